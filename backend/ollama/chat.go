@@ -1,0 +1,246 @@
+package ollama
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+)
+
+// EncodeChatRequest returns the exact bytes Chat sends as the body of
+// POST /api/chat for r. api.Client encodes its request with json.Marshal,
+// and both go through chatRequest, so the two cannot differ.
+func EncodeChatRequest(r llm.Request) ([]byte, error) {
+	req, err := chatRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(req)
+}
+
+// chatRequest converts a request to Ollama's form. It is the one place that
+// does so.
+func chatRequest(r llm.Request) (*api.ChatRequest, error) {
+	if r.Model == "" {
+		return nil, errors.New("ollama: request names no model")
+	}
+	if r.Options.NumCtx <= 0 {
+		return nil, errNoNumCtx
+	}
+	stream := true
+	req := &api.ChatRequest{
+		Model:    r.Model,
+		Messages: make([]api.Message, 0, len(r.Messages)),
+		Stream:   &stream,
+		Options: map[string]any{
+			"num_ctx":     r.Options.NumCtx,
+			"temperature": r.Options.Temperature,
+		},
+	}
+	if r.Think != nil {
+		req.Think = &api.ThinkValue{Value: *r.Think}
+	}
+	for i, m := range r.Messages {
+		am := api.Message{
+			Role:       m.Role,
+			Content:    m.Content,
+			Thinking:   m.Thinking,
+			ToolName:   m.ToolName,
+			ToolCallID: m.ToolCallID,
+		}
+		for _, tc := range m.ToolCalls {
+			args, err := apiArgs(tc.Args)
+			if err != nil {
+				return nil, fmt.Errorf("ollama: message %d, tool call %s (%s): %w", i, tc.ID, tc.Name, err)
+			}
+			am.ToolCalls = append(am.ToolCalls, api.ToolCall{
+				ID:       tc.ID,
+				Function: api.ToolCallFunction{Index: tc.Index, Name: tc.Name, Arguments: args},
+			})
+		}
+		req.Messages = append(req.Messages, am)
+	}
+	for _, t := range r.Tools {
+		params := api.ToolFunctionParameters{Type: "object"}
+		if len(bytes.TrimSpace(t.Parameters)) > 0 && !bytes.Equal(bytes.TrimSpace(t.Parameters), []byte("null")) {
+			if err := json.Unmarshal(t.Parameters, &params); err != nil {
+				return nil, fmt.Errorf("ollama: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
+			}
+		}
+		if params.Properties == nil {
+			// Ollama's type writes a nil map as "properties":null.
+			params.Properties = api.NewToolPropertiesMap()
+		}
+		req.Tools = append(req.Tools, api.Tool{
+			Type:     "function",
+			Function: api.ToolFunction{Name: t.Name, Description: t.Description, Parameters: params},
+		})
+	}
+	return req, nil
+}
+
+// apiArgs turns a call's raw JSON arguments into Ollama's ordered map,
+// keeping their key order.
+func apiArgs(raw json.RawMessage) (api.ToolCallFunctionArguments, error) {
+	args := api.NewToolCallFunctionArguments()
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return args, nil
+	}
+	if t[0] != '{' {
+		return args, fmt.Errorf("arguments are not a JSON object: %s", t)
+	}
+	if err := json.Unmarshal(t, &args); err != nil {
+		return args, fmt.Errorf("arguments are not a JSON object: %w", err)
+	}
+	return args, nil
+}
+
+// assembly collects a streamed answer.
+type assembly struct {
+	start    time.Time
+	ttft     time.Duration
+	lines    int
+	content  strings.Builder
+	thinking strings.Builder
+	calls    []api.ToolCall
+	last     api.ChatResponse
+	done     bool
+}
+
+func (a *assembly) add(r api.ChatResponse, onChunk func(llm.Chunk)) {
+	a.lines++
+	a.last = r
+	m := r.Message
+	if a.ttft == 0 && (m.Content != "" || m.Thinking != "" || len(m.ToolCalls) > 0) {
+		a.ttft = max(time.Since(a.start), time.Nanosecond)
+	}
+	a.content.WriteString(m.Content)
+	a.thinking.WriteString(m.Thinking)
+	a.calls = append(a.calls, m.ToolCalls...)
+	if r.Done {
+		a.done = true
+	}
+	if onChunk != nil && (m.Content != "" || m.Thinking != "") {
+		onChunk(llm.Chunk{Content: m.Content, Thinking: m.Thinking})
+	}
+}
+
+// response builds the llm.Response from what arrived so far.
+func (a *assembly) response() (llm.Response, error) {
+	var resp llm.Response
+	resp.Chunks = a.lines
+	resp.Done = a.done
+	resp.Message = llm.Message{
+		Role:     llm.RoleAssistant,
+		Content:  a.content.String(),
+		Thinking: a.thinking.String(),
+	}
+	if a.lines == 0 {
+		return resp, nil
+	}
+	for i := range a.calls {
+		if a.calls[i].ID == "" {
+			// Ollama has sent ids since v0.12; an older server does not,
+			// and results are paired with calls by id.
+			a.calls[i].ID = "call_" + strings.ToLower(rand.Text()[:8])
+		}
+		tc := a.calls[i]
+		args, err := json.Marshal(tc.Function.Arguments)
+		if err != nil {
+			return resp, fmt.Errorf("ollama: encode arguments of tool call %s: %w", tc.Function.Name, err)
+		}
+		resp.Message.ToolCalls = append(resp.Message.ToolCalls, llm.ToolCall{
+			ID:    tc.ID,
+			Index: tc.Function.Index,
+			Name:  tc.Function.Name,
+			Args:  args,
+		})
+	}
+	resp.DoneReason = a.last.DoneReason
+	m := a.last.Metrics
+	resp.Metrics = llm.Metrics{
+		PromptEvalCount:    m.PromptEvalCount,
+		EvalCount:          m.EvalCount,
+		TotalDuration:      m.TotalDuration,
+		LoadDuration:       m.LoadDuration,
+		PromptEvalDuration: m.PromptEvalDuration,
+		EvalDuration:       m.EvalDuration,
+		TimeToFirstToken:   a.ttft,
+	}
+	role := a.last.Message.Role
+	if role == "" {
+		role = llm.RoleAssistant
+	}
+	raw, err := json.Marshal(api.ChatResponse{
+		Model:     a.last.Model,
+		CreatedAt: a.last.CreatedAt,
+		Message: api.Message{
+			Role:      role,
+			Content:   resp.Message.Content,
+			Thinking:  resp.Message.Thinking,
+			ToolCalls: a.calls,
+		},
+		Done:       a.done,
+		DoneReason: a.last.DoneReason,
+		Metrics:    m,
+	})
+	if err != nil {
+		return resp, fmt.Errorf("ollama: encode raw response: %w", err)
+	}
+	resp.Raw = raw
+	return resp, nil
+}
+
+// Chat sends r and streams the answer: onChunk (may be nil) gets each
+// content or thinking delta as it arrives. The returned Response is the
+// whole message with its tool calls (arguments in the model's key order),
+// done reason and metrics.
+//
+// If the answer does not finish — an error line, a cut connection, ctx
+// cancelled — Chat returns what arrived so far with Done false, together
+// with the error (a *StreamError, or ctx's error). Errors before the answer
+// starts are *UnreachableError, *ModelNotFoundError or *StatusError.
+func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
+	req, err := chatRequest(r)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	ex := &exchange{}
+	a := &assembly{start: time.Now()}
+	err = c.api.Chat(context.WithValue(ctx, exchangeKey{}, ex), req, func(cr api.ChatResponse) error {
+		a.add(cr, onChunk)
+		return nil
+	})
+	resp, aerr := a.response()
+	switch {
+	case a.done:
+		// The answer is complete; whatever came after does not matter.
+		return resp, aerr
+	case ctx.Err() != nil:
+		return resp, fmt.Errorf("ollama: the request to the model stopped: %w", ctx.Err())
+	case err != nil:
+		var se api.StatusError
+		if ex.status > 0 && ex.status < http.StatusBadRequest && !errors.As(err, &se) {
+			// The answer had started: api.Client reports an {"error":...}
+			// line (or a line that is not JSON) as a plain error.
+			return resp, &StreamError{Message: err.Error(), Err: err}
+		}
+		return resp, c.classify(err, r.Model)
+	case ex.status >= http.StatusBadRequest:
+		// An error status with an empty body, which api.Client passes over.
+		return resp, &StatusError{Code: ex.status}
+	case aerr != nil:
+		return resp, aerr
+	}
+	return resp, &StreamError{Cut: true}
+}

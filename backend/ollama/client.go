@@ -1,0 +1,265 @@
+// Package ollama is Loupe's client for a local Ollama server, and the only
+// package that imports github.com/ollama/ollama/api. It streams chat
+// answers into llm types, lists and describes models, and turns Ollama's
+// failures into typed errors whose messages say what to do.
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
+const DefaultHost = "http://127.0.0.1:11434"
+
+// FallbackNumCtx is the context size used when neither the model nor the
+// setting gives one.
+const FallbackNumCtx = 4096
+
+// dialTimeout bounds connecting only: answers stream for minutes, so the
+// default client has no overall timeout.
+const dialTimeout = 5 * time.Second
+
+// Client talks to one Ollama server.
+type Client struct {
+	host string // normalised base URL, for messages
+	api  *api.Client
+}
+
+// New returns a client for host, which may be written in any form
+// OLLAMA_HOST accepts ("" means DefaultHost). A nil hc gets a client with a
+// dial timeout and no overall timeout, since answers stream for long.
+func New(host string, hc *http.Client) *Client {
+	u := parseHost(host)
+	if hc == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+		hc = &http.Client{Transport: t}
+	}
+	// Wrap the transport to see the HTTP status of streamed answers, which
+	// api.Client does not report when an error status has an empty body.
+	wrapped := *hc
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	wrapped.Transport = statusRecorder{base: base}
+	return &Client{host: u.String(), api: api.NewClient(u, &wrapped)}
+}
+
+// Host is the base URL the client talks to.
+func (c *Client) Host() string { return c.host }
+
+// HostFromEnv returns the Ollama base URL from OLLAMA_HOST, read the way
+// Ollama reads it ("host:port", "host", ":port", "0.0.0.0",
+// "http://host:port/path", "https://host"), or DefaultHost. A listen-on-all
+// address (0.0.0.0, ::) is turned into loopback, since that is where a
+// client on the same machine reaches it.
+func HostFromEnv() string {
+	v := strings.Trim(strings.TrimSpace(os.Getenv("OLLAMA_HOST")), "\"'")
+	return parseHost(v).String()
+}
+
+// parseHost reads a host in the forms OLLAMA_HOST takes, following
+// envconfig.Host in Ollama v0.17.4.
+func parseHost(s string) *url.URL {
+	s = strings.TrimSpace(s)
+	defaultPort := "11434"
+	scheme, hostport, ok := strings.Cut(s, "://")
+	switch {
+	case !ok:
+		scheme, hostport = "http", s
+		if s == "ollama.com" {
+			scheme, hostport = "https", "ollama.com:443"
+		}
+	case scheme == "http":
+		defaultPort = "80"
+	case scheme == "https":
+		defaultPort = "443"
+	}
+	hostport, path, _ := strings.Cut(hostport, "/")
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = "127.0.0.1", defaultPort
+		if ip := net.ParseIP(strings.Trim(hostport, "[]")); ip != nil {
+			host = ip.String()
+		} else if hostport != "" {
+			host = hostport
+		}
+	}
+	if n, err := strconv.ParseInt(port, 10, 32); err != nil || n < 0 || n > 65535 {
+		port = defaultPort
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}
+}
+
+type exchangeKey struct{}
+
+// exchange is filled in by statusRecorder for a request whose context
+// carries it.
+type exchange struct {
+	status int
+}
+
+type statusRecorder struct{ base http.RoundTripper }
+
+func (r statusRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
+		ex.status = resp.StatusCode
+	}
+	return resp, err
+}
+
+// Ping checks that Ollama answers at the host (HEAD /).
+func (c *Client) Ping(ctx context.Context) error {
+	return c.classify(c.api.Heartbeat(ctx), "")
+}
+
+// Version asks the server for its version.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	v, err := c.api.Version(ctx)
+	return v, c.classify(err, "")
+}
+
+// ModelInfo describes an installed model.
+type ModelInfo struct {
+	Name          string   `json:"name"`
+	Size          int64    `json:"size"`
+	Family        string   `json:"family"`
+	ParameterSize string   `json:"parameter_size"`
+	Quantization  string   `json:"quantization"`
+	Capabilities  []string `json:"capabilities"`
+	// ContextLength is the model's trained context, 0 if it reports none.
+	ContextLength int       `json:"context_length"`
+	ModifiedAt    time.Time `json:"modified_at"`
+}
+
+// SupportsTools reports whether the model accepts tool schemas.
+func (m ModelInfo) SupportsTools() bool { return slices.Contains(m.Capabilities, "tools") }
+
+// SupportsThinking reports whether the model can separate its reasoning.
+func (m ModelInfo) SupportsThinking() bool { return slices.Contains(m.Capabilities, "thinking") }
+
+// Models lists the installed models, most recently modified first, each
+// with the details only /api/show gives (capabilities, context length).
+// A model whose details cannot be read is still listed, with what
+// /api/tags says about it.
+func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
+	list, err := c.api.List(ctx)
+	if err != nil {
+		return nil, c.classify(err, "")
+	}
+	out := make([]ModelInfo, 0, len(list.Models))
+	for _, lm := range list.Models {
+		mi, err := c.Show(ctx, lm.Name)
+		if err != nil {
+			var unreachable *UnreachableError
+			if errors.As(err, &unreachable) || ctx.Err() != nil {
+				return nil, err
+			}
+			mi = ModelInfo{
+				Family:        lm.Details.Family,
+				ParameterSize: lm.Details.ParameterSize,
+				Quantization:  lm.Details.QuantizationLevel,
+			}
+		}
+		mi.Name = lm.Name
+		mi.Size = lm.Size
+		mi.ModifiedAt = lm.ModifiedAt
+		out = append(out, mi)
+	}
+	return out, nil
+}
+
+// Show describes one model. Size is not part of /api/show and is left 0;
+// Models fills it.
+func (c *Client) Show(ctx context.Context, name string) (ModelInfo, error) {
+	resp, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
+	if err != nil {
+		return ModelInfo{}, c.classify(err, name)
+	}
+	mi := ModelInfo{
+		Name:          name,
+		Family:        resp.Details.Family,
+		ParameterSize: resp.Details.ParameterSize,
+		Quantization:  resp.Details.QuantizationLevel,
+		ContextLength: contextLength(resp.ModelInfo),
+		ModifiedAt:    resp.ModifiedAt,
+		Capabilities:  make([]string, 0, len(resp.Capabilities)),
+	}
+	for _, c := range resp.Capabilities {
+		mi.Capabilities = append(mi.Capabilities, string(c))
+	}
+	return mi, nil
+}
+
+// contextLength reads "<arch>.context_length" from show's model_info, where
+// arch is "general.architecture"; failing that, any "*.context_length".
+func contextLength(info map[string]any) int {
+	if arch, ok := info["general.architecture"].(string); ok {
+		if n, ok := toInt(info[arch+".context_length"]); ok {
+			return n
+		}
+	}
+	keys := make([]string, 0, len(info))
+	for k := range info {
+		if strings.HasSuffix(k, ".context_length") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if n, ok := toInt(info[k]); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+func toInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case float64:
+		return int(n), n > 0
+	case int:
+		return n, n > 0
+	case int64:
+		return int(n), n > 0
+	case string:
+		i, err := strconv.Atoi(n)
+		return i, err == nil && i > 0
+	}
+	return 0, false
+}
+
+// NumCtx is the num_ctx to send: the model's context length capped by the
+// setting. Either may be 0 (unknown / no cap); the result is never 0.
+func NumCtx(modelCtx, limit int) int {
+	switch {
+	case modelCtx > 0 && limit > 0:
+		return min(modelCtx, limit)
+	case modelCtx > 0:
+		return modelCtx
+	case limit > 0:
+		return limit
+	}
+	return FallbackNumCtx
+}
+
+// errNoNumCtx is returned for a request without num_ctx: Loupe always sets
+// it so Ollama never falls back to its silent default.
+var errNoNumCtx = fmt.Errorf("ollama: request has no num_ctx; set llm.Options.NumCtx (see ollama.NumCtx)")

@@ -1,0 +1,230 @@
+// Package conformance is one test suite for backend/ollama's Client against
+// any Ollama server: the fake in ollamatest now, a real pinned Ollama with a
+// tiny model later. Both must meet the same expectations, so the fake
+// cannot drift from what the real server does without a test saying so.
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
+)
+
+// Scenarios that send a chat request. Setup.Before gets one of these before
+// the request, so a scripted server can queue the answer it needs.
+const (
+	// ScenarioText: a plain streamed answer of a few deltas.
+	ScenarioText = "text"
+	// ScenarioCancel: an answer long and slow enough to be cancelled after
+	// its first delta (several deltas, some time apart).
+	ScenarioCancel = "cancel"
+	// ScenarioToolCall: the model calls the tool "get_time" (no
+	// arguments needed) and finishes.
+	ScenarioToolCall = "tool_call"
+)
+
+// Setup says what server the suite runs against.
+type Setup struct {
+	Client *ollama.Client
+	// Model is an installed chat model.
+	Model string
+	// Before, if set, is called before each chat scenario. Nil for a real
+	// server.
+	Before func(t *testing.T, scenario string)
+	// ToolCalls runs ScenarioToolCall. Leave it off for a model that cannot
+	// be relied on to call a tool when asked.
+	ToolCalls bool
+}
+
+// Run runs the suite as subtests of t.
+func Run(t *testing.T, s Setup) {
+	before := func(t *testing.T, scenario string) {
+		if s.Before != nil {
+			s.Before(t, scenario)
+		}
+	}
+	ctx := context.Background()
+	var info ollama.ModelInfo
+
+	t.Run("version", func(t *testing.T) {
+		v, err := s.Client.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == "" || !strings.ContainsAny(v, "0123456789") {
+			t.Errorf("version %q does not look like one", v)
+		}
+	})
+
+	t.Run("models", func(t *testing.T) {
+		models, err := s.Client.Models(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(models, func(m ollama.ModelInfo) bool { return sameModel(m.Name, s.Model) })
+		if i < 0 {
+			t.Fatalf("model %q not listed in %+v", s.Model, models)
+		}
+		info = models[i]
+		if info.Size <= 0 || info.Family == "" || info.ContextLength <= 0 || info.ModifiedAt.IsZero() {
+			t.Errorf("listed model lacks details: %+v", info)
+		}
+		if !slices.Contains(info.Capabilities, "completion") {
+			t.Errorf("capabilities %v lack completion", info.Capabilities)
+		}
+		for j := 1; j < len(models); j++ {
+			if models[j].ModifiedAt.After(models[j-1].ModifiedAt) {
+				t.Errorf("models not most recently modified first: %v before %v", models[j-1].Name, models[j].Name)
+			}
+		}
+	})
+
+	t.Run("show", func(t *testing.T) {
+		m, err := s.Client.Show(ctx, s.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Name != "" && (m.Family != info.Family || m.ContextLength != info.ContextLength ||
+			!slices.Equal(m.Capabilities, info.Capabilities)) {
+			t.Errorf("Show = %+v, Models said %+v", m, info)
+		}
+	})
+
+	t.Run("show missing model", func(t *testing.T) {
+		_, err := s.Client.Show(ctx, "loupe-missing-model:0b")
+		var nf *ollama.ModelNotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("err = %v, want ModelNotFoundError", err)
+		}
+	})
+
+	t.Run("chat missing model", func(t *testing.T) {
+		r := request(s.Model, info, "hello")
+		r.Model = "loupe-missing-model:0b"
+		_, err := s.Client.Chat(ctx, r, nil)
+		var nf *ollama.ModelNotFoundError
+		if !errors.As(err, &nf) || nf.Model != r.Model {
+			t.Errorf("err = %v, want ModelNotFoundError", err)
+		}
+	})
+
+	t.Run("chat streams", func(t *testing.T) {
+		before(t, ScenarioText)
+		var deltas []llm.Chunk
+		resp, err := s.Client.Chat(ctx, request(s.Model, info, "Say hello in five words."), func(c llm.Chunk) {
+			deltas = append(deltas, c)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(deltas) == 0 {
+			t.Fatal("no deltas streamed")
+		}
+		var content, thinking strings.Builder
+		for _, d := range deltas {
+			content.WriteString(d.Content)
+			thinking.WriteString(d.Thinking)
+		}
+		if resp.Message.Content != content.String() || resp.Message.Thinking != thinking.String() {
+			t.Errorf("message %+v is not the deltas joined (%q, %q)", resp.Message, content.String(), thinking.String())
+		}
+		if resp.Message.Role != llm.RoleAssistant || !resp.Done || (resp.DoneReason != "stop" && resp.DoneReason != "length") {
+			t.Errorf("role %q done %v reason %q", resp.Message.Role, resp.Done, resp.DoneReason)
+		}
+		if resp.Chunks < len(deltas)+1 {
+			t.Errorf("Chunks = %d for %d deltas and a done line", resp.Chunks, len(deltas))
+		}
+		m := resp.Metrics
+		if m.PromptEvalCount <= 0 || m.EvalCount <= 0 || m.EvalDuration <= 0 || m.TotalDuration < m.EvalDuration || m.TimeToFirstToken <= 0 {
+			t.Errorf("metrics = %+v", m)
+		}
+		var raw struct {
+			Model     string    `json:"model"`
+			CreatedAt time.Time `json:"created_at"`
+			Message   struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"message"`
+			Done       bool   `json:"done"`
+			DoneReason string `json:"done_reason"`
+			EvalCount  int    `json:"eval_count"`
+		}
+		if err := json.Unmarshal(resp.Raw, &raw); err != nil {
+			t.Fatalf("Raw: %v: %s", err, resp.Raw)
+		}
+		if raw.Model != s.Model || raw.CreatedAt.IsZero() || raw.Message.Content != resp.Message.Content ||
+			!raw.Done || raw.DoneReason != resp.DoneReason || raw.EvalCount != m.EvalCount {
+			t.Errorf("Raw = %s", resp.Raw)
+		}
+	})
+
+	t.Run("chat cancelled", func(t *testing.T) {
+		before(t, ScenarioCancel)
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		resp, err := s.Client.Chat(cctx, request(s.Model, info, "Count from 1 to 100, one number per line."), func(llm.Chunk) { cancel() })
+		if err == nil {
+			if resp.Chunks <= 2 {
+				t.Skipf("the answer finished (%d lines) before the cancel could land", resp.Chunks)
+			}
+			t.Fatalf("no error after cancel; response %+v", resp)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if resp.Done || resp.Chunks == 0 || resp.Message.Content+resp.Message.Thinking == "" {
+			t.Errorf("partial answer = done %v chunks %d %+v", resp.Done, resp.Chunks, resp.Message)
+		}
+	})
+
+	if s.ToolCalls {
+		t.Run("tool call", func(t *testing.T) {
+			before(t, ScenarioToolCall)
+			r := request(s.Model, info, "What time is it? Use the get_time tool.")
+			r.Tools = []llm.ToolSpec{{
+				Name:        "get_time",
+				Description: "Returns the current time.",
+				Parameters:  json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string","description":"IANA time zone"}}}`),
+			}}
+			resp, err := s.Client.Chat(ctx, r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !resp.Complete() || len(resp.Message.ToolCalls) == 0 {
+				t.Fatalf("no complete tool call: %+v", resp)
+			}
+			for i, c := range resp.Message.ToolCalls {
+				var args map[string]any
+				if c.ID == "" || c.Name != "get_time" || json.Unmarshal(c.Args, &args) != nil {
+					t.Errorf("call %d = %+v", i, c)
+				}
+			}
+		})
+	}
+}
+
+func request(model string, info ollama.ModelInfo, text string) llm.Request {
+	return llm.Request{
+		Model:    model,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: text}},
+		Options:  llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, 2048), Temperature: 0},
+	}
+}
+
+// sameModel compares names the way Ollama does: "x" is "x:latest".
+func sameModel(a, b string) bool {
+	tag := func(s string) string {
+		if i := strings.LastIndex(s, ":"); i < 0 || strings.Contains(s[i:], "/") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return strings.EqualFold(tag(a), tag(b))
+}

@@ -1,0 +1,44 @@
+package conformance_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/conformance"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+)
+
+// TestFake runs the suite against the fake server, scripting the answer
+// each scenario needs.
+func TestFake(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.AddModel(ollamatest.ModelSpec{Name: "tiny:latest", Family: "qwen3", ContextLength: 40960,
+		Capabilities: []string{"completion", "tools", "thinking"}})
+	srv.AddModel(ollamatest.ModelSpec{Name: "other:1b", Family: "llama", ContextLength: 8192,
+		ModifiedAt: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	conformance.Run(t, conformance.Setup{
+		Client:    ollama.New(srv.URL(), nil),
+		Model:     "tiny",
+		ToolCalls: true,
+		Before: func(t *testing.T, scenario string) {
+			switch scenario {
+			case conformance.ScenarioText:
+				srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{
+					{Thinking: "Five words."}, {Content: "Hello "}, {Content: "there, "}, {Content: "how are you?"},
+				}})
+			case conformance.ScenarioCancel:
+				r := ollamatest.Text("1\n", "2\n", "3\n", "4\n", "5\n", "6\n")
+				r.Delay = 20 * time.Millisecond
+				srv.Script(r)
+			case conformance.ScenarioToolCall:
+				srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "get_time", Args: `{"zone":"UTC"}`}}})
+			default:
+				t.Fatalf("no script for scenario %q", scenario)
+			}
+		},
+	})
+	if n := srv.Pending(); n != 0 {
+		t.Errorf("%d scripted replies were never requested", n)
+	}
+}

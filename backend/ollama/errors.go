@@ -1,0 +1,142 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/ollama/ollama/api"
+)
+
+// The errors below are returned as pointers; match them with errors.As:
+//
+//	var nf *ollama.ModelNotFoundError
+//	if errors.As(err, &nf) { ... nf.Model ... }
+//
+// Their messages are meant for the user and say what to do.
+
+// UnreachableError means nothing answered at Host: Ollama is not running,
+// the address is wrong, or the name does not resolve.
+type UnreachableError struct {
+	Host string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("Ollama is not running at %s — start it with `ollama serve`", e.Host)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ModelNotFoundError means Ollama has no model of that name.
+type ModelNotFoundError struct {
+	Model string
+}
+
+func (e *ModelNotFoundError) Error() string {
+	return fmt.Sprintf("model %q is not installed in Ollama — run `ollama pull %s`", e.Model, e.Model)
+}
+
+// StatusError is any other HTTP error Ollama answered with. Message is the
+// text of its {"error": ...} body, or the body itself if it was not JSON.
+type StatusError struct {
+	Code    int
+	Message string
+}
+
+func (e *StatusError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Code)
+	}
+	s := fmt.Sprintf("Ollama answered HTTP %d: %s", e.Code, msg)
+	switch {
+	case strings.Contains(msg, "does not support tools"):
+		s += " — choose a model that supports tools"
+	case strings.Contains(msg, "does not support thinking"):
+		s += " — turn thinking off for this model"
+	case e.Code == http.StatusServiceUnavailable:
+		s += " — Ollama is busy; try again in a moment"
+	case e.Code >= 500:
+		s += " — see the Ollama server log for details, then try again"
+	}
+	return s
+}
+
+// StreamError means the answer started but did not finish: Ollama sent an
+// {"error": ...} line mid-stream (Message), or the connection closed before
+// the final done line (Cut). The partial answer is returned with it.
+type StreamError struct {
+	Message string
+	Cut     bool
+	Err     error
+}
+
+func (e *StreamError) Error() string {
+	if e.Cut {
+		return "the connection to Ollama closed before the answer finished — check that Ollama is still running, then try again"
+	}
+	return fmt.Sprintf("Ollama failed while answering: %s — the partial answer is kept; try again", e.Message)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// isNotFound tells a missing-model answer from other 404s (a proxy's, or an
+// old server without the endpoint). Ollama words it "model 'x' not found"
+// or "model \"x\" not found, try pulling it first".
+func isNotFound(code int, msg string) bool {
+	return code == http.StatusNotFound && strings.Contains(msg, "model") && strings.Contains(msg, "not found")
+}
+
+// isUnreachable reports a failure to connect at all.
+func isUnreachable(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// isCut reports a connection that closed or reset under a request.
+func isCut(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// classify turns what api.Client returned into one of our errors. model is
+// the model the call was about ("" when none).
+func (c *Client) classify(err error, model string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se api.StatusError
+	if errors.As(err, &se) {
+		if model != "" && isNotFound(se.StatusCode, se.ErrorMessage) {
+			return &ModelNotFoundError{Model: model}
+		}
+		return &StatusError{Code: se.StatusCode, Message: se.ErrorMessage}
+	}
+	var ae api.AuthorizationError
+	if errors.As(err, &ae) {
+		return &StatusError{Code: ae.StatusCode, Message: "unauthorized"}
+	}
+	if isUnreachable(err) {
+		return &UnreachableError{Host: c.host, Err: err}
+	}
+	if isCut(err) {
+		return &StreamError{Cut: true, Err: err}
+	}
+	return fmt.Errorf("ollama: %w", err)
+}

@@ -1,0 +1,297 @@
+// Package sandbox runs shell commands for the agent: each command runs in its
+// own process group, with stdin from /dev/null, a scrubbed environment, a
+// timeout, and a cap on the output it keeps. When the command ends, times out
+// or is cancelled, everything it started is killed, so nothing it spawned
+// outlives the call.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults used when a Command leaves a field at zero.
+const (
+	DefaultTimeout   = 2 * time.Minute
+	DefaultOutputCap = 64 << 10
+	// DefaultOutputLimit is how much output a command may produce in total
+	// before it is killed: far more than is ever kept, so only runaway
+	// commands (`yes`, an endless log) hit it.
+	DefaultOutputLimit = 32 << 20
+	// DefaultWaitDelay is how long Run waits for the output pipe to close
+	// after the shell has exited and its process group was killed. A process
+	// that left the group (setsid) and holds the pipe open is abandoned
+	// after this delay rather than hanging the call.
+	DefaultWaitDelay = 500 * time.Millisecond
+)
+
+// Command is one shell script to run.
+type Command struct {
+	// Dir is the working directory. It must exist.
+	Dir string
+	// Script is run as `sh -c Script`.
+	Script string
+	// Timeout bounds the whole run; zero means DefaultTimeout.
+	Timeout time.Duration
+	// OutputCap is how many bytes of output are kept (head and tail);
+	// zero means DefaultOutputCap.
+	OutputCap int
+}
+
+// Output is what a finished command produced.
+type Output struct {
+	// Text is stdout and stderr interleaved as they were written. When
+	// Truncated, the middle is replaced by a marker saying how many bytes
+	// were left out.
+	Text      string
+	ExitCode  int
+	TimedOut  bool
+	Cancelled bool
+	Truncated bool
+	// OverLimit says the command was killed because it wrote more than the
+	// runner's output limit.
+	OverLimit bool
+	// TotalBytes counts all output the command wrote (that was read).
+	TotalBytes int
+	Duration   time.Duration
+}
+
+// Runner runs shell commands. The error is only for commands that could not
+// be started; a command that ran and failed reports it in Output.
+type Runner interface {
+	Run(ctx context.Context, c Command) (Output, error)
+}
+
+// Local runs commands as child processes of this process. The zero value is
+// ready to use.
+type Local struct {
+	// Shell is the shell used as `Shell -c Script`; empty means /bin/sh.
+	Shell string
+	// OutputLimit is the total output after which the command is killed;
+	// zero means DefaultOutputLimit.
+	OutputLimit int
+	// WaitDelay: see DefaultWaitDelay; zero means DefaultWaitDelay.
+	WaitDelay time.Duration
+}
+
+var _ Runner = Local{}
+
+// Run runs c and returns when the shell has exited (or was killed for a
+// timeout or cancellation) and its whole process group is dead.
+func (l Local) Run(ctx context.Context, c Command) (Output, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	capBytes := c.OutputCap
+	if capBytes <= 0 {
+		capBytes = DefaultOutputCap
+	}
+	limit := l.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	waitDelay := l.WaitDelay
+	if waitDelay <= 0 {
+		waitDelay = DefaultWaitDelay
+	}
+	shell := l.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	if err := ctx.Err(); err != nil {
+		return Output{Cancelled: true, ExitCode: -1}, nil
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// One pipe for stdout and stderr keeps them interleaved in the order
+	// they were written. It is an *os.File, so exec starts no copying
+	// goroutine and Wait returns as soon as the shell exits, even while a
+	// background job still holds the pipe.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Output{}, fmt.Errorf("sandbox: create pipe: %w", err)
+	}
+	defer pr.Close()
+
+	cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)
+	cmd.Dir = c.Dir
+	cmd.Env = Environ(os.Environ())
+	cmd.Stdin = nil // exec opens os.DevNull
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	setProcessGroup(cmd)
+	var killed atomic.Bool // set when the timeout or ctx ended the command
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return killGroup(cmd.Process)
+	}
+	// If the group kill above somehow does not end the shell, exec kills
+	// the shell itself after this delay.
+	cmd.WaitDelay = waitDelay
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return Output{}, fmt.Errorf("sandbox: start %s: %w", shell, err)
+	}
+	pw.Close() // the children hold their own copies
+
+	buf := newCapBuffer(capBytes)
+	overLimit := make(chan struct{})
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		p := make([]byte, 32<<10)
+		signalled := false
+		for {
+			n, err := pr.Read(p)
+			if n > 0 {
+				buf.Write(p[:n])
+				if !signalled && buf.total > limit {
+					signalled = true
+					close(overLimit)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	var waitErr error
+	over := false
+	select {
+	case waitErr = <-waitDone:
+	case <-overLimit:
+		over = true
+		_ = killGroup(cmd.Process)
+		waitErr = <-waitDone
+	}
+	// The shell is gone; kill whatever it left behind in its group, so
+	// `sleep 100 &` dies and releases the pipe.
+	_ = killGroup(cmd.Process)
+	select {
+	case <-readDone:
+	case <-time.After(waitDelay):
+		// Someone outside the group still holds the pipe: stop reading.
+		_ = pr.SetReadDeadline(time.Now())
+		<-readDone
+	}
+	dur := time.Since(start)
+
+	out := Output{
+		ExitCode:   exitCode(cmd.ProcessState),
+		TotalBytes: buf.total,
+		Duration:   dur,
+		OverLimit:  over,
+	}
+	out.Text, out.Truncated = buf.String()
+	if over {
+		out.Text += fmt.Sprintf("\n[output exceeded %d bytes; command killed]\n", limit)
+	}
+	if killed.Load() {
+		if ctx.Err() != nil {
+			out.Cancelled = true
+		} else if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+			out.TimedOut = true
+		}
+	}
+	if cmd.ProcessState == nil {
+		// Wait failed without the process having been waited for: not
+		// something a command can cause.
+		return out, fmt.Errorf("sandbox: wait: %w", waitErr)
+	}
+	return out, nil
+}
+
+// capBuffer keeps the first and last bytes of a stream and counts the rest.
+type capBuffer struct {
+	headCap, tailCap int
+	head             []byte
+	tail             []byte // the last tailCap bytes after head filled up, possibly with slack
+	total            int
+}
+
+func newCapBuffer(capBytes int) *capBuffer {
+	h := capBytes / 2
+	return &capBuffer{headCap: h, tailCap: capBytes - h}
+}
+
+func (b *capBuffer) Write(p []byte) {
+	b.total += len(p)
+	if room := b.headCap - len(b.head); room > 0 {
+		n := min(room, len(p))
+		b.head = append(b.head, p[:n]...)
+		p = p[n:]
+	}
+	if len(p) == 0 {
+		return
+	}
+	if len(p) >= b.tailCap {
+		b.tail = append(b.tail[:0], p[len(p)-b.tailCap:]...)
+		return
+	}
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > 2*b.tailCap {
+		n := copy(b.tail, b.tail[len(b.tail)-b.tailCap:])
+		b.tail = b.tail[:n]
+	}
+}
+
+// String returns the kept text and whether anything was left out.
+func (b *capBuffer) String() (string, bool) {
+	tail := b.tail
+	if len(tail) > b.tailCap {
+		tail = tail[len(tail)-b.tailCap:]
+	}
+	if len(b.head)+len(tail) == b.total {
+		return string(b.head) + string(tail), false
+	}
+	head := trimRuneEnd(b.head)
+	tail = trimRuneStart(tail)
+	omitted := b.total - len(head) - len(tail)
+	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", head, omitted, tail), true
+}
+
+// trimRuneEnd drops an incomplete UTF-8 sequence at the end of p.
+func trimRuneEnd(p []byte) []byte {
+	for i := 1; i <= 3 && i <= len(p); i++ {
+		c := p[len(p)-i]
+		if c < 0x80 {
+			return p
+		}
+		if c >= 0xC0 { // a start byte: is its sequence complete?
+			need := 2
+			switch {
+			case c >= 0xF0:
+				need = 4
+			case c >= 0xE0:
+				need = 3
+			}
+			if i < need {
+				return p[:len(p)-i]
+			}
+			return p
+		}
+	}
+	return p
+}
+
+// trimRuneStart drops UTF-8 continuation bytes at the start of p.
+func trimRuneStart(p []byte) []byte {
+	for i := 0; i < 3 && len(p) > 0 && p[0]&0xC0 == 0x80; i++ {
+		p = p[1:]
+	}
+	return p
+}

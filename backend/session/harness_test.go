@@ -1,0 +1,345 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden event logs in testdata/golden")
+
+const testModel = "scripted"
+
+// harness is one session wired like the app: a real SQLite file, the real
+// Ollama client over HTTP to the fake server, the real tools on a temp
+// workspace, and a permission broker that the test answers.
+type harness struct {
+	t      *testing.T
+	srv    *ollamatest.Server
+	st     *store.Store
+	broker *permission.Broker
+	m      *session.Manager
+	sink   *recordingSink
+	ws     string
+	id     string
+	asks   chan permission.Request
+}
+
+func newHarness(t *testing.T, mode permission.Mode, edit func(*session.Settings)) *harness {
+	t.Helper()
+	srv := ollamatest.New(t)
+	srv.SetClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
+	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 32768})
+	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h := &harness{t: t, srv: srv, st: st, broker: permission.NewBroker(), sink: &recordingSink{}, asks: make(chan permission.Request, 16)}
+	h.broker.OnOpen = func(r permission.Request) { h.asks <- r }
+	h.m = session.NewManager(st, ollama.New(srv.URL(), nil), h.broker, h.sink)
+	t.Cleanup(h.m.StopAll)
+	s := session.DefaultSettings()
+	s.PermissionMode = mode
+	if edit != nil {
+		edit(&s)
+	}
+	if err := h.m.SaveSettings(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	h.ws = t.TempDir()
+	h.write("README.md", "# Demo\nhello from the workspace\n")
+	h.write("notes.txt", "alpha\nbeta\n")
+	sum, err := h.m.Create(context.Background(), h.ws, testModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.id = sum.ID
+	return h
+}
+
+func (h *harness) write(name, content string) {
+	h.t.Helper()
+	p := filepath.Join(h.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) run(text string) trace.RunEnd {
+	h.t.Helper()
+	end, err := h.m.Run(context.Background(), h.id, text, session.RunOptions{})
+	if err != nil {
+		h.t.Fatalf("run: %v", err)
+	}
+	return end
+}
+
+func (h *harness) events() []trace.Event {
+	h.t.Helper()
+	evs, err := h.st.Events(context.Background(), h.id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return evs
+}
+
+// checkInvariants asserts the rules every log must keep, whatever happened:
+// each call of a complete message has exactly one result with its id, no
+// call of an incomplete message ran, every run has one run_end, and every
+// tool result follows its call.
+func checkInvariants(t *testing.T, evs []trace.Event) {
+	t.Helper()
+	results := map[string]int{}
+	calls := map[string]bool{}
+	incompleteCalls := map[string]bool{}
+	runs, ends := map[int]bool{}, map[int]int{}
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.KindUserMessage:
+			runs[e.Run] = true
+		case trace.KindRunEnd:
+			ends[e.Run]++
+		case trace.KindModelResponse:
+			p, _ := trace.Decode[trace.ModelResponse](e)
+			for _, c := range p.ToolCalls {
+				if p.Incomplete {
+					incompleteCalls[c.ID] = true
+				} else {
+					calls[c.ID] = true
+				}
+			}
+		case trace.KindToolCall:
+			p, _ := trace.Decode[trace.ToolCall](e)
+			if incompleteCalls[p.CallID] {
+				t.Errorf("call %s of an incomplete message was taken up", p.CallID)
+			}
+		case trace.KindToolResult:
+			p, _ := trace.Decode[trace.ToolResult](e)
+			if !calls[p.CallID] {
+				t.Errorf("result for %s comes before (or without) its call", p.CallID)
+			}
+			results[p.CallID]++
+		}
+	}
+	for id := range calls {
+		if results[id] != 1 {
+			t.Errorf("call %s has %d results, want exactly 1", id, results[id])
+		}
+	}
+	for r := range runs {
+		if ends[r] != 1 {
+			t.Errorf("run %d has %d run_end events, want 1", r, ends[r])
+		}
+	}
+}
+
+// golden compares the session's log, with what varies from run to run
+// redacted, to testdata/golden/NAME.json. The file is the spec: read it.
+func (h *harness) golden(name string) {
+	h.t.Helper()
+	got := normalize(h.t, h.events(), h.ws)
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		h.t.Fatalf("%v (run `go test ./backend/session -update` to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gotPath := filepath.Join(h.t.TempDir(), name+".got.json")
+		os.WriteFile(gotPath, got, 0o644)
+		h.t.Errorf("event log differs from %s; got written to %s\n%s", path, gotPath, firstDiff(string(want), string(got)))
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return "line " + itoa(i+1) + ":\n  want: " + x + "\n  got:  " + y
+		}
+	}
+	return ""
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// normalize turns a log into stable, readable JSON: timings, times, the
+// session id and the temp workspace path are replaced by placeholders.
+func normalize(t *testing.T, evs []trace.Event, ws string) []byte {
+	t.Helper()
+	var out []map[string]any
+	for _, e := range evs {
+		b, _ := json.Marshal(e)
+		b = bytes.ReplaceAll(b, []byte(ws), []byte("$WORKSPACE"))
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "session_id")
+		delete(m, "time")
+		if p, ok := m["payload"].(map[string]any); ok {
+			redact(p)
+			// Tool schemas are the tools package's spec; here their
+			// names are enough to see what was offered.
+			if tools, ok := p["tools"].([]any); ok {
+				names := make([]any, len(tools))
+				for i, tl := range tools {
+					names[i] = tl.(map[string]any)["name"]
+				}
+				p["tools"] = names
+			}
+		}
+		out = append(out, m)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func redact(p map[string]any) {
+	for k, v := range p {
+		switch {
+		case k == "duration_ms" || k == "time_to_first_token":
+			p[k] = "<duration>"
+		case k == "raw":
+			// Raw holds Ollama's own wire JSON; keep it readable.
+			if s, ok := v.(map[string]any); ok {
+				redact(s)
+			}
+		case k == "metrics":
+			if s, ok := v.(map[string]any); ok {
+				redact(s)
+			}
+		case strings.HasSuffix(k, "_duration"):
+			p[k] = "<duration>"
+		}
+	}
+}
+
+// recordingSink keeps what the UI would have been sent.
+type recordingSink struct {
+	mu     sync.Mutex
+	events []trace.Event
+	deltas []agent.Delta
+}
+
+func (s *recordingSink) Event(e trace.Event) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+func (s *recordingSink) Delta(_ string, d agent.Delta) {
+	s.mu.Lock()
+	s.deltas = append(s.deltas, d)
+	s.mu.Unlock()
+}
+func (s *recordingSink) Session(session.Summary) {}
+
+func kinds(evs []trace.Event) []trace.Kind {
+	out := make([]trace.Kind, len(evs))
+	for i, e := range evs {
+		out[i] = e.Kind
+	}
+	return out
+}
+
+func results(t *testing.T, evs []trace.Event) []trace.ToolResult {
+	t.Helper()
+	var out []trace.ToolResult
+	for _, e := range evs {
+		if e.Kind == trace.KindToolResult {
+			p, err := trace.Decode[trace.ToolResult](e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func lastEnd(t *testing.T, evs []trace.Event) trace.RunEnd {
+	t.Helper()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind == trace.KindRunEnd {
+			p, _ := trace.Decode[trace.RunEnd](evs[i])
+			return p
+		}
+	}
+	t.Fatal("no run_end")
+	return trace.RunEnd{}
+}
+
+type llmCall = llm.ToolCall
+
+// waitFor polls until cond holds or fails the test after 10 s.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// findProcess returns how many live processes have marker in their command
+// line, read from /proc.
+func findProcess(marker string) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil || d.Name() == self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		st, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if strings.Contains(string(st), ") Z ") {
+			continue // a zombie is dead, only not yet reaped
+		}
+		if strings.Contains(string(b), marker) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,263 @@
+// Package session owns running sessions: it creates them, starts and stops
+// runs, recovers runs the app left open, and answers what the UI and the
+// command line ask about them. It is the one place where the store, Ollama,
+// the tools and the agent loop are wired together.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// Sink receives live updates: committed events, token deltas and session
+// state changes. The window forwards them to the UI; the command line
+// prints them. Calls come from run goroutines and must not block long.
+type Sink interface {
+	Event(e trace.Event)
+	Delta(sessionID string, d agent.Delta)
+	Session(s Summary)
+}
+
+// Summary is a session as the sidebar shows it.
+type Summary struct {
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	Workspace  string    `json:"workspace"`
+	Model      string    `json:"model"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	LastReason string    `json:"last_reason"`
+	EventCount int       `json:"event_count"`
+	Running    bool      `json:"running"`
+}
+
+// Detail is an opened session: its summary, whole log and open questions.
+type Detail struct {
+	Summary   Summary              `json:"summary"`
+	Events    []trace.Event        `json:"events"`
+	Approvals []permission.Request `json:"approvals"`
+}
+
+// Manager is safe for concurrent use.
+type Manager struct {
+	store  *store.Store
+	model  *ollama.Client
+	broker *permission.Broker
+	sink   Sink
+	runner sandbox.Runner
+
+	mu      sync.Mutex
+	running map[string]*activeRun
+}
+
+type activeRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewManager wires a manager. broker may be nil when nobody can be asked
+// (headless); sink may be nil.
+func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, sink Sink) *Manager {
+	if sink == nil {
+		sink = nopSink{}
+	}
+	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}}
+}
+
+type nopSink struct{}
+
+func (nopSink) Event(trace.Event)         {}
+func (nopSink) Delta(string, agent.Delta) {}
+func (nopSink) Session(Summary)           {}
+
+// Ollama returns the client the manager talks to.
+func (m *Manager) Ollama() *ollama.Client { return m.model }
+
+func (m *Manager) summary(s store.Session) Summary {
+	m.mu.Lock()
+	_, running := m.running[s.ID]
+	m.mu.Unlock()
+	return Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Running: running}
+}
+
+// Create starts a new, empty session on a workspace folder.
+func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
+	ws, err := checkWorkspace(workspace)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model})
+	if err != nil {
+		return Summary{}, err
+	}
+	return m.summary(s), nil
+}
+
+func checkWorkspace(dir string) (string, error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", errors.New("choose a workspace folder first")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+// List returns all sessions, most recent first.
+func (m *Manager) List(ctx context.Context) ([]Summary, error) {
+	ss, err := m.store.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, len(ss))
+	for i, s := range ss {
+		out[i] = m.summary(s)
+	}
+	return out, nil
+}
+
+// Open returns a session with its whole log.
+func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Summary: m.summary(s), Events: evs, Approvals: []permission.Request{}}
+	if m.broker != nil {
+		d.Approvals = append(d.Approvals, m.broker.Pending(id)...)
+	}
+	if d.Events == nil {
+		d.Events = []trace.Event{}
+	}
+	return d, nil
+}
+
+// Delete stops a session's run if any and removes it with its log.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	m.Stop(id)
+	m.Wait(id)
+	return m.store.DeleteSession(ctx, id)
+}
+
+// SetModel changes the model used by the session's next run.
+func (m *Manager) SetModel(ctx context.Context, id, model string) error {
+	if strings.TrimSpace(model) == "" {
+		return errors.New("choose a model")
+	}
+	_, err := m.store.UpdateSession(ctx, id, store.SessionUpdate{Model: &model})
+	return err
+}
+
+// Settings returns the saved settings, or the defaults.
+func (m *Manager) Settings(ctx context.Context) (Settings, error) {
+	s := DefaultSettings()
+	if _, err := m.store.GetSetting(ctx, settingsKey, &s); err != nil {
+		return DefaultSettings(), err
+	}
+	return s, nil
+}
+
+// SaveSettings validates and stores the settings.
+func (m *Manager) SaveSettings(ctx context.Context, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return m.store.PutSetting(ctx, settingsKey, s)
+}
+
+// RawRequest rebuilds the exact body that was sent to Ollama for the
+// model_request event seq, with the same functions that built it.
+func (m *Manager) RawRequest(ctx context.Context, id string, seq int64) (string, error) {
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	i := sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
+	if i == len(evs) || evs[i].Seq != seq {
+		return "", fmt.Errorf("session %s has no event %d", id, seq)
+	}
+	mr, err := trace.Decode[trace.ModelRequest](evs[i])
+	if err != nil {
+		return "", err
+	}
+	req, err := trace.BuildRequest(evs[:i], mr)
+	if err != nil {
+		return "", err
+	}
+	b, err := ollama.EncodeChatRequest(req)
+	return string(b), err
+}
+
+// Answer delivers the user's answer to a permission question.
+func (m *Manager) Answer(approvalID string, allow bool) error {
+	if m.broker == nil {
+		return permission.ErrUnknownRequest
+	}
+	return m.broker.Answer(approvalID, allow)
+}
+
+// Stop cancels a session's run, if one is going. Running commands are
+// killed with their whole process tree; open calls get "cancelled".
+func (m *Manager) Stop(id string) bool {
+	m.mu.Lock()
+	r := m.running[id]
+	m.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.cancel()
+	return true
+}
+
+// Wait blocks until the session's run (if any) has ended.
+func (m *Manager) Wait(id string) {
+	m.mu.Lock()
+	r := m.running[id]
+	m.mu.Unlock()
+	if r != nil {
+		<-r.done
+	}
+}
+
+// StopAll cancels every run and waits for them, for shutdown.
+func (m *Manager) StopAll() {
+	m.mu.Lock()
+	runs := make([]*activeRun, 0, len(m.running))
+	for _, r := range m.running {
+		runs = append(runs, r)
+	}
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.cancel()
+	}
+	for _, r := range runs {
+		<-r.done
+	}
+}

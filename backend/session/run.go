@@ -1,0 +1,252 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/tools"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// ErrBusy is returned when a session already has a run going.
+var ErrBusy = errors.New("this session is already running; wait for it or press Stop")
+
+// RunOptions adjust one run.
+type RunOptions struct {
+	// Approver answers permission questions; nil means the manager's
+	// broker (the UI), or "deny" when there is none.
+	Approver agent.Approver
+	// Mode overrides the saved permission mode when set.
+	Mode permission.Mode
+}
+
+// Start checks that the run can begin, then runs it in the background.
+// Errors that stop it from starting (unknown model, Ollama not running,
+// busy) come back here, before anything is written to the session.
+func (m *Manager) Start(ctx context.Context, id, text string, opt RunOptions) error {
+	p, err := m.prepare(ctx, id, text, opt)
+	if err != nil {
+		return err
+	}
+	go func() {
+		_, _ = p.run()
+	}()
+	return nil
+}
+
+// Run checks and runs to the end, returning how the run ended.
+func (m *Manager) Run(ctx context.Context, id, text string, opt RunOptions) (trace.RunEnd, error) {
+	p, err := m.prepare(ctx, id, text, opt)
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	return p.run()
+}
+
+// prepared is a run that passed its checks and holds its session's slot.
+type prepared struct {
+	m     *Manager
+	id    string
+	text  string
+	ag    *agent.Agent
+	ctx   context.Context
+	slot  *activeRun
+	title string
+	ws    *tools.Workspace
+}
+
+func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) (*prepared, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, errors.New("type a message first")
+	}
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := m.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.Model == "" {
+		return nil, errors.New("choose a model for this session first")
+	}
+	info, err := m.model.Show(ctx, s.Model)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := tools.OpenWorkspace(s.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
+	}
+	reg := tools.Builtins(ws, m.runner)
+	if !info.SupportsTools() {
+		// Sending tool schemas to a model whose template cannot show them
+		// makes Ollama refuse the request; run as plain chat instead.
+		reg = reg.Subset()
+	}
+	system, err := settings.systemPrompt(s.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	mode := settings.PermissionMode
+	if opt.Mode != "" {
+		mode = opt.Mode
+	}
+	approver := opt.Approver
+	if approver == nil {
+		approver = m.approver()
+	}
+	cfg := agent.Config{
+		SessionID: id,
+		Model:     s.Model,
+		System:    system,
+		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, settings.NumCtxCap), Temperature: settings.Temperature},
+		MaxRounds: settings.MaxRounds,
+		Mode:      mode,
+	}
+	if !info.SupportsTools() {
+		cfg.StartNotices = append(cfg.StartNotices, trace.Notice{Code: "no_tools",
+			Message: fmt.Sprintf("%s has no tools capability (its template cannot show tools): running as plain chat, no tools sent", s.Model)})
+	}
+	if info.SupportsThinking() {
+		think := true
+		cfg.Think = &think
+	}
+
+	m.mu.Lock()
+	if _, busy := m.running[id]; busy {
+		m.mu.Unlock()
+		ws.Close()
+		return nil, ErrBusy
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	slot := &activeRun{cancel: cancel, done: make(chan struct{})}
+	m.running[id] = slot
+	m.mu.Unlock()
+
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		m.release(id, slot)
+		ws.Close()
+		return nil, err
+	}
+	rec := recorder{store: m.store, sink: m.sink}
+	ag := agent.New(cfg, m.model, rec, reg, approver, func(d agent.Delta) { m.sink.Delta(id, d) }, evs)
+	title := ""
+	if s.Title == "" || s.Title == "New session" {
+		title = titleFrom(text)
+	}
+	m.sink.Session(m.summary(s))
+	return &prepared{m: m, id: id, text: text, ag: ag, ctx: runCtx, slot: slot, title: title, ws: ws}, nil
+}
+
+func (p *prepared) run() (trace.RunEnd, error) {
+	m := p.m
+	defer m.release(p.id, p.slot)
+	defer p.ws.Close()
+	if p.title != "" {
+		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{Title: &p.title})
+	}
+	end, err := p.ag.Run(p.ctx, p.text)
+	reason := end.Reason
+	if err != nil {
+		reason = trace.EndError
+	}
+	_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason})
+	return end, err
+}
+
+func (m *Manager) release(id string, slot *activeRun) {
+	m.mu.Lock()
+	if m.running[id] == slot {
+		delete(m.running, id)
+	}
+	m.mu.Unlock()
+	slot.cancel()
+	close(slot.done)
+	if s, err := m.store.GetSession(context.Background(), id); err == nil {
+		m.sink.Session(m.summary(s))
+	}
+}
+
+// Recover closes every run the app left open when it last exited, so each
+// session reopens with a valid history.
+func (m *Manager) Recover(ctx context.Context) error {
+	ss, err := m.store.ListSessions(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, s := range ss {
+		evs, err := m.store.Events(ctx, s.ID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !trace.OpenRun(evs) {
+			continue
+		}
+		ag := agent.New(agent.Config{SessionID: s.ID}, nil, recorder{store: m.store, sink: m.sink}, nil, nil, nil, evs)
+		if _, err := ag.Recover(ctx); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reason := trace.EndInterrupted
+		_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) approver() agent.Approver {
+	if m.broker == nil {
+		return DenyAll{Why: "no one to ask"}
+	}
+	return brokerApprover{m.broker}
+}
+
+type brokerApprover struct{ b *permission.Broker }
+
+func (a brokerApprover) Approve(ctx context.Context, r permission.Request) (permission.Answer, error) {
+	return a.b.Request(ctx, r)
+}
+
+// DenyAll answers every question with no; the command line uses it when
+// --auto is not given.
+type DenyAll struct{ Why string }
+
+func (d DenyAll) Approve(context.Context, permission.Request) (permission.Answer, error) {
+	return permission.Answer{Allow: false, By: d.Why}, nil
+}
+
+// recorder commits events to the store and then shows them live.
+type recorder struct {
+	store *store.Store
+	sink  Sink
+}
+
+func (r recorder) Append(ctx context.Context, e trace.Event) (trace.Event, error) {
+	e, err := r.store.Append(ctx, e)
+	if err != nil {
+		return e, err
+	}
+	r.sink.Event(e)
+	return e, nil
+}
+
+func titleFrom(text string) string {
+	line := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
+	if utf8.RuneCountInString(line) > 60 {
+		r := []rune(line)
+		line = string(r[:60]) + "…"
+	}
+	return line
+}

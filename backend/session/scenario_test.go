@@ -1,0 +1,464 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+func call(id, name, args string) ollamatest.Call {
+	return ollamatest.Call{ID: id, Name: name, Args: args}
+}
+
+func calls(cs ...ollamatest.Call) ollamatest.Reply { return ollamatest.Reply{ToolCalls: cs} }
+
+// One call, one observation, one answer: the basic shape of the loop.
+func TestSingleCall(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	h.srv.Script(
+		calls(call("call_1", "list_dir", `{"path":"."}`)),
+		ollamatest.Text("The workspace has ", "README.md and notes.txt."),
+	)
+	end := h.run("What is in this folder?")
+	if end.Reason != trace.EndAnswered || end.FinalText != "The workspace has README.md and notes.txt." {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := h.events()
+	checkInvariants(t, evs)
+	h.golden("single_call")
+
+	// The second request carried the observation back, paired by id.
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	msgs := reqs[1].Chat.Messages
+	last := msgs[len(msgs)-1]
+	if last.Role != "tool" || last.ToolCallID != "call_1" || last.ToolName != "list_dir" || !strings.Contains(last.Content, "README.md") {
+		t.Fatalf("last message of round 2 = %+v", last)
+	}
+	if reqs[0].Chat.Options["num_ctx"] != float64(16384) {
+		t.Fatalf("num_ctx = %v, want the 16384 cap (model has 32768)", reqs[0].Chat.Options["num_ctx"])
+	}
+	// Streaming: the answer reached the UI in its two pieces before the
+	// event was stored.
+	var got []string
+	for _, d := range h.sink.deltas {
+		if d.Round == 2 {
+			got = append(got, d.Content)
+		}
+	}
+	if strings.Join(got, "|") != "The workspace has |README.md and notes.txt." {
+		t.Fatalf("round 2 deltas = %q", got)
+	}
+}
+
+// The raw request rebuilt from the log is byte for byte the body Ollama got.
+func TestRawRequestIsWhatWasSent(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "read_file", `{"path":"README.md"}`), call("call_2", "grep", `{"pattern":"beta"}`)),
+		calls(call("call_3", "write_file", `{"path":"out.txt","content":"done\n"}`)),
+		ollamatest.Text("ok"),
+	)
+	h.run("Look around, then write out.txt")
+	reqs := h.srv.Requests()
+	var n int
+	for _, e := range h.events() {
+		if e.Kind != trace.KindModelRequest {
+			continue
+		}
+		raw, err := h.m.RawRequest(context.Background(), h.id, e.Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw != string(reqs[n].Body) {
+			t.Fatalf("request %d: rebuilt body differs from the body sent\nrebuilt: %s\nsent:    %s", n+1, raw, reqs[n].Body)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d model_request events, want 3", n)
+	}
+}
+
+// Several calls in one message run concurrently; their results go back in
+// call order, each paired with its id.
+func TestParallelCalls(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(
+			call("call_a", "run_command", `{"command":"sleep 0.4; echo slow"}`),
+			call("call_b", "run_command", `{"command":"echo fast"}`),
+			call("call_c", "read_file", `{"path":"notes.txt"}`),
+		),
+		ollamatest.Text("Both ran."),
+	)
+	start := time.Now()
+	h.run("Run both")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("run took %v", d)
+	}
+	evs := h.events()
+	checkInvariants(t, evs)
+	rs := results(t, evs)
+	if len(rs) != 3 || rs[0].CallID != "call_a" || rs[1].CallID != "call_b" || rs[2].CallID != "call_c" {
+		t.Fatalf("results out of call order: %+v", rs)
+	}
+	if !strings.Contains(rs[0].Content, "slow") || !strings.Contains(rs[1].Content, "fast") || !strings.Contains(rs[2].Content, "beta") {
+		t.Fatalf("results not paired with their calls: %+v", rs)
+	}
+	// Concurrency: the fast command finished while the slow one was still
+	// running, so their durations overlap rather than add up.
+	if rs[0].DurationMs < 350 || rs[1].DurationMs > 300 {
+		t.Fatalf("durations a=%dms b=%dms", rs[0].DurationMs, rs[1].DurationMs)
+	}
+	msgs := h.srv.Requests()[1].Chat.Messages
+	tail := msgs[len(msgs)-3:]
+	for i, id := range []string{"call_a", "call_b", "call_c"} {
+		if tail[i].Role != "tool" || tail[i].ToolCallID != id {
+			t.Fatalf("message %d sent back = %+v, want the result of %s", i, tail[i], id)
+		}
+	}
+	h.golden("parallel_calls")
+}
+
+// Unknown tool, arguments that don't fit, and a tool that fails while
+// running are three different observations the model can act on.
+func TestErrorKinds(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	h.srv.Script(
+		calls(
+			call("call_1", "delete_everything", `{}`),
+			call("call_2", "read_file", `{"path":7}`),
+			call("call_3", "read_file", `{"path":"missing.txt"}`),
+		),
+		ollamatest.Text("I see what went wrong."),
+	)
+	h.run("Try things")
+	evs := h.events()
+	checkInvariants(t, evs)
+	rs := results(t, evs)
+	want := []struct{ kind, text string }{
+		{trace.ErrUnknownTool, "unknown tool delete_everything; available: read_file, write_file, edit_file, list_dir, glob, grep, run_command"},
+		{trace.ErrInvalidArgs, "invalid arguments for read_file:"},
+		{trace.ErrFailed, "read_file failed:"},
+	}
+	for i, w := range want {
+		if !rs[i].IsError || rs[i].ErrorKind != w.kind || !strings.HasPrefix(rs[i].Content, w.text) {
+			t.Errorf("result %d = %+v, want %s starting %q", i, rs[i], w.kind, w.text)
+		}
+	}
+	if !strings.Contains(rs[1].Content, "expected") {
+		t.Errorf("invalid-arguments observation does not show the expected shape: %q", rs[1].Content)
+	}
+	h.golden("error_kinds")
+}
+
+// The round cap stops a model that never stops calling tools.
+func TestRoundCap(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, func(s *session.Settings) { s.MaxRounds = 2 })
+	h.srv.Script(
+		calls(call("call_1", "list_dir", `{"path":"."}`)),
+		calls(call("call_2", "list_dir", `{"path":"."}`)),
+	)
+	end := h.run("Loop forever")
+	if end.Reason != trace.EndRoundCap || end.Rounds != 2 {
+		t.Fatalf("end = %+v", end)
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Fatalf("%d requests after a cap of 2", n)
+	}
+	checkInvariants(t, h.events())
+	h.golden("round_cap")
+}
+
+// A stream cut in the middle of a message with a tool call: the call never
+// runs, the run ends with a clear error, and the session goes on.
+func TestCutStreamNeverRunsItsCalls(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	cut := calls(call("call_1", "write_file", `{"path":"evil.txt","content":"x"}`))
+	cut.Chunks = []ollamatest.Chunk{{Content: "Writing the file"}}
+	cut.Fault = ollamatest.CutAfter(2)
+	h.srv.Script(cut)
+	end := h.run("Write it")
+	if end.Reason != trace.EndError || !strings.Contains(end.Detail, "not run") {
+		t.Fatalf("end = %+v", end)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "evil.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a call from a cut stream ran: %v", err)
+	}
+	checkInvariants(t, h.events())
+	h.golden("cut_stream")
+
+	// The next message continues the same session with a valid history:
+	// the partial text is kept, its call is not.
+	h.srv.Script(ollamatest.Text("Fine."))
+	if end := h.run("Never mind"); end.Reason != trace.EndAnswered {
+		t.Fatalf("second run = %+v", end)
+	}
+	msgs := h.srv.Requests()[1].Chat.Messages
+	for _, m := range msgs {
+		if len(m.ToolCalls) > 0 {
+			t.Fatalf("a call from the cut message was sent back: %+v", m)
+		}
+	}
+	if msgs[2].Role != "assistant" || msgs[2].Content != "Writing the file" {
+		t.Fatalf("partial text not kept: %+v", msgs[2])
+	}
+}
+
+// done_reason "length": the message is incomplete, its calls do not run.
+func TestLengthCutNeverRunsItsCalls(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	r := calls(call("call_1", "run_command", `{"command":"touch ran.txt"}`))
+	r.DoneReason = "length"
+	h.srv.Script(r)
+	end := h.run("Go")
+	if end.Reason != trace.EndTruncated {
+		t.Fatalf("end = %+v", end)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a call from a message cut by the token limit ran")
+	}
+	checkInvariants(t, h.events())
+}
+
+// Ollama failures end the run with an error that says what happened.
+func TestModelErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply ollamatest.Reply
+		want  string
+	}{
+		{"http 500", ollamatest.Reply{Fault: ollamatest.HTTPStatus(500, `{"error":"llama runner process has terminated"}`)}, "llama runner process has terminated"},
+		{"error line", ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "par"}}, Fault: ollamatest.ErrorLineAfter(1, "out of memory")}, "out of memory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, permission.ModeAuto, nil)
+			h.srv.Script(tc.reply)
+			end := h.run("Hi")
+			if end.Reason != trace.EndError || !strings.Contains(end.Detail, tc.want) {
+				t.Fatalf("end = %+v", end)
+			}
+			checkInvariants(t, h.events())
+		})
+	}
+}
+
+// An unknown model is refused before anything is written.
+func TestUnknownModel(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	if err := h.m.SetModel(context.Background(), h.id, "nope"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.m.Run(context.Background(), h.id, "Hi", session.RunOptions{})
+	var nf *ollama.ModelNotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "ollama pull nope") {
+		t.Fatalf("err = %v, want a model-not-found error saying to pull it", err)
+	}
+	if evs := h.events(); len(evs) != 0 {
+		t.Fatalf("%d events written for a run that could not start", len(evs))
+	}
+}
+
+// Ollama not running: the error says where and what to do.
+func TestOllamaNotRunning(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Close()
+	_, err := h.m.Run(context.Background(), h.id, "Hi", session.RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), h.srv.URL()) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Approval: a command asks; the user's answer is recorded with who decided.
+func TestApproveAndDeny(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	h.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"echo approved > a.txt"}`), call("call_2", "run_command", `{"command":"echo denied > d.txt"}`)),
+		ollamatest.Text("Done."),
+	)
+	go func() {
+		a := <-h.asks
+		if a.Display.Command != "echo approved > a.txt" {
+			t.Errorf("approval card shows %+v, want the full command", a.Display)
+		}
+		h.m.Answer(a.ID, true)
+		d := <-h.asks
+		h.m.Answer(d.ID, false)
+	}()
+	h.run("Write files")
+	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err != nil {
+		t.Fatal("approved command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "d.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("denied command ran")
+	}
+	evs := h.events()
+	checkInvariants(t, evs)
+	rs := results(t, evs)
+	if rs[1].ErrorKind != trace.ErrDenied || !rs[1].IsError {
+		t.Fatalf("denied result = %+v", rs[1])
+	}
+	h.golden("approve_deny")
+}
+
+// Stop while a command runs: the process tree dies, the open call gets
+// "cancelled", and the next message continues with a valid history.
+func TestCancelDuringCommand(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	marker := "loupe-cancel-marker-" + strings.ReplaceAll(t.Name(), "/", "-")
+	h.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"sh -c 'sleep 30; echo `+marker+`' & echo started; wait"}`),
+			call("call_2", "read_file", `{"path":"README.md"}`)),
+	)
+	done := make(chan trace.RunEnd, 1)
+	go func() { done <- h.run("Run the long thing") }()
+	waitFor(t, func() bool { return findProcess(marker) > 0 }, "the command to start")
+	h.m.Stop(h.id)
+	var end trace.RunEnd
+	select {
+	case end = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not end after Stop")
+	}
+	if end.Reason != trace.EndCancelled {
+		t.Fatalf("end = %+v", end)
+	}
+	waitFor(t, func() bool { return findProcess(marker) == 0 }, "the process tree to die")
+	evs := h.events()
+	checkInvariants(t, evs)
+	rs := results(t, evs)
+	if rs[0].ErrorKind != trace.ErrCancelled {
+		t.Fatalf("running call's result = %+v, want cancelled", rs[0])
+	}
+	h.golden("cancel_command")
+
+	h.srv.Script(ollamatest.Text("OK, stopped."))
+	if end := h.run("Never mind"); end.Reason != trace.EndAnswered {
+		t.Fatalf("next run = %+v", end)
+	}
+	checkInvariants(t, h.events())
+}
+
+// Stop while waiting for approval: the question is withdrawn and the call
+// gets "cancelled".
+func TestCancelWhileAsking(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	h.srv.Script(calls(call("call_1", "write_file", `{"path":"x.txt","content":"x"}`)))
+	done := make(chan trace.RunEnd, 1)
+	go func() { done <- h.run("Write") }()
+	a := <-h.asks
+	if !strings.Contains(a.Display.Diff, "+x") {
+		t.Errorf("approval shows no diff: %+v", a.Display)
+	}
+	h.m.Stop(h.id)
+	end := <-done
+	if end.Reason != trace.EndCancelled {
+		t.Fatalf("end = %+v", end)
+	}
+	if err := h.m.Answer(a.ID, true); !errors.Is(err, permission.ErrUnknownRequest) {
+		t.Fatalf("late answer err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("write ran after stop")
+	}
+	checkInvariants(t, h.events())
+}
+
+// A run the app left open (it exited mid-call) is closed on the next start:
+// the started call gets "interrupted (app exited)" and the session reopens
+// with a valid history.
+func TestRecoverAfterCrash(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	ctx := context.Background()
+	args := json.RawMessage(`{"command":"sleep 100"}`)
+	for _, e := range []trace.Event{
+		trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}),
+		trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: testModel}),
+		trace.New(trace.KindModelResponse, 1, 1, trace.ModelResponse{ToolCalls: []llmCall{{ID: "call_1", Name: "run_command", Args: args}}, DoneReason: "stop"}),
+		trace.New(trace.KindToolCall, 1, 1, trace.ToolCall{CallID: "call_1", Name: "run_command", Args: args, Valid: true}),
+	} {
+		e.SessionID = h.id
+		if _, err := h.st.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.events()
+	checkInvariants(t, evs)
+	rs := results(t, evs)
+	if len(rs) != 1 || rs[0].ErrorKind != trace.ErrInterrupted || !strings.Contains(rs[0].Content, "app exited") {
+		t.Fatalf("results after recovery = %+v", rs)
+	}
+	if e := lastEnd(t, evs); e.Reason != trace.EndInterrupted {
+		t.Fatalf("run_end = %+v", e)
+	}
+	// Recovering twice changes nothing.
+	n := len(evs)
+	if err := m2.Recover(ctx); err != nil || len(h.events()) != n {
+		t.Fatalf("second recover: err=%v events %d→%d", err, n, len(h.events()))
+	}
+}
+
+// A model without the tools capability runs as plain chat: no tools sent,
+// and a notice says so.
+func TestModelWithoutTools(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.AddModel(ollamatest.ModelSpec{Name: "plain", Capabilities: []string{"completion"}, ContextLength: 2048})
+	h.m.SetModel(context.Background(), h.id, "plain")
+	h.srv.Script(ollamatest.Text("Hello!"))
+	if end := h.run("Hi"); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	if tools := h.srv.Requests()[0].Chat.Tools; len(tools) != 0 {
+		t.Fatalf("sent %d tools to a model without tools", len(tools))
+	}
+	if o := h.srv.Requests()[0].Chat.Options["num_ctx"]; o != float64(2048) {
+		t.Fatalf("num_ctx = %v, want the model's 2048", o)
+	}
+	found := false
+	for _, e := range h.events() {
+		if e.Kind == trace.KindNotice {
+			p, _ := trace.Decode[trace.Notice](e)
+			found = found || p.Code == "no_tools"
+		}
+	}
+	if !found {
+		t.Fatal("no notice that the model has no tools")
+	}
+}
+
+// A thinking model: thinking is kept apart from the answer.
+func TestThinking(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.AddModel(ollamatest.ModelSpec{Name: "thinker", Capabilities: []string{"completion", "tools", "thinking"}, ContextLength: 8192})
+	h.m.SetModel(context.Background(), h.id, "thinker")
+	h.srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Thinking: "The user greets me."}, {Content: "Hello!"}}})
+	h.run("Hi")
+	for _, e := range h.events() {
+		if e.Kind == trace.KindModelResponse {
+			p, _ := trace.Decode[trace.ModelResponse](e)
+			if p.Thinking != "The user greets me." || p.Content != "Hello!" {
+				t.Fatalf("response = %+v", p)
+			}
+			return
+		}
+	}
+	t.Fatal("no model_response")
+}

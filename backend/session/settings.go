@@ -1,0 +1,78 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/loupe-dev/loupe/backend/permission"
+)
+
+// Settings are the user's choices that shape every run.
+type Settings struct {
+	// MaxRounds caps model requests per run.
+	MaxRounds int `json:"max_rounds"`
+	// NumCtxCap caps the context length sent as num_ctx; the model's own
+	// context length is used when it is smaller.
+	NumCtxCap      int             `json:"num_ctx_cap"`
+	Temperature    float64         `json:"temperature"`
+	PermissionMode permission.Mode `json:"permission_mode"`
+	// SystemPrompt is a text/template; {{.Workspace}} is the folder.
+	SystemPrompt string `json:"system_prompt"`
+}
+
+const settingsKey = "settings"
+
+// DefaultSystemPrompt tells the model where it is and how the loop works.
+const DefaultSystemPrompt = `You are a coding agent working in the folder {{.Workspace}}.
+You cannot see or change files yourself: use the tools, and Loupe runs them and sends you the result.
+Paths are relative to that folder. Read before you edit. Keep each step small.
+When the task is done, answer in plain text without calling any tool.`
+
+// DefaultSettings are used until the user saves their own.
+func DefaultSettings() Settings {
+	return Settings{
+		MaxRounds:      50,
+		NumCtxCap:      16384,
+		Temperature:    0.2,
+		PermissionMode: permission.ModeAsk,
+		SystemPrompt:   DefaultSystemPrompt,
+	}
+}
+
+// Validate says what is wrong with user-entered settings.
+func (s Settings) Validate() error {
+	var probs []string
+	if s.MaxRounds < 1 || s.MaxRounds > 1000 {
+		probs = append(probs, "the round cap must be between 1 and 1000")
+	}
+	if s.NumCtxCap < 512 || s.NumCtxCap > 1<<20 {
+		probs = append(probs, "the context cap must be between 512 and 1048576 tokens")
+	}
+	if s.Temperature < 0 || s.Temperature > 2 {
+		probs = append(probs, "temperature must be between 0 and 2")
+	}
+	if !s.PermissionMode.Valid() {
+		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask\" or \"auto\")", s.PermissionMode))
+	}
+	if _, err := template.New("system").Parse(s.SystemPrompt); err != nil {
+		probs = append(probs, "the system prompt template does not parse: "+err.Error())
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("settings not saved: %s", strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+// systemPrompt renders the template for a workspace.
+func (s Settings) systemPrompt(workspace string) (string, error) {
+	t, err := template.New("system").Parse(s.SystemPrompt)
+	if err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, struct{ Workspace string }{workspace}); err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// Append commits one event to its session's log and returns it as stored:
+// with the next seq of that session (1, 2, 3…; any Seq given is ignored) and,
+// if Time is zero, the current time. Times are kept in UTC to the
+// nanosecond. The payload must be valid JSON and is stored and returned
+// byte for byte.
+//
+// The event is durably committed (fsync, synchronous=FULL) when Append
+// returns nil: a caller may run a tool after its tool_call event is
+// appended. On error nothing was stored. A missing session is ErrNotFound.
+//
+// Append also sets the session's updated_at, and its last_reason: cleared
+// by a user_message (a run opens), set by a run_end. It costs the same for
+// the first event as for the ten-thousandth.
+func (s *Store) Append(ctx context.Context, e trace.Event) (trace.Event, error) {
+	out, err := s.AppendBatch(ctx, []trace.Event{e})
+	if err != nil {
+		return trace.Event{}, err
+	}
+	return out[0], nil
+}
+
+// AppendBatch appends events, in order, in one transaction: all or none.
+// It is Append for imports and forks, where one fsync per event is waste.
+// The events may belong to different sessions.
+func (s *Store) AppendBatch(ctx context.Context, events []trace.Event) ([]trace.Event, error) {
+	for _, e := range events {
+		if err := checkEvent(e); err != nil {
+			return nil, err
+		}
+	}
+	if len(events) == 0 {
+		return nil, nil
+	}
+	// BEGIN IMMEDIATE (the writer's _txlock): the seqs read below cannot
+	// change under us, even from another process.
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: append: %w", err)
+	}
+	defer tx.Rollback()
+	out := make([]trace.Event, len(events))
+	for i, e := range events {
+		if out[i], err = s.appendTx(ctx, tx, e); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: append: commit: %w", err)
+	}
+	return out, nil
+}
+
+func checkEvent(e trace.Event) error {
+	switch {
+	case e.SessionID == "":
+		return fmt.Errorf("store: append: event has no session id")
+	case e.Kind == "":
+		return fmt.Errorf("store: append: event has no kind")
+	case !json.Valid(e.Payload):
+		return fmt.Errorf("store: append %s event: payload is not valid JSON", e.Kind)
+	case !e.Time.IsZero() && !fromNanos(e.Time.UnixNano()).Equal(e.Time):
+		return fmt.Errorf("store: append %s event: time %v is out of range", e.Kind, e.Time)
+	}
+	return nil
+}
+
+// The statements whose cost must not grow with a session's length: each
+// finds its rows by primary key (a test checks their query plans).
+const (
+	nextSeqSQL = `UPDATE sessions SET
+			last_seq = last_seq + 1,
+			updated_at = ?,
+			last_reason = coalesce(?, last_reason)
+		WHERE id = ? RETURNING last_seq`
+	insertEventSQL = `INSERT INTO events
+		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	eventsAfterSQL = `SELECT seq, kind, time, run, round, payload
+		FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`
+)
+
+// appendTx stores one event inside tx. Its cost is two primary-key lookups,
+// whatever the session's length: the next seq comes from sessions.last_seq,
+// never from scanning events.
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, e trace.Event) (trace.Event, error) {
+	now := s.now()
+	if e.Time.IsZero() {
+		e.Time = now
+	}
+	e.Time = fromNanos(e.Time.UnixNano())
+
+	// A NULL reason leaves last_reason as it is.
+	var reason *string
+	switch e.Kind {
+	case trace.KindUserMessage:
+		reason = new("")
+	case trace.KindRunEnd:
+		p, err := trace.Decode[trace.RunEnd](e)
+		if err != nil {
+			return trace.Event{}, fmt.Errorf("store: append: %w", err)
+		}
+		reason = &p.Reason
+	}
+
+	err := tx.QueryRowContext(ctx, nextSeqSQL, now.UnixNano(), reason, e.SessionID).Scan(&e.Seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return trace.Event{}, fmt.Errorf("store: append: %w", notFound(e.SessionID))
+	}
+	if err != nil {
+		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
+	}
+	// The payload goes in as a string so SQLite stores TEXT (see 0001_init.sql).
+	if _, err := tx.ExecContext(ctx, insertEventSQL, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
+		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
+	}
+	e.Payload = append(json.RawMessage(nil), e.Payload...)
+	return e, nil
+}
+
+// Events returns a session's whole log in seq order, or ErrNotFound.
+func (s *Store) Events(ctx context.Context, sessionID string) ([]trace.Event, error) {
+	return s.EventsAfter(ctx, sessionID, 0)
+}
+
+// EventsAfter returns the events with seq > afterSeq in seq order, or
+// ErrNotFound. The UI uses it to catch up after missing live events.
+func (s *Store) EventsAfter(ctx context.Context, sessionID string, afterSeq int64) ([]trace.Event, error) {
+	rows, err := s.r.QueryContext(ctx, eventsAfterSQL, sessionID, afterSeq)
+	if err != nil {
+		return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []trace.Event{}
+	for rows.Next() {
+		e := trace.Event{SessionID: sessionID}
+		var kind string
+		var t int64
+		var payload []byte // Scan copies into a []byte it allocates
+		if err := rows.Scan(&e.Seq, &kind, &t, &e.Run, &e.Round, &payload); err != nil {
+			return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
+		}
+		e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
+	}
+	if len(out) == 0 {
+		// Tell an empty log (or nothing new) from a missing session.
+		if _, err := s.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

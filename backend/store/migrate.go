@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
+)
+
+// The schema is defined here and only here: numbered SQL files, applied in
+// order, each in its own transaction. Never edit one that has shipped; add
+// the next number.
+//
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
+
+// loadMigrations reads the embedded migrations and checks that they are
+// numbered 1, 2, 3… without gaps, so user_version N means "the first N
+// migrations are applied".
+func loadMigrations() ([]migration, error) {
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	sort.Strings(files)
+	migs := make([]migration, 0, len(files))
+	for i, f := range files {
+		base := f[len("migrations/"):]
+		m := migrationName.FindStringSubmatch(base)
+		if m == nil {
+			return nil, fmt.Errorf("store: migration %s: name must look like 0001_name.sql", base)
+		}
+		v, _ := strconv.Atoi(m[1])
+		if v != i+1 {
+			return nil, fmt.Errorf("store: migration %s: expected number %04d", base, i+1)
+		}
+		b, err := migrationFS.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("store: migration %s: %w", base, err)
+		}
+		migs = append(migs, migration{version: v, name: m[2], sql: string(b)})
+	}
+	if len(migs) == 0 {
+		return nil, fmt.Errorf("store: no migrations embedded")
+	}
+	return migs, nil
+}
+
+// migrate brings the database to the newest schema. Each migration runs in
+// its own IMMEDIATE transaction that re-reads user_version under the write
+// lock, so two processes opening the same file apply each migration once.
+func (s *Store) migrate(ctx context.Context, migs []migration) error {
+	if err := s.checkHeader(ctx, len(migs)); err != nil {
+		return err
+	}
+	for _, m := range migs {
+		if err := s.apply(ctx, m, len(migs)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHeader repeats header.check on what SQLite reports. The raw header
+// read in Open can be stale while the newest page 1 is still in the WAL (a
+// crash, or another process has the file open); the writer's pragmas wrote
+// nothing in that case, because a file with a WAL is already in WAL mode.
+func (s *Store) checkHeader(ctx context.Context, known int) error {
+	var appID, userVersion, cookie int64
+	row := s.w.QueryRowContext(ctx, `SELECT
+		(SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT schema_version FROM pragma_schema_version)`)
+	if err := row.Scan(&appID, &userVersion, &cookie); err != nil {
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	h := header{appID: uint32(appID), userVersion: uint32(userVersion), schemaCookie: uint32(cookie)}
+	return h.check(s.path, known)
+}
+
+func (s *Store) apply(ctx context.Context, m migration, known int) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: migrate %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	var current int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&current); err != nil {
+		return fmt.Errorf("store: migrate %s: %w", s.path, err)
+	}
+	if uint32(current) > uint32(known) {
+		return &OpenError{Path: s.path, Err: ErrNewerSchema, Schema: int(uint32(current)), Known: known}
+	}
+	if current >= int64(m.version) {
+		return nil
+	}
+	// PRAGMA values cannot be bound parameters; both are our own integers.
+	stmts := m.sql + fmt.Sprintf("\n;PRAGMA user_version = %d;\nPRAGMA application_id = %d;", m.version, int32(ApplicationID))
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		return fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Session is one conversation: its metadata and a summary of its log.
+type Session struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Workspace string    `json:"workspace"`
+	Model     string    `json:"model"`
+	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt changes with every appended event and every UpdateSession.
+	UpdatedAt time.Time `json:"updated_at"`
+	// LastReason is the reason of the last run_end event, or "" before the
+	// first run and while a run is open. UpdateSession can also set it.
+	LastReason string `json:"last_reason"`
+	// EventCount is the number of events, which is also the newest seq.
+	EventCount int `json:"event_count"`
+}
+
+// SessionUpdate names the fields to change; nil leaves a field as it is.
+type SessionUpdate struct {
+	Title      *string
+	Model      *string
+	LastReason *string
+}
+
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq`
+
+func scanSession(row interface{ Scan(...any) error }) (Session, error) {
+	var s Session
+	var created, updated int64
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount)
+	s.CreatedAt = fromNanos(created)
+	s.UpdatedAt = fromNanos(updated)
+	return s, err
+}
+
+// newID returns 16 random hex characters: URL-safe, and 64 bits is plenty
+// for the sessions of one machine.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// CreateSession stores a new, empty session and returns it as stored. An
+// empty ID gets a random one; a zero CreatedAt is now, a zero UpdatedAt is
+// CreatedAt. EventCount is ignored. An ID already in use is ErrExists.
+func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) {
+	if in.ID == "" {
+		in.ID = newID()
+	}
+	if in.CreatedAt.IsZero() {
+		in.CreatedAt = s.now()
+	}
+	if in.UpdatedAt.IsZero() {
+		in.UpdatedAt = in.CreatedAt
+	}
+	in.CreatedAt = fromNanos(in.CreatedAt.UnixNano())
+	in.UpdatedAt = fromNanos(in.UpdatedAt.UnixNano())
+	in.EventCount = 0
+	res, err := s.w.ExecContext(ctx, `INSERT INTO sessions
+		(id, title, workspace, model, created_at, updated_at, last_reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: create session: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Session{}, fmt.Errorf("store: create session: %w", err)
+	} else if n == 0 {
+		return Session{}, fmt.Errorf("store: session %q: %w", in.ID, ErrExists)
+	}
+	return in, nil
+}
+
+// GetSession returns one session, or ErrNotFound.
+func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
+	sess, err := scanSession(s.r.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, notFound(id)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("store: get session %q: %w", id, err)
+	}
+	return sess, nil
+}
+
+// ListSessions returns all sessions, most recently updated first.
+func (s *Store) ListSessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateSession changes the fields named in u, sets updated_at to now and
+// returns the session as stored, or ErrNotFound.
+func (s *Store) UpdateSession(ctx context.Context, id string, u SessionUpdate) (Session, error) {
+	sess, err := scanSession(s.w.QueryRowContext(ctx, `UPDATE sessions SET
+			title = coalesce(?, title),
+			model = coalesce(?, model),
+			last_reason = coalesce(?, last_reason),
+			updated_at = ?
+		WHERE id = ? RETURNING `+sessionCols,
+		u.Title, u.Model, u.LastReason, s.now().UnixNano(), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, notFound(id)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("store: update session %q: %w", id, err)
+	}
+	return sess, nil
+}
+
+// DeleteSession removes a session and, by cascade, all its events.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("store: delete session %q: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: delete session %q: %w", id, err)
+	} else if n == 0 {
+		return notFound(id)
+	}
+	return nil
+}
+
+func notFound(id string) error {
+	return fmt.Errorf("store: session %q: %w", id, ErrNotFound)
+}
+
+// fromNanos is the inverse of Time.UnixNano, in UTC.
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

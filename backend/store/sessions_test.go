@@ -1,0 +1,234 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+func TestCreateSession(t *testing.T) {
+	s := openTemp(t)
+	clock := newFakeClock()
+	s.now = clock.Now
+	ctx := t.Context()
+
+	got := mustCreate(t, s, Session{Title: "fix the bug", Workspace: "/src/x", Model: "qwen3", EventCount: 7})
+	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(got.ID) {
+		t.Errorf("generated ID %q is not 16 hex characters", got.ID)
+	}
+	if got.CreatedAt.IsZero() || got.CreatedAt.Location() != time.UTC || !got.UpdatedAt.Equal(got.CreatedAt) {
+		t.Errorf("timestamps: created %v, updated %v", got.CreatedAt, got.UpdatedAt)
+	}
+	if got.EventCount != 0 {
+		t.Errorf("EventCount = %d for a new session", got.EventCount)
+	}
+	stored, err := s.GetSession(ctx, got.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(stored, got) {
+		t.Errorf("GetSession = %+v\nCreateSession returned %+v", stored, got)
+	}
+
+	if other := mustCreate(t, s, Session{}); other.ID == got.ID {
+		t.Error("two generated IDs are equal")
+	}
+
+	// Given IDs and times are kept (imports).
+	created := time.Date(2024, 1, 2, 3, 4, 5, 6, time.FixedZone("x", -7200))
+	imp := mustCreate(t, s, Session{ID: "imported", CreatedAt: created, LastReason: trace.EndAnswered})
+	if imp.ID != "imported" || !imp.CreatedAt.Equal(created) || !imp.UpdatedAt.Equal(created) || imp.LastReason != trace.EndAnswered {
+		t.Errorf("import = %+v", imp)
+	}
+	if _, err := s.CreateSession(ctx, Session{ID: "imported", Title: "again"}); !errors.Is(err, ErrExists) {
+		t.Errorf("duplicate ID: err = %v, want ErrExists", err)
+	}
+	if again, _ := s.GetSession(ctx, "imported"); again.Title != "" {
+		t.Errorf("duplicate create changed the session: %+v", again)
+	}
+}
+
+func TestSessionJSONNames(t *testing.T) {
+	b, err := json.Marshal(Session{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"created_at", "event_count", "id", "last_reason", "model", "title", "updated_at", "workspace"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("JSON keys = %v, want %v", keys, want)
+	}
+}
+
+func TestMissingSessionIsNotFound(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	title := "x"
+	for name, err := range map[string]error{
+		"GetSession":    second(s.GetSession(ctx, "nope")),
+		"UpdateSession": second(s.UpdateSession(ctx, "nope", SessionUpdate{Title: &title})),
+		"DeleteSession": s.DeleteSession(ctx, "nope"),
+		"Append":        second(s.Append(ctx, ev("nope", trace.KindNotice, `{}`))),
+		"Events":        second(s.Events(ctx, "nope")),
+		"EventsAfter":   second(s.EventsAfter(ctx, "nope", 3)),
+	} {
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: err = %v, want ErrNotFound", name, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestListSessionsMostRecentFirst(t *testing.T) {
+	s := openTemp(t)
+	s.now = newFakeClock().Now
+	ctx := t.Context()
+
+	list, err := s.ListSessions(ctx)
+	if err != nil || list == nil || len(list) != 0 {
+		t.Fatalf("empty database: %v, %v (want an empty, non-nil list)", list, err)
+	}
+	a := mustCreate(t, s, Session{ID: "a"})
+	mustCreate(t, s, Session{ID: "b"})
+	mustCreate(t, s, Session{ID: "c"})
+	check := func(want ...string) {
+		t.Helper()
+		list, err := s.ListSessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sessionIDs(list); !slices.Equal(got, want) {
+			t.Errorf("order = %v, want %v", got, want)
+		}
+	}
+	check("c", "b", "a")
+	e := mustAppend(t, s, ev(a.ID, trace.KindUserMessage, `{"text":"hi"}`))
+	check("a", "c", "b")
+	got, _ := s.GetSession(ctx, "a")
+	if !got.UpdatedAt.Equal(e.Time) {
+		t.Errorf("append did not bump updated_at: %v vs event %v", got.UpdatedAt, e.Time)
+	}
+	if _, err := s.UpdateSession(ctx, "b", SessionUpdate{}); err != nil {
+		t.Fatal(err)
+	}
+	check("b", "a", "c")
+}
+
+func TestUpdateSession(t *testing.T) {
+	s := openTemp(t)
+	s.now = newFakeClock().Now
+	ctx := t.Context()
+	orig := mustCreate(t, s, Session{Title: "old", Model: "m1", Workspace: "/w"})
+	mustAppend(t, s, ev(orig.ID, trace.KindUserMessage, `{"text":"x"}`))
+
+	title := "new title"
+	got, err := s.UpdateSession(ctx, orig.ID, SessionUpdate{Title: &title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != title || got.Model != "m1" || got.Workspace != "/w" || got.EventCount != 1 || !got.UpdatedAt.After(orig.UpdatedAt) {
+		t.Errorf("after title update: %+v", got)
+	}
+	model, reason := "m2", trace.EndCancelled
+	got, err = s.UpdateSession(ctx, orig.ID, SessionUpdate{Model: &model, LastReason: &reason})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != title || got.Model != model || got.LastReason != reason {
+		t.Errorf("after model+reason update: %+v", got)
+	}
+	// An empty string is a value, not "leave it".
+	empty := ""
+	got, _ = s.UpdateSession(ctx, orig.ID, SessionUpdate{Title: &empty})
+	if got.Title != "" || got.Model != model {
+		t.Errorf("after clearing the title: %+v", got)
+	}
+	stored, _ := s.GetSession(ctx, orig.ID)
+	if !reflect.DeepEqual(stored, got) {
+		t.Errorf("UpdateSession returned %+v, stored %+v", got, stored)
+	}
+}
+
+func TestDeleteSessionCascades(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	a := mustCreate(t, s, Session{})
+	b := mustCreate(t, s, Session{})
+	for range 3 {
+		mustAppend(t, s, ev(a.ID, trace.KindNotice, `{}`))
+		mustAppend(t, s, ev(b.ID, trace.KindNotice, `{}`))
+	}
+	if err := s.DeleteSession(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE session_id = ?`, a.ID).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d events of the deleted session remain (%v)", n, err)
+	}
+	if _, err := s.GetSession(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted session: %v", err)
+	}
+	if got, err := s.Events(ctx, b.ID); err != nil || len(got) != 3 {
+		t.Errorf("other session: %d events, %v", len(got), err)
+	}
+	if err := s.DeleteSession(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second delete: %v, want ErrNotFound", err)
+	}
+	// A new session with the old ID starts again at seq 1.
+	mustCreate(t, s, Session{ID: a.ID})
+	if e := mustAppend(t, s, ev(a.ID, trace.KindNotice, `{}`)); e.Seq != 1 {
+		t.Errorf("seq in recreated session = %d", e.Seq)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	type prefs struct {
+		Host    string   `json:"host"`
+		NumCtx  int      `json:"num_ctx"`
+		Recent  []string `json:"recent"`
+		Confirm *bool    `json:"confirm"`
+	}
+	dst := prefs{Host: "untouched"}
+	if ok, err := s.GetSetting(ctx, "prefs", &dst); ok || err != nil || dst.Host != "untouched" {
+		t.Fatalf("missing key: ok=%v err=%v dst=%+v", ok, err, dst)
+	}
+	want := prefs{Host: "http://127.0.0.1:11434", NumCtx: 8192, Recent: []string{"/a", "/b"}, Confirm: new(true)}
+	if err := s.PutSetting(ctx, "prefs", want); err != nil {
+		t.Fatal(err)
+	}
+	var got prefs
+	if ok, err := s.GetSetting(ctx, "prefs", &got); !ok || err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("roundtrip: ok=%v err=%v got=%+v", ok, err, got)
+	}
+	// Overwrite with another type.
+	if err := s.PutSetting(ctx, "prefs", 42); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if ok, err := s.GetSetting(ctx, "prefs", &n); !ok || err != nil || n != 42 {
+		t.Errorf("overwrite: ok=%v err=%v n=%d", ok, err, n)
+	}
+	// A value that does not fit dst is an error, and says the key exists.
+	var str string
+	if ok, err := s.GetSetting(ctx, "prefs", &str); !ok || err == nil {
+		t.Errorf("decode into wrong type: ok=%v err=%v", ok, err)
+	}
+	if err := s.PutSetting(ctx, "bad", func() {}); err == nil {
+		t.Error("PutSetting of a func succeeded")
+	}
+}

@@ -1,0 +1,214 @@
+// Package trace is the timeline's event model: the kinds of events a session
+// is made of, their typed payloads, and the pure projection from events to
+// the history that is sent to the model. The same events stream live to the
+// UI, are stored in SQLite, and are what replay and export read.
+package trace
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+)
+
+// Kind names an event kind. Every kind has one payload type below and a
+// TypeScript mirror in frontend/src/lib/types.
+type Kind string
+
+const (
+	KindUserMessage   Kind = "user_message"
+	KindModelRequest  Kind = "model_request"
+	KindModelResponse Kind = "model_response"
+	KindToolCall      Kind = "tool_call"
+	KindPermission    Kind = "permission"
+	KindToolResult    Kind = "tool_result"
+	KindNotice        Kind = "notice"
+	KindError         Kind = "error"
+	KindRunEnd        Kind = "run_end"
+)
+
+// Event is one entry of a session's append-only log. Seq is assigned by the
+// store when the event is committed and is unique and increasing within a
+// session. Run counts user messages; Round counts model requests within a run.
+type Event struct {
+	SessionID string          `json:"session_id"`
+	Seq       int64           `json:"seq"`
+	Kind      Kind            `json:"kind"`
+	Time      time.Time       `json:"time"`
+	Run       int             `json:"run"`
+	Round     int             `json:"round"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// New builds an uncommitted event (no session, seq or time yet) with its
+// payload encoded.
+func New(kind Kind, run, round int, payload any) Event {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		// Payloads are our own plain structs: failing to encode one is a
+		// programming error, not something a user can cause.
+		panic(fmt.Sprintf("trace: encode %s payload: %v", kind, err))
+	}
+	return Event{Kind: kind, Run: run, Round: round, Payload: b}
+}
+
+// Decode unmarshals an event's payload into T, checking that the kind
+// matches the payload type's kind.
+func Decode[T Payload](e Event) (T, error) {
+	var p T
+	if want := p.kind(); e.Kind != want {
+		return p, fmt.Errorf("trace: event %d is %s, not %s", e.Seq, e.Kind, want)
+	}
+	if err := json.Unmarshal(e.Payload, &p); err != nil {
+		return p, fmt.Errorf("trace: decode %s event %d: %w", e.Kind, e.Seq, err)
+	}
+	return p, nil
+}
+
+// Payload is implemented by every payload type.
+type Payload interface {
+	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd
+	kind() Kind
+}
+
+// UserMessage is what the user typed.
+type UserMessage struct {
+	Text string `json:"text"`
+}
+
+// ModelRequest records one request exactly enough to rebuild its body: the
+// history is the events named by HistorySeqs, projected by Messages.
+type ModelRequest struct {
+	Model       string         `json:"model"`
+	Options     llm.Options    `json:"options"`
+	Think       *bool          `json:"think,omitempty"`
+	System      string         `json:"system"`
+	Tools       []llm.ToolSpec `json:"tools"`
+	HistorySeqs []int64        `json:"history_seqs"`
+	// MessageCount includes the system message.
+	MessageCount int `json:"message_count"`
+	// PromptEstimate is Loupe's own token estimate (about 4 bytes a token),
+	// shown beside the count Ollama reports.
+	PromptEstimate int `json:"prompt_estimate"`
+}
+
+// ModelResponse is the model's whole message for one request.
+type ModelResponse struct {
+	RequestSeq int64          `json:"request_seq"`
+	Content    string         `json:"content"`
+	Thinking   string         `json:"thinking,omitempty"`
+	ToolCalls  []llm.ToolCall `json:"tool_calls,omitempty"`
+	DoneReason string         `json:"done_reason"`
+	// Incomplete marks a message that did not end normally (cut stream,
+	// error, cancel, or done_reason "length"). Its text is kept and shown as
+	// partial; its tool calls are never run and never enter the history.
+	Incomplete bool            `json:"incomplete"`
+	Metrics    llm.Metrics     `json:"metrics"`
+	Chunks     int             `json:"chunks"`
+	Raw        json.RawMessage `json:"raw,omitempty"`
+}
+
+// Error kinds of a tool call's outcome. Each reaches the model as an error
+// observation with its own wording.
+const (
+	ErrUnknownTool = "unknown_tool"
+	ErrInvalidArgs = "invalid_args"
+	ErrFailed      = "failed"
+	ErrDenied      = "denied"
+	ErrCancelled   = "cancelled"
+	ErrInterrupted = "interrupted"
+	ErrSkipped     = "skipped"
+)
+
+// ToolCall records one call the model asked for and whether it passed
+// validation. It is committed before the tool can start.
+type ToolCall struct {
+	CallID string          `json:"call_id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+	Valid  bool            `json:"valid"`
+	// ErrorKind is ErrUnknownTool or ErrInvalidArgs when Valid is false.
+	ErrorKind string `json:"error_kind,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+	// ReadOnly tells whether the tool only reads (no ask needed by default).
+	ReadOnly bool `json:"read_only"`
+}
+
+// Permission decisions.
+const (
+	Allow = "allow"
+	Deny  = "deny"
+)
+
+// Permission records who decided whether a call may run.
+type Permission struct {
+	CallID   string `json:"call_id"`
+	Tool     string `json:"tool"`
+	Decision string `json:"decision"`
+	// By says who or which rule decided, in words the UI shows.
+	By string `json:"by"`
+}
+
+// Display is extra data for the UI that the model does not see.
+type Display struct {
+	Path    string `json:"path,omitempty"`
+	Diff    string `json:"diff,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+// ToolResult is the observation for one call: Content is exactly what the
+// model sees.
+type ToolResult struct {
+	CallID     string   `json:"call_id"`
+	Name       string   `json:"name"`
+	Content    string   `json:"content"`
+	IsError    bool     `json:"is_error"`
+	ErrorKind  string   `json:"error_kind,omitempty"`
+	Truncated  bool     `json:"truncated"`
+	Bytes      int      `json:"bytes"`
+	ExitCode   *int     `json:"exit_code,omitempty"`
+	DurationMs int64    `json:"duration_ms"`
+	Display    *Display `json:"display,omitempty"`
+}
+
+// Notice is a harness decision worth seeing: a cap hit, a retry, a
+// suspected truncation, a repaired history.
+type Notice struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error is a failure of the run itself (not of a tool).
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Why a run ended. Every run ends with exactly one run_end event.
+const (
+	EndAnswered    = "answered"
+	EndRoundCap    = "round_cap"
+	EndCancelled   = "cancelled"
+	EndError       = "error"
+	EndTruncated   = "truncated"
+	EndInterrupted = "interrupted"
+)
+
+// RunEnd closes a run with its reason.
+type RunEnd struct {
+	Reason    string `json:"reason"`
+	Detail    string `json:"detail,omitempty"`
+	FinalText string `json:"final_text,omitempty"`
+	Rounds    int    `json:"rounds"`
+}
+
+func (UserMessage) kind() Kind   { return KindUserMessage }
+func (ModelRequest) kind() Kind  { return KindModelRequest }
+func (ModelResponse) kind() Kind { return KindModelResponse }
+func (ToolCall) kind() Kind      { return KindToolCall }
+func (Permission) kind() Kind    { return KindPermission }
+func (ToolResult) kind() Kind    { return KindToolResult }
+func (Notice) kind() Kind        { return KindNotice }
+func (Error) kind() Kind         { return KindError }
+func (RunEnd) kind() Kind        { return KindRunEnd }

@@ -1,0 +1,251 @@
+// A FakeBridge with sample data and a scripted agent, used when the UI is
+// opened in a plain browser (vite dev, screenshots, browser tests) instead
+// of the Loupe window. Pick a scenario with ?demo=offline or ?demo=empty.
+import type { Approval, ModelInfo, TraceEvent } from '../types';
+import { FakeBridge, makeSummary } from './fake';
+import { EventLog } from './fixtures';
+
+export type DemoScenario = 'sample' | 'empty' | 'offline';
+
+const models: ModelInfo[] = [
+  {
+    name: 'qwen3:0.6b',
+    size: 522_653_767,
+    family: 'qwen3',
+    parameter_size: '751.63M',
+    quantization: 'Q4_K_M',
+    capabilities: ['completion', 'tools', 'thinking'],
+    context_length: 40960,
+    modified_at: '2026-01-02T09:00:00Z',
+  },
+  {
+    name: 'llama3.2:1b',
+    size: 1_321_098_329,
+    family: 'llama',
+    parameter_size: '1.2B',
+    quantization: 'Q8_0',
+    capabilities: ['completion', 'tools'],
+    context_length: 131072,
+    modified_at: '2026-01-01T09:00:00Z',
+  },
+  {
+    name: 'gemma3:1b',
+    size: 815_319_791,
+    family: 'gemma3',
+    parameter_size: '999.89M',
+    quantization: 'Q4_K_M',
+    capabilities: ['completion'],
+    context_length: 32768,
+    modified_at: '2025-12-20T09:00:00Z',
+  },
+];
+
+function sampleLog(): EventLog {
+  const log = new EventLog('demo-1', Date.parse('2026-01-05T10:00:00Z'));
+  log.user('What does this project do? Look at the README and the main package.');
+  log.request();
+  log.response({
+    content: 'I will list the workspace first.',
+    thinking: 'The user wants an overview. Listing the top folder tells me where the README and main package are.',
+    tool_calls: [{ id: 'call_1', index: 0, name: 'list_dir', args: { path: '.' } }],
+    done_reason: 'stop',
+    raw: { model: 'qwen3:0.6b', message: { role: 'assistant', content: 'I will list the workspace first.' }, done: true, done_reason: 'stop' },
+  });
+  log.toolCall({ call_id: 'call_1', name: 'list_dir', args: { path: '.' }, read_only: true });
+  log.permission('call_1', 'list_dir', 'allow', 'rule: read-only tools run without asking');
+  log.result({ call_id: 'call_1', name: 'list_dir', content: 'README.md\ngo.mod\nmain.go\ninternal/\n', duration_ms: 3 });
+  log.request();
+  log.response({
+    content: '',
+    tool_calls: [
+      { id: 'call_2', index: 0, name: 'read_file', args: { path: 'README.md' } },
+      { id: 'call_3', index: 1, name: 'read_file', args: { path: 'main.go', limit: 40 } },
+    ],
+  });
+  log.toolCall({ call_id: 'call_2', name: 'read_file', args: { path: 'README.md' }, read_only: true });
+  log.toolCall({ call_id: 'call_3', name: 'read_file', args: { path: 'main.go', limit: 40 }, read_only: true });
+  log.permission('call_2', 'read_file', 'allow', 'rule: read-only tools run without asking');
+  log.permission('call_3', 'read_file', 'allow', 'rule: read-only tools run without asking');
+  log.result({
+    call_id: 'call_2',
+    name: 'read_file',
+    content: '# tally\n\nA tiny command-line tool that counts words, lines and bytes in files.\n\nUsage: tally [-w] [-l] FILE...\n',
+    duration_ms: 2,
+  });
+  log.result({
+    call_id: 'call_3',
+    name: 'read_file',
+    content: 'package main\n\nimport (\n\t"flag"\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\twords := flag.Bool("w", false, "count words")\n\tlines := flag.Bool("l", false, "count lines")\n\tflag.Parse()\n\tfor _, f := range flag.Args() {\n\t\tcount(f, *words, *lines)\n\t}\n}\n',
+    truncated: true,
+    bytes: 9812,
+    duration_ms: 2,
+  });
+  log.request();
+  const answer =
+    '**tally** is a small command-line tool that counts words, lines and bytes.\n\n' +
+    '- `main.go` parses the `-w` and `-l` flags and calls `count` for every file.\n' +
+    '- The README documents the usage: `tally [-w] [-l] FILE...`\n\n' +
+    'I only read the first 40 lines of `main.go`, so the counting itself is not covered here.';
+  log.response({ content: answer, metrics: { prompt_eval_count: 1630, eval_count: 88, total_duration: 3_900_000_000, load_duration: 20_000_000, prompt_eval_duration: 1_200_000_000, eval_duration: 2_500_000_000, time_to_first_token: 1_300_000_000 } });
+  log.end('answered', answer);
+
+  log.user('Run the tests.');
+  log.request();
+  log.response({
+    content: '',
+    tool_calls: [{ id: 'call_4', index: 0, name: 'run_command', args: { command: 'go test ./...' } }],
+  });
+  log.toolCall({ call_id: 'call_4', name: 'run_command', args: { command: 'go test ./...' } });
+  log.permission('call_4', 'run_command', 'allow', 'you');
+  log.result({
+    call_id: 'call_4',
+    name: 'run_command',
+    content: '--- FAIL: TestCount (0.00s)\n    count_test.go:14: got 3 words, want 4\nFAIL\nexit status 1',
+    is_error: true,
+    error_kind: 'failed',
+    exit_code: 1,
+    duration_ms: 1840,
+    display: { command: 'go test ./...', path: '/home/me/tally' },
+  });
+  log.request();
+  log.response({
+    content: 'TestCount fails: it counts 3 words where 4 are expected. Should I',
+    done_reason: 'length',
+    incomplete: true,
+  });
+  log.notice('truncated', 'The model hit num_ctx=8192 while answering; its message was cut off.');
+  log.end('truncated', '', 'Raise the context cap in Settings or start a new session.');
+  return log;
+}
+
+/** Plays one scripted round trip on send: a command that needs approval, then an answer. */
+function scriptRuns(fake: FakeBridge, log: EventLog): void {
+  let timers: ReturnType<typeof setTimeout>[] = [];
+  let pendingCall: { approval: Approval; callId: string } | null = null;
+  const at = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
+  const emit = (e: TraceEvent) => fake.emitEvent(e);
+  const setRunning = (id: string, running: boolean, last_reason = '') => {
+    const s = fake.sessions.get(id);
+    if (s) fake.emitSession({ ...s, running, updated_at: new Date().toISOString(), ...(last_reason ? { last_reason } : {}), event_count: log.seq });
+  };
+  const stream = (start: number, text: string, run: number, round: number, thinking = false) => {
+    const words = text.split(/(?<= )/);
+    words.forEach((w, i) =>
+      at(start + i * 45, () =>
+        fake.emitDelta({ session_id: log.sessionId, run, round, content: thinking ? '' : w, thinking: thinking ? w : '' }),
+      ),
+    );
+    return start + words.length * 45;
+  };
+
+  fake.onSend = (id, text) => {
+    if (id !== log.sessionId) return;
+    setRunning(id, true);
+    emit(log.user(text));
+    emit(log.request());
+    const { run, round } = log;
+    let t = stream(300, 'The user wants the tests run again after a fix. I should run go test. ', run, round, true);
+    t = stream(t, 'I will run the test suite.', run, round);
+    at(t + 100, () => {
+      emit(
+        log.response({
+          content: 'I will run the test suite.',
+          thinking: 'The user wants the tests run again after a fix. I should run go test. ',
+          tool_calls: [{ id: `call_${log.seq}`, index: 0, name: 'run_command', args: { command: 'go test ./...', timeout_ms: 60000 } }],
+        }),
+      );
+      const callId = `call_${log.seq - 1}`;
+      emit(log.toolCall({ call_id: callId, name: 'run_command', args: { command: 'go test ./...', timeout_ms: 60000 } }));
+      const approval: Approval = {
+        id: `ap-${log.seq}`,
+        session_id: id,
+        call_id: callId,
+        tool: 'run_command',
+        args: { command: 'go test ./...', timeout_ms: 60000 },
+        display: { command: 'go test ./...', path: '/home/me/tally' },
+        summary: 'Run a shell command in the workspace',
+      };
+      pendingCall = { approval, callId };
+      fake.emitApproval(approval);
+    });
+  };
+
+  fake.onAnswer = (approvalId, allow) => {
+    if (!pendingCall || pendingCall.approval.id !== approvalId) return;
+    const { callId } = pendingCall;
+    pendingCall = null;
+    fake.emitApprovalClosed({ id: approvalId, decision: allow ? 'allow' : 'deny' });
+    emit(log.permission(callId, 'run_command', allow ? 'allow' : 'deny', 'you'));
+    if (allow) {
+      at(900, () => emit(log.result({ call_id: callId, name: 'run_command', content: 'ok  \ttally\t0.012s', exit_code: 0, duration_ms: 870, display: { command: 'go test ./...', path: '/home/me/tally' } })));
+    } else {
+      emit(log.result({ call_id: callId, name: 'run_command', content: 'The user denied this call.', is_error: true, error_kind: 'denied' }));
+    }
+    at(1000, () => {
+      emit(log.request());
+      const { run, round } = log;
+      const answer = allow ? 'All tests pass now.' : 'You denied running the tests, so I did not run them.';
+      const t = stream(200, answer, run, round);
+      at(t + 100, () => {
+        emit(log.response({ content: answer }));
+        emit(log.end('answered', answer));
+        setRunning(log.sessionId, false, 'answered');
+      });
+    });
+  };
+
+  fake.onStop = (id) => {
+    if (id !== log.sessionId) return;
+    for (const t of timers) clearTimeout(t);
+    timers = [];
+    if (pendingCall) {
+      fake.emitApprovalClosed({ id: pendingCall.approval.id, decision: 'cancelled' });
+      emit(log.result({ call_id: pendingCall.callId, name: 'run_command', content: 'Cancelled by the user.', is_error: true, error_kind: 'cancelled' }));
+      pendingCall = null;
+    }
+    emit(log.end('cancelled'));
+    setRunning(id, false, 'cancelled');
+  };
+}
+
+export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge {
+  if (scenario === 'offline') {
+    return new FakeBridge({
+      status: {
+        reachable: false,
+        version: '',
+        message: 'Loupe could not reach Ollama at http://127.0.0.1:11434. Start it with "ollama serve", or set OLLAMA_HOST to where it runs.',
+      },
+      models,
+    });
+  }
+  if (scenario === 'empty') return new FakeBridge({ models });
+
+  const log = sampleLog();
+  const fake = new FakeBridge({
+    models,
+    sessions: [
+      makeSummary({
+        id: 'demo-1',
+        title: 'What does this project do?',
+        workspace: '/home/me/tally',
+        model: 'qwen3:0.6b',
+        last_reason: 'truncated',
+        event_count: log.seq,
+        updated_at: '2026-01-05T10:02:00Z',
+      }),
+      makeSummary({
+        id: 'demo-2',
+        title: 'Rename the config loader',
+        workspace: '/home/me/webshop',
+        model: 'llama3.2:1b',
+        last_reason: 'round_cap',
+        updated_at: '2026-01-04T16:30:00Z',
+      }),
+    ],
+    events: log.events,
+  });
+  fake.workspaceToPick = '/home/me/new-project';
+  scriptRuns(fake, log);
+  return fake;
+}

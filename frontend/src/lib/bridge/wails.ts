@@ -1,0 +1,206 @@
+// The only module that imports the Wails bindings (../../../wailsjs).
+// Results are converted to our own types here, so that the generated
+// binding classes never leak into the rest of the UI.
+import * as App from '../../../wailsjs/go/main/App';
+import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
+import {
+  CHANNELS,
+  isRecord,
+  parseEvent,
+  type Approval,
+  type ApprovalClosed,
+  type Delta,
+  type ModelInfo,
+  type SessionSnapshot,
+  type Settings,
+  type StatusInfo,
+  type Summary,
+  type TraceEvent,
+} from '../types';
+import { EventHub, frameScheduler, type Scheduler } from './hub';
+import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
+
+/** True when the page runs inside a Wails window (bindings are injected). */
+export function wailsAvailable(): boolean {
+  const w = globalThis as { go?: { main?: { App?: unknown } }; runtime?: unknown };
+  return Boolean(w.go?.main?.App && w.runtime);
+}
+
+async function call<T>(command: string, run: () => Promise<unknown>): Promise<T> {
+  try {
+    return (await run()) as T;
+  } catch (e) {
+    throw toBridgeError(command, e);
+  }
+}
+
+function list<T>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+/** Parses a list of events from the backend, dropping anything malformed. */
+export function parseEvents(v: unknown): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  for (const raw of list<unknown>(v)) {
+    const e = parseEvent(raw);
+    if (e) out.push(e);
+    else console.warn('loupe: dropped a malformed event', raw);
+  }
+  return out;
+}
+
+export class WailsBridge implements Bridge {
+  #hub: EventHub;
+  #off: Unsubscribe[] = [];
+
+  constructor(schedule: Scheduler = frameScheduler) {
+    this.#hub = new EventHub(schedule);
+    // Each runtime event is registered exactly once, for the life of the
+    // bridge; UI code subscribes to the hub instead.
+    this.#off.push(
+      EventsOnMultiple(
+        CHANNELS.event,
+        (v: unknown) => {
+          const e = parseEvent(v);
+          if (e) this.#hub.push('events', e);
+          else console.warn('loupe: dropped a malformed event', v);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.delta,
+        (v: unknown) => {
+          if (isRecord(v) && typeof v['session_id'] === 'string') {
+            this.#hub.push('deltas', {
+              session_id: v['session_id'],
+              run: Number(v['run'] ?? 0),
+              round: Number(v['round'] ?? 0),
+              content: typeof v['content'] === 'string' ? v['content'] : '',
+              thinking: typeof v['thinking'] === 'string' ? v['thinking'] : '',
+            });
+          }
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.session,
+        (v: unknown) => {
+          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('sessions', v as unknown as Summary);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.approval,
+        (v: unknown) => {
+          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('approvals', v as unknown as Approval);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.approvalClosed,
+        (v: unknown) => {
+          if (isRecord(v) && typeof v['id'] === 'string')
+            this.#hub.push('approvalsClosed', v as unknown as ApprovalClosed);
+        },
+        -1,
+      ),
+    );
+  }
+
+  /** Unregisters the runtime listeners. */
+  close(): void {
+    for (const off of this.#off) off();
+    this.#off = [];
+  }
+
+  status(): Promise<StatusInfo> {
+    return call('Status', () => App.Status());
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    return list(await call('ListModels', () => App.ListModels()));
+  }
+
+  async listSessions(): Promise<Summary[]> {
+    return list(await call('ListSessions', () => App.ListSessions()));
+  }
+
+  newSession(workspace: string, model: string): Promise<Summary> {
+    return call('NewSession', () => App.NewSession(workspace, model));
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await call('DeleteSession', () => App.DeleteSession(id));
+    this.#hub.forget(id);
+  }
+
+  async setModel(id: string, model: string): Promise<void> {
+    await call('SetModel', () => App.SetModel(id, model));
+  }
+
+  async openSession(id: string): Promise<SessionSnapshot> {
+    const r = await call<unknown>('OpenSession', () => App.OpenSession(id));
+    if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('OpenSession', 'The session could not be read.');
+    return {
+      summary: r['summary'] as unknown as Summary,
+      events: parseEvents(r['events']),
+      approvals: list<Approval>(r['approvals']),
+    };
+  }
+
+  async send(id: string, text: string): Promise<void> {
+    await call('Send', () => App.Send(id, text));
+  }
+
+  async stop(id: string): Promise<void> {
+    await call('Stop', () => App.Stop(id));
+  }
+
+  async answer(approvalId: string, allow: boolean): Promise<void> {
+    await call('Answer', () => App.Answer(approvalId, allow));
+  }
+
+  async pickWorkspace(): Promise<string> {
+    const dir = await call<unknown>('PickWorkspace', () => App.PickWorkspace());
+    return typeof dir === 'string' ? dir : '';
+  }
+
+  async rawRequest(sessionId: string, seq: number): Promise<string> {
+    const body = await call<unknown>('RawRequest', () => App.RawRequest(sessionId, seq));
+    return typeof body === 'string' ? body : JSON.stringify(body);
+  }
+
+  getSettings(): Promise<Settings> {
+    return call('GetSettings', () => App.GetSettings());
+  }
+
+  async saveSettings(s: Settings): Promise<void> {
+    // The generated parameter type is a class with helper methods; the Go
+    // side only reads the JSON fields, which a plain object carries.
+    await call('SaveSettings', () => App.SaveSettings({ ...s } as unknown as Parameters<typeof App.SaveSettings>[0]));
+  }
+
+  openURL(url: string): void {
+    BrowserOpenURL(url);
+  }
+
+  onEvents(fn: Listener<TraceEvent>): Unsubscribe {
+    return this.#hub.on('events', fn);
+  }
+
+  onDeltas(fn: Listener<Delta>): Unsubscribe {
+    return this.#hub.on('deltas', fn);
+  }
+
+  onSessions(fn: Listener<Summary>): Unsubscribe {
+    return this.#hub.on('sessions', fn);
+  }
+
+  onApprovals(fn: Listener<Approval>): Unsubscribe {
+    return this.#hub.on('approvals', fn);
+  }
+
+  onApprovalsClosed(fn: Listener<ApprovalClosed>): Unsubscribe {
+    return this.#hub.on('approvalsClosed', fn);
+  }
+}

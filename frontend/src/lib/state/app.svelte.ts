@@ -1,0 +1,340 @@
+// The whole app's state: status of Ollama, models, sessions, approvals,
+// live text, and the open session. Built around a Bridge so tests can give
+// it a fake one. Provided to the views through context.
+import type { Bridge } from '../bridge/types';
+import { rawOf, type Approval, type ModelInfo, type RawSource, type Settings, type StatusInfo, type Summary, type TraceEvent } from '../types';
+import { applyDeltas, settleLive, type LiveMap, type LiveText, liveKey } from '../timeline';
+import { SessionState } from './session.svelte';
+
+export type View = 'home' | 'new' | 'session' | 'settings';
+
+export interface Toast {
+  id: number;
+  tone: 'info' | 'error';
+  message: string;
+}
+
+/** How often Ollama's status is checked again while it is unreachable. */
+const STATUS_RETRY_MS = 5000;
+
+function message(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return typeof e === 'string' ? e : 'Something went wrong.';
+}
+
+export function hasCapability(m: ModelInfo, cap: string): boolean {
+  return (m.capabilities ?? []).includes(cap);
+}
+
+export class LoupeApp {
+  readonly bridge: Bridge;
+
+  status = $state.raw<StatusInfo | null>(null);
+  statusChecking = $state(false);
+  models = $state.raw<ModelInfo[]>([]);
+  modelsLoaded = $state(false);
+  sessions = $state.raw<Summary[]>([]);
+  sessionsLoaded = $state(false);
+  settings = $state.raw<Settings | null>(null);
+  /** Open approvals of every session, by approval id. */
+  approvals = $state.raw<ReadonlyMap<string, Approval>>(new Map());
+  /** Streaming text of every session's rounds. */
+  live = $state.raw<LiveMap>(new Map());
+  current = $state.raw<SessionState | null>(null);
+  view = $state<View>('home');
+  helpOpen = $state(false);
+  toasts = $state.raw<Toast[]>([]);
+
+  /** Sessions that wait for an approval, for the sidebar. */
+  waiting = $derived(new Set([...this.approvals.values()].map((a) => a.session_id)));
+
+  #toastId = 0;
+  /** One Raw source per event, so an open Raw view is not reloaded on every update. */
+  #raw = new WeakMap<TraceEvent, RawSource>();
+  #retry: ReturnType<typeof setTimeout> | null = null;
+  #stopped = false;
+
+  constructor(bridge: Bridge) {
+    this.bridge = bridge;
+  }
+
+  /** Subscribes to the bridge and loads everything. Returns the cleanup. */
+  start(): () => void {
+    this.#stopped = false;
+    const offs = [
+      this.bridge.onEvents((batch) => {
+        this.live = settleLive(this.live, batch);
+        this.current?.applyEvents(batch);
+      }),
+      this.bridge.onDeltas((batch) => {
+        this.live = applyDeltas(this.live, batch);
+      }),
+      this.bridge.onSessions((batch) => {
+        for (const s of batch) this.#upsertSession(s);
+      }),
+      this.bridge.onApprovals((batch) => {
+        const next = new Map(this.approvals);
+        for (const a of batch) next.set(a.id, a);
+        this.approvals = next;
+      }),
+      this.bridge.onApprovalsClosed((batch) => {
+        const next = new Map(this.approvals);
+        for (const c of batch) next.delete(c.id);
+        this.approvals = next;
+      }),
+    ];
+    void this.refreshStatus();
+    void this.refreshSessions();
+    void this.loadSettings();
+    return () => {
+      this.#stopped = true;
+      if (this.#retry) clearTimeout(this.#retry);
+      for (const off of offs) off();
+    };
+  }
+
+  notify(msg: string, tone: Toast['tone'] = 'info'): void {
+    const id = ++this.#toastId;
+    this.toasts = [...this.toasts, { id, tone, message: msg }];
+    setTimeout(() => this.dismiss(id), tone === 'error' ? 8000 : 4000);
+  }
+
+  dismiss(id: number): void {
+    this.toasts = this.toasts.filter((t) => t.id !== id);
+  }
+
+  // --- Ollama and models ----------------------------------------------------
+
+  async refreshStatus(): Promise<void> {
+    if (this.#retry) {
+      clearTimeout(this.#retry);
+      this.#retry = null;
+    }
+    this.statusChecking = true;
+    const wasReachable = this.status?.reachable ?? false;
+    try {
+      this.status = await this.bridge.status();
+    } catch (e) {
+      this.status = {
+        ollama_host: this.status?.ollama_host ?? '',
+        reachable: false,
+        version: '',
+        message: message(e),
+        db_path: this.status?.db_path ?? '',
+      };
+    } finally {
+      this.statusChecking = false;
+    }
+    if (this.status.reachable && (!wasReachable || !this.modelsLoaded)) await this.refreshModels();
+    if (!this.status.reachable && !this.#stopped) {
+      this.modelsLoaded = true;
+      this.#retry = setTimeout(() => void this.refreshStatus(), STATUS_RETRY_MS);
+    }
+  }
+
+  async refreshModels(): Promise<void> {
+    try {
+      this.models = await this.bridge.listModels();
+    } catch (e) {
+      this.notify(`Could not list models: ${message(e)}`, 'error');
+    } finally {
+      this.modelsLoaded = true;
+    }
+  }
+
+  modelInfo(name: string): ModelInfo | undefined {
+    return this.models.find((m) => m.name === name);
+  }
+
+  // --- sessions --------------------------------------------------------------
+
+  async refreshSessions(): Promise<void> {
+    try {
+      this.sessions = sortSessions(await this.bridge.listSessions());
+    } catch (e) {
+      this.notify(`Could not list sessions: ${message(e)}`, 'error');
+    } finally {
+      this.sessionsLoaded = true;
+    }
+  }
+
+  #upsertSession(s: Summary): void {
+    const others = this.sessions.filter((x) => x.id !== s.id);
+    this.sessions = sortSessions([...others, s]);
+    this.current?.setSummary(s);
+  }
+
+  async openSession(id: string): Promise<void> {
+    if (this.current?.id === id) {
+      this.view = 'session';
+      return;
+    }
+    const known = this.sessions.find((s) => s.id === id);
+    const state = new SessionState(
+      known ?? { id, title: '', workspace: '', model: '', created_at: '', updated_at: '', last_reason: '', event_count: 0, running: false },
+    );
+    this.current = state;
+    this.view = 'session';
+    try {
+      const snap = await this.bridge.openSession(id);
+      if (this.current !== state) return; // the user moved on
+      state.setSummary(snap.summary);
+      state.applyEvents(snap.events);
+      if (snap.approvals.length) {
+        const next = new Map(this.approvals);
+        for (const a of snap.approvals) next.set(a.id, a);
+        this.approvals = next;
+      }
+    } catch (e) {
+      state.loadError = message(e);
+    } finally {
+      state.loading = false;
+    }
+  }
+
+  async newSession(workspace: string, model: string): Promise<boolean> {
+    try {
+      const s = await this.bridge.newSession(workspace, model);
+      this.#upsertSession(s);
+      await this.openSession(s.id);
+      return true;
+    } catch (e) {
+      this.notify(`Could not create the session: ${message(e)}`, 'error');
+      return false;
+    }
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    try {
+      await this.bridge.deleteSession(id);
+      this.sessions = this.sessions.filter((s) => s.id !== id);
+      if (this.current?.id === id) {
+        this.current = null;
+        this.view = 'home';
+      }
+    } catch (e) {
+      this.notify(`Could not delete the session: ${message(e)}`, 'error');
+    }
+  }
+
+  async setModel(model: string): Promise<void> {
+    const cur = this.current;
+    if (!cur) return;
+    try {
+      await this.bridge.setModel(cur.id, model);
+      cur.setSummary({ ...cur.summary, model });
+      this.#upsertSession(cur.summary);
+    } catch (e) {
+      this.notify(`Could not change the model: ${message(e)}`, 'error');
+    }
+  }
+
+  /** Sends the composer's text; keeps it when Send is refused. */
+  async send(): Promise<void> {
+    const cur = this.current;
+    if (!cur || cur.sending) return;
+    const text = cur.draft.trim();
+    if (!text) return;
+    cur.sending = true;
+    cur.sendError = null;
+    try {
+      await this.bridge.send(cur.id, text);
+      cur.draft = '';
+      if (!cur.summary.running) cur.setSummary({ ...cur.summary, running: true });
+    } catch (e) {
+      cur.sendError = message(e);
+    } finally {
+      cur.sending = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const cur = this.current;
+    if (!cur) return;
+    try {
+      await this.bridge.stop(cur.id);
+    } catch (e) {
+      this.notify(`Could not stop the run: ${message(e)}`, 'error');
+    }
+  }
+
+  async answer(approvalId: string, allow: boolean): Promise<void> {
+    try {
+      await this.bridge.answer(approvalId, allow);
+      // The backend confirms with approval_closed; drop it now so the
+      // buttons cannot be pressed twice.
+      const next = new Map(this.approvals);
+      next.delete(approvalId);
+      this.approvals = next;
+    } catch (e) {
+      this.notify(`Could not answer: ${message(e)}`, 'error');
+    }
+  }
+
+  /** The open approval for a call of the current session, if any. */
+  approvalForCall(callId: string): Approval | undefined {
+    const id = this.current?.id;
+    for (const a of this.approvals.values()) if (a.session_id === id && a.call_id === callId) return a;
+    return undefined;
+  }
+
+  liveText(run: number, round: number): LiveText | undefined {
+    const id = this.current?.id;
+    return id ? this.live.get(liveKey(id, run, round)) : undefined;
+  }
+
+  /**
+   * What a card's Raw toggle shows: the exact request body for a
+   * model_request (rebuilt by the backend), Ollama's wire JSON for a
+   * model_response, and the event itself for the rest.
+   */
+  rawSource(e: TraceEvent): RawSource {
+    let src = this.#raw.get(e);
+    if (!src) {
+      if (e.kind === 'model_request') {
+        src = { load: () => this.bridge.rawRequest(e.session_id, e.seq), exact: true };
+      } else if (e.kind === 'model_response' && e.payload.raw != null) {
+        src = rawOf(e.payload.raw);
+      } else {
+        src = rawOf(e);
+      }
+      this.#raw.set(e, src);
+    }
+    return src;
+  }
+
+  async pickWorkspace(): Promise<string> {
+    try {
+      return await this.bridge.pickWorkspace();
+    } catch (e) {
+      this.notify(`Could not open the folder picker: ${message(e)}`, 'error');
+      return '';
+    }
+  }
+
+  // --- settings --------------------------------------------------------------
+
+  async loadSettings(): Promise<void> {
+    try {
+      this.settings = await this.bridge.getSettings();
+    } catch (e) {
+      this.notify(`Could not read the settings: ${message(e)}`, 'error');
+    }
+  }
+
+  async saveSettings(s: Settings): Promise<boolean> {
+    try {
+      await this.bridge.saveSettings(s);
+      this.settings = s;
+      this.notify('Settings saved.');
+      return true;
+    } catch (e) {
+      this.notify(`Could not save the settings: ${message(e)}`, 'error');
+      return false;
+    }
+  }
+}
+
+export function sortSessions(list: readonly Summary[]): Summary[] {
+  return [...list].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''));
+}

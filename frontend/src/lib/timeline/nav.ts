@@ -1,0 +1,44 @@
+// The cards of a timeline in display order, for next/previous navigation.
+import type { Timeline } from './group';
+
+export type CardKind = 'user' | 'request' | 'response' | 'call' | 'observation' | 'notice' | 'error' | 'end';
+
+export interface CardRef {
+  id: string;
+  kind: CardKind;
+}
+
+/** Every card in the order the timeline shows them. */
+export function flattenCards(t: Timeline): CardRef[] {
+  const out: CardRef[] = [];
+  for (const run of t.runs) {
+    if (run.user) out.push({ id: `e:${run.user.seq}`, kind: 'user' });
+    for (const g of run.rounds) {
+      for (const it of g.items) {
+        switch (it.kind) {
+          case 'call':
+            out.push({ id: it.key, kind: 'call' });
+            if (it.result) out.push({ id: `obs:${it.key}`, kind: 'observation' });
+            break;
+          default:
+            out.push({ id: it.key, kind: it.kind });
+        }
+      }
+    }
+    if (run.end) out.push({ id: `e:${run.end.seq}`, kind: 'end' });
+  }
+  return out;
+}
+
+/**
+ * The card after (dir 1) or before (dir -1) the current one. With no
+ * current card (or one that is gone), next starts at the first card and
+ * previous at the last. Stays put at either end.
+ */
+export function neighbour(ids: readonly string[], current: string | null, dir: 1 | -1): string | null {
+  if (ids.length === 0) return null;
+  const i = current == null ? -1 : ids.indexOf(current);
+  if (i < 0) return dir === 1 ? ids[0]! : ids[ids.length - 1]!;
+  const j = Math.min(ids.length - 1, Math.max(0, i + dir));
+  return ids[j]!;
+}

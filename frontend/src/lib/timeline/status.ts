@@ -1,0 +1,61 @@
+// What state a tool call is in, in words the user reads.
+import { ERROR_KINDS } from '../types';
+import type { CallItem } from './group';
+
+export type CallStatus =
+  | 'validating'
+  | 'refused'
+  | 'awaiting_approval'
+  | 'running'
+  | 'done'
+  | 'error'
+  | 'cancelled';
+
+export interface CallState {
+  status: CallStatus;
+  label: string;
+}
+
+export interface CallContext {
+  /** An approval for this call is open. */
+  approvalPending: boolean;
+  /** The call's run has ended. */
+  runEnded: boolean;
+}
+
+const errorLabel: Record<string, CallState> = {
+  [ERROR_KINDS.unknownTool]: { status: 'error', label: 'Unknown tool' },
+  [ERROR_KINDS.invalidArgs]: { status: 'error', label: 'Invalid arguments' },
+  [ERROR_KINDS.failed]: { status: 'error', label: 'Failed' },
+  [ERROR_KINDS.denied]: { status: 'refused', label: 'Denied' },
+  [ERROR_KINDS.cancelled]: { status: 'cancelled', label: 'Cancelled' },
+  [ERROR_KINDS.interrupted]: { status: 'cancelled', label: 'Interrupted' },
+  [ERROR_KINDS.skipped]: { status: 'cancelled', label: 'Skipped' },
+};
+
+export function callStatus(c: CallItem, ctx: CallContext): CallState {
+  const r = c.result?.payload;
+  if (r) {
+    if (!r.is_error) {
+      const code = r.exit_code;
+      return code != null && code !== 0 ? { status: 'done', label: `Done, exit code ${code}` } : { status: 'done', label: 'Done' };
+    }
+    return errorLabel[r.error_kind ?? ''] ?? { status: 'error', label: 'Failed' };
+  }
+  const call = c.call?.payload;
+  if (call && !call.valid) {
+    return errorLabel[call.error_kind ?? ''] ?? { status: 'error', label: 'Invalid call' };
+  }
+  if (c.permission && c.permission.payload.decision !== 'allow') return { status: 'refused', label: 'Denied' };
+  if (ctx.runEnded) return { status: 'cancelled', label: 'Never finished' };
+  if (ctx.approvalPending) return { status: 'awaiting_approval', label: 'Waiting for your approval' };
+  if (c.permission) return { status: 'running', label: 'Running' };
+  if (call) return { status: 'validating', label: 'Checking permission' };
+  return { status: 'validating', label: 'Validating' };
+}
+
+/** Describes who decided, e.g. "Allowed by you" or "Denied by rule: read-only tools". */
+export function permissionText(decision: string, by: string): string {
+  const verb = decision === 'allow' ? 'Allowed' : 'Denied';
+  return by ? `${verb} by ${by}` : verb;
+}

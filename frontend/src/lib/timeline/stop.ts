@@ -1,0 +1,51 @@
+// Why a loop stopped, in plain words.
+
+export type Tone = 'ok' | 'warn' | 'error' | 'neutral';
+
+export interface StopText {
+  /** Short badge text. */
+  label: string;
+  /** One sentence explaining it. */
+  explanation: string;
+  tone: Tone;
+}
+
+const reasons: Record<string, StopText> = {
+  answered: {
+    label: 'Answered',
+    explanation: 'The model replied without asking for a tool, so the loop ended with its answer.',
+    tone: 'ok',
+  },
+  round_cap: {
+    label: 'Round limit reached',
+    explanation: 'The loop stopped at the maximum number of rounds before the model gave a final answer.',
+    tone: 'warn',
+  },
+  cancelled: {
+    label: 'Stopped by you',
+    explanation: 'You stopped the run. Calls that had not finished were marked cancelled.',
+    tone: 'neutral',
+  },
+  error: {
+    label: 'Error',
+    explanation: 'The run stopped because of an error; the error card above says what went wrong.',
+    tone: 'error',
+  },
+  truncated: {
+    label: 'Answer cut off',
+    explanation:
+      'The model\u2019s message ended early (token limit or a broken stream), so its tool calls were not run.',
+    tone: 'warn',
+  },
+  interrupted: {
+    label: 'Interrupted',
+    explanation: 'Loupe exited while this run was going. Calls that had not finished were marked interrupted.',
+    tone: 'warn',
+  },
+};
+
+export function stopText(reason: string, detail = ''): StopText {
+  const known = reasons[reason];
+  const base = known ?? { label: reason ? reason.replace(/_/g, ' ') : 'Stopped', explanation: '', tone: 'neutral' as const };
+  return detail ? { ...base, explanation: base.explanation ? `${base.explanation} ${detail}` : detail } : base;
+}

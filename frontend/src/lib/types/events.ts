@@ -1,0 +1,209 @@
+// Mirrors of backend/trace/event.go: the timeline's event model. Every
+// payload field name is the Go json tag. Go nil slices arrive as null and
+// omitempty fields may be missing, which the optional / nullable types say.
+import { isRecord, type JsonValue } from './json';
+import type { LlmToolCall, Metrics, Options, ToolSpec } from './llm';
+
+export const KINDS = [
+  'user_message',
+  'model_request',
+  'model_response',
+  'tool_call',
+  'permission',
+  'tool_result',
+  'notice',
+  'error',
+  'run_end',
+] as const;
+
+export type Kind = (typeof KINDS)[number];
+
+export interface UserMessagePayload {
+  text: string;
+}
+
+export interface ModelRequestPayload {
+  model: string;
+  options: Options;
+  think?: boolean | null;
+  system: string;
+  tools: ToolSpec[] | null;
+  history_seqs: number[] | null;
+  /** Includes the system message. */
+  message_count: number;
+  /** Loupe's own token estimate (about 4 bytes a token). */
+  prompt_estimate: number;
+}
+
+export interface ModelResponsePayload {
+  request_seq: number;
+  content: string;
+  thinking?: string;
+  tool_calls?: LlmToolCall[] | null;
+  done_reason: string;
+  /** The message did not end normally: shown as partial; its tool calls never run. */
+  incomplete: boolean;
+  metrics: Metrics;
+  chunks: number;
+  /** Ollama's wire JSON for this response, for the Raw view. */
+  raw?: JsonValue;
+}
+
+/** Error kinds of a tool call's outcome (trace.Err*). */
+export const ERROR_KINDS = {
+  unknownTool: 'unknown_tool',
+  invalidArgs: 'invalid_args',
+  failed: 'failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+  skipped: 'skipped',
+} as const;
+
+export interface ToolCallPayload {
+  call_id: string;
+  name: string;
+  args: JsonValue;
+  valid: boolean;
+  /** unknown_tool or invalid_args when valid is false. */
+  error_kind?: string;
+  problem?: string;
+  read_only: boolean;
+}
+
+export type Decision = 'allow' | 'deny';
+
+export interface PermissionPayload {
+  call_id: string;
+  tool: string;
+  decision: Decision | string;
+  /** Who or which rule decided, in words. */
+  by: string;
+}
+
+export interface Display {
+  path?: string;
+  diff?: string;
+  command?: string;
+}
+
+export interface ToolResultPayload {
+  call_id: string;
+  name: string;
+  /** Exactly what the model sees. */
+  content: string;
+  is_error: boolean;
+  error_kind?: string;
+  truncated: boolean;
+  bytes: number;
+  exit_code?: number | null;
+  duration_ms: number;
+  display?: Display | null;
+}
+
+export interface NoticePayload {
+  code: string;
+  message: string;
+}
+
+export interface ErrorPayload {
+  code: string;
+  message: string;
+}
+
+/** Why a run ended (trace.End*). */
+export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted';
+
+export interface RunEndPayload {
+  reason: StopReason | string;
+  detail?: string;
+  final_text?: string;
+  rounds: number;
+}
+
+export interface PayloadMap {
+  user_message: UserMessagePayload;
+  model_request: ModelRequestPayload;
+  model_response: ModelResponsePayload;
+  tool_call: ToolCallPayload;
+  permission: PermissionPayload;
+  tool_result: ToolResultPayload;
+  notice: NoticePayload;
+  error: ErrorPayload;
+  run_end: RunEndPayload;
+}
+
+interface EventBase {
+  session_id: string;
+  /** Unique and increasing within a session; assigned when committed. */
+  seq: number;
+  /** RFC 3339 time of commit. */
+  time: string;
+  /** Counts user messages. */
+  run: number;
+  /** Counts model requests within a run. */
+  round: number;
+}
+
+export type EventOf<K extends Kind> = EventBase & { kind: K; payload: PayloadMap[K] };
+
+/** trace.Event as a discriminated union on kind. */
+export type TraceEvent = { [K in Kind]: EventOf<K> }[Kind];
+
+export type UserMessageEvent = EventOf<'user_message'>;
+export type ModelRequestEvent = EventOf<'model_request'>;
+export type ModelResponseEvent = EventOf<'model_response'>;
+export type ToolCallEvent = EventOf<'tool_call'>;
+export type PermissionEvent = EventOf<'permission'>;
+export type ToolResultEvent = EventOf<'tool_result'>;
+export type NoticeEvent = EventOf<'notice'>;
+export type ErrorEvent = EventOf<'error'>;
+export type RunEndEvent = EventOf<'run_end'>;
+
+export function isKnownKind(k: unknown): k is Kind {
+  return typeof k === 'string' && (KINDS as readonly string[]).includes(k);
+}
+
+export function isKind<K extends Kind>(e: TraceEvent, kind: K): e is Extract<TraceEvent, { kind: K }> {
+  return e.kind === kind;
+}
+
+export const isUserMessage = (e: TraceEvent): e is UserMessageEvent => e.kind === 'user_message';
+export const isModelRequest = (e: TraceEvent): e is ModelRequestEvent => e.kind === 'model_request';
+export const isModelResponse = (e: TraceEvent): e is ModelResponseEvent => e.kind === 'model_response';
+export const isToolCall = (e: TraceEvent): e is ToolCallEvent => e.kind === 'tool_call';
+export const isPermission = (e: TraceEvent): e is PermissionEvent => e.kind === 'permission';
+export const isToolResult = (e: TraceEvent): e is ToolResultEvent => e.kind === 'tool_result';
+export const isNotice = (e: TraceEvent): e is NoticeEvent => e.kind === 'notice';
+export const isError = (e: TraceEvent): e is ErrorEvent => e.kind === 'error';
+export const isRunEnd = (e: TraceEvent): e is RunEndEvent => e.kind === 'run_end';
+
+/**
+ * Checks the envelope of an event received from the backend. An event of a
+ * kind this version does not know (a newer backend) becomes a notice that
+ * says so, so that it still shows in the timeline instead of vanishing.
+ * Returns null for something that is not an event at all.
+ */
+export function parseEvent(v: unknown): TraceEvent | null {
+  if (!isRecord(v)) return null;
+  const { session_id, seq, kind, time, run, round, payload } = v;
+  if (typeof session_id !== 'string' || typeof seq !== 'number' || typeof kind !== 'string') return null;
+  const base: EventBase = {
+    session_id,
+    seq,
+    time: typeof time === 'string' ? time : '',
+    run: typeof run === 'number' ? run : 0,
+    round: typeof round === 'number' ? round : 0,
+  };
+  if (!isKnownKind(kind)) {
+    return {
+      ...base,
+      kind: 'notice',
+      payload: { code: 'unknown_kind', message: `This version of Loupe cannot show an event of kind "${kind}".` },
+    };
+  }
+  if (!isRecord(payload)) return null;
+  // The payload's fields are trusted to match the kind: the backend encodes
+  // them from the Go payload types this file mirrors.
+  return { ...base, kind, payload } as unknown as TraceEvent;
+}

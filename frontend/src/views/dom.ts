@@ -1,0 +1,22 @@
+// DOM helpers for the views: keyboard focus of timeline cards.
+
+/** True when keys typed now go into a text field. */
+export function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag === 'INPUT') {
+    const type = (target as HTMLInputElement).type;
+    return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(type);
+  }
+  return false;
+}
+
+/** Focuses a card and scrolls it into view. */
+export function focusCard(id: string): void {
+  const el = document.getElementById(`card-${id}`);
+  if (!el) return;
+  el.focus({ preventScroll: true });
+  el.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+
+	"github.com/loupe-dev/loupe/backend/cli"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+func main() {
+	if cli.IsCommand(os.Args[1:]) {
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	app := NewApp(windowFlags(os.Args[1:]))
+	err := wails.Run(&options.App{
+		Title:            "Loupe",
+		Width:            1320,
+		Height:           860,
+		MinWidth:         880,
+		MinHeight:        560,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
+		OnStartup:        app.startup,
+		OnShutdown:       app.shutdown,
+		Bind:             []interface{}{app},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loupe:", err)
+		os.Exit(1)
+	}
+}
