@@ -31,7 +31,7 @@ const testModel = "scripted"
 // Ollama client over HTTP to the fake server, the real tools on a temp
 // workspace, and a permission broker that the test answers.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *ollamatest.Server
 	st     *store.Store
 	broker *permission.Broker
@@ -47,6 +47,17 @@ func newHarness(t *testing.T, mode permission.Mode, edit func(*session.Settings)
 	srv := ollamatest.New(t)
 	srv.SetClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
 	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 32768})
+	h := build(t, srv, mode, edit)
+	h.t = t
+	return h
+}
+
+func benchHarness(b *testing.B, srv *ollamatest.Server, mode permission.Mode) *harness {
+	return build(b, srv, mode, nil)
+}
+
+func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func(*session.Settings)) *harness {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +209,7 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // normalize turns a log into stable, readable JSON: timings, times, the
 // session id and the temp workspace path are replaced by placeholders.
-func normalize(t *testing.T, evs []trace.Event, ws string) []byte {
+func normalize(t testing.TB, evs []trace.Event, ws string) []byte {
 	t.Helper()
 	var out []map[string]any
 	for _, e := range evs {

@@ -94,6 +94,8 @@ func (t editFile) Preview(_ context.Context, args json.RawMessage) (trace.Displa
 }
 
 func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	t.ws.writeMu.Lock()
+	defer t.ws.writeMu.Unlock()
 	c, count, line, err := t.plan(args)
 	if err != nil {
 		return Result{}, err

@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -128,5 +130,37 @@ func TestEditFilePreview(t *testing.T) {
 	}
 	if _, err := p.Preview(t.Context(), args(t, map[string]any{"path": "f.txt", "old_string": "zzz", "new_string": "B"})); err == nil {
 		t.Error("preview of a failing edit: no error")
+	}
+}
+
+// TestParallelEditsAreAllApplied runs edits of one file concurrently, as
+// the agent does with parallel calls: none may be lost.
+func TestParallelEditsAreAllApplied(t *testing.T) {
+	const n = 16
+	var src strings.Builder
+	for i := range n {
+		fmt.Fprintf(&src, "slot %02d: empty\n", i)
+	}
+	ws, dir := newWorkspace(t, map[string]string{"f.txt": src.String()})
+	tool, _ := Builtins(ws, nil).Get("edit_file")
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, err := tool.Run(t.Context(), args(t, map[string]any{
+				"path": "f.txt", "old_string": fmt.Sprintf("slot %02d: empty", i), "new_string": fmt.Sprintf("slot %02d: done", i),
+			}))
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if got := readTestFile(t, filepath.Join(dir, "f.txt")); strings.Count(got, "done") != n {
+		t.Errorf("%d of %d edits survived:\n%s", strings.Count(got, "done"), n, got)
 	}
 }

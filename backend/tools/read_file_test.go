@@ -139,3 +139,24 @@ func TestReadFileBinary(t *testing.T) {
 		t.Errorf("late NUL: %q", clip(res.Content))
 	}
 }
+
+func TestCutUTF8(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abc", 2, "ab"},
+		{"ééé", 3, "é"},  // would split the second é
+		{"ééé", 4, "éé"}, // exact boundary
+		{"a€b", 2, "a"},  // inside a 3-byte rune
+		{"a€b", 3, "a"},
+		{"a€b", 4, "a€"},
+	}
+	for _, tt := range tests {
+		if got := cutUTF8(tt.s, tt.n); got != tt.want {
+			t.Errorf("cutUTF8(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

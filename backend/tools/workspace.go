@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrOutsideWorkspace is matched (errors.Is) by every error that refuses a
@@ -19,9 +20,13 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 // through an os.Root opened on it, so `..`, absolute paths and symlinks
 // cannot reach outside, whatever the model sends.
 type Workspace struct {
-	root *os.Root
-	dir  string // absolute, as given
-	real string // dir with symlinks resolved, to recognise absolute paths
+	// writeMu serialises write_file and edit_file: the agent runs parallel
+	// calls concurrently, and two edits of one file must not read the same
+	// old content and lose one of the changes.
+	writeMu sync.Mutex
+	root    *os.Root
+	dir     string // absolute, as given
+	real    string // dir with symlinks resolved, to recognise absolute paths
 }
 
 // OpenWorkspace opens dir as a workspace. Close it when done.

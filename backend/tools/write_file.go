@@ -73,6 +73,8 @@ func (t writeFile) Preview(_ context.Context, args json.RawMessage) (trace.Displ
 }
 
 func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	t.ws.writeMu.Lock()
+	defer t.ws.writeMu.Unlock()
 	c, err := t.plan(args)
 	if err != nil {
 		return Result{}, err

@@ -38,6 +38,8 @@ export class LoupeApp {
   settings = $state.raw<Settings | null>(null);
   /** Open approvals of every session, by approval id. */
   approvals = $state.raw<ReadonlyMap<string, Approval>>(new Map());
+  /** Approvals whose answer is on its way. */
+  answering = $state.raw<ReadonlySet<string>>(new Set());
   /** Streaming text of every session's rounds. */
   live = $state.raw<LiveMap>(new Map());
   current = $state.raw<SessionState | null>(null);
@@ -259,6 +261,8 @@ export class LoupeApp {
   }
 
   async answer(approvalId: string, allow: boolean): Promise<void> {
+    if (this.answering.has(approvalId)) return;
+    this.answering = new Set([...this.answering, approvalId]);
     try {
       await this.bridge.answer(approvalId, allow);
       // The backend confirms with approval_closed; drop it now so the
@@ -268,6 +272,10 @@ export class LoupeApp {
       this.approvals = next;
     } catch (e) {
       this.notify(`Could not answer: ${message(e)}`, 'error');
+    } finally {
+      const next = new Set(this.answering);
+      next.delete(approvalId);
+      this.answering = next;
     }
   }
 
