@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -17,8 +16,7 @@ import (
 )
 
 // EncodeChatRequest returns the exact bytes Chat sends as the body of
-// POST /api/chat for r. api.Client encodes its request with json.Marshal,
-// and both go through chatRequest, so the two cannot differ.
+// POST /api/chat for r: Chat sends what this returns.
 func EncodeChatRequest(r llm.Request) ([]byte, error) {
 	req, err := chatRequest(r)
 	if err != nil {
@@ -211,16 +209,12 @@ func (a *assembly) response() (llm.Response, error) {
 // with the error (a *StreamError, or ctx's error). Errors before the answer
 // starts are *UnreachableError, *ModelNotFoundError or *StatusError.
 func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
-	req, err := chatRequest(r)
+	body, err := EncodeChatRequest(r)
 	if err != nil {
 		return llm.Response{}, err
 	}
-	ex := &exchange{}
 	a := &assembly{start: time.Now()}
-	err = c.api.Chat(context.WithValue(ctx, exchangeKey{}, ex), req, func(cr api.ChatResponse) error {
-		a.add(cr, onChunk)
-		return nil
-	})
+	err = c.streamChat(ctx, r.Model, body, func(cr api.ChatResponse) { a.add(cr, onChunk) })
 	resp, aerr := a.response()
 	switch {
 	case a.done:
@@ -229,16 +223,7 @@ func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk
 	case ctx.Err() != nil:
 		return resp, fmt.Errorf("ollama: the request to the model stopped: %w", ctx.Err())
 	case err != nil:
-		var se api.StatusError
-		if ex.status > 0 && ex.status < http.StatusBadRequest && !errors.As(err, &se) {
-			// The answer had started: api.Client reports an {"error":...}
-			// line (or a line that is not JSON) as a plain error.
-			return resp, &StreamError{Message: err.Error(), Err: err}
-		}
-		return resp, c.classify(err, r.Model)
-	case ex.status >= http.StatusBadRequest:
-		// An error status with an empty body, which api.Client passes over.
-		return resp, &StatusError{Code: ex.status}
+		return resp, err
 	case aerr != nil:
 		return resp, aerr
 	}

@@ -34,7 +34,9 @@ const dialTimeout = 5 * time.Second
 // Client talks to one Ollama server.
 type Client struct {
 	host string // normalised base URL, for messages
-	api  *api.Client
+	base *url.URL
+	hc   *http.Client // for Chat, which streams without api.Client
+	api  *api.Client  // for everything else
 }
 
 // New returns a client for host, which may be written in any form
@@ -47,15 +49,7 @@ func New(host string, hc *http.Client) *Client {
 		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		hc = &http.Client{Transport: t}
 	}
-	// Wrap the transport to see the HTTP status of streamed answers, which
-	// api.Client does not report when an error status has an empty body.
-	wrapped := *hc
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	wrapped.Transport = statusRecorder{base: base}
-	return &Client{host: u.String(), api: api.NewClient(u, &wrapped)}
+	return &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc)}
 }
 
 // Host is the base URL the client talks to.
@@ -105,24 +99,6 @@ func parseHost(s string) *url.URL {
 		host = "127.0.0.1"
 	}
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}
-}
-
-type exchangeKey struct{}
-
-// exchange is filled in by statusRecorder for a request whose context
-// carries it.
-type exchange struct {
-	status int
-}
-
-type statusRecorder struct{ base http.RoundTripper }
-
-func (r statusRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.base.RoundTrip(req)
-	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
-		ex.status = resp.StatusCode
-	}
-	return resp, err
 }
 
 // Ping checks that Ollama answers at the host (HEAD /).

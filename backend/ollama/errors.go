@@ -112,8 +112,17 @@ func isCut(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// classify turns what api.Client returned into one of our errors. model is
-// the model the call was about ("" when none).
+// statusError is the error for an HTTP error status whose body said msg,
+// for a call about model ("" when none).
+func statusError(code int, msg, model string) error {
+	if model != "" && isNotFound(code, msg) {
+		return &ModelNotFoundError{Model: model}
+	}
+	return &StatusError{Code: code, Message: msg}
+}
+
+// classify turns what api.Client (or http.Client, for Chat) returned into
+// one of our errors. model is the model the call was about ("" when none).
 func (c *Client) classify(err error, model string) error {
 	if err == nil {
 		return nil
@@ -123,10 +132,7 @@ func (c *Client) classify(err error, model string) error {
 	}
 	var se api.StatusError
 	if errors.As(err, &se) {
-		if model != "" && isNotFound(se.StatusCode, se.ErrorMessage) {
-			return &ModelNotFoundError{Model: model}
-		}
-		return &StatusError{Code: se.StatusCode, Message: se.ErrorMessage}
+		return statusError(se.StatusCode, se.ErrorMessage, model)
 	}
 	var ae api.AuthorizationError
 	if errors.As(err, &ae) {

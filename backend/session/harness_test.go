@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"context"
 	"encoding/json"
 	"flag"
@@ -75,7 +77,7 @@ func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func
 	if err := h.m.SaveSettings(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	h.ws = t.TempDir()
+	h.ws = fixedLengthDir(t)
 	h.write("README.md", "# Demo\nhello from the workspace\n")
 	h.write("notes.txt", "alpha\nbeta\n")
 	sum, err := h.m.Create(context.Background(), h.ws, testModel)
@@ -182,7 +184,7 @@ func (h *harness) golden(name string) {
 		h.t.Fatalf("%v (run `go test ./backend/session -update` to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join(h.t.TempDir(), name+".got.json")
+		gotPath := filepath.Join("testdata", "golden", name+".got.json")
 		os.WriteFile(gotPath, got, 0o644)
 		h.t.Errorf("event log differs from %s; got written to %s\n%s", path, gotPath, firstDiff(string(want), string(got)))
 	}
@@ -353,4 +355,20 @@ func findProcess(marker string) int {
 		}
 	}
 	return n
+}
+
+// fixedLengthDir makes a workspace whose path always has the same length,
+// so that sizes and token counts in golden logs don't change with the
+// random part of a temp dir name.
+func fixedLengthDir(t testing.TB) string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(os.TempDir(), "loupe-ws-"+hex.EncodeToString(b[:]))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

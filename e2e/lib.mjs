@@ -1,0 +1,142 @@
+// Shared pieces of the end-to-end tests: a virtual display, the fake
+// Ollama server, the app itself (a dev build that serves its UI and real Go
+// bindings over HTTP, or the production binary in its real window), and
+// Debian's Chromium driven by playwright-core.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const artifacts = join(root, 'e2e', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) {
+    try { process.kill(-c.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+});
+
+/** A free TCP port on loopback. */
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.on('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Starts a process in its own group; its output goes to artifacts/NAME.log. */
+export function start(name, cmd, args, opts = {}) {
+  const log = join(artifacts, `${name}.log`);
+  const out = [];
+  const child = spawn(cmd, args, { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const onData = (d) => { out.push(d.toString()); writeFileSync(log, out.join('')); };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  child.exited = new Promise((r) => child.on('exit', (code, sig) => { children.delete(child); r({ code, sig }); }));
+  child.output = () => out.join('');
+  child.stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+    const t = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+    await child.exited;
+    clearTimeout(t);
+  };
+  return child;
+}
+
+/** Polls fn until it returns a truthy value or the time is up. */
+export async function until(what, fn, ms = 30000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) { last = e; }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+/** Starts Xvfb on a free display number. */
+export async function startDisplay() {
+  for (let n = 90; n < 140; n++) {
+    if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue;
+    const x = start(`xvfb-${n}`, 'Xvfb', [`:${n}`, '-screen', '0', '1440x900x24', '-nolisten', 'tcp']);
+    await until('Xvfb', () => existsSync(`/tmp/.X11-unix/X${n}`), 10000);
+    x.display = `:${n}`;
+    return x;
+  }
+  throw new Error('no free X display number');
+}
+
+/** Builds a Go binary once per test process. */
+const built = new Map();
+export function goBuild(out, args) {
+  if (!built.has(out)) {
+    execFileSync('go', ['build', ...args, '-o', out, '.'], { cwd: root, stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '1' } });
+    built.set(out, true);
+  }
+  return out;
+}
+
+export const bin = join(root, 'build', 'e2e');
+
+/** The fake Ollama server, serving a script file. */
+export async function startFakeOllama(script) {
+  const exe = join(bin, 'fakeollama');
+  if (!built.has(exe)) {
+    execFileSync('go', ['build', '-o', exe, './backend/ollama/ollamatest/cmd/fakeollama'], { cwd: root, stdio: 'inherit' });
+    built.set(exe, true);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-fake-'));
+  const file = join(dir, 'script.json');
+  writeFileSync(file, JSON.stringify(script));
+  const port = await freePort();
+  const p = start('fakeollama', exe, ['-script', file, '-addr', `127.0.0.1:${port}`]);
+  p.url = `http://127.0.0.1:${port}`;
+  await until('fake Ollama', async () => (await fetch(`${p.url}/api/version`)).ok);
+  return p;
+}
+
+/**
+ * Starts a -tags dev build of the app: it opens its GTK window on the
+ * virtual display and serves the UI with the real Go bindings at an HTTP
+ * address, which Chromium then drives.
+ */
+export async function startDevApp({ display, db, ollama, name = 'app' }) {
+  const exe = goBuild(join(bin, 'loupe-dev'), ['-tags', 'dev']);
+  const port = await freePort();
+  // The dev build parses flags of its own; give it everything by env.
+  const app = start(name, exe, [], {
+    cwd: root,
+    env: { ...process.env, DISPLAY: display, OLLAMA_HOST: ollama, LOUPE_DB: db,
+      assetdir: join(root, 'frontend', 'dist'), devserver: `127.0.0.1:${port}` },
+  });
+  app.url = `http://127.0.0.1:${port}`;
+  await until('the app to serve its UI', async () => (await fetch(app.url)).ok, 60000);
+  return app;
+}
+
+/** Debian's Chromium through playwright-core. */
+export async function browser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export function tempDir(prefix) {
+  return mkdtempSync(join(tmpdir(), prefix));
+}

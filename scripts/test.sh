@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs every test of Loupe, each tier in turn, and ends with one line that
+# counts the tests that passed and failed:
+#   1. frontend: svelte-check, Vitest, production build
+#   2. Go: vet, then unit tests and the fake-Ollama tier (go test ./...)
+#   3. the real Ollama tier (builds the pinned server once, then caches it)
+#   4. end to end: the real app driven in Chromium, and the real window
+# Logs go to build/test-logs/. Set LOUPE_TEST_TIERS="go frontend" to run some.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+logs=$root/build/test-logs
+mkdir -p "$logs"
+tiers=${LOUPE_TEST_TIERS:-"frontend go real e2e"}
+passed=0 failed=0 broken=()
+
+./scripts/deps.sh || { echo "FAILED: installing dependencies (see above)"; exit 1; }
+
+# count LOG: adds the tests a log reports to the totals.
+count_go() {
+  local p f
+  p=$(grep -cE '^\s*--- PASS' "$1"); f=$(grep -cE '^\s*--- FAIL' "$1")
+  passed=$((passed + p)); failed=$((failed + f))
+}
+count_vitest() {
+  local line p f
+  line=$(grep -E '^\s+Tests\s' "$1" | tail -1)
+  p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+'); f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+}
+count_node() {
+  local p f
+  p=$(grep -E '^. pass [0-9]+' "$1" | tail -1 | grep -oE '[0-9]+'); f=$(grep -E '^. fail [0-9]+' "$1" | tail -1 | grep -oE '[0-9]+')
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+}
+# run NAME LOG CMD...: runs a step, shows its log's tail on failure.
+run() {
+  local name=$1 log=$2; shift 2
+  echo "==> $name"
+  if "$@" >"$log" 2>&1; then
+    echo "    ok ($(basename "$log"))"
+    return 0
+  fi
+  echo "    FAILED: $name — last lines of $log:"
+  tail -n 60 "$log" | sed 's/^/    | /'
+  broken+=("$name")
+  return 1
+}
+has() { [[ " $tiers " == *" $1 "* ]]; }
+
+if has frontend || has go || has e2e; then
+  run "frontend: svelte-check" "$logs/frontend-check.log" bash -c 'cd frontend && npm run check'
+  run "frontend: vitest" "$logs/frontend-test.log" bash -c 'cd frontend && npm test'; count_vitest "$logs/frontend-test.log"
+  # Go embeds frontend/dist, so the build comes before any go command.
+  run "frontend: build" "$logs/frontend-build.log" bash -c 'cd frontend && npm run build'
+fi
+if has go; then
+  run "go: vet" "$logs/go-vet.log" go vet ./...
+  run "go: unit and fake-Ollama tests" "$logs/go-test.log" go test -count=1 -v ./...
+  count_go "$logs/go-test.log"
+  grep -E '^(ok|FAIL|---)\s' "$logs/go-test.log" | grep -v '^--- PASS' | sed 's/^/    /'
+fi
+if has real; then
+  run "real Ollama: build or reuse the pinned server" "$logs/real-ollama-build.log" scripts/real-ollama/build.sh
+  run "real Ollama: scenarios and conformance" "$logs/real-ollama-test.log" \
+    env LOUPE_REAL_OLLAMA=1 go test -count=1 -v ./testkit/...
+  count_go "$logs/real-ollama-test.log"
+fi
+if has e2e; then
+  run "e2e: install" "$logs/e2e-install.log" bash -c 'cd e2e && npm ci --no-audit --no-fund --loglevel=error'
+  run "e2e: browser and real window" "$logs/e2e.log" bash -c 'cd e2e && npm test'
+  count_node "$logs/e2e.log"
+fi
+
+echo
+if ((${#broken[@]})); then
+  echo "Steps that failed: ${broken[*]}"
+  # A step that broke before counting its tests still fails the run.
+  ((failed == 0)) && failed=${#broken[@]}
+fi
+echo "tests: $passed passed, $failed failed"
+((${#broken[@]} == 0 && failed == 0))
