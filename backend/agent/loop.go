@@ -114,6 +114,14 @@ func (a *Agent) loop(ctx context.Context) (trace.RunEnd, error) {
 			return deref(end), err
 		}
 		if len(resp.ToolCalls) == 0 {
+			if strings.TrimSpace(resp.Content) == "" {
+				// Ollama drops a tool call it cannot parse (malformed JSON,
+				// a tool that was not offered), leaving an empty answer.
+				msg := "the model's answer is empty. If it was trying to call a tool, Ollama may have dropped a call it could not parse or one naming a tool that was not offered."
+				if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "empty_answer", Message: msg}); err != nil {
+					return trace.RunEnd{}, errStore{err}
+				}
+			}
 			return trace.RunEnd{Reason: trace.EndAnswered, FinalText: resp.Content, Rounds: a.round}, nil
 		}
 		if err := a.runCalls(ctx, resp.ToolCalls); err != nil {

@@ -253,8 +253,37 @@ func TestModelErrors(t *testing.T) {
 				t.Fatalf("end = %+v", end)
 			}
 			checkInvariants(t, h.events())
+			// The session goes on; an answer that never started is not
+			// sent back as an empty assistant message.
+			h.srv.Script(ollamatest.Text("Back."))
+			if end := h.run("Again"); end.Reason != trace.EndAnswered {
+				t.Fatalf("next run = %+v", end)
+			}
+			for _, m := range h.srv.Requests()[1].Chat.Messages {
+				if m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) == 0 {
+					t.Fatalf("empty assistant message sent back: %+v", h.srv.Requests()[1].Chat.Messages)
+				}
+			}
 		})
 	}
+}
+
+// An empty answer (Ollama drops calls it cannot parse) gets a notice that
+// says what probably happened.
+func TestEmptyAnswerNotice(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(ollamatest.Reply{})
+	if end := h.run("Hi"); end.Reason != trace.EndAnswered || end.FinalText != "" {
+		t.Fatalf("end = %+v", end)
+	}
+	for _, e := range h.events() {
+		if e.Kind == trace.KindNotice {
+			if p, _ := trace.Decode[trace.Notice](e); p.Code == "empty_answer" {
+				return
+			}
+		}
+	}
+	t.Fatal("no empty_answer notice")
 }
 
 // An unknown model is refused before anything is written.

@@ -50,6 +50,11 @@ func Messages(events []Event, system string, seqs []int64) ([]llm.Message, error
 		if err != nil {
 			return nil, err
 		}
+		if m.Role == llm.RoleAssistant && m.Content == "" && m.Thinking == "" && len(m.ToolCalls) == 0 {
+			// A request that failed before the model said anything left
+			// an empty message: sending it back would only confuse.
+			continue
+		}
 		msgs = append(msgs, m)
 	}
 	return msgs, nil

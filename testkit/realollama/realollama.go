@@ -38,7 +38,7 @@ const EnvVar = "LOUPE_REAL_OLLAMA"
 const BinEnvVar = "LOUPE_OLLAMA_BIN"
 
 // SkipReason is what tests of this tier say when they are not requested.
-const SkipReason = "real Ollama tier not requested; run scripts/test-real-ollama or set LOUPE_REAL_OLLAMA=1"
+const SkipReason = "real Ollama tier not requested; run scripts/real-ollama/test.sh or set LOUPE_REAL_OLLAMA=1"
 
 // Require skips the test unless the real Ollama tier was requested.
 func Require(t testing.TB) {

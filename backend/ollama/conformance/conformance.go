@@ -1,7 +1,8 @@
 // Package conformance is one test suite for backend/ollama's Client against
-// any Ollama server: the fake in ollamatest now, a real pinned Ollama with a
-// tiny model later. Both must meet the same expectations, so the fake
-// cannot drift from what the real server does without a test saying so.
+// any Ollama server: the fake in ollamatest (fake_test.go here) and the real
+// pinned Ollama serving scripted models (testkit/realscenarios, run by
+// scripts/real-ollama/test.sh). Both must meet the same expectations, so the
+// fake cannot drift from what the real server does without a test saying so.
 package conformance
 
 import (
@@ -35,8 +36,10 @@ type Setup struct {
 	Client *ollama.Client
 	// Model is an installed chat model.
 	Model string
-	// Before, if set, is called before each chat scenario. Nil for a real
-	// server.
+	// Before, if set, is called before each chat scenario, so a scripted
+	// server can prepare the answer it needs: the fake queues a reply; the
+	// real server with scripted models creates the model again from the
+	// scenario's script. Nil for a real server with an ordinary model.
 	Before func(t *testing.T, scenario string)
 	// ToolCalls runs ScenarioToolCall. Leave it off for a model that cannot
 	// be relied on to call a tool when asked.

@@ -214,6 +214,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(b)
 }
 
+// decodeBody reads a request body the way Ollama's handlers do (gin's
+// ShouldBindJSON: one json.Decoder.Decode), so a malformed body gets the
+// same words: "unexpected EOF" for a cut-off object, not json.Unmarshal's
+// "unexpected end of JSON input".
+func decodeBody(body []byte, v any) error {
+	return json.NewDecoder(bytes.NewReader(body)).Decode(v)
+}
+
 func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{Error: msg})
 }
@@ -274,12 +282,12 @@ func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		writeError(w, http.StatusBadRequest, "missing request body")
 		return
 	}
 	var req showRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decodeBody(body, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -315,7 +323,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req ChatRequest
-	decodeErr := json.Unmarshal(body, &req)
+	decodeErr := decodeBody(body, &req)
 
 	s.mu.Lock()
 	seq := len(s.received) + 1

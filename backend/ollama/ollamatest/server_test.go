@@ -108,7 +108,7 @@ func TestChatErrorsAreWordedLikeOllama(t *testing.T) {
 		msg    string
 	}{
 		{``, 400, "missing request body"},
-		{`{"model":`, 400, "unexpected end of JSON input"},
+		{`{"model":`, 400, "unexpected EOF"},
 		{`{"messages":[]}`, 400, "model is required"},
 		{`{"model":"nope","messages":[{"role":"user","content":"x"}]}`, 404, "model 'nope' not found"},
 		{`{"model":"plain","think":true,"messages":[{"role":"user","content":"x"}]}`, 400, `"plain" does not support thinking`},

@@ -1,0 +1,498 @@
+package realscenarios_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/gguf"
+	"github.com/loupe-dev/loupe/testkit/realollama"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden event logs in testdata/golden")
+
+// modelName is the name every scenario gives its scripted model.
+const modelName = "scripted"
+
+// startServer starts a real Ollama server for the test with one scripted
+// model installed as modelName. It skips unless the real tier is on.
+func startServer(t testing.TB, sc gguf.Script) *realollama.Server {
+	t.Helper()
+	realollama.Require(t)
+	srv := realollama.Start(t)
+	createModel(t, srv, modelName, sc)
+	return srv
+}
+
+// rig is one session wired like the app, against a real Ollama server: a
+// SQLite file, the real Ollama client (over a transport that records what
+// goes over the wire), the built-in tools on a temp workspace, and a sink
+// that keeps what the UI would have been sent.
+type rig struct {
+	t    testing.TB
+	srv  *realollama.Server
+	st   *store.Store
+	m    *session.Manager
+	sink *sink
+	wire *wire
+	ws   string
+	id   string
+}
+
+// newRig wires a manager to srv with permission mode auto and creates one
+// session on a fresh workspace holding README.md and notes.txt.
+func newRig(t testing.TB, srv *realollama.Server) *rig {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := &rig{t: t, srv: srv, st: st, sink: &sink{}, wire: newWire()}
+	r.m = session.NewManager(st, ollama.New(srv.URL(), &http.Client{Transport: r.wire}), permission.NewBroker(), r.sink)
+	t.Cleanup(r.m.StopAll)
+	s := session.DefaultSettings()
+	s.PermissionMode = permission.ModeAuto
+	if err := r.m.SaveSettings(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	r.ws = t.TempDir()
+	r.write("README.md", "# Demo\nhello from the workspace\n")
+	r.write("notes.txt", "alpha\nbeta\n")
+	r.id = r.newSession()
+	return r
+}
+
+func (r *rig) newSession() string {
+	r.t.Helper()
+	sum, err := r.m.Create(context.Background(), r.ws, modelName)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return sum.ID
+}
+
+func (r *rig) write(name, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) read(name string) string {
+	r.t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.ws, name))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// run sends text to the session and waits for the run to end.
+func (r *rig) run(text string) trace.RunEnd {
+	r.t.Helper()
+	end, err := r.m.Run(context.Background(), r.id, text, session.RunOptions{})
+	if err != nil {
+		r.t.Fatalf("run %q: %v", text, err)
+	}
+	return end
+}
+
+func (r *rig) events() []trace.Event {
+	r.t.Helper()
+	evs, err := r.st.Events(context.Background(), r.id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return evs
+}
+
+// checkRawRequests proves that each model_request of the log, rebuilt by
+// Manager.RawRequest, is byte for byte the body the client sent to the real
+// server, and returns the rebuilt bodies.
+func (r *rig) checkRawRequests() []string {
+	r.t.Helper()
+	sent := r.wire.chatBodies()
+	var raws []string
+	for _, e := range r.events() {
+		if e.Kind != trace.KindModelRequest {
+			continue
+		}
+		raw, err := r.m.RawRequest(context.Background(), r.id, e.Seq)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		n := len(raws)
+		if n >= len(sent) {
+			r.t.Fatalf("model_request %d (seq %d) has no body on the wire (%d sent)", n+1, e.Seq, len(sent))
+		}
+		if raw != string(sent[n]) {
+			r.t.Fatalf("model_request %d: rebuilt body differs from the body sent\nrebuilt: %s\nsent:    %s", n+1, raw, sent[n])
+		}
+		raws = append(raws, raw)
+	}
+	if len(raws) != len(sent) {
+		r.t.Fatalf("%d model_request events but %d chat requests on the wire", len(raws), len(sent))
+	}
+	return raws
+}
+
+// wire is the Ollama client's transport: it keeps the /api/chat request
+// bodies, adds up the time spent in HTTP exchanges with Ollama (request
+// sent → response body ended), and lets a test watch a chat answer's bytes
+// as the client reads them.
+type wire struct {
+	base http.RoundTripper
+
+	mu     sync.Mutex
+	chats  [][]byte
+	busy   time.Duration
+	onRead func(soFar []byte)
+	onSend func() // called when a chat request is about to be sent
+}
+
+func newWire() *wire {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	return &wire{base: t}
+}
+
+func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	chat := req.URL.Path == "/api/chat"
+	if chat && req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		w.mu.Lock()
+		w.chats = append(w.chats, b)
+		onSend := w.onSend
+		w.mu.Unlock()
+		if onSend != nil {
+			onSend()
+		}
+	}
+	resp, err := w.base.RoundTrip(req)
+	if err != nil {
+		w.add(time.Since(start))
+		return resp, err
+	}
+	tb := &timedBody{rc: resp.Body, w: w, start: start}
+	if chat {
+		w.mu.Lock()
+		tb.watch = w.onRead
+		w.mu.Unlock()
+	}
+	resp.Body = tb
+	return resp, nil
+}
+
+func (w *wire) add(d time.Duration) {
+	w.mu.Lock()
+	w.busy += d
+	w.mu.Unlock()
+}
+
+// busyTime is the total time spent in exchanges with Ollama so far.
+func (w *wire) busyTime() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.busy
+}
+
+func (w *wire) chatBodies() [][]byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([][]byte(nil), w.chats...)
+}
+
+// beforeSend sets the func called as each chat request is sent.
+func (w *wire) beforeSend(f func()) {
+	w.mu.Lock()
+	w.onSend = f
+	w.mu.Unlock()
+}
+
+// watch sets the func that sees each chat answer's bytes so far.
+func (w *wire) watch(f func(soFar []byte)) {
+	w.mu.Lock()
+	w.onRead = f
+	w.mu.Unlock()
+}
+
+// timedBody ends its exchange's time at the first read error (EOF or a cut)
+// or at Close, whichever comes first.
+type timedBody struct {
+	rc    io.ReadCloser
+	w     *wire
+	start time.Time
+	once  sync.Once
+	watch func([]byte)
+	seen  []byte
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if b.watch != nil && n > 0 {
+		b.seen = append(b.seen, p[:n]...)
+		b.watch(b.seen)
+	}
+	if err != nil {
+		b.end()
+	}
+	return n, err
+}
+
+func (b *timedBody) Close() error {
+	b.end()
+	return b.rc.Close()
+}
+
+func (b *timedBody) end() { b.once.Do(func() { b.w.add(time.Since(b.start)) }) }
+
+// sink keeps what the UI would have been sent; onDelta, if set, sees each
+// token delta as it arrives.
+type sink struct {
+	mu      sync.Mutex
+	events  []trace.Event
+	deltas  []agent.Delta
+	onDelta func(agent.Delta)
+}
+
+func (s *sink) Event(e trace.Event) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+
+func (s *sink) Delta(_ string, d agent.Delta) {
+	s.mu.Lock()
+	s.deltas = append(s.deltas, d)
+	f := s.onDelta
+	s.mu.Unlock()
+	if f != nil {
+		f(d)
+	}
+}
+
+func (s *sink) Session(session.Summary) {}
+
+func (s *sink) allDeltas() []agent.Delta {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]agent.Delta(nil), s.deltas...)
+}
+
+// checkInvariants asserts what every log must keep: each call of a complete
+// message has exactly one result with its id, after its call; no call of an
+// incomplete message is taken up; every run has exactly one run_end.
+func checkInvariants(t testing.TB, evs []trace.Event) {
+	t.Helper()
+	results := map[string]int{}
+	calls := map[string]bool{}
+	incompleteCalls := map[string]bool{}
+	runs, ends := map[int]bool{}, map[int]int{}
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.KindUserMessage:
+			runs[e.Run] = true
+		case trace.KindRunEnd:
+			ends[e.Run]++
+		case trace.KindModelResponse:
+			p := decode[trace.ModelResponse](t, e)
+			for _, c := range p.ToolCalls {
+				if p.Incomplete {
+					incompleteCalls[c.ID] = true
+				} else {
+					calls[c.ID] = true
+				}
+			}
+		case trace.KindToolCall:
+			if p := decode[trace.ToolCall](t, e); incompleteCalls[p.CallID] {
+				t.Errorf("call %s of an incomplete message was taken up", p.CallID)
+			}
+		case trace.KindToolResult:
+			p := decode[trace.ToolResult](t, e)
+			if !calls[p.CallID] {
+				t.Errorf("result for %s comes before (or without) its call", p.CallID)
+			}
+			results[p.CallID]++
+		}
+	}
+	for id := range calls {
+		if results[id] != 1 {
+			t.Errorf("call %s has %d results, want exactly 1", id, results[id])
+		}
+	}
+	for r := range runs {
+		if ends[r] != 1 {
+			t.Errorf("run %d has %d run_end events, want 1", r, ends[r])
+		}
+	}
+}
+
+func decode[T trace.Payload](t testing.TB, e trace.Event) T {
+	t.Helper()
+	p, err := trace.Decode[T](e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// payloads returns the payloads of the events of one kind, in order.
+func payloads[T trace.Payload](t testing.TB, evs []trace.Event, kind trace.Kind) []T {
+	t.Helper()
+	var out []T
+	for _, e := range evs {
+		if e.Kind == kind {
+			out = append(out, decode[T](t, e))
+		}
+	}
+	return out
+}
+
+func kinds(evs []trace.Event) string {
+	ks := make([]string, len(evs))
+	for i, e := range evs {
+		ks[i] = string(e.Kind)
+	}
+	return strings.Join(ks, " ")
+}
+
+// golden compares the session's log, with what varies from run to run
+// redacted, to testdata/golden/NAME.json. The file is the spec: read it.
+func (r *rig) golden(name string) {
+	r.t.Helper()
+	got := normalize(r.t, r.events(), r.ws)
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		r.t.Fatalf("%v (run `scripts/real-ollama/test.sh ./testkit/realscenarios -update` to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gotPath := filepath.Join(r.t.TempDir(), name+".got.json")
+		os.WriteFile(gotPath, got, 0o644)
+		r.t.Errorf("event log differs from %s; got written to %s\n%s", path, gotPath, firstDiff(string(want), string(got)))
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// realCallID is the form of the ids Ollama gives tool calls: "call_" and
+// eight random lowercase letters or digits (server/routes.go toolCallId).
+var realCallID = regexp.MustCompile(`call_[a-z0-9]{8}`)
+
+// normalize turns a log into stable, readable JSON. Redacted: the session
+// id, event times, Ollama's created_at, every duration, the prompt sizes
+// (they follow the length of the temp workspace path, which is in the
+// system prompt) and the workspace path itself. Ollama's random call ids
+// become call_1, call_2, … in order of first appearance.
+func normalize(t testing.TB, evs []trace.Event, ws string) []byte {
+	t.Helper()
+	ids := map[string]string{}
+	var out []map[string]any
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = bytes.ReplaceAll(b, []byte(ws), []byte("$WORKSPACE"))
+		b = realCallID.ReplaceAllFunc(b, func(id []byte) []byte {
+			s, ok := ids[string(id)]
+			if !ok {
+				s = fmt.Sprintf("call_%d", len(ids)+1)
+				ids[string(id)] = s
+			}
+			return []byte(s)
+		})
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "session_id")
+		delete(m, "time")
+		if p, ok := m["payload"].(map[string]any); ok {
+			redact(p)
+			// Tool schemas are the tools package's spec; their names are
+			// enough to see what was offered.
+			if tools, ok := p["tools"].([]any); ok {
+				names := make([]any, len(tools))
+				for i, tl := range tools {
+					names[i] = tl.(map[string]any)["name"]
+				}
+				p["tools"] = names
+			}
+		}
+		out = append(out, m)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func redact(p map[string]any) {
+	for k, v := range p {
+		switch {
+		case k == "duration_ms" || k == "time_to_first_token" || strings.HasSuffix(k, "_duration"):
+			p[k] = "<duration>"
+		case k == "created_at":
+			p[k] = "<time>"
+		case k == "prompt_eval_count" || k == "prompt_estimate":
+			p[k] = "<count>"
+		case k == "raw" || k == "metrics":
+			if s, ok := v.(map[string]any); ok {
+				redact(s)
+			}
+		}
+	}
+}
