@@ -2,9 +2,9 @@ package session_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
