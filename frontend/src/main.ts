@@ -1,5 +1,5 @@
 import './app.css';
-import { mount } from 'svelte';
+import { mount, unmount } from 'svelte';
 import { createBridge } from './lib/bridge';
 import AppShell from './views/AppShell.svelte';
 
@@ -7,4 +7,13 @@ const { bridge, demo } = createBridge();
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
-mount(AppShell, { target, props: { bridge, demo } });
+const app = mount(AppShell, { target, props: { bridge, demo } });
+
+// In development a reload of this module must not leave a second set of
+// runtime listeners behind.
+if (import.meta.hot) {
+  import.meta.hot.dispose(() => {
+    void unmount(app);
+    bridge.close();
+  });
+}

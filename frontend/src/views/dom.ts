@@ -13,6 +13,13 @@ export function isTyping(target: EventTarget | null): boolean {
   return false;
 }
 
+/** True when the user has text in the field that has focus: don't take the focus away. */
+export function isTypingSomething(el: Element | null): boolean {
+  if (!isTyping(el)) return false;
+  const v = (el as HTMLInputElement | HTMLTextAreaElement).value;
+  return typeof v === 'string' ? v.trim() !== '' : true;
+}
+
 /** Focuses a card and scrolls it into view. */
 export function focusCard(id: string): void {
   const el = document.getElementById(`card-${id}`);

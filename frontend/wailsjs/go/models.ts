@@ -1,34 +1,17 @@
-// Hand-written stand-in for the models file Wails generates from the Go
-// types of main.App's methods. The generated file replaces it. The bridge
-// does not rely on these class names: it converts results to its own types.
 export namespace main {
-	export class Settings {
-	    max_rounds: number;
-	    num_ctx_cap: number;
-	    temperature: number;
-	    permission_mode: string;
-	    system_prompt: string;
-
-	    static createFrom(source: any = {}) {
-	        return new Settings(source);
-	    }
-
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.max_rounds = source["max_rounds"];
-	        this.num_ctx_cap = source["num_ctx_cap"];
-	        this.temperature = source["temperature"];
-	        this.permission_mode = source["permission_mode"];
-	        this.system_prompt = source["system_prompt"];
-	    }
-	}
-	export class StatusInfo {
+	
+	export class Status {
 	    ollama_host: string;
 	    reachable: boolean;
 	    version: string;
 	    message: string;
 	    db_path: string;
-
+	    db_error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.ollama_host = source["ollama_host"];
@@ -36,8 +19,14 @@ export namespace main {
 	        this.version = source["version"];
 	        this.message = source["message"];
 	        this.db_path = source["db_path"];
+	        this.db_error = source["db_error"];
 	    }
 	}
+
+}
+
+export namespace ollama {
+	
 	export class ModelInfo {
 	    name: string;
 	    size: number;
@@ -46,8 +35,13 @@ export namespace main {
 	    quantization: string;
 	    capabilities: string[];
 	    context_length: number;
+	    // Go type: time
 	    modified_at: any;
-
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
@@ -57,43 +51,245 @@ export namespace main {
 	        this.quantization = source["quantization"];
 	        this.capabilities = source["capabilities"];
 	        this.context_length = source["context_length"];
-	        this.modified_at = source["modified_at"];
+	        this.modified_at = this.convertValues(source["modified_at"], null);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
+
+}
+
+export namespace permission {
+	
+	export class Request {
+	    id: string;
+	    session_id: string;
+	    call_id: string;
+	    tool: string;
+	    args: number[];
+	    display: trace.Display;
+	    summary: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Request(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.display = this.convertValues(source["display"], trace.Display);
+	        this.summary = source["summary"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace session {
+	
 	export class Summary {
 	    id: string;
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    // Go type: time
 	    created_at: any;
+	    // Go type: time
 	    updated_at: any;
 	    last_reason: string;
 	    event_count: number;
 	    running: boolean;
-
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
-	        this.created_at = source["created_at"];
-	        this.updated_at = source["updated_at"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.last_reason = source["last_reason"];
 	        this.event_count = source["event_count"];
 	        this.running = source["running"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
-	export class OpenedSession {
+	export class Detail {
 	    summary: Summary;
-	    events: any[];
-	    approvals: any[];
-
+	    events: trace.Event[];
+	    approvals: permission.Request[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Detail(source);
+	    }
+	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.summary = new Summary(source["summary"]);
-	        this.events = source["events"];
-	        this.approvals = source["approvals"];
+	        this.summary = this.convertValues(source["summary"], Summary);
+	        this.events = this.convertValues(source["events"], trace.Event);
+	        this.approvals = this.convertValues(source["approvals"], permission.Request);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Settings {
+	    max_rounds: number;
+	    num_ctx_cap: number;
+	    temperature: number;
+	    permission_mode: string;
+	    system_prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.max_rounds = source["max_rounds"];
+	        this.num_ctx_cap = source["num_ctx_cap"];
+	        this.temperature = source["temperature"];
+	        this.permission_mode = source["permission_mode"];
+	        this.system_prompt = source["system_prompt"];
 	    }
 	}
+
 }
+
+export namespace trace {
+	
+	export class Display {
+	    path?: string;
+	    diff?: string;
+	    command?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Display(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.diff = source["diff"];
+	        this.command = source["command"];
+	    }
+	}
+	export class Event {
+	    session_id: string;
+	    seq: number;
+	    kind: string;
+	    // Go type: time
+	    time: any;
+	    run: number;
+	    round: number;
+	    payload: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Event(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.run = source["run"];
+	        this.round = source["round"];
+	        this.payload = source["payload"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+

@@ -5,7 +5,7 @@ import type { Approval, ModelInfo, TraceEvent } from '../types';
 import { FakeBridge, makeSummary } from './fake';
 import { EventLog } from './fixtures';
 
-export type DemoScenario = 'sample' | 'empty' | 'offline';
+export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long';
 
 const models: ModelInfo[] = [
   {
@@ -208,7 +208,35 @@ function scriptRuns(fake: FakeBridge, log: EventLog): void {
   };
 }
 
+/** A session with `runs` runs of three rounds each, to see that long timelines stay fast. */
+export function longLog(runs: number): EventLog {
+  const log = new EventLog('demo-long', Date.parse('2026-01-05T08:00:00Z'), 200);
+  for (let r = 0; r < runs; r++) {
+    log.user(`Task ${r + 1}: find and fix the problem in module ${r + 1}.`);
+    for (let round = 0; round < 2; round++) {
+      log.request();
+      const id = `call_${r}_${round}`;
+      log.response({ content: `Looking at module ${r + 1}.`, tool_calls: [{ id, index: 0, name: 'read_file', args: { path: `mod${r}/file${round}.go` } }] });
+      log.toolCall({ call_id: id, name: 'read_file', args: { path: `mod${r}/file${round}.go` }, read_only: true });
+      log.permission(id, 'read_file', 'allow', 'rule: read-only tools run without asking');
+      log.result({ call_id: id, name: 'read_file', content: `package mod${r}\n\nfunc F${round}() int { return ${round} }\n` });
+    }
+    log.request();
+    log.response({ content: `Module ${r + 1} is fine.` });
+    log.end('answered', `Module ${r + 1} is **fine**.`);
+  }
+  return log;
+}
+
 export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge {
+  if (scenario === 'long') {
+    const log = longLog(150);
+    return new FakeBridge({
+      models,
+      sessions: [makeSummary({ id: 'demo-long', title: 'A long session (150 runs)', last_reason: 'answered', event_count: log.seq })],
+      events: log.events,
+    });
+  }
   if (scenario === 'offline') {
     return new FakeBridge({
       status: {

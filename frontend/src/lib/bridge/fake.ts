@@ -269,6 +269,10 @@ export class FakeBridge implements Bridge {
     this.settings = { ...s };
   }
 
+  close(): void {
+    // Nothing to release: the fake has no runtime listeners.
+  }
+
   openURL(url: string): void {
     this.calls.push({ method: 'openURL', args: [url] });
     this.opened.push(url);

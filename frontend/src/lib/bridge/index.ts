@@ -14,6 +14,6 @@ export { EventHub, Deduper, frameScheduler, type Scheduler } from './hub';
 export function createBridge(): { bridge: Bridge; demo: boolean } {
   if (wailsAvailable()) return { bridge: new WailsBridge(), demo: false };
   const param = new URLSearchParams(globalThis.location?.search ?? '').get('demo');
-  const scenario: DemoScenario = param === 'offline' || param === 'empty' ? param : 'sample';
+  const scenario: DemoScenario = param === 'offline' || param === 'empty' || param === 'long' ? param : 'sample';
   return { bridge: createDemoBridge(scenario), demo: true };
 }

@@ -41,6 +41,8 @@ export interface Bridge {
   saveSettings(s: Settings): Promise<void>;
   /** Opens a link in the system browser, never inside the app window. */
   openURL(url: string): void;
+  /** Stops listening to the backend (the page is going away). */
+  close(): void;
 
   /** Committed timeline events, de-duplicated by (session_id, seq). */
   onEvents(fn: Listener<TraceEvent>): Unsubscribe;

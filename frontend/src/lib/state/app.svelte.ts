@@ -343,6 +343,11 @@ export class LoupeApp {
   }
 }
 
+/** Most recently updated first. Times are compared as instants, not strings (offsets may differ). */
 export function sortSessions(list: readonly Summary[]): Summary[] {
-  return [...list].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''));
+  const t = (s: Summary) => {
+    const v = Date.parse(s.updated_at);
+    return Number.isFinite(v) ? v : 0;
+  };
+  return [...list].sort((a, b) => t(b) - t(a));
 }

@@ -2,6 +2,9 @@
 import type { Summary, TraceEvent } from '../types';
 import { buildTimeline, flattenCards, mergeEvents, neighbour, type Timeline } from '../timeline';
 
+/** Runs rendered at first and added per "show earlier": keeps long sessions fast. */
+export const RUNS_SHOWN = 20;
+
 export class SessionState {
   readonly id: string;
   summary = $state<Summary>() as Summary;
@@ -21,7 +24,11 @@ export class SessionState {
     this.#prevTimeline = t;
     return t;
   });
-  cards = $derived(flattenCards(this.timeline));
+  /** How many of the latest runs are shown; older ones load on demand. */
+  runLimit = $state(RUNS_SHOWN);
+  shownRuns = $derived(this.timeline.runs.slice(-this.runLimit));
+  hiddenRuns = $derived(Math.max(0, this.timeline.runs.length - this.runLimit));
+  cards = $derived(flattenCards(this.shownRuns));
   #cardIds = $derived(this.cards.map((c) => c.id));
 
   constructor(summary: Summary) {
@@ -45,6 +52,10 @@ export class SessionState {
       const lastUser = this.events.filter((e) => e.kind === 'user_message').at(-1);
       if (!lastUser || lastUser.run <= lastEnd.run) this.summary = { ...this.summary, running: false };
     }
+  }
+
+  showEarlier(): void {
+    this.runLimit += RUNS_SHOWN;
   }
 
   setSummary(s: Summary): void {

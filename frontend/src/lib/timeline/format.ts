@@ -30,11 +30,15 @@ export function argSummary(name: string, args: JsonValue | undefined): string {
   }
 }
 
+// Formatters are costly to create and immutable once made: one of each.
+const clockFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
 /** "10:04:05" in the user's locale and time zone; "" for a missing time. */
 export function formatClock(iso: string): string {
   const t = Date.parse(iso);
   if (!Number.isFinite(t)) return '';
-  return new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return clockFormat.format(t);
 }
 
 /** "5 min ago", "yesterday", or a date. */
@@ -46,7 +50,7 @@ export function formatWhen(iso: string, now = Date.now()): string {
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   if (s < 2 * 86400) return 'yesterday';
-  return new Date(t).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return dateFormat.format(t);
 }
 
 /** The last folder of a path, for compact display. */

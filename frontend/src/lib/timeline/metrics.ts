@@ -95,9 +95,12 @@ export function formatRate(tps: number | null | undefined): string {
   return `${tps < 10 ? tps.toFixed(1) : Math.round(tps)} tok/s`;
 }
 
+// Created once: building a formatter per call is slow on long timelines.
+const countFormat = new Intl.NumberFormat('en-US');
+
 export function formatCount(n: number | null | undefined): string {
   if (n == null || !Number.isFinite(n)) return '-';
-  return n.toLocaleString('en-US');
+  return countFormat.format(n);
 }
 
 export function formatBytes(n: number | null | undefined): string {

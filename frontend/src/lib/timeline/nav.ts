@@ -1,5 +1,5 @@
 // The cards of a timeline in display order, for next/previous navigation.
-import type { Timeline } from './group';
+import type { RunGroup } from './group';
 
 export type CardKind = 'user' | 'request' | 'response' | 'call' | 'observation' | 'notice' | 'error' | 'end';
 
@@ -8,10 +8,10 @@ export interface CardRef {
   kind: CardKind;
 }
 
-/** Every card in the order the timeline shows them. */
-export function flattenCards(t: Timeline): CardRef[] {
+/** Every card of these runs in the order the timeline shows them. */
+export function flattenCards(runs: readonly RunGroup[]): CardRef[] {
   const out: CardRef[] = [];
-  for (const run of t.runs) {
+  for (const run of runs) {
     if (run.user) out.push({ id: `e:${run.user.seq}`, kind: 'user' });
     for (const g of run.rounds) {
       for (const it of g.items) {

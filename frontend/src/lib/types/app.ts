@@ -10,6 +10,8 @@ export interface StatusInfo {
   /** What to do when Ollama is not reachable. */
   message: string;
   db_path: string;
+  /** Why the session database could not be opened ("" when it is fine). */
+  db_error?: string;
 }
 
 export interface ModelInfo {

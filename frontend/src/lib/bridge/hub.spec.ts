@@ -1,0 +1,120 @@
+import { describe, expect, it, vi } from 'vitest';
+import { EventLog } from './fixtures';
+import { Deduper, EventHub, type Scheduler } from './hub';
+
+/** A scheduler the test fires by hand, like one animation frame. */
+function manualFrames() {
+  const pending: (() => void)[] = [];
+  const schedule: Scheduler = (f) => pending.push(f);
+  return {
+    schedule,
+    frames: () => pending.length,
+    frame: () => {
+      for (const f of pending.splice(0)) f();
+    },
+  };
+}
+
+describe('Deduper', () => {
+  it('admits a (session, seq) pair once', () => {
+    const d = new Deduper();
+    expect(d.admit('a', 1)).toBe(true);
+    expect(d.admit('a', 1)).toBe(false);
+    expect(d.admit('b', 1)).toBe(true);
+    expect(d.admit('a', 2)).toBe(true);
+  });
+
+  it('forgets a session', () => {
+    const d = new Deduper();
+    d.admit('a', 1);
+    d.forget('a');
+    expect(d.admit('a', 1)).toBe(true);
+  });
+});
+
+describe('EventHub', () => {
+  it('delivers everything that arrived in one frame as one batch', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    const got: number[][] = [];
+    hub.on('events', (b) => got.push(b.map((e) => e.seq)));
+    const log = new EventLog();
+    hub.push('events', log.user('hi'));
+    hub.push('events', log.request());
+    hub.push('events', log.response({ content: 'yo' }));
+    expect(got).toEqual([]);
+    expect(f.frames()).toBe(1);
+    f.frame();
+    expect(got).toEqual([[1, 2, 3]]);
+  });
+
+  it('drops an event seen before, even in a later frame', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    const got: number[] = [];
+    hub.on('events', (b) => got.push(...b.map((e) => e.seq)));
+    const log = new EventLog();
+    const e1 = log.user('hi');
+    hub.push('events', e1);
+    hub.push('events', e1);
+    f.frame();
+    hub.push('events', e1);
+    hub.push('events', { ...e1, session_id: 'other' });
+    f.frame();
+    expect(got).toEqual([1, 1]);
+  });
+
+  it('keeps arrival order across channels', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    const order: string[] = [];
+    hub.on('approvals', (b) => order.push(`open:${b.map((a) => a.id).join(',')}`));
+    hub.on('approvalsClosed', (b) => order.push(`close:${b.map((a) => a.id).join(',')}`));
+    hub.on('deltas', (b) => order.push(`delta:${b.map((d) => d.content).join('')}`));
+    const approval = { id: 'ap1', session_id: 's1', call_id: 'c1', tool: 'run_command', args: {}, display: null, summary: '' };
+    hub.push('deltas', { session_id: 's1', run: 1, round: 1, content: 'a', thinking: '' });
+    hub.push('deltas', { session_id: 's1', run: 1, round: 1, content: 'b', thinking: '' });
+    hub.push('approvals', approval);
+    hub.push('approvalsClosed', { id: 'ap1', decision: 'allow' });
+    hub.push('approvals', { ...approval, id: 'ap2' });
+    f.frame();
+    expect(order).toEqual(['delta:ab', 'open:ap1', 'close:ap1', 'open:ap2']);
+  });
+
+  it('schedules one flush per frame however many values arrive', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    for (let i = 0; i < 50; i++) hub.push('deltas', { session_id: 's', run: 1, round: 1, content: 'x', thinking: '' });
+    expect(f.frames()).toBe(1);
+    expect(hub.pending).toBe(50);
+    f.frame();
+    expect(hub.pending).toBe(0);
+  });
+
+  it('stops delivering to an unsubscribed listener', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    const fn = vi.fn();
+    const off = hub.on('sessions', fn);
+    off();
+    hub.push('sessions', { id: 's' } as never);
+    f.frame();
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('keeps delivering to other listeners when one throws', () => {
+    const f = manualFrames();
+    const hub = new EventHub(f.schedule);
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const good = vi.fn();
+    hub.on('deltas', () => {
+      throw new Error('boom');
+    });
+    hub.on('deltas', good);
+    hub.push('deltas', { session_id: 's', run: 1, round: 1, content: 'x', thinking: '' });
+    f.frame();
+    expect(good).toHaveBeenCalledTimes(1);
+    expect(err).toHaveBeenCalled();
+    err.mockRestore();
+  });
+});

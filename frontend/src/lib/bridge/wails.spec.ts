@@ -1,0 +1,173 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHANNELS, type TraceEvent } from '../types';
+import { EventLog } from './fixtures';
+import type { Scheduler } from './hub';
+import { BridgeError } from './types';
+import { WailsBridge, wailsAvailable } from './wails';
+
+type Handler = (...data: unknown[]) => void;
+
+/** Stands in for what the Wails window injects: window.runtime and window.go. */
+function installWails() {
+  const handlers = new Map<string, Handler[]>();
+  const registrations: string[] = [];
+  const runtime = {
+    EventsOnMultiple: vi.fn((name: string, cb: Handler) => {
+      registrations.push(name);
+      handlers.set(name, [...(handlers.get(name) ?? []), cb]);
+      return () => handlers.set(name, (handlers.get(name) ?? []).filter((h) => h !== cb));
+    }),
+    EventsOff: vi.fn(),
+    EventsEmit: vi.fn(),
+    BrowserOpenURL: vi.fn(),
+  };
+  const App: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  const w = window as unknown as { runtime?: unknown; go?: unknown };
+  w.runtime = runtime;
+  w.go = { main: { App } };
+  return {
+    runtime,
+    App,
+    registrations,
+    emit: (name: string, data: unknown) => {
+      for (const h of handlers.get(name) ?? []) h(data);
+    },
+  };
+}
+
+function manual() {
+  const pending: (() => void)[] = [];
+  const schedule: Scheduler = (f) => pending.push(f);
+  return { schedule, frame: () => pending.splice(0).forEach((f) => f()) };
+}
+
+describe('WailsBridge', () => {
+  let wails: ReturnType<typeof installWails>;
+
+  beforeEach(() => {
+    wails = installWails();
+  });
+  afterEach(() => {
+    const w = window as unknown as { runtime?: unknown; go?: unknown };
+    delete w.runtime;
+    delete w.go;
+  });
+
+  it('knows when it runs inside Wails', () => {
+    expect(wailsAvailable()).toBe(true);
+    delete (window as unknown as { go?: unknown }).go;
+    expect(wailsAvailable()).toBe(false);
+  });
+
+  it('registers each runtime event exactly once, however many listeners subscribe', () => {
+    const bridge = new WailsBridge(manual().schedule);
+    bridge.onEvents(() => {});
+    bridge.onEvents(() => {});
+    bridge.onDeltas(() => {});
+    expect([...wails.registrations].sort()).toEqual(Object.values(CHANNELS).sort());
+    bridge.close();
+  });
+
+  it('delivers events batched per frame, parsed and de-duplicated', () => {
+    const m = manual();
+    const bridge = new WailsBridge(m.schedule);
+    const got: TraceEvent[][] = [];
+    bridge.onEvents((b) => got.push(b));
+    const log = new EventLog('s1');
+    const e1 = log.user('hello');
+    const e2 = log.request();
+    wails.emit(CHANNELS.event, e1);
+    wails.emit(CHANNELS.event, e2);
+    wails.emit(CHANNELS.event, e1);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    wails.emit(CHANNELS.event, { nonsense: true });
+    warn.mockRestore();
+    expect(got).toHaveLength(0);
+    m.frame();
+    expect(got).toHaveLength(1);
+    expect(got[0]!.map((e) => e.seq)).toEqual([1, 2]);
+    bridge.close();
+  });
+
+  it('passes deltas, sessions and approvals through', () => {
+    const m = manual();
+    const bridge = new WailsBridge(m.schedule);
+    const deltas = vi.fn();
+    const sessions = vi.fn();
+    const closed = vi.fn();
+    bridge.onDeltas(deltas);
+    bridge.onSessions(sessions);
+    bridge.onApprovalsClosed(closed);
+    wails.emit(CHANNELS.delta, { session_id: 's1', run: 1, round: 2, content: 'He' });
+    wails.emit(CHANNELS.session, { id: 's1', title: 't', running: true });
+    wails.emit(CHANNELS.approvalClosed, { id: 'ap1', decision: 'allow' });
+    m.frame();
+    expect(deltas).toHaveBeenCalledWith([{ session_id: 's1', run: 1, round: 2, content: 'He', thinking: '' }]);
+    expect(sessions.mock.calls[0]![0][0]).toMatchObject({ id: 's1', running: true });
+    expect(closed).toHaveBeenCalledWith([{ id: 'ap1', decision: 'allow' }]);
+    bridge.close();
+  });
+
+  it('stops listening to the runtime when closed', () => {
+    const m = manual();
+    const bridge = new WailsBridge(m.schedule);
+    const fn = vi.fn();
+    bridge.onEvents(fn);
+    bridge.close();
+    wails.emit(CHANNELS.event, new EventLog().user('x'));
+    m.frame();
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('calls the bound Go methods with their arguments', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    wails.App['Send'] = vi.fn(async () => undefined);
+    wails.App['RawRequest'] = vi.fn(async () => '{"model":"m"}');
+    wails.App['Answer'] = vi.fn(async () => undefined);
+    await bridge.send('s1', 'do it');
+    expect(wails.App['Send']).toHaveBeenCalledWith('s1', 'do it');
+    expect(await bridge.rawRequest('s1', 7)).toBe('{"model":"m"}');
+    expect(wails.App['RawRequest']).toHaveBeenCalledWith('s1', 7);
+    await bridge.answer('ap1', false);
+    expect(wails.App['Answer']).toHaveBeenCalledWith('ap1', false);
+    bridge.close();
+  });
+
+  it('turns a rejected Go call (a string) into a readable BridgeError', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    wails.App['Send'] = () => Promise.reject('model gemma3:1b does not support tools');
+    const err = await bridge.send('s1', 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BridgeError);
+    expect((err as BridgeError).message).toBe('model gemma3:1b does not support tools');
+    bridge.close();
+  });
+
+  it('treats nil lists from Go as empty and checks snapshot events', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    wails.App['ListSessions'] = async () => null;
+    wails.App['ListModels'] = async () => null;
+    const log = new EventLog('s1');
+    log.user('hi');
+    wails.App['OpenSession'] = async () => ({
+      summary: { id: 's1' },
+      events: [...log.events, { kind: 'broken' }],
+      approvals: null,
+    });
+    expect(await bridge.listSessions()).toEqual([]);
+    expect(await bridge.listModels()).toEqual([]);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const snap = await bridge.openSession('s1');
+    warn.mockRestore();
+    expect(snap.events.map((e) => e.kind)).toEqual(['user_message']);
+    expect(snap.approvals).toEqual([]);
+    bridge.close();
+  });
+
+  it('opens links through the runtime, not in the window', () => {
+    const bridge = new WailsBridge(manual().schedule);
+    bridge.openURL('https://ollama.com');
+    expect(wails.runtime.BrowserOpenURL).toHaveBeenCalledWith('https://ollama.com');
+    bridge.close();
+  });
+});

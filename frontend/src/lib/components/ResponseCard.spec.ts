@@ -1,0 +1,55 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import { afterEach, describe, expect, it } from 'vitest';
+import ResponseCard from './ResponseCard.svelte';
+
+afterEach(cleanup);
+
+describe('ResponseCard', () => {
+  it('shows streaming text as it grows', async () => {
+    const r = render(ResponseCard, { props: { id: 'live', content: 'Hel', streaming: true } });
+    expect(screen.getByText('Model is answering')).toBeTruthy();
+    expect(screen.getByTestId('streaming')).toBeTruthy();
+    expect(screen.getByTestId('response-text').textContent).toBe('Hel');
+    await r.rerender({ id: 'live', content: 'Hello, world', streaming: true });
+    expect(screen.getByTestId('response-text').textContent).toBe('Hello, world');
+  });
+
+  it('waits visibly for the first token', () => {
+    render(ResponseCard, { props: { id: 'live', content: '', streaming: true } });
+    expect(screen.getByText(/Waiting for the first token/)).toBeTruthy();
+  });
+
+  it('marks an incomplete message and says its tool calls did not run', () => {
+    render(ResponseCard, {
+      props: {
+        id: 'e:3',
+        content: 'Let me',
+        incomplete: true,
+        doneReason: 'length',
+        toolCalls: [{ id: 'c1', index: 0, name: 'run_command', args: { command: 'rm -rf build' } }],
+      },
+    });
+    expect(screen.getByTestId('incomplete').textContent).toContain('Incomplete');
+    const note = screen.getByTestId('incomplete-note').textContent ?? '';
+    expect(note).toContain('token limit');
+    expect(note).toContain('not run');
+    expect(screen.queryByTestId('streaming')).toBeNull();
+  });
+
+  it('keeps thinking folded until asked', async () => {
+    render(ResponseCard, { props: { id: 'e:3', content: 'Answer', thinking: 'first I will look around' } });
+    const details = screen.getByTestId('thinking') as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(details.textContent).toContain('5 words');
+    await fireEvent.click(details.querySelector('summary')!);
+    expect(details.open).toBe(true);
+  });
+
+  it('lists the tool calls asked for', () => {
+    render(ResponseCard, {
+      props: { id: 'e:3', content: '', toolCalls: [{ id: 'c1', index: 0, name: 'read_file', args: { path: 'go.mod' } }] },
+    });
+    expect(screen.getByRole('list', { name: 'Tool calls asked for' }).textContent).toMatch(/read_file\s*go\.mod/);
+  });
+});

@@ -1,0 +1,111 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EventLog } from '../bridge/fixtures';
+import { buildTimeline, callStatus, type CallItem } from '../timeline';
+import type { Approval } from '../types';
+import ToolCallCard from './ToolCallCard.svelte';
+
+afterEach(cleanup);
+
+function item(steps: (log: EventLog) => void): CallItem {
+  const log = new EventLog();
+  log.user('x');
+  log.request();
+  log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'run_command', args: { command: 'go test ./...' } }] });
+  steps(log);
+  return buildTimeline(log.events).calls.get('c1')!;
+}
+
+function show(c: CallItem, opts: { approval?: Approval; runEnded?: boolean; onanswer?: (id: string, allow: boolean) => void } = {}) {
+  return render(ToolCallCard, {
+    props: {
+      id: c.key,
+      item: c,
+      state: callStatus(c, { approvalPending: opts.approval != null, runEnded: opts.runEnded ?? false }),
+      approval: opts.approval,
+      onanswer: opts.onanswer ?? (() => {}),
+    },
+  });
+}
+
+describe('ToolCallCard', () => {
+  it('shows the tool, its arguments and that it is running', () => {
+    show(
+      item((l) => {
+        l.toolCall({ call_id: 'c1', name: 'run_command', args: { command: 'go test ./...' } });
+        l.permission('c1', 'run_command', 'allow', 'you');
+      }),
+    );
+    expect(screen.getByTestId('tool-name').textContent).toBe('run_command');
+    expect(screen.getByTestId('tool-args').textContent).toContain('"command": "go test ./..."');
+    expect(screen.getByTestId('call-status').textContent).toContain('Running');
+    expect(screen.getByRole('status', { name: 'Running' })).toBeTruthy();
+    expect(screen.getByTestId('permission').textContent).toContain('Allowed by you');
+  });
+
+  it('styles a validation error and says it was not run', () => {
+    show(
+      item((l) =>
+        l.toolCall({ call_id: 'c1', name: 'run_command', valid: false, error_kind: 'invalid_args', problem: 'command must be a string' }),
+      ),
+    );
+    const box = screen.getByTestId('validation-error');
+    expect(box.textContent).toContain('Invalid arguments');
+    expect(box.textContent).toContain('command must be a string');
+    expect(box.textContent).toContain('Not run');
+    expect(screen.getByTestId('call-status').textContent).toContain('Invalid arguments');
+  });
+
+  it('shows who denied it', () => {
+    show(
+      item((l) => {
+        l.toolCall({ call_id: 'c1', name: 'run_command' });
+        l.permission('c1', 'run_command', 'deny', 'rule: outside the workspace');
+      }),
+    );
+    expect(screen.getByTestId('call-status').textContent).toContain('Denied');
+    expect(screen.getByTestId('permission').textContent).toContain('Denied by rule: outside the workspace');
+  });
+
+  it('shows duration and exit code when done', () => {
+    show(
+      item((l) => {
+        l.toolCall({ call_id: 'c1', name: 'run_command' });
+        l.permission('c1', 'run_command', 'allow');
+        l.result({ call_id: 'c1', name: 'run_command', content: 'FAIL', is_error: true, error_kind: 'failed', exit_code: 2, duration_ms: 1500 });
+      }),
+    );
+    expect(screen.getByTestId('call-status').textContent).toContain('Failed');
+    expect(screen.getByTestId('exit-code').textContent).toBe('exit code 2');
+    expect(screen.getByText('1.50 s')).toBeTruthy();
+  });
+
+  it('says a call that never finished was cancelled when the run ended', () => {
+    show(item((l) => l.toolCall({ call_id: 'c1', name: 'run_command' })), { runEnded: true });
+    expect(screen.getByTestId('call-status').textContent).toContain('Never finished');
+  });
+
+  it('shows the approval inline and calls back with the answer', async () => {
+    const onanswer = vi.fn();
+    const approval: Approval = {
+      id: 'ap1',
+      session_id: 's1',
+      call_id: 'c1',
+      tool: 'run_command',
+      args: { command: 'go test ./...' },
+      display: { command: 'go test ./...', path: '/home/me/tally' },
+      summary: 'Run a shell command',
+    };
+    show(
+      item((l) => l.toolCall({ call_id: 'c1', name: 'run_command' })),
+      { approval, onanswer },
+    );
+    expect(screen.getByTestId('call-status').textContent).toContain('Waiting for your approval');
+    const card = screen.getByTestId('approval-card');
+    expect(within(card).getByTestId('approval-command').textContent).toBe('go test ./...');
+    expect(card.textContent).toContain('/home/me/tally');
+    await fireEvent.click(within(card).getByTestId('approve-button'));
+    expect(onanswer).toHaveBeenCalledWith('ap1', true);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { EventLog } from '../bridge/fixtures';
+import { buildTimeline } from './group';
+import { flattenCards, neighbour } from './nav';
+
+describe('flattenCards', () => {
+  it('lists cards in display order, an observation after its call', () => {
+    const log = new EventLog();
+    log.user('x');
+    log.request();
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'glob', args: {} }] });
+    log.toolCall({ call_id: 'c1', name: 'glob' });
+    log.result({ call_id: 'c1', name: 'glob' });
+    log.notice('n', 'note');
+    log.end('answered');
+    expect(flattenCards(buildTimeline(log.events).runs).map((c) => c.kind)).toEqual([
+      'user',
+      'request',
+      'response',
+      'call',
+      'observation',
+      'notice',
+      'end',
+    ]);
+  });
+});
+
+describe('neighbour', () => {
+  const ids = ['a', 'b', 'c'];
+  it('moves forward and back', () => {
+    expect(neighbour(ids, 'a', 1)).toBe('b');
+    expect(neighbour(ids, 'c', -1)).toBe('b');
+  });
+  it('stays at the ends', () => {
+    expect(neighbour(ids, 'c', 1)).toBe('c');
+    expect(neighbour(ids, 'a', -1)).toBe('a');
+  });
+  it('starts at the first (next) or last (previous) card without a current one', () => {
+    expect(neighbour(ids, null, 1)).toBe('a');
+    expect(neighbour(ids, null, -1)).toBe('c');
+    expect(neighbour(ids, 'gone', 1)).toBe('a');
+  });
+  it('has nothing to move to in an empty timeline', () => {
+    expect(neighbour([], null, 1)).toBeNull();
+  });
+});
