@@ -87,7 +87,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 		case err != nil && ctx.Err() != nil:
 			return nil // the run was stopped while waiting; the caller backfills
 		case err != nil:
-			allow, by = false, "could not ask: "+err.Error()
+			allow, by = false, "rule: could not ask ("+err.Error()+")"
 		default:
 			allow, by = ans.Allow, ans.By
 		}
@@ -95,7 +95,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 	decision := trace.Allow
 	if !allow {
 		decision = trace.Deny
-		msg := fmt.Sprintf("denied: %s did not run (%s). Ask the user or try another approach.", p.call.Name, by)
+		msg := fmt.Sprintf("denied: %s did not run (denied by %s). Ask the user or try another approach.", p.call.Name, by)
 		p.outcome = &trace.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: msg, IsError: true, ErrorKind: trace.ErrDenied, Bytes: len(msg)}
 	}
 	if _, err := a.record(ctx, trace.KindPermission, trace.Permission{CallID: p.call.ID, Tool: p.call.Name, Decision: decision, By: by}); err != nil {

@@ -140,7 +140,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return ExitFailed
 	}
-	opt := session.RunOptions{Approver: session.DenyAll{Why: "no one to ask in headless mode; run with --auto to allow"}}
+	opt := session.RunOptions{Approver: session.DenyAll{Why: "rule: no one to ask in a headless run (use --auto to allow)"}}
 	if *auto {
 		opt.Mode = permission.ModeAuto
 	}

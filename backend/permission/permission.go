@@ -42,7 +42,7 @@ func Decide(mode Mode, readOnly bool) (Verdict, string) {
 	case mode == ModeAuto:
 		return Run, "auto mode"
 	case readOnly:
-		return Run, "reads run without asking"
+		return Run, "rule: reads run without asking"
 	}
 	return Ask, ""
 }
@@ -138,11 +138,7 @@ func (b *Broker) Answer(id string, allow bool) error {
 	if !ok {
 		return ErrUnknownRequest
 	}
-	by := "you approved"
-	if !allow {
-		by = "you denied"
-	}
-	p.ch <- Answer{Allow: allow, By: by}
+	p.ch <- Answer{Allow: allow, By: "you"}
 	return nil
 }
 

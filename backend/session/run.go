@@ -208,7 +208,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 
 func (m *Manager) approver() agent.Approver {
 	if m.broker == nil {
-		return DenyAll{Why: "no one to ask"}
+		return DenyAll{Why: "rule: no one to ask"}
 	}
 	return brokerApprover{m.broker}
 }

@@ -155,16 +155,28 @@ describe('AppShell', () => {
     expect(create.disabled).toBe(true);
     expect(screen.getByTestId('create-blocked').textContent).toContain('workspace');
     await fireEvent.click(screen.getByTestId('pick-workspace'));
-    await waitFor(() => expect(screen.getByTestId('workspace-path').textContent).toBe('/home/me/project'));
-    // A model without tools blocks the start.
+    await waitFor(() => expect((screen.getByTestId('workspace-path') as HTMLInputElement).value).toBe('/home/me/project'));
+    // A model without tools is named as such before the start: it will only chat.
     const gemma = screen.getAllByTestId('model-option').find((o) => o.textContent?.includes('gemma3:1b'))!;
     await fireEvent.click(within(gemma).getByRole('radio'));
-    expect(screen.getByTestId('create-blocked').textContent).toContain("can't use tools");
+    expect(screen.getByText("gemma3:1b can't use tools")).toBeTruthy();
     const qwen = screen.getAllByTestId('model-option').find((o) => o.textContent?.includes('qwen3:0.6b'))!;
     await fireEvent.click(within(qwen).getByRole('radio'));
     await fireEvent.click(screen.getByTestId('create-session'));
     await waitFor(() => expect(fake.callsOf('newSession')).toEqual([['/home/me/project', 'qwen3:0.6b']]));
     expect(await screen.findByTestId('empty-session')).toBeTruthy();
+  });
+
+  it('takes a typed workspace path when there is no folder picker to use', async () => {
+    const fake = setup();
+    await screen.findByTestId('welcome');
+    await fireEvent.click(screen.getByTestId('new-session'));
+    const path = (await screen.findByTestId('workspace-path')) as HTMLInputElement;
+    await fireEvent.input(path, { target: { value: '  /srv/code  ' } });
+    const qwen = screen.getAllByTestId('model-option').find((o) => o.textContent?.includes('qwen3:0.6b'))!;
+    await fireEvent.click(within(qwen).getByRole('radio'));
+    await fireEvent.click(screen.getByTestId('create-session'));
+    await waitFor(() => expect(fake.callsOf('newSession')).toEqual([['/srv/code', 'qwen3:0.6b']]));
   });
 
   it('opens the shortcut help with ? and closes it with Esc', async () => {
