@@ -8,12 +8,16 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/loupe-dev/loupe/backend/cli"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
 
 func main() {
 	if cli.IsCommand(os.Args[1:]) {
@@ -31,6 +35,7 @@ func main() {
 		OnStartup:        app.startup,
 		OnShutdown:       app.shutdown,
 		Bind:             []interface{}{app},
+		Linux:            &linux.Options{Icon: icon, ProgramName: "loupe"},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loupe:", err)
