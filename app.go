@@ -261,3 +261,70 @@ func (a *App) SaveSettings(s session.Settings) error {
 	}
 	return a.mgr.SaveSettings(a.ctx, s)
 }
+
+// SetStepping turns step-through on or off for a session.
+func (a *App) SetStepping(id string, on bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.SetStepping(a.ctx, id, on)
+}
+
+// SetBreakpoints sets where a session pauses when not stepping.
+func (a *App) SetBreakpoints(id string, bp session.Breakpoints) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.SetBreakpoints(a.ctx, id, bp)
+}
+
+// Step resumes a paused run until the next checkpoint.
+func (a *App) Step(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.Resume(id, trace.ActionStep)
+}
+
+// Continue resumes a paused run until a breakpoint or the end.
+func (a *App) Continue(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.Resume(id, trace.ActionContinue)
+}
+
+// EditRequest changes the pending request of a run paused before_request.
+func (a *App) EditRequest(id string, e session.RequestEdit) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.EditRequest(a.ctx, id, e)
+}
+
+// EditArgs changes the arguments of the call a run is paused before; they
+// are checked against the tool's schema again.
+func (a *App) EditArgs(id string, args string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.EditArgs(a.ctx, id, args)
+}
+
+// SkipCall answers the call a run is paused before with the user's own
+// observation, without running it.
+func (a *App) SkipCall(id string, observation string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.SkipCall(a.ctx, id, observation)
+}
+
+// EditResult changes the result a run is paused after, before the model
+// sees it.
+func (a *App) EditResult(id string, content string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.EditResult(a.ctx, id, content)
+}

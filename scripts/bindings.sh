@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 [ -f frontend/dist/index.html ] || { mkdir -p frontend/dist; echo '<!doctype html>' > frontend/dist/index.html; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 go build -tags bindings -o "$tmp/bindgen" .
-"$tmp/bindgen" >/dev/null
+"$tmp/bindgen" >/dev/null 2>&1
 echo "frontend/wailsjs regenerated"

@@ -43,6 +43,11 @@ type Summary struct {
 	LastReason string    `json:"last_reason"`
 	EventCount int       `json:"event_count"`
 	Running    bool      `json:"running"`
+	// Stepping is on when the session pauses at every checkpoint.
+	Stepping    bool        `json:"stepping"`
+	Breakpoints Breakpoints `json:"breakpoints"`
+	// Paused is where the session's run waits, or nil.
+	Paused *Pause `json:"paused"`
 }
 
 // Detail is an opened session: its summary, whole log and open questions.

@@ -50,9 +50,11 @@ func (s *Store) AppendBatch(ctx context.Context, events []trace.Event) ([]trace.
 		return nil, fmt.Errorf("store: append: %w", err)
 	}
 	defer tx.Rollback()
+	nextSeq := tx.StmtContext(ctx, s.stmt.nextSeq)
+	insert := tx.StmtContext(ctx, s.stmt.insertEvent)
 	out := make([]trace.Event, len(events))
 	for i, e := range events {
-		if out[i], err = s.appendTx(ctx, tx, e); err != nil {
+		if out[i], err = s.appendTx(ctx, nextSeq, insert, e); err != nil {
 			return nil, err
 		}
 	}
@@ -90,10 +92,11 @@ const (
 		FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`
 )
 
-// appendTx stores one event inside tx. Its cost is two primary-key lookups,
-// whatever the session's length: the next seq comes from sessions.last_seq,
-// never from scanning events.
-func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, e trace.Event) (trace.Event, error) {
+// appendTx stores one event with nextSeq and insert, the transaction's
+// copies of s.stmt.nextSeq and s.stmt.insertEvent. Its cost is two
+// primary-key lookups, whatever the session's length: the next seq comes
+// from sessions.last_seq, never from scanning events.
+func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace.Event) (trace.Event, error) {
 	now := s.now()
 	if e.Time.IsZero() {
 		e.Time = now
@@ -113,7 +116,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, e trace.Event) (trace.
 		reason = &p.Reason
 	}
 
-	err := tx.QueryRowContext(ctx, nextSeqSQL, now.UnixNano(), reason, e.SessionID).Scan(&e.Seq)
+	err := nextSeq.QueryRowContext(ctx, now.UnixNano(), reason, e.SessionID).Scan(&e.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Event{}, fmt.Errorf("store: append: %w", notFound(e.SessionID))
 	}
@@ -121,7 +124,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, e trace.Event) (trace.
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	// The payload goes in as a string so SQLite stores TEXT (see 0001_init.sql).
-	if _, err := tx.ExecContext(ctx, insertEventSQL, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
+	if _, err := insert.ExecContext(ctx, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	e.Payload = append(json.RawMessage(nil), e.Payload...)
@@ -136,7 +139,7 @@ func (s *Store) Events(ctx context.Context, sessionID string) ([]trace.Event, er
 // EventsAfter returns the events with seq > afterSeq in seq order, or
 // ErrNotFound. The UI uses it to catch up after missing live events.
 func (s *Store) EventsAfter(ctx context.Context, sessionID string, afterSeq int64) ([]trace.Event, error) {
-	rows, err := s.r.QueryContext(ctx, eventsAfterSQL, sessionID, afterSeq)
+	rows, err := s.stmt.eventsAfter.QueryContext(ctx, sessionID, afterSeq)
 	if err != nil {
 		return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
 	}

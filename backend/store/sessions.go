@@ -85,7 +85,7 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 
 // GetSession returns one session, or ErrNotFound.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
-	sess, err := scanSession(s.r.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	sess, err := scanSession(s.stmt.getSession.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, notFound(id)
 	}
@@ -119,12 +119,7 @@ func (s *Store) ListSessions(ctx context.Context) ([]Session, error) {
 // UpdateSession changes the fields named in u, sets updated_at to now and
 // returns the session as stored, or ErrNotFound.
 func (s *Store) UpdateSession(ctx context.Context, id string, u SessionUpdate) (Session, error) {
-	sess, err := scanSession(s.w.QueryRowContext(ctx, `UPDATE sessions SET
-			title = coalesce(?, title),
-			model = coalesce(?, model),
-			last_reason = coalesce(?, last_reason),
-			updated_at = ?
-		WHERE id = ? RETURNING `+sessionCols,
+	sess, err := scanSession(s.stmt.updateSession.QueryRowContext(ctx,
 		u.Title, u.Model, u.LastReason, s.now().UnixNano(), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, notFound(id)

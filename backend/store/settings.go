@@ -12,7 +12,7 @@ import (
 // whether there was one; a missing key leaves dst alone and is not an error.
 func (s *Store) GetSetting(ctx context.Context, key string, dst any) (bool, error) {
 	var value []byte
-	err := s.r.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
+	err := s.stmt.getSetting.QueryRowContext(ctx, key).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

@@ -85,6 +85,9 @@ type Store struct {
 	// r is a pool of read-only connections; in WAL mode they read a
 	// consistent snapshot without blocking the writer or each other.
 	r *sql.DB
+	// stmt holds the statements every run uses, prepared once (see
+	// prepareStatements).
+	stmt statements
 	// now is the clock for created_at/updated_at and event times.
 	now func() time.Time
 }
@@ -149,12 +152,21 @@ func Open(path string) (*Store, error) {
 		busyTimeout,
 	))
 	if err == nil {
-		s.r.SetMaxOpenConns(max(2, runtime.NumCPU()))
+		n := max(2, runtime.NumCPU())
+		s.r.SetMaxOpenConns(n)
+		// Keep the readers open: each one prepares the read statements
+		// the first time it runs them, and a reader closed when idle
+		// would have to open and prepare again.
+		s.r.SetMaxIdleConns(n)
 		err = s.r.PingContext(ctx)
 	}
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", abs, err)
+	}
+	if err := s.prepareStatements(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
 	return s, nil
 }
@@ -165,7 +177,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database. The readers close first so that the writer is
 // the last connection and SQLite checkpoints and removes the WAL.
 func (s *Store) Close() error {
-	var errs []error
+	errs := []error{s.stmt.close()}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}

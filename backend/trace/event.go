@@ -26,6 +26,8 @@ const (
 	KindNotice        Kind = "notice"
 	KindError         Kind = "error"
 	KindRunEnd        Kind = "run_end"
+	KindCheckpoint    Kind = "checkpoint"
+	KindEdit          Kind = "edit"
 )
 
 // Event is one entry of a session's append-only log. Seq is assigned by the
@@ -68,7 +70,7 @@ func Decode[T Payload](e Event) (T, error) {
 
 // Payload is implemented by every payload type.
 type Payload interface {
-	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd
+	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit
 	kind() Kind
 }
 
@@ -118,7 +120,9 @@ const (
 	ErrDenied      = "denied"
 	ErrCancelled   = "cancelled"
 	ErrInterrupted = "interrupted"
-	ErrSkipped     = "skipped"
+	// ErrSkipped marks a call the user skipped, answering it with an
+	// observation of their own (not an error).
+	ErrSkipped = "skipped"
 )
 
 // ToolCall records one call the model asked for and whether it passed
@@ -203,6 +207,59 @@ type RunEnd struct {
 	Rounds    int    `json:"rounds"`
 }
 
+// Checkpoints of the loop where a step-through run can pause.
+const (
+	PointBeforeRequest = "before_request" // the request is built, not sent
+	PointAfterResponse = "after_response" // the answer is in, no tool has run
+	PointBeforeTool    = "before_tool"    // a checked call, before permission and running
+	PointAfterResult   = "after_result"   // a result, before it goes back to the model
+)
+
+// Checkpoint states and the actions that end a pause.
+const (
+	Paused  = "paused"
+	Resumed = "resumed"
+
+	ActionStep     = "step"
+	ActionContinue = "continue"
+	ActionSkip     = "skip"
+)
+
+// Checkpoint records a pause of a step-through run and how it ended. A run
+// whose last event is a paused checkpoint is still paused there, also
+// after the app restarts.
+type Checkpoint struct {
+	Point  string `json:"point"`
+	State  string `json:"state"`
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	// Breakpoint is true when a breakpoint (not stepping) made it pause.
+	Breakpoint bool `json:"breakpoint,omitempty"`
+	// Action says how a pause ended (on resumed).
+	Action string `json:"action,omitempty"`
+}
+
+// Edit targets.
+const (
+	EditSystem  = "system"  // the system prompt, for the rest of the run
+	EditOptions = "options" // the request options, for the rest of the run
+	EditMessage = "message" // one history message's content, from now on
+	EditArgs    = "args"    // a call's arguments, before it runs
+	EditResult  = "result"  // a result's content, before it goes back
+)
+
+// Edit records a change the user made at a pause, with the value before
+// and after as JSON (a string for system, message and result; an object
+// for options and args). The history projection applies edits, so the
+// model sees the edited conversation from then on.
+type Edit struct {
+	Target string          `json:"target"`
+	Seq    int64           `json:"seq,omitempty"`
+	CallID string          `json:"call_id,omitempty"`
+	Before json.RawMessage `json:"before"`
+	After  json.RawMessage `json:"after"`
+}
+
 func (UserMessage) kind() Kind   { return KindUserMessage }
 func (ModelRequest) kind() Kind  { return KindModelRequest }
 func (ModelResponse) kind() Kind { return KindModelResponse }
@@ -212,3 +269,5 @@ func (ToolResult) kind() Kind    { return KindToolResult }
 func (Notice) kind() Kind        { return KindNotice }
 func (Error) kind() Kind         { return KindError }
 func (RunEnd) kind() Kind        { return KindRunEnd }
+func (Checkpoint) kind() Kind    { return KindCheckpoint }
+func (Edit) kind() Kind          { return KindEdit }

@@ -1,3 +1,40 @@
+export namespace llm {
+	
+	export class Options {
+	    num_ctx: number;
+	    temperature: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Options(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.num_ctx = source["num_ctx"];
+	        this.temperature = source["temperature"];
+	    }
+	}
+	export class ToolCall {
+	    id: string;
+	    index: number;
+	    name: string;
+	    args: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.index = source["index"];
+	        this.name = source["name"];
+	        this.args = source["args"];
+	    }
+	}
+
+}
+
 export namespace main {
 	
 	export class Status {
@@ -124,6 +161,142 @@ export namespace permission {
 
 export namespace session {
 	
+	export class Breakpoints {
+	    points: string[];
+	    tools: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Breakpoints(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.points = source["points"];
+	        this.tools = source["tools"];
+	    }
+	}
+	export class PendingMessage {
+	    seq: number;
+	    role: string;
+	    content: string;
+	    tool_calls?: llm.ToolCall[];
+	    tool_call_id?: string;
+	    tool_name?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.role = source["role"];
+	        this.content = source["content"];
+	        this.tool_calls = this.convertValues(source["tool_calls"], llm.ToolCall);
+	        this.tool_call_id = source["tool_call_id"];
+	        this.tool_name = source["tool_name"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PendingRequest {
+	    model: string;
+	    system: string;
+	    options: llm.Options;
+	    tools: string[];
+	    messages: PendingMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.system = source["system"];
+	        this.options = this.convertValues(source["options"], llm.Options);
+	        this.tools = source["tools"];
+	        this.messages = this.convertValues(source["messages"], PendingMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Pause {
+	    point: string;
+	    run: number;
+	    round: number;
+	    call_id?: string;
+	    tool?: string;
+	    request?: PendingRequest;
+	    args?: number[];
+	    result?: trace.ToolResult;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pause(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.point = source["point"];
+	        this.run = source["run"];
+	        this.round = source["round"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.request = this.convertValues(source["request"], PendingRequest);
+	        this.args = source["args"];
+	        this.result = this.convertValues(source["result"], trace.ToolResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Summary {
 	    id: string;
 	    title: string;
@@ -136,6 +309,9 @@ export namespace session {
 	    last_reason: string;
 	    event_count: number;
 	    running: boolean;
+	    stepping: boolean;
+	    breakpoints: Breakpoints;
+	    paused?: Pause;
 	
 	    static createFrom(source: any = {}) {
 	        return new Summary(source);
@@ -152,6 +328,9 @@ export namespace session {
 	        this.last_reason = source["last_reason"];
 	        this.event_count = source["event_count"];
 	        this.running = source["running"];
+	        this.stepping = source["stepping"];
+	        this.breakpoints = this.convertValues(source["breakpoints"], Breakpoints);
+	        this.paused = this.convertValues(source["paused"], Pause);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -186,6 +365,57 @@ export namespace session {
 	        this.summary = this.convertValues(source["summary"], Summary);
 	        this.events = this.convertValues(source["events"], trace.Event);
 	        this.approvals = this.convertValues(source["approvals"], permission.Request);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MessageEdit {
+	    seq: number;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.content = source["content"];
+	    }
+	}
+	
+	
+	
+	export class RequestEdit {
+	    system?: string;
+	    options?: llm.Options;
+	    messages?: MessageEdit[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RequestEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.system = source["system"];
+	        this.options = this.convertValues(source["options"], llm.Options);
+	        this.messages = this.convertValues(source["messages"], MessageEdit);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -270,6 +500,54 @@ export namespace trace {
 	        this.run = source["run"];
 	        this.round = source["round"];
 	        this.payload = source["payload"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ToolResult {
+	    call_id: string;
+	    name: string;
+	    content: string;
+	    is_error: boolean;
+	    error_kind?: string;
+	    truncated: boolean;
+	    bytes: number;
+	    exit_code?: number;
+	    duration_ms: number;
+	    display?: Display;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.content = source["content"];
+	        this.is_error = source["is_error"];
+	        this.error_kind = source["error_kind"];
+	        this.truncated = source["truncated"];
+	        this.bytes = source["bytes"];
+	        this.exit_code = source["exit_code"];
+	        this.duration_ms = source["duration_ms"];
+	        this.display = this.convertValues(source["display"], Display);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -6,7 +6,15 @@ import {main} from '../models';
 
 export function Answer(arg1:string,arg2:boolean):Promise<void>;
 
+export function Continue(arg1:string):Promise<void>;
+
 export function DeleteSession(arg1:string):Promise<void>;
+
+export function EditArgs(arg1:string,arg2:string):Promise<void>;
+
+export function EditRequest(arg1:string,arg2:session.RequestEdit):Promise<void>;
+
+export function EditResult(arg1:string,arg2:string):Promise<void>;
 
 export function GetSettings():Promise<session.Settings>;
 
@@ -26,8 +34,16 @@ export function SaveSettings(arg1:session.Settings):Promise<void>;
 
 export function Send(arg1:string,arg2:string):Promise<void>;
 
+export function SetBreakpoints(arg1:string,arg2:session.Breakpoints):Promise<void>;
+
 export function SetModel(arg1:string,arg2:string):Promise<void>;
 
+export function SetStepping(arg1:string,arg2:boolean):Promise<void>;
+
+export function SkipCall(arg1:string,arg2:string):Promise<void>;
+
 export function Status():Promise<main.Status>;
+
+export function Step(arg1:string):Promise<void>;
 
 export function Stop(arg1:string):Promise<void>;

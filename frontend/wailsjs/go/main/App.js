@@ -6,8 +6,24 @@ export function Answer(arg1, arg2) {
   return window['go']['main']['App']['Answer'](arg1, arg2);
 }
 
+export function Continue(arg1) {
+  return window['go']['main']['App']['Continue'](arg1);
+}
+
 export function DeleteSession(arg1) {
   return window['go']['main']['App']['DeleteSession'](arg1);
+}
+
+export function EditArgs(arg1, arg2) {
+  return window['go']['main']['App']['EditArgs'](arg1, arg2);
+}
+
+export function EditRequest(arg1, arg2) {
+  return window['go']['main']['App']['EditRequest'](arg1, arg2);
+}
+
+export function EditResult(arg1, arg2) {
+  return window['go']['main']['App']['EditResult'](arg1, arg2);
 }
 
 export function GetSettings() {
@@ -46,12 +62,28 @@ export function Send(arg1, arg2) {
   return window['go']['main']['App']['Send'](arg1, arg2);
 }
 
+export function SetBreakpoints(arg1, arg2) {
+  return window['go']['main']['App']['SetBreakpoints'](arg1, arg2);
+}
+
 export function SetModel(arg1, arg2) {
   return window['go']['main']['App']['SetModel'](arg1, arg2);
 }
 
+export function SetStepping(arg1, arg2) {
+  return window['go']['main']['App']['SetStepping'](arg1, arg2);
+}
+
+export function SkipCall(arg1, arg2) {
+  return window['go']['main']['App']['SkipCall'](arg1, arg2);
+}
+
 export function Status() {
   return window['go']['main']['App']['Status']();
+}
+
+export function Step(arg1) {
+  return window['go']['main']['App']['Step'](arg1);
 }
 
 export function Stop(arg1) {

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// statements are the queries each agent run makes several times, prepared
+// once per Store: parsing and planning SQL costs more CPU than running
+// these one-row statements. Writes are prepared on the writer, reads on the
+// read pool (database/sql prepares them again on each reader connection
+// the first time it is used there). Inside a transaction they are used
+// through tx.StmtContext, which reuses the writer's prepared copy.
+type statements struct {
+	// On s.w.
+	nextSeq, insertEvent, updateSession *sql.Stmt
+	// On s.r.
+	eventsAfter, getSession, getSetting *sql.Stmt
+}
+
+const (
+	getSessionSQL    = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
+	updateSessionSQL = `UPDATE sessions SET
+			title = coalesce(?, title),
+			model = coalesce(?, model),
+			last_reason = coalesce(?, last_reason),
+			updated_at = ?
+		WHERE id = ? RETURNING ` + sessionCols
+	getSettingSQL = `SELECT value FROM settings WHERE key = ?`
+)
+
+func (s *Store) prepareStatements(ctx context.Context) error {
+	var errs []error
+	prep := func(db *sql.DB, query string) *sql.Stmt {
+		st, err := db.PrepareContext(ctx, query)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("prepare %q: %w", query, err))
+		}
+		return st
+	}
+	s.stmt = statements{
+		nextSeq:       prep(s.w, nextSeqSQL),
+		insertEvent:   prep(s.w, insertEventSQL),
+		updateSession: prep(s.w, updateSessionSQL),
+		eventsAfter:   prep(s.r, eventsAfterSQL),
+		getSession:    prep(s.r, getSessionSQL),
+		getSetting:    prep(s.r, getSettingSQL),
+	}
+	return errors.Join(errs...)
+}
+
+// close closes the statements that were prepared; it is safe on a zero
+// statements.
+func (st *statements) close() error {
+	var errs []error
+	for _, p := range []**sql.Stmt{
+		&st.nextSeq, &st.insertEvent, &st.updateSession,
+		&st.eventsAfter, &st.getSession, &st.getSetting,
+	} {
+		if *p != nil {
+			errs = append(errs, (*p).Close())
+			*p = nil
+		}
+	}
+	return errors.Join(errs...)
+}
