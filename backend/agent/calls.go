@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,25 +15,34 @@ import (
 
 // pendingCall is one call of a message on its way through check,
 // permission and execution. A call with an outcome already (invalid,
-// denied) does not run.
+// denied, skipped) does not run.
 type pendingCall struct {
 	call    llm.ToolCall
 	tool    tools.Tool
 	outcome *trace.ToolResult
+	// What the log already holds for it (a restored run).
+	permitted *trace.Permission
+	result    *trace.ToolResult
 }
 
 // runCalls takes the calls of one complete message through the harness:
-// check each (recording it before anything runs), ask permission in call
-// order, run the allowed ones concurrently, and record the results in call
-// order. If ctx is cancelled it returns early; the caller backfills.
+// check each (recording it before anything runs), then either — when a
+// person may step through — one call at a time with its checkpoints, or
+// permission in call order and the allowed calls concurrently, results
+// recorded in call order. If ctx is cancelled it returns early; the caller
+// backfills.
 func (a *Agent) runCalls(ctx context.Context, calls []llm.ToolCall) error {
-	pending := make([]pendingCall, len(calls))
-	for i, c := range calls {
-		p, err := a.check(ctx, c)
-		if err != nil {
-			return err
+	pending, err := a.takeUp(ctx, calls)
+	if err != nil {
+		return err
+	}
+	if a.gate != nil && (a.gate.Active() || a.resumeAt != nil) {
+		for i := range pending {
+			if err := a.stepCall(ctx, &pending[i]); err != nil || ctx.Err() != nil {
+				return err
+			}
 		}
-		pending[i] = p
+		return nil
 	}
 	for i := range pending {
 		if pending[i].outcome != nil {
@@ -47,22 +58,184 @@ func (a *Agent) runCalls(ctx context.Context, calls []llm.ToolCall) error {
 	return a.execute(ctx, pending)
 }
 
-func (a *Agent) check(ctx context.Context, c llm.ToolCall) (pendingCall, error) {
+// takeUp checks and records every call, or, for calls the log already
+// holds (a restored run), rebuilds where each stands.
+func (a *Agent) takeUp(ctx context.Context, calls []llm.ToolCall) ([]pendingCall, error) {
+	type known struct {
+		checked   bool
+		args      json.RawMessage
+		permitted *trace.Permission
+		result    *trace.ToolResult
+	}
+	seen := map[string]*known{}
+	for _, c := range calls {
+		seen[c.ID] = &known{}
+	}
+	for _, e := range a.events {
+		switch e.Kind {
+		case trace.KindToolCall:
+			if p, err := trace.Decode[trace.ToolCall](e); err == nil && seen[p.CallID] != nil {
+				seen[p.CallID].checked = true
+			}
+		case trace.KindEdit:
+			if p, err := trace.Decode[trace.Edit](e); err == nil && p.Target == trace.EditArgs && seen[p.CallID] != nil {
+				seen[p.CallID].args = p.After
+			}
+		case trace.KindPermission:
+			if p, err := trace.Decode[trace.Permission](e); err == nil && seen[p.CallID] != nil {
+				seen[p.CallID].permitted = &p
+			}
+		case trace.KindToolResult:
+			if p, err := trace.Decode[trace.ToolResult](e); err == nil && seen[p.CallID] != nil {
+				seen[p.CallID].result = &p
+			}
+		}
+	}
+	pending := make([]pendingCall, len(calls))
+	for i, c := range calls {
+		k := seen[c.ID]
+		if !k.checked {
+			p, err := a.check(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			pending[i] = p
+			continue
+		}
+		if k.args != nil {
+			c.Args = k.args
+		}
+		pending[i] = a.validate(c)
+		pending[i].permitted, pending[i].result = k.permitted, k.result
+	}
+	return pending, nil
+}
+
+// validate checks a call against the registry, without recording.
+func (a *Agent) validate(c llm.ToolCall) pendingCall {
 	p := pendingCall{call: c}
-	args := argsObject(c.Args)
-	ev := trace.ToolCall{CallID: c.ID, Name: c.Name, Args: args}
-	tool, cerr := a.tools.Check(c.Name, args)
+	tool, cerr := a.tools.Check(c.Name, argsObject(c.Args))
 	if cerr != nil {
-		ev.ErrorKind, ev.Problem = cerr.Kind, cerr.Message
 		p.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: cerr.Message, IsError: true, ErrorKind: cerr.Kind, Bytes: len(cerr.Message)}
 	} else {
-		ev.Valid, ev.ReadOnly = true, tool.ReadOnly()
 		p.tool = tool
+	}
+	return p
+}
+
+func (a *Agent) check(ctx context.Context, c llm.ToolCall) (pendingCall, error) {
+	p := a.validate(c)
+	ev := trace.ToolCall{CallID: c.ID, Name: c.Name, Args: argsObject(c.Args), Valid: p.tool != nil}
+	if p.tool != nil {
+		ev.ReadOnly = p.tool.ReadOnly()
+	} else {
+		ev.ErrorKind, ev.Problem = p.outcome.ErrorKind, p.outcome.Content
 	}
 	if _, err := a.record(ctx, trace.KindToolCall, ev); err != nil {
 		return p, errStore{err}
 	}
 	return p, nil
+}
+
+// stepCall takes one call through its checkpoints: before it (the user may
+// edit its arguments or skip it), permission, running, and after its
+// result (the user may edit what goes back).
+func (a *Agent) stepCall(ctx context.Context, p *pendingCall) error {
+	if p.result == nil {
+		if p.permitted == nil {
+			skip, err := a.beforeTool(ctx, p)
+			if err != nil || ctx.Err() != nil {
+				return err
+			}
+			if !skip && p.outcome == nil {
+				if err := a.permit(ctx, p); err != nil || ctx.Err() != nil {
+					return err
+				}
+			}
+		} else if p.permitted.Decision == trace.Deny {
+			p.outcome = deniedResult(p.call, p.permitted.By)
+		}
+		var res trace.ToolResult
+		if p.outcome != nil {
+			res = *p.outcome
+		} else {
+			res = runOne(ctx, *p)
+		}
+		if _, err := a.record(ctx, trace.KindToolResult, res); err != nil {
+			return errStore{err}
+		}
+		p.result = &res
+	}
+	return a.afterResult(ctx, p)
+}
+
+// beforeTool pauses before a call. It reports whether the user skipped it
+// (p.outcome then holds their observation).
+func (a *Agent) beforeTool(ctx context.Context, p *pendingCall) (bool, error) {
+	pp := &pause{cp: Checkpoint{Point: trace.PointBeforeTool, CallID: p.call.ID, Tool: p.call.Name, Args: argsObject(p.call.Args)}}
+	pp.edit = func(cmd Command) error {
+		if len(cmd.Args) == 0 {
+			return ErrNotHere
+		}
+		args := compactJSON(cmd.Args)
+		tool, cerr := a.tools.Check(p.call.Name, args)
+		if cerr != nil {
+			return errors.New(cerr.Message)
+		}
+		if err := a.recordEdit(ctx, trace.EditArgs, 0, p.call.ID, argsObject(p.call.Args), json.RawMessage(args)); err != nil {
+			return err
+		}
+		p.call.Args, p.tool, p.outcome = args, tool, nil
+		pp.cp.Args = args
+		return nil
+	}
+	cmd, err := a.checkpoint(ctx, pp)
+	if err != nil || ctx.Err() != nil {
+		return false, err
+	}
+	if cmd.Action == trace.ActionSkip {
+		text := cmd.Observation
+		if text == "" {
+			text = "skipped by the user"
+		}
+		p.outcome = &trace.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: text, ErrorKind: trace.ErrSkipped, Bytes: len(text)}
+		return true, nil
+	}
+	return false, nil
+}
+
+// afterResult pauses after a call's result is recorded; an edit changes
+// what the model will see.
+func (a *Agent) afterResult(ctx context.Context, p *pendingCall) error {
+	res := *p.result
+	for _, e := range a.events {
+		if e.Kind == trace.KindEdit {
+			if ed, err := trace.Decode[trace.Edit](e); err == nil && ed.Target == trace.EditResult && ed.CallID == res.CallID {
+				_ = json.Unmarshal(ed.After, &res.Content)
+			}
+		}
+	}
+	pp := &pause{cp: Checkpoint{Point: trace.PointAfterResult, CallID: p.call.ID, Tool: p.call.Name, Result: &res}}
+	pp.edit = func(cmd Command) error {
+		if cmd.Result == nil {
+			return ErrNotHere
+		}
+		if *cmd.Result == res.Content {
+			return nil
+		}
+		if err := a.recordEdit(ctx, trace.EditResult, 0, p.call.ID, res.Content, *cmd.Result); err != nil {
+			return err
+		}
+		res.Content = *cmd.Result
+		return nil
+	}
+	_, err := a.checkpoint(ctx, pp)
+	return err
+}
+
+func deniedResult(c llm.ToolCall, by string) *trace.ToolResult {
+	msg := fmt.Sprintf("denied: %s did not run (denied by %s). Ask the user or try another approach.", c.Name, by)
+	return &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: msg, IsError: true, ErrorKind: trace.ErrDenied, Bytes: len(msg)}
 }
 
 // permit decides whether one valid call may run, asking when the policy
@@ -95,8 +268,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 	decision := trace.Allow
 	if !allow {
 		decision = trace.Deny
-		msg := fmt.Sprintf("denied: %s did not run (denied by %s). Ask the user or try another approach.", p.call.Name, by)
-		p.outcome = &trace.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: msg, IsError: true, ErrorKind: trace.ErrDenied, Bytes: len(msg)}
+		p.outcome = deniedResult(p.call, by)
 	}
 	if _, err := a.record(ctx, trace.KindPermission, trace.Permission{CallID: p.call.ID, Tool: p.call.Name, Decision: decision, By: by}); err != nil {
 		return errStore{err}

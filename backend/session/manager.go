@@ -67,6 +67,7 @@ type Manager struct {
 
 	mu      sync.Mutex
 	running map[string]*activeRun
+	gates   map[string]*stepGate
 }
 
 type activeRun struct {
@@ -80,7 +81,7 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	if sink == nil {
 		sink = nopSink{}
 	}
-	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}}
+	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}, gates: map[string]*stepGate{}}
 }
 
 type nopSink struct{}
@@ -96,8 +97,13 @@ func (m *Manager) summary(s store.Session) Summary {
 	m.mu.Lock()
 	_, running := m.running[s.ID]
 	m.mu.Unlock()
-	return Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
-		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Running: running}
+	sum := Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Running: running,
+		Breakpoints: Breakpoints{}.normal()}
+	if g, err := m.gateFor(context.Background(), s.ID); err == nil {
+		sum.Stepping, sum.Breakpoints, sum.Paused = g.state()
+	}
+	return sum
 }
 
 // Create starts a new, empty session on a workspace folder.

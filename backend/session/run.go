@@ -53,14 +53,15 @@ func (m *Manager) Run(ctx context.Context, id, text string, opt RunOptions) (tra
 
 // prepared is a run that passed its checks and holds its session's slot.
 type prepared struct {
-	m     *Manager
-	id    string
-	text  string
-	ag    *agent.Agent
-	ctx   context.Context
-	slot  *activeRun
-	title string
-	ws    *tools.Workspace
+	m      *Manager
+	id     string
+	text   string
+	resume bool
+	ag     *agent.Agent
+	ctx    context.Context
+	slot   *activeRun
+	title  string
+	ws     *tools.Workspace
 }
 
 func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) (*prepared, error) {
@@ -68,6 +69,13 @@ func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) 
 	if text == "" {
 		return nil, errors.New("type a message first")
 	}
+	return m.setUp(ctx, id, text, false, opt)
+}
+
+// setUp checks the session, its model and workspace, takes the session's
+// run slot and builds the agent. A resumed run (paused when the app last
+// exited) does not need Ollama to be up until it sends a request.
+func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt RunOptions) (*prepared, error) {
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
 		return nil, err
@@ -79,23 +87,17 @@ func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) 
 	if s.Model == "" {
 		return nil, errors.New("choose a model for this session first")
 	}
-	info, err := m.model.Show(ctx, s.Model)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := tools.OpenWorkspace(s.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
-	}
-	reg := tools.Builtins(ws, m.runner)
-	if !info.SupportsTools() {
-		// Sending tool schemas to a model whose template cannot show them
-		// makes Ollama refuse the request; run as plain chat instead.
-		reg = reg.Subset()
-	}
 	system, err := settings.systemPrompt(s.Workspace)
 	if err != nil {
 		return nil, err
+	}
+	info, err := m.model.Show(ctx, s.Model)
+	if err != nil && !resume {
+		return nil, err
+	}
+	if err != nil {
+		// Resuming a pause: assume what the model could do before.
+		info = ollama.ModelInfo{Name: s.Model, Capabilities: []string{"completion", "tools"}}
 	}
 	mode := settings.PermissionMode
 	if opt.Mode != "" {
@@ -121,6 +123,20 @@ func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) 
 		think := true
 		cfg.Think = &think
 	}
+	gate, err := m.gateFor(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := tools.OpenWorkspace(s.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
+	}
+	reg := tools.Builtins(ws, m.runner)
+	if !info.SupportsTools() {
+		// Sending tool schemas to a model whose template cannot show them
+		// makes Ollama refuse the request; run as plain chat instead.
+		reg = reg.Subset()
+	}
 
 	m.mu.Lock()
 	if _, busy := m.running[id]; busy {
@@ -140,13 +156,13 @@ func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) 
 		return nil, err
 	}
 	rec := recorder{store: m.store, sink: m.sink}
-	ag := agent.New(cfg, m.model, rec, reg, approver, func(d agent.Delta) { m.sink.Delta(id, d) }, evs)
+	ag := agent.New(cfg, m.model, rec, reg, approver, gate, func(d agent.Delta) { m.sink.Delta(id, d) }, evs)
 	title := ""
-	if s.Title == "" || s.Title == "New session" {
+	if !resume && (s.Title == "" || s.Title == "New session") {
 		title = titleFrom(text)
 	}
 	m.sink.Session(m.summary(s))
-	return &prepared{m: m, id: id, text: text, ag: ag, ctx: runCtx, slot: slot, title: title, ws: ws}, nil
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, title: title, ws: ws}, nil
 }
 
 func (p *prepared) run() (trace.RunEnd, error) {
@@ -156,7 +172,13 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	if p.title != "" {
 		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{Title: &p.title})
 	}
-	end, err := p.ag.Run(p.ctx, p.text)
+	var end trace.RunEnd
+	var err error
+	if p.resume {
+		end, err = p.ag.Resume(p.ctx)
+	} else {
+		end, err = p.ag.Run(p.ctx, p.text)
+	}
 	reason := end.Reason
 	if err != nil {
 		reason = trace.EndError
@@ -178,8 +200,10 @@ func (m *Manager) release(id string, slot *activeRun) {
 	}
 }
 
-// Recover closes every run the app left open when it last exited, so each
-// session reopens with a valid history.
+// Recover deals with every run the app left open when it last exited, so
+// each session reopens with a valid history: a run paused at a checkpoint
+// waits there again; any other gets "interrupted (app exited)" results for
+// its open calls and a run_end.
 func (m *Manager) Recover(ctx context.Context) error {
 	ss, err := m.store.ListSessions(ctx)
 	if err != nil {
@@ -192,16 +216,25 @@ func (m *Manager) Recover(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		if !trace.OpenRun(evs) {
-			continue
+		st := agent.RunState(evs)
+		switch {
+		case !st.Open:
+		case st.Paused != nil:
+			p, err := m.setUp(ctx, s.ID, "", true, RunOptions{})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("session %s stays paused but cannot resume: %w", s.ID, err))
+				continue
+			}
+			go func() { _, _ = p.run() }()
+		default:
+			ag := agent.New(agent.Config{SessionID: s.ID}, nil, recorder{store: m.store, sink: m.sink}, nil, nil, nil, nil, evs)
+			if _, err := ag.Recover(ctx); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			reason := trace.EndInterrupted
+			_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
 		}
-		ag := agent.New(agent.Config{SessionID: s.ID}, nil, recorder{store: m.store, sink: m.sink}, nil, nil, nil, evs)
-		if _, err := ag.Recover(ctx); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		reason := trace.EndInterrupted
-		_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
 	}
 	return errors.Join(errs...)
 }

@@ -491,3 +491,17 @@ func TestThinking(t *testing.T) {
 	}
 	t.Fatal("no model_response")
 }
+
+// A model that asks for exactly the same call three rounds in a row is
+// stopped, with a notice that says why.
+func TestRepeatedCallsStopTheLoop(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
+		return calls(call("", "list_dir", `{"path": "."}`))
+	})
+	end := h.run("List")
+	if end.Reason != trace.EndRepeated || end.Rounds != 3 || !strings.Contains(end.Detail, "stuck") {
+		t.Fatalf("end = %+v", end)
+	}
+	checkInvariants(t, h.events())
+}

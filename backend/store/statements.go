@@ -51,17 +51,17 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// close closes the statements that were prepared; it is safe on a zero
-// statements.
+// close closes the statements that were prepared. They stay in place:
+// a closed statement reports "sql: statement is closed" to a late caller,
+// and closing it again is a no-op.
 func (st *statements) close() error {
 	var errs []error
-	for _, p := range []**sql.Stmt{
-		&st.nextSeq, &st.insertEvent, &st.updateSession,
-		&st.eventsAfter, &st.getSession, &st.getSetting,
+	for _, p := range []*sql.Stmt{
+		st.nextSeq, st.insertEvent, st.updateSession,
+		st.eventsAfter, st.getSession, st.getSetting,
 	} {
-		if *p != nil {
-			errs = append(errs, (*p).Close())
-			*p = nil
+		if p != nil {
+			errs = append(errs, p.Close())
 		}
 	}
 	return errors.Join(errs...)

@@ -197,6 +197,7 @@ const (
 	EndError       = "error"
 	EndTruncated   = "truncated"
 	EndInterrupted = "interrupted"
+	EndRepeated    = "repeated_calls"
 )
 
 // RunEnd closes a run with its reason.

@@ -23,24 +23,36 @@ func HistorySeqs(events []Event) []int64 {
 	return seqs
 }
 
-// Messages projects the named events to chat messages, after the system
-// prompt. An incomplete model message keeps its text but not its tool calls,
-// which never ran and have no results.
-func Messages(events []Event, system string, seqs []int64) ([]llm.Message, error) {
+// Sourced is a history message with the event it comes from.
+type Sourced struct {
+	Seq int64
+	llm.Message
+}
+
+// Project turns the named events into history messages, in order, with the
+// user's edits applied (see Edit): the model sees the edited conversation.
+// An incomplete model message keeps its text but not its tool calls, which
+// never ran and have no results; one with nothing in it is left out.
+func Project(events []Event, seqs []int64) ([]Sourced, error) {
 	bySeq := make(map[int64]Event, len(seqs))
 	want := make(map[int64]bool, len(seqs))
 	for _, s := range seqs {
 		want[s] = true
 	}
+	var edits []Edit
 	for _, e := range events {
 		if want[e.Seq] {
 			bySeq[e.Seq] = e
 		}
+		if e.Kind == KindEdit {
+			ed, err := Decode[Edit](e)
+			if err != nil {
+				return nil, err
+			}
+			edits = append(edits, ed)
+		}
 	}
-	msgs := make([]llm.Message, 0, len(seqs)+1)
-	if system != "" {
-		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: system})
-	}
+	out := make([]Sourced, 0, len(seqs))
 	for _, s := range seqs {
 		e, ok := bySeq[s]
 		if !ok {
@@ -50,12 +62,58 @@ func Messages(events []Event, system string, seqs []int64) ([]llm.Message, error
 		if err != nil {
 			return nil, err
 		}
+		if err := applyEdits(&m, s, edits); err != nil {
+			return nil, err
+		}
 		if m.Role == llm.RoleAssistant && m.Content == "" && m.Thinking == "" && len(m.ToolCalls) == 0 {
 			// A request that failed before the model said anything left
 			// an empty message: sending it back would only confuse.
 			continue
 		}
-		msgs = append(msgs, m)
+		out = append(out, Sourced{Seq: s, Message: m})
+	}
+	return out, nil
+}
+
+// applyEdits applies, in log order, the edits that touch message m (from
+// event seq): its content, a call's arguments, a result's content.
+func applyEdits(m *llm.Message, seq int64, edits []Edit) error {
+	for _, ed := range edits {
+		switch {
+		case ed.Target == EditMessage && ed.Seq == seq,
+			ed.Target == EditResult && m.Role == llm.RoleTool && ed.CallID == m.ToolCallID:
+			var s string
+			if err := json.Unmarshal(ed.After, &s); err != nil {
+				return fmt.Errorf("trace: %s edit: %w", ed.Target, err)
+			}
+			m.Content = s
+		case ed.Target == EditArgs && m.Role == llm.RoleAssistant:
+			for i := range m.ToolCalls {
+				if m.ToolCalls[i].ID == ed.CallID {
+					// Copy the slice: the event's payload is shared.
+					calls := append([]llm.ToolCall(nil), m.ToolCalls...)
+					calls[i].Args = ed.After
+					m.ToolCalls = calls
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Messages is the request's message list: the system prompt, then the
+// projected history.
+func Messages(events []Event, system string, seqs []int64) ([]llm.Message, error) {
+	src, err := Project(events, seqs)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]llm.Message, 0, len(src)+1)
+	if system != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: system})
+	}
+	for _, s := range src {
+		msgs = append(msgs, s.Message)
 	}
 	return msgs, nil
 }

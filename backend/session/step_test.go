@@ -1,0 +1,352 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// waitPaused waits until the session's run waits at a checkpoint and
+// returns where.
+func waitPaused(t *testing.T, m *session.Manager, id string) *session.Pause {
+	t.Helper()
+	var p *session.Pause
+	waitFor(t, func() bool {
+		d, err := m.Open(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = d.Summary.Paused
+		return p != nil
+	}, "the run to pause")
+	return p
+}
+
+func startRun(t *testing.T, h *harness, text string) chan trace.RunEnd {
+	t.Helper()
+	done := make(chan trace.RunEnd, 1)
+	go func() {
+		end, err := h.m.Run(context.Background(), h.id, text, session.RunOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- end
+	}()
+	return done
+}
+
+func step(t *testing.T, h *harness) {
+	t.Helper()
+	if err := h.m.Resume(h.id, trace.ActionStep); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stepping(t *testing.T, h *harness) {
+	t.Helper()
+	if err := h.m.SetStepping(context.Background(), h.id, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stepping pauses at every checkpoint, in the loop's order.
+func TestStepThroughCheckpointsInOrder(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	h.srv.Script(
+		calls(call("call_1", "list_dir", `{"path":"."}`)),
+		ollamatest.Text("Two files."),
+	)
+	stepping(t, h)
+	done := startRun(t, h, "What is here?")
+	var got []string
+	for i := 0; i < 6; i++ {
+		p := waitPaused(t, h.m, h.id)
+		got = append(got, p.Point+"/"+p.CallID)
+		if p.Point == trace.PointBeforeRequest && (p.Request == nil || len(p.Request.Messages) == 0) {
+			t.Fatalf("pause before a request shows no pending request: %+v", p)
+		}
+		if i == 0 && len(h.srv.Requests()) != 0 {
+			t.Fatal("the request was sent before the user stepped")
+		}
+		if p.Point == trace.PointBeforeTool {
+			if _, err := os.Stat(filepath.Join(h.ws, "README.md")); err != nil || len(results(t, h.events())) != 0 {
+				t.Fatal("the tool ran before the user stepped")
+			}
+		}
+		step(t, h)
+	}
+	want := "before_request/ after_response/ before_tool/call_1 after_result/call_1 before_request/ after_response/"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("checkpoints:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if end := <-done; end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	checkInvariants(t, h.events())
+	h.golden("step_through")
+}
+
+// Every kind of edit reaches the model, is recorded with before and after,
+// and the Raw view still shows exactly what was sent.
+func TestEditsReachTheModel(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "read_file", `{"path":"missing.txt"}`)),
+		ollamatest.Text("It says hello."),
+	)
+	stepping(t, h)
+	ctx := context.Background()
+	done := startRun(t, h, "Read missing.txt")
+
+	// Before the first request: system prompt, the user's message, options.
+	p := waitPaused(t, h.m, h.id)
+	userSeq := p.Request.Messages[0].Seq
+	system := "You are a careful agent."
+	opts := p.Request.Options
+	opts.NumCtx, opts.Temperature = 4096, 0
+	if err := h.m.EditRequest(ctx, h.id, session.RequestEdit{System: &system, Options: &opts,
+		Messages: []session.MessageEdit{{Seq: userSeq, Content: "Read README.md"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if p := waitPaused(t, h.m, h.id); p.Request.System != system || p.Request.Messages[0].Content != "Read README.md" {
+		t.Fatalf("pending request after the edit = %+v", p.Request)
+	}
+	step(t, h) // send
+	waitPaused(t, h.m, h.id)
+	step(t, h) // after_response
+
+	// Before the call: a bad edit is refused and changes nothing; a good
+	// one is checked again and runs.
+	p = waitPaused(t, h.m, h.id)
+	if p.Point != trace.PointBeforeTool {
+		t.Fatalf("paused at %s", p.Point)
+	}
+	if err := h.m.EditArgs(ctx, h.id, `{"path":7}`); err == nil || !strings.Contains(err.Error(), "invalid arguments for read_file") {
+		t.Fatalf("bad args edit: %v", err)
+	}
+	if err := h.m.EditArgs(ctx, h.id, `{"path":"README.md"}`); err != nil {
+		t.Fatal(err)
+	}
+	step(t, h)
+
+	// After the result: change what goes back.
+	p = waitPaused(t, h.m, h.id)
+	if p.Point != trace.PointAfterResult || !strings.Contains(p.Result.Content, "hello from the workspace") {
+		t.Fatalf("after the edited call: %+v", p)
+	}
+	if err := h.m.EditResult(ctx, h.id, "The README says: hello (edited)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.Resume(h.id, trace.ActionContinue); err != nil {
+		t.Fatal(err)
+	}
+	if end := <-done; end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+
+	reqs := h.srv.Requests()
+	first, second := reqs[0].Chat, reqs[1].Chat
+	if first.Messages[0].Content != system || first.Messages[1].Content != "Read README.md" || first.Options["num_ctx"] != float64(4096) || first.Options["temperature"] != float64(0) {
+		t.Fatalf("first request did not carry the edits: %+v %v", first.Messages[:2], first.Options)
+	}
+	var sawArgs, sawResult bool
+	for _, m := range second.Messages {
+		for _, c := range m.ToolCalls {
+			sawArgs = sawArgs || strings.Contains(string(c.Function.Arguments), "README.md")
+		}
+		sawResult = sawResult || (m.Role == "tool" && m.Content == "The README says: hello (edited)")
+	}
+	if !sawArgs || !sawResult || second.Messages[0].Content != system {
+		t.Fatalf("second request: args edited %v, result edited %v, system %q", sawArgs, sawResult, second.Messages[0].Content)
+	}
+	var edits []string
+	for _, e := range h.events() {
+		if e.Kind == trace.KindEdit {
+			ed, _ := trace.Decode[trace.Edit](e)
+			edits = append(edits, ed.Target)
+			if string(ed.Before) == string(ed.After) {
+				t.Errorf("edit %s records no change", ed.Target)
+			}
+		}
+		if e.Kind == trace.KindModelRequest {
+			raw, err := h.m.RawRequest(ctx, h.id, e.Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := e.Round - 1; raw != string(reqs[n].Body) {
+				t.Fatalf("round %d: Raw differs from what was sent", e.Round)
+			}
+		}
+	}
+	if strings.Join(edits, " ") != "system options message args result" {
+		t.Fatalf("edit events = %v", edits)
+	}
+	checkInvariants(t, h.events())
+	h.golden("edits")
+}
+
+// Skip answers a call with the user's own observation; it never runs.
+func TestSkipCall(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "write_file", `{"path":"x.txt","content":"x"}`)),
+		ollamatest.Text("OK."),
+	)
+	if err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Tools: []string{"write_file"}}); err != nil {
+		t.Fatal(err)
+	}
+	done := startRun(t, h, "Write x")
+	p := waitPaused(t, h.m, h.id)
+	if p.Point != trace.PointBeforeTool || p.Tool != "write_file" {
+		t.Fatalf("breakpoint on write_file paused at %+v", p)
+	}
+	if err := h.m.SkipCall(context.Background(), h.id, "I wrote it myself."); err != nil {
+		t.Fatal(err)
+	}
+	if end := <-done; end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a skipped call ran")
+	}
+	rs := results(t, h.events())
+	if rs[0].Content != "I wrote it myself." || rs[0].ErrorKind != trace.ErrSkipped || rs[0].IsError {
+		t.Fatalf("skip result = %+v", rs[0])
+	}
+	msgs := h.srv.Requests()[1].Chat.Messages
+	if last := msgs[len(msgs)-1]; last.Role != "tool" || last.Content != "I wrote it myself." {
+		t.Fatalf("the model did not get the user's observation: %+v", last)
+	}
+	checkInvariants(t, h.events())
+}
+
+// Stop while paused ends the run; the open call is answered "cancelled".
+func TestStopWhilePaused(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(calls(call("call_1", "run_command", `{"command":"touch ran"}`)))
+	if err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+		t.Fatal(err)
+	}
+	done := startRun(t, h, "Go")
+	waitPaused(t, h.m, h.id)
+	h.m.Stop(h.id)
+	if end := <-done; end.Reason != trace.EndCancelled {
+		t.Fatalf("end = %+v", end)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "ran")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the paused call ran after Stop")
+	}
+	if err := h.m.Resume(h.id, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+		t.Fatalf("step after stop: %v", err)
+	}
+	checkInvariants(t, h.events())
+}
+
+// Pausing holds nothing else up: another session runs to its end while
+// this one waits.
+func TestPauseDoesNotBlockOtherSessions(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Respond(func(req ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Text("Hi.") })
+	stepping(t, h)
+	done := startRun(t, h, "Hi")
+	waitPaused(t, h.m, h.id)
+	other, err := h.m.Create(context.Background(), h.ws, testModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, err := h.m.Run(context.Background(), other.ID, "Hello", session.RunOptions{}); err != nil || end.Reason != trace.EndAnswered {
+		t.Fatalf("other session: %+v %v", end, err)
+	}
+	h.m.Resume(h.id, trace.ActionContinue)
+	<-done
+}
+
+// A paused session survives a restart: it reopens paused at the same
+// checkpoint and goes on from there.
+func TestPausedSessionSurvivesRestart(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "read_file", `{"path":"README.md"}`), call("call_2", "list_dir", `{"path":"."}`)),
+		ollamatest.Text("Done."),
+	)
+	ctx := context.Background()
+	// The first "app": its own store handle, closed to play dead.
+	path := h.st.Path()
+	st1, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1 := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	if err := m1.SetStepping(ctx, h.id, true); err != nil {
+		t.Fatal(err)
+	}
+	go m1.Run(ctx, h.id, "Look", session.RunOptions{})
+	for _, want := range []string{trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult} {
+		if p := waitPaused(t, m1, h.id); p.Point != want {
+			t.Fatalf("paused at %s, want %s", p.Point, want)
+		}
+		if want != trace.PointAfterResult {
+			if err := m1.Resume(h.id, trace.ActionStep); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st1.Close() // the app is gone; its run can write nothing more
+
+	// The second "app" on the same file.
+	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	t.Cleanup(m2.StopAll)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := waitPaused(t, m2, h.id)
+	if p.Point != trace.PointAfterResult || p.CallID != "call_1" || !strings.Contains(p.Result.Content, "hello from the workspace") {
+		t.Fatalf("reopened at %+v", p)
+	}
+	d, _ := m2.Open(ctx, h.id)
+	if !d.Summary.Stepping {
+		t.Fatal("stepping was not kept")
+	}
+	// On from there: the second call, then the answer.
+	var got []string
+	for i := 0; i < 5; i++ {
+		p := waitPaused(t, m2, h.id)
+		got = append(got, p.Point+"/"+p.CallID)
+		if err := m2.Resume(h.id, trace.ActionStep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "after_result/call_1 before_tool/call_2 after_result/call_2 before_request/ after_response/"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("after restart:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	m2.Wait(h.id)
+	evs := h.events()
+	checkInvariants(t, evs)
+	if e := lastEnd(t, evs); e.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", e)
+	}
+	paused := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindCheckpoint {
+			if cp, _ := trace.Decode[trace.Checkpoint](e); cp.State == trace.Paused {
+				paused++
+			}
+		}
+	}
+	if paused != 8 {
+		t.Fatalf("%d paused checkpoints, want 8 (the restored pause is not recorded twice)", paused)
+	}
+	_ = time.Second
+}
