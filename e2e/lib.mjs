@@ -140,3 +140,98 @@ export async function browser() {
 export function tempDir(prefix) {
   return mkdtempSync(join(tmpdir(), prefix));
 }
+
+/**
+ * A REAL Ollama server serving scripted models: testkit/cmd/scripted-ollama,
+ * given a script in its JSON shape, e.g.
+ *   { models: [{ name: 'scripted', steps: [{ calls: [{ name: 'list_dir', args: { path: '.' } }] }, { answer: 'Done.' }] }] }
+ * The server binary is $LOUPE_OLLAMA_BIN or the one scripts/real-ollama/build.sh
+ * has cached; when there is none this throws saying so (it does not build it:
+ * that takes minutes). The command holds a pipe on its stdin and stops the
+ * server's whole process group when the pipe closes, so the server dies with
+ * this process however it ends. Its output goes to artifacts/scripted-ollama.log
+ * and the server's own log to artifacts/real-ollama-server.log.
+ */
+export async function startScriptedOllama(script) {
+  let ollamaBin = process.env.LOUPE_OLLAMA_BIN;
+  if (ollamaBin) {
+    if (!existsSync(ollamaBin)) throw new Error(`no real Ollama server binary: LOUPE_OLLAMA_BIN=${ollamaBin} does not exist`);
+  } else {
+    try {
+      const out = execFileSync('bash', [join(root, 'scripts', 'real-ollama', 'build.sh'), '--cached'],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      ollamaBin = out.trim().split('\n').at(-1);
+    } catch (e) {
+      throw new Error(`no real Ollama server binary: ${(e.stderr || '').toString().trim() || e.message}`);
+    }
+  }
+
+  const exe = join(bin, 'scripted-ollama');
+  if (!built.has(exe)) {
+    execFileSync('go', ['build', '-o', exe, './testkit/cmd/scripted-ollama'], { cwd: root, stdio: 'inherit' });
+    built.set(exe, true);
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'loupe-scripted-')), 'script.json');
+  writeFileSync(file, JSON.stringify(script));
+
+  const log = join(artifacts, 'scripted-ollama.log');
+  const out = [];
+  // Not in `children`: their SIGKILL on exit would leave the server, which
+  // runs in a process group of its own, behind. On exit the stdin pipe
+  // closes, and a SIGTERM makes sure.
+  const p = spawn(exe, ['-script', file, '-server-log', join(artifacts, 'real-ollama-server.log')], {
+    cwd: root, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LOUPE_OLLAMA_BIN: ollamaBin },
+  });
+  const onExit = () => { try { process.kill(p.pid, 'SIGTERM'); } catch { /* gone */ } };
+  process.on('exit', onExit);
+  let serverGroup = 0;
+  let listening;
+  const ready = new Promise((r) => { listening = r; });
+  const onData = (d) => {
+    out.push(d.toString());
+    const all = out.join('');
+    writeFileSync(log, all);
+    serverGroup = Number(/ollama serve pid (\d+)/.exec(all)?.[1] ?? 0);
+    const url = /scripted-ollama listening on (\S+)\n/.exec(all)?.[1];
+    if (url) listening(url);
+  };
+  p.stdout.on('data', onData);
+  p.stderr.on('data', onData);
+  p.exited = new Promise((r) => p.on('exit', (code, sig) => { process.off('exit', onExit); r({ code, sig }); }));
+  const closed = new Promise((r) => p.on('close', r)); // all output read
+  p.output = () => out.join('');
+  p.stop = async () => {
+    if (p.exitCode === null && p.signalCode === null) {
+      p.stdin.end();
+      try { process.kill(p.pid, 'SIGTERM'); } catch { /* gone */ }
+      const t = setTimeout(() => {
+        // Last resort: the command did not stop in time; kill it and the server's group.
+        for (const pid of [p.pid, serverGroup]) {
+          try { if (pid) process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+        }
+      }, 15000);
+      await p.exited;
+      clearTimeout(t);
+    }
+  };
+
+  // Ready when the line is printed; failed when the command exits first or
+  // takes too long (start-up and model creation take about a second).
+  let timer;
+  try {
+    p.url = await Promise.race([
+      ready,
+      p.exited.then(async ({ code, sig }) => {
+        await closed;
+        throw new Error(`scripted-ollama exited (code ${code}, signal ${sig})`);
+      }),
+      new Promise((_, rej) => { timer = setTimeout(() => rej(new Error('no address printed within 60 s')), 60000); }),
+    ]);
+  } catch (e) {
+    await p.stop();
+    throw new Error(`the real Ollama server did not start: ${e.message}\n${p.output()}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return p;
+}

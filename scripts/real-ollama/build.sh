@@ -9,6 +9,9 @@
 #
 #   bin=$(scripts/real-ollama/build.sh | tail -n1)
 #
+# With --cached it never builds: it prints the cached binary's path, or fails saying
+# that it is not built yet (for callers whose time limit has no room for a build).
+#
 # Why this is more than `go install`: Go module zips leave out every vendor/ folder,
 # so three headers llama.cpp includes are missing. nlohmann/json and stb_image come
 # from Debian packages (installed here if missing); miniaudio.h, used only for audio
@@ -20,6 +23,13 @@ die() {
 	printf 'real-ollama/build: FAILED: %s\n' "$*" >&2
 	exit 1
 }
+
+cached_only=false
+case "${1:-}" in
+"") ;;
+--cached) cached_only=true ;;
+*) die "unknown argument $1 (usage: build.sh [--cached])" ;;
+esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -37,6 +47,9 @@ cache_root=${LOUPE_OLLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loupe}
 dir="$cache_root/ollama-$ver"
 bin="$dir/ollama"
 
+if $cached_only && [[ ! -x "$bin" ]]; then
+	die "Ollama $ver is not built yet (no $bin): run $here/build.sh, which takes about 9 minutes on 2 cores the first time, or set LOUPE_OLLAMA_BIN to an ollama binary"
+fi
 if [[ -x "$bin" ]]; then
 	say "using cached Ollama $ver"
 	printf '%s\n' "$bin"

@@ -356,6 +356,8 @@ func TestTemplateFeatures(t *testing.T) {
 		{Script{}, true, false},
 		{Script{Thinking: true}, true, true},
 		{Script{NoTools: true}, false, false},
+		{Script{CompactTools: true}, true, false},
+		{Script{NoTools: true, CompactTools: true}, false, false},
 	} {
 		tm := tt.s.Template()
 		if got := strings.Contains(tm, ".Tools") && strings.Contains(tm, ".ToolCalls"); got != tt.tools {
@@ -426,6 +428,35 @@ func toolCallTag(t *testing.T, tmpl string) string {
 		return ""
 	}
 	return first(b.List.Nodes)
+}
+
+// CompactTools lists the tools by name only; the rest of the prompt is the
+// same as with full schemas.
+func TestTemplateCompactTools(t *testing.T) {
+	tools := make([]tmplTool, 2)
+	for i, name := range []string{"list_dir", "read_file"} {
+		tools[i].Type = "function"
+		tools[i].Function.Name = name
+	}
+	msgs := []tmplMsg{{Role: "user", Content: "What is here?"}}
+	full := render(t, Script{Steps: make([]Step, 1)}, "Be brief.", tools, msgs)
+	compact := render(t, Script{Steps: make([]Step, 1), CompactTools: true}, "Be brief.", tools, msgs)
+	const (
+		fullList    = "<tools>\n{\"type\":\"function\",\"function\":{\"name\":\"list_dir\"}}\n{\"type\":\"function\",\"function\":{\"name\":\"read_file\"}}\n</tools>"
+		compactList = "<tools>\nlist_dir\nread_file\n</tools>"
+	)
+	if !strings.Contains(full, fullList) {
+		t.Fatalf("full template lacks %q:\n%s", fullList, full)
+	}
+	if !strings.Contains(compact, compactList) {
+		t.Fatalf("compact template lacks %q:\n%s", compactList, compact)
+	}
+	if got := strings.Replace(compact, compactList, fullList, 1); got != full {
+		t.Errorf("compact prompt differs from the full one beyond the tool list:\n%s\n---\n%s", compact, full)
+	}
+	if got := toolCallTag(t, Script{CompactTools: true}.Template()); got != "<tool_call>" {
+		t.Errorf("compact: tool-call tag %q, want <tool_call>", got)
+	}
 }
 
 func TestTemplateToolCallTag(t *testing.T) {

@@ -15,12 +15,19 @@ import (
 // nested {{ if }}: "<tool_call>" must come first in the range, with no {{ if }}
 // before it, or Ollama falls back to bare JSON and no call is ever parsed.
 //
+// With CompactTools the tool list holds each tool's name instead of its JSON
+// schema.
+//
 // It ends the prompt with the selector of the turn asked for: <|step_K|> where
 // K counts the assistant messages so far, or <|step_end|> past the last step.
 func (s Script) Template() string {
 	var b strings.Builder
 
 	// System prompt, and the tool list when the template supports tools.
+	toolLine := "{{ json . }}"
+	if s.CompactTools {
+		toolLine = "{{ .Function.Name }}"
+	}
 	if s.NoTools {
 		b.WriteString(`{{- if .System }}<|im_start|>system
 {{ .System }}<|im_end|>
@@ -39,7 +46,7 @@ You may call one or more functions to assist with the user query.
 You are provided with function signatures within <tools></tools> XML tags:
 <tools>
 {{- range .Tools }}
-{{ json . }}
+` + toolLine + `
 {{- end }}
 </tools>
 

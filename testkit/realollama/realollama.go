@@ -6,6 +6,9 @@
 // Tests of this tier call Require first, so that a plain `go test ./...` skips
 // them with a reason; with LOUPE_REAL_OLLAMA=1 they run, and a server that
 // cannot be built or started fails the test, never skips it.
+//
+// Outside `go test` (testkit/cmd/scripted-ollama), Launch, Create and Close do
+// the same without a testing.TB.
 package realollama
 
 import (
@@ -51,11 +54,13 @@ func Require(t testing.TB) {
 // startTimeout bounds how long a started server may take to answer.
 const startTimeout = 30 * time.Second
 
-// Server is a running `ollama serve` owned by one test.
+// Server is a running `ollama serve` with its own folders, owned by one test
+// or one program.
 type Server struct {
-	bin  string
-	dir  string // models/, home/, src/ and server.log live here
-	addr string // 127.0.0.1:port, kept across Restart
+	bin    string
+	dir    string // models/, home/, src/ and server.log live here
+	ownDir bool   // dir was made by Launch, and Close removes it
+	addr   string // 127.0.0.1:port, kept across Restart
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -66,15 +71,9 @@ type Server struct {
 // if the binary cannot be had or the server does not come up.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := Binary()
+	s, err := launch(t.TempDir(), "")
 	if err != nil {
-		t.Fatalf("realollama: no Ollama server binary: %v", err)
-	}
-	s := &Server{bin: bin, dir: t.TempDir()}
-	for _, d := range []string{"models", "home", "src"} {
-		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
-			t.Fatalf("realollama: %v", err)
-		}
+		t.Fatal(err)
 	}
 	// Registered after TempDir, so it runs before the folder is removed.
 	t.Cleanup(func() {
@@ -82,23 +81,88 @@ func Start(t testing.TB) *Server {
 		if t.Failed() {
 			t.Logf("realollama: end of the server log:\n%s", s.logTail(8<<10))
 		}
+		s.Close()
 	})
+	return s
+}
 
+// Launch starts a server on a free loopback port, in a new temporary folder
+// that Close removes. The caller must Close it: the server and its model
+// runners are processes of their own, which outlive the caller otherwise.
+func Launch() (*Server, error) { return LaunchAt("") }
+
+// LaunchAt is Launch serving on addr (host:port); "" picks a free loopback
+// port.
+func LaunchAt(addr string) (*Server, error) {
+	dir, err := os.MkdirTemp("", "loupe-ollama-")
+	if err != nil {
+		return nil, fmt.Errorf("realollama: %w", err)
+	}
+	s, err := launch(dir, addr)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s.ownDir = true
+	return s, nil
+}
+
+// launch starts a server whose folders live in dir, on addr or, when addr is
+// "", on a free loopback port.
+func launch(dir, addr string) (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, fmt.Errorf("realollama: no Ollama server binary: %w", err)
+	}
+	s := &Server{bin: bin, dir: dir}
+	for _, d := range []string{"models", "home", "src"} {
+		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("realollama: %w", err)
+		}
+	}
+	if addr != "" {
+		s.addr = addr
+		if err := s.start(); err != nil {
+			return nil, fmt.Errorf("realollama: server did not start on %s: %v\nend of the server log:\n%s", addr, err, s.logTail(8<<10))
+		}
+		return s, nil
+	}
 	// Another process may take the free port before the server binds it: try
 	// a few ports before giving up.
 	var lastErr error
 	for range 3 {
 		addr, err := freeAddr()
 		if err != nil {
-			t.Fatalf("realollama: no free port: %v", err)
+			return nil, fmt.Errorf("realollama: no free port: %w", err)
 		}
 		s.addr = addr
 		if lastErr = s.start(); lastErr == nil {
-			return s
+			return s, nil
 		}
 	}
-	t.Fatalf("realollama: server did not start: %v\nend of the server log:\n%s", lastErr, s.logTail(8<<10))
+	return nil, fmt.Errorf("realollama: server did not start: %v\nend of the server log:\n%s", lastErr, s.logTail(8<<10))
+}
+
+// Close kills the server and its model runners (see Kill) and, for a server
+// from Launch, removes its folder, after which it cannot be restarted.
+// Calling it again does nothing.
+func (s *Server) Close() error {
+	s.Kill()
+	if s.ownDir {
+		return os.RemoveAll(s.dir)
+	}
 	return nil
+}
+
+// PID is the process id of `ollama serve`, which leads a process group of
+// its own holding its model runners; 0 when the server is not running.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:41234.
@@ -245,33 +309,45 @@ func (s *Server) Version() (string, error) {
 	return v.Version, nil
 }
 
-// CreateModel creates model name from a script: it writes the GGUF file and a
-// Modelfile (kept under Dir()/src/NAME for reproducing by hand with `ollama
-// create`), uploads the GGUF as a blob and calls /api/create.
+// CreateModel creates model name from a script (see Create), failing the test
+// if it cannot.
 func (s *Server) CreateModel(t testing.TB, name string, sc gguf.Script) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.Create(ctx, name, sc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Create creates model name from a script, replacing one of that name: it
+// writes the GGUF file and a Modelfile (kept under Dir()/src/NAME for
+// reproducing by hand with `ollama create`), uploads the GGUF as a blob and
+// calls /api/create.
+func (s *Server) Create(ctx context.Context, name string, sc gguf.Script) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("realollama: model %s: %s", name, fmt.Sprintf(format, args...))
+	}
 	src := filepath.Join(s.dir, "src", strings.NewReplacer("/", "_", ":", "_").Replace(name))
 	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatalf("realollama: %v", err)
+		return fail("%v", err)
 	}
 	var model bytes.Buffer
 	if err := gguf.Write(&model, sc); err != nil {
-		t.Fatalf("realollama: model %s: %v", name, err)
+		return fail("%v", err)
 	}
 	ggufPath := filepath.Join(src, "model.gguf")
 	if err := os.WriteFile(ggufPath, model.Bytes(), 0o644); err != nil {
-		t.Fatalf("realollama: %v", err)
+		return fail("%v", err)
 	}
 	if err := os.WriteFile(filepath.Join(src, "Modelfile"), []byte(sc.Modelfile(ggufPath)), 0o644); err != nil {
-		t.Fatalf("realollama: %v", err)
+		return fail("%v", err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	sum := sha256.Sum256(model.Bytes())
 	digest := "sha256:" + hex.EncodeToString(sum[:])
 	if _, err := s.post(ctx, "/api/blobs/"+digest, "application/octet-stream", model.Bytes()); err != nil {
-		t.Fatalf("realollama: upload model %s: %v", name, err)
+		return fail("upload: %v", err)
 	}
 	stream := false
 	req, _ := json.Marshal(map[string]any{
@@ -283,12 +359,13 @@ func (s *Server) CreateModel(t testing.TB, name string, sc gguf.Script) {
 	})
 	body, err := s.post(ctx, "/api/create", "application/json", req)
 	if err != nil {
-		t.Fatalf("realollama: create model %s: %v", name, err)
+		return fail("create: %v", err)
 	}
 	var status struct{ Status, Error string }
 	if err := json.Unmarshal(body, &status); err != nil || status.Status != "success" {
-		t.Fatalf("realollama: create model %s: unexpected answer %s", name, body)
+		return fail("create: unexpected answer %s", body)
 	}
+	return nil
 }
 
 // post sends body and returns the answer, or an error for any status but 2xx.
