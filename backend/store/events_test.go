@@ -265,6 +265,10 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		"next seq":     {nextSeqSQL, 3, 1},
 		"insert event": {insertEventSQL, 7, 0},
 		"events after": {eventsAfterSQL, 2, 1},
+		// The other statements every run makes (see statements.go).
+		"get session":    {getSessionSQL, 1, 1},
+		"update session": {updateSessionSQL, 5, 1},
+		"get setting":    {getSettingSQL, 1, 1},
 	} {
 		rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.sql, make([]any, q.args)...)
 		if err != nil {

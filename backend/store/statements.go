@@ -8,8 +8,9 @@ import (
 )
 
 // statements are the queries each agent run makes several times, prepared
-// once per Store: parsing and planning SQL costs more CPU than running
-// these one-row statements. Writes are prepared on the writer, reads on the
+// once per Store: parsing and planning SQL costs about as much CPU as
+// running these one-row statements (TestHotQueriesUseKeys checks their
+// plans). Writes are prepared on the writer, reads on the
 // read pool (database/sql prepares them again on each reader connection
 // the first time it is used there). Inside a transaction they are used
 // through tx.StmtContext, which reuses the writer's prepared copy.
