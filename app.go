@@ -328,3 +328,21 @@ func (a *App) EditResult(id string, content string) error {
 	}
 	return a.mgr.EditResult(a.ctx, id, content)
 }
+
+// RestoreFiles puts the files changed at or after event seq back as they
+// were; with force false, files changed outside Loupe since are only
+// reported.
+func (a *App) RestoreFiles(id string, seq int64, force bool) (session.RestoreResult, error) {
+	if err := a.ready(); err != nil {
+		return session.RestoreResult{}, err
+	}
+	return a.mgr.RestoreFiles(a.ctx, id, seq, force)
+}
+
+// UndoRun puts the files back as they were before a run (a turn).
+func (a *App) UndoRun(id string, run int, force bool) (session.RestoreResult, error) {
+	if err := a.ready(); err != nil {
+		return session.RestoreResult{}, err
+	}
+	return a.mgr.UndoRun(a.ctx, id, run, force)
+}

@@ -326,7 +326,7 @@ func runOne(ctx context.Context, p pendingCall) (res trace.ToolResult) {
 		res.DurationMs = time.Since(start).Milliseconds()
 	}()
 	out, err := p.tool.Run(ctx, argsObject(p.call.Args))
-	res.Display, res.ExitCode, res.Truncated = out.Display, out.ExitCode, out.Truncated
+	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	switch {
 	case ctx.Err() != nil && (err != nil || out.IsError):
 		res.Content = "cancelled: the user stopped the run while this call was running"

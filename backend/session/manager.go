@@ -20,6 +20,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -68,6 +69,9 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]*activeRun
 	gates   map[string]*stepGate
+	// seen remembers per session what the model last saw of each file,
+	// across runs, so edit_file can refuse a file changed since.
+	seen map[string]*tools.Seen
 }
 
 type activeRun struct {
@@ -81,7 +85,7 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	if sink == nil {
 		sink = nopSink{}
 	}
-	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}, gates: map[string]*stepGate{}}
+	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}}
 }
 
 type nopSink struct{}
@@ -271,4 +275,16 @@ func (m *Manager) StopAll() {
 	for _, r := range runs {
 		<-r.done
 	}
+}
+
+// seenFor returns the session's file tracker.
+func (m *Manager) seenFor(id string) *tools.Seen {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.seen[id]
+	if s == nil {
+		s = tools.NewSeen()
+		m.seen[id] = s
+	}
+	return s
 }

@@ -131,6 +131,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
 	}
+	ws.Track(m.seenFor(id))
 	reg := tools.Builtins(ws, m.runner)
 	if !info.SupportsTools() {
 		// Sending tool schemas to a model whose template cannot show them

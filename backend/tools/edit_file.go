@@ -61,6 +61,9 @@ func (t editFile) plan(args json.RawMessage) (c change, count, line int, err err
 	if !existed {
 		return c, 0, 0, fmt.Errorf("%s does not exist; use write_file to create it", in.Path)
 	}
+	if t.ws.seen.changedSince(rel, []byte(old)) {
+		return c, 0, 0, fmt.Errorf("%s changed on disk since you last read it; read it again before editing", in.Path)
+	}
 	from, to := in.OldString, in.NewString
 	count = strings.Count(old, from)
 	if count == 0 && strings.Contains(old, "\r\n") && !strings.Contains(from, "\r\n") {
@@ -106,6 +109,7 @@ func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode); err != nil {
 		return Result{}, err
 	}
+	t.ws.seen.remember(c.rel, []byte(c.new))
 	what := fmt.Sprintf("replaced 1 occurrence at line %d", line)
 	if count > 1 {
 		what = fmt.Sprintf("replaced %d occurrences (the first at line %d)", count, line)
@@ -113,5 +117,6 @@ func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	return Result{
 		Content: fmt.Sprintf("edited %s: %s", c.rel, what),
 		Display: &trace.Display{Path: c.rel, Diff: c.diff()},
+		Changes: []trace.FileChange{c.fileChange()},
 	}, nil
 }

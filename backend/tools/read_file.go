@@ -71,6 +71,7 @@ func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 		return Result{}, explain(in.Path, err)
 	}
 	defer f.Close()
+	defer t.ws.rememberFile(rel)
 
 	display := &trace.Display{Path: rel}
 	br := bufio.NewReaderSize(f, 64<<10)

@@ -48,6 +48,9 @@ type Result struct {
 	ExitCode  *int
 	// Display is for the UI only (a diff, a command).
 	Display *trace.Display
+	// Changes are the files the tool changed, with their content before
+	// and after, for undo.
+	Changes []trace.FileChange
 }
 
 // CallError says why a call was refused before running: the tool does not

@@ -27,6 +27,7 @@ type Workspace struct {
 	root    *os.Root
 	dir     string // absolute, as given
 	real    string // dir with symlinks resolved, to recognise absolute paths
+	seen    *Seen  // what the model last saw of each file (nil: not tracked)
 }
 
 // OpenWorkspace opens dir as a workspace. Close it when done.

@@ -85,6 +85,7 @@ func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error
 	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode); err != nil {
 		return Result{}, err
 	}
+	t.ws.seen.remember(c.rel, []byte(c.new))
 	how := "created"
 	if c.existed {
 		how = "overwrote"
@@ -92,5 +93,6 @@ func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error
 	return Result{
 		Content: fmt.Sprintf("wrote %d bytes to %s (%s)", len(c.new), c.rel, how),
 		Display: &trace.Display{Path: c.rel, Diff: c.diff()},
+		Changes: []trace.FileChange{c.fileChange()},
 	}, nil
 }

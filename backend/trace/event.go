@@ -28,6 +28,7 @@ const (
 	KindRunEnd        Kind = "run_end"
 	KindCheckpoint    Kind = "checkpoint"
 	KindEdit          Kind = "edit"
+	KindRestore       Kind = "restore"
 )
 
 // Event is one entry of a session's append-only log. Seq is assigned by the
@@ -70,7 +71,7 @@ func Decode[T Payload](e Event) (T, error) {
 
 // Payload is implemented by every payload type.
 type Payload interface {
-	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit
+	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit | Restore
 	kind() Kind
 }
 
@@ -174,6 +175,33 @@ type ToolResult struct {
 	ExitCode   *int     `json:"exit_code,omitempty"`
 	DurationMs int64    `json:"duration_ms"`
 	Display    *Display `json:"display,omitempty"`
+	// Changes are the files this call changed, with their content before
+	// and after, so that Loupe can put them back.
+	Changes []FileChange `json:"changes,omitempty"`
+}
+
+// FileChange is one file a tool changed. Before is nil when the file did
+// not exist; After is nil when the tool removed it.
+type FileChange struct {
+	Path   string  `json:"path"`
+	Before *string `json:"before"`
+	After  *string `json:"after"`
+}
+
+// Restore records files put back as they were before event ToSeq (or
+// before run Run, for "undo this turn").
+type Restore struct {
+	ToSeq int64 `json:"to_seq"`
+	Run   int   `json:"run,omitempty"`
+	// Restored are the paths written back (or removed, when they did not
+	// exist before).
+	Restored []string `json:"restored"`
+	// Overwritten are paths changed outside Loupe since, which the user
+	// chose to overwrite.
+	Overwritten []string `json:"overwritten,omitempty"`
+	// Changes record what each file held before and after the restore,
+	// so that a later restore knows the files' state.
+	Changes []FileChange `json:"changes,omitempty"`
 }
 
 // Notice is a harness decision worth seeing: a cap hit, a retry, a
@@ -272,3 +300,4 @@ func (Error) kind() Kind         { return KindError }
 func (RunEnd) kind() Kind        { return KindRunEnd }
 func (Checkpoint) kind() Kind    { return KindCheckpoint }
 func (Edit) kind() Kind          { return KindEdit }
+func (Restore) kind() Kind       { return KindRestore }

@@ -175,6 +175,20 @@ export namespace session {
 	        this.tools = source["tools"];
 	    }
 	}
+	export class Conflict {
+	    path: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Conflict(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.reason = source["reason"];
+	    }
+	}
 	export class PendingMessage {
 	    seq: number;
 	    role: string;
@@ -436,6 +450,40 @@ export namespace session {
 		    return a;
 		}
 	}
+	export class RestoreResult {
+	    done: boolean;
+	    restored: string[];
+	    conflicts: Conflict[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.done = source["done"];
+	        this.restored = source["restored"];
+	        this.conflicts = this.convertValues(source["conflicts"], Conflict);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Settings {
 	    max_rounds: number;
 	    num_ctx_cap: number;
@@ -520,6 +568,22 @@ export namespace trace {
 		    return a;
 		}
 	}
+	export class FileChange {
+	    path: string;
+	    before?: string;
+	    after?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.before = source["before"];
+	        this.after = source["after"];
+	    }
+	}
 	export class ToolResult {
 	    call_id: string;
 	    name: string;
@@ -531,6 +595,7 @@ export namespace trace {
 	    exit_code?: number;
 	    duration_ms: number;
 	    display?: Display;
+	    changes?: FileChange[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ToolResult(source);
@@ -548,6 +613,7 @@ export namespace trace {
 	        this.exit_code = source["exit_code"];
 	        this.duration_ms = source["duration_ms"];
 	        this.display = this.convertValues(source["display"], Display);
+	        this.changes = this.convertValues(source["changes"], FileChange);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

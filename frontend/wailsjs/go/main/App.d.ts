@@ -30,6 +30,8 @@ export function PickWorkspace():Promise<string>;
 
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
+export function RestoreFiles(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;
+
 export function SaveSettings(arg1:session.Settings):Promise<void>;
 
 export function Send(arg1:string,arg2:string):Promise<void>;
@@ -47,3 +49,5 @@ export function Status():Promise<main.Status>;
 export function Step(arg1:string):Promise<void>;
 
 export function Stop(arg1:string):Promise<void>;
+
+export function UndoRun(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;

@@ -54,6 +54,10 @@ export function RawRequest(arg1, arg2) {
   return window['go']['main']['App']['RawRequest'](arg1, arg2);
 }
 
+export function RestoreFiles(arg1, arg2, arg3) {
+  return window['go']['main']['App']['RestoreFiles'](arg1, arg2, arg3);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
 }
@@ -88,4 +92,8 @@ export function Step(arg1) {
 
 export function Stop(arg1) {
   return window['go']['main']['App']['Stop'](arg1);
+}
+
+export function UndoRun(arg1, arg2, arg3) {
+  return window['go']['main']['App']['UndoRun'](arg1, arg2, arg3);
 }

@@ -1,0 +1,172 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/loupe-dev/loupe/backend/tools"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// Conflict is a file that changed outside Loupe since Loupe last wrote it:
+// putting it back would lose that change, so the user is asked first.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// RestoreResult says what a restore did, or, when Done is false, which
+// files need the user's yes before anything is written.
+type RestoreResult struct {
+	Done      bool       `json:"done"`
+	Restored  []string   `json:"restored"`
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// RestoreFiles puts every file the session's tools changed at or after
+// event toSeq back as it was before that event. Files changed outside
+// Loupe since are reported as conflicts and left alone unless force.
+func (m *Manager) RestoreFiles(ctx context.Context, id string, toSeq int64, force bool) (RestoreResult, error) {
+	return m.restore(ctx, id, toSeq, 0, force)
+}
+
+// UndoRun puts files back as they were before run (a "turn": one message
+// and everything the agent did for it). Changes made after that run are
+// undone too.
+func (m *Manager) UndoRun(ctx context.Context, id string, run int, force bool) (RestoreResult, error) {
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	for _, e := range evs {
+		if e.Run == run {
+			return m.restore(ctx, id, e.Seq, run, force)
+		}
+	}
+	return RestoreResult{}, fmt.Errorf("session %s has no run %d", id, run)
+}
+
+// fileState is what the log says about one path.
+type fileState struct {
+	before   *string // content before the first change in range
+	last     *string // content after Loupe's last change, anywhere in the log
+	inRange  bool
+	sawFirst bool
+}
+
+func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, force bool) (RestoreResult, error) {
+	m.mu.Lock()
+	_, busy := m.running[id]
+	m.mu.Unlock()
+	if busy {
+		return RestoreResult{}, errors.New("stop the run before restoring files")
+	}
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	files := map[string]*fileState{}
+	for _, e := range evs {
+		var changes []trace.FileChange
+		switch e.Kind {
+		case trace.KindToolResult:
+			p, err := trace.Decode[trace.ToolResult](e)
+			if err != nil {
+				return RestoreResult{}, err
+			}
+			changes = p.Changes
+		case trace.KindRestore:
+			p, err := trace.Decode[trace.Restore](e)
+			if err != nil {
+				return RestoreResult{}, err
+			}
+			changes = p.Changes
+		}
+		for _, c := range changes {
+			f := files[c.Path]
+			if f == nil {
+				f = &fileState{}
+				files[c.Path] = f
+			}
+			if e.Seq >= toSeq && !f.sawFirst {
+				f.before, f.sawFirst, f.inRange = c.Before, true, true
+			}
+			f.last = c.After
+		}
+	}
+	ws, err := tools.OpenWorkspace(s.Workspace)
+	if err != nil {
+		return RestoreResult{}, fmt.Errorf("workspace %s: %w", s.Workspace, err)
+	}
+	defer ws.Close()
+
+	res := RestoreResult{Restored: []string{}, Conflicts: []Conflict{}}
+	var paths []string
+	for p, f := range files {
+		if !f.inRange {
+			continue
+		}
+		paths = append(paths, p)
+		cur, exists, err := ws.ReadFile(p)
+		if err != nil {
+			return RestoreResult{}, err
+		}
+		switch {
+		case f.last == nil && exists:
+			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was created again outside Loupe"})
+		case f.last != nil && !exists:
+			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was deleted outside Loupe"})
+		case f.last != nil && string(cur) != *f.last:
+			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was changed outside Loupe"})
+		}
+	}
+	sort.Strings(paths)
+	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
+	if len(res.Conflicts) > 0 && !force {
+		return res, nil
+	}
+	rec := trace.Restore{ToSeq: toSeq, Run: run}
+	for _, p := range paths {
+		f := files[p]
+		cur, exists, _ := ws.ReadFile(p)
+		change := trace.FileChange{Path: p, After: f.before}
+		if exists {
+			s := string(cur)
+			change.Before = &s
+		}
+		if f.before == nil {
+			err = ws.RemoveFile(p)
+		} else {
+			err = ws.WriteFile(p, []byte(*f.before))
+		}
+		if err != nil {
+			return res, fmt.Errorf("restoring %s: %w (files before it in this list were restored: %v)", p, err, res.Restored)
+		}
+		res.Restored = append(res.Restored, p)
+		rec.Changes = append(rec.Changes, change)
+	}
+	res.Done = true
+	rec.Restored = res.Restored
+	for _, c := range res.Conflicts {
+		rec.Overwritten = append(rec.Overwritten, c.Path)
+	}
+	e := trace.New(trace.KindRestore, lastRun(evs), 0, rec)
+	e.SessionID = id
+	if _, err := (recorder{store: m.store, sink: m.sink}).Append(ctx, e); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func lastRun(evs []trace.Event) int {
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Run
+}
