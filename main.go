@@ -11,6 +11,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/loupe-dev/loupe/backend/cli"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
 //go:embed all:frontend/dist
@@ -20,6 +21,7 @@ var assets embed.FS
 var icon []byte
 
 func main() {
+	sandbox.MaybeRunHelper() // re-executed as the command sandbox's helper: never returns
 	if cli.IsCommand(os.Args[1:]) {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -1,7 +1,3 @@
-// Package permission decides whether a tool call may run without asking, and
-// carries the question to whoever can answer it. For now there are two
-// modes: "ask" (reads run, changes and commands ask) and "auto" (everything
-// runs). Rules and remembered grants come later.
 package permission
 
 import (
@@ -18,14 +14,18 @@ import (
 type Mode string
 
 const (
+	// ModeAskAll asks before every call, reads included ("Ask every
+	// time"). Allow rules, grants and tools set to always still run.
+	ModeAskAll Mode = "ask_all"
 	// ModeAsk runs reads and asks before changes and commands (the default).
 	ModeAsk Mode = "ask"
-	// ModeAuto runs every call without asking.
+	// ModeAuto runs every call without asking, except what deny rules
+	// refuse and protected paths (the UI warns about it).
 	ModeAuto Mode = "auto"
 )
 
 // Valid reports whether m is a known mode.
-func (m Mode) Valid() bool { return m == ModeAsk || m == ModeAuto }
+func (m Mode) Valid() bool { return m == ModeAskAll || m == ModeAsk || m == ModeAuto }
 
 // Verdict is what the policy says before anyone is asked.
 type Verdict int
@@ -33,18 +33,45 @@ type Verdict int
 const (
 	Run Verdict = iota
 	Ask
+	Refuse
 )
 
-// Decide applies the mode to a call. The readOnly flag comes from the tool's
-// own definition, never from anything the model sent.
-func Decide(mode Mode, readOnly bool) (Verdict, string) {
-	switch {
-	case mode == ModeAuto:
-		return Run, "auto mode"
-	case readOnly:
-		return Run, "rule: reads run without asking"
+var verdictNames = [...]string{Run: "run", Ask: "ask", Refuse: "refuse"}
+
+func (v Verdict) String() string {
+	if v >= 0 && int(v) < len(verdictNames) {
+		return verdictNames[v]
 	}
-	return Ask, ""
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// MarshalText writes a verdict as "run", "ask" or "refuse".
+func (v Verdict) MarshalText() ([]byte, error) {
+	if v < 0 || int(v) >= len(verdictNames) {
+		return nil, fmt.Errorf("permission: unknown verdict %d", int(v))
+	}
+	return []byte(verdictNames[v]), nil
+}
+
+// UnmarshalText reads "run", "ask" or "refuse".
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for i, n := range verdictNames {
+		if string(b) == n {
+			*v = Verdict(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("permission: unknown verdict %q", b)
+}
+
+// Decide applies the mode alone to a call. The readOnly flag comes from the
+// tool's own definition, never from anything the model sent.
+//
+// Deprecated: kept for existing callers; it is Policy{Mode: mode}.Decide
+// of a call without tool, command or paths. Use Policy.Decide.
+func Decide(mode Mode, readOnly bool) (Verdict, string) {
+	d := Policy{Mode: mode}.Decide(Call{ReadOnly: readOnly})
+	return d.Verdict, d.By
 }
 
 // Request is a question to the user about one call.
@@ -56,17 +83,36 @@ type Request struct {
 	Args      json.RawMessage `json:"args"`
 	Display   trace.Display   `json:"display"`
 	Summary   string          `json:"summary"`
+	// Call is what the policy decided on; the broker builds the grant for
+	// a remembered answer from it. Without it only "once" can be answered.
+	Call *Call `json:"call,omitempty"`
+	// Reasons say why Loupe asks (Decision.Reasons).
+	Reasons []string `json:"reasons,omitempty"`
+	// OnceOnly is Decision.OnceOnly: the answer cannot be remembered.
+	OnceOnly bool `json:"once_only,omitempty"`
 }
 
 // Answer is the user's reply.
 type Answer struct {
 	Allow bool
-	By    string
+	// By is "you", "you (for this session)" or "you (always for this
+	// workspace)".
+	By string
+	// Scope is how long the answer counts.
+	Scope Scope
+	// Grant is set for session and workspace answers: the session layer
+	// stores it and passes it back in Policy.Grants.
+	Grant *Grant
 }
 
 // ErrUnknownRequest is returned when answering a question that is not
 // pending (already answered, or its run was stopped).
 var ErrUnknownRequest = errors.New("permission: no such pending request (already answered or the run stopped)")
+
+// ErrOnceOnly is returned when a question that can only be answered once
+// (a protected path, a possible deny) is answered for longer. The question
+// stays open.
+var ErrOnceOnly = errors.New("permission: this can only be answered for this call (it touches something protected)")
 
 // Broker holds pending questions. Request blocks until the first answer or
 // until ctx is done; later answers are refused.
@@ -129,16 +175,46 @@ func (b *Broker) remove(id string) {
 	b.mu.Unlock()
 }
 
-// Answer delivers the user's reply; the first answer wins.
+// Answer delivers the user's reply for this call only; the first answer
+// wins. It is Reply(id, allow, ScopeOnce), kept for existing callers.
 func (b *Broker) Answer(id string, allow bool) error {
+	return b.Reply(id, allow, ScopeOnce)
+}
+
+// Reply delivers the user's reply and how long it counts; the first answer
+// wins. For ScopeSession and ScopeWorkspace the answer carries the Grant
+// to remember (built from the request's Call). A request that is OnceOnly
+// or has no Call refuses a longer scope and stays pending.
+func (b *Broker) Reply(id string, allow bool, scope Scope) error {
+	if !scope.Valid() {
+		return fmt.Errorf("permission: unknown scope %q (use once, session or workspace)", scope)
+	}
 	b.mu.Lock()
 	p, ok := b.pending[id]
-	delete(b.pending, id)
-	b.mu.Unlock()
 	if !ok {
+		b.mu.Unlock()
 		return ErrUnknownRequest
 	}
-	p.ch <- Answer{Allow: allow, By: "you"}
+	a := Answer{Allow: allow, By: scope.by(), Scope: scope}
+	if scope != ScopeOnce {
+		if p.req.OnceOnly {
+			b.mu.Unlock()
+			return ErrOnceOnly
+		}
+		if p.req.Call == nil {
+			b.mu.Unlock()
+			return errors.New("permission: this question cannot be remembered (it does not say which call it is about)")
+		}
+		g, err := GrantFor(*p.req.Call, allow, scope)
+		if err != nil {
+			b.mu.Unlock()
+			return err
+		}
+		a.Grant = &g
+	}
+	delete(b.pending, id)
+	b.mu.Unlock()
+	p.ch <- a
 	return nil
 }
 

@@ -3,6 +3,12 @@
 // timeout, and a cap on the output it keeps. When the command ends, times out
 // or is cancelled, everything it started is killed, so nothing it spawned
 // outlives the call.
+//
+// Two runners: Local runs `sh -c` as a plain child process (no OS
+// confinement; tests and trusted callers). Confined runs it through a helper
+// process (this same binary re-executed, see MaybeRunHelper) that confines
+// itself with Landlock, namespaces and resource limits before starting the
+// shell. Probe says which of those protections this machine offers.
 package sandbox
 
 import (
@@ -59,6 +65,14 @@ type Output struct {
 	// TotalBytes counts all output the command wrote (that was read).
 	TotalBytes int
 	Duration   time.Duration
+	// Confined is true when the command ran with every protection a
+	// Confined runner enforces (see Protections.Sandboxed). Always false
+	// for Local.
+	Confined bool
+	// NotConfined says, in plain words, which protections were missing
+	// when a Confined runner in BestEffort mode ran the command anyway.
+	// Empty when Confined, and for Local.
+	NotConfined string
 }
 
 // Runner runs shell commands. The error is only for commands that could not
@@ -67,8 +81,10 @@ type Runner interface {
 	Run(ctx context.Context, c Command) (Output, error)
 }
 
-// Local runs commands as child processes of this process. The zero value is
-// ready to use.
+// Local runs commands as child processes of this process, with no OS
+// confinement: a command can write wherever the user can, use the network,
+// and a process that leaves the group (setsid) survives it. Use Confined for
+// the agent's commands. The zero value is ready to use.
 type Local struct {
 	// Shell is the shell used as `Shell -c Script`; empty means /bin/sh.
 	Shell string
@@ -84,6 +100,27 @@ var _ Runner = Local{}
 // Run runs c and returns when the shell has exited (or was killed for a
 // timeout or cancellation) and its whole process group is dead.
 func (l Local) Run(ctx context.Context, c Command) (Output, error) {
+	shell := l.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	return execute(ctx, c, l.OutputLimit, l.WaitDelay, func(runCtx context.Context) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)
+		cmd.Dir = c.Dir
+		cmd.Env = Environ(os.Environ())
+		setProcessGroup(cmd)
+		return cmd, nil
+	}, nil)
+}
+
+// execute is what Local and Confined share. prepare builds the process
+// (Path, Args, Dir, Env, SysProcAttr); execute connects stdin to /dev/null
+// and stdout and stderr to one pipe, starts it, and kills its process group
+// on timeout, cancellation, output overflow and exit. started, when not
+// nil, runs after the start; an error from it kills the process and is
+// returned as is.
+func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
+	prepare func(runCtx context.Context) (*exec.Cmd, error), started func(*exec.Cmd) error) (Output, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -92,17 +129,11 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 	if capBytes <= 0 {
 		capBytes = DefaultOutputCap
 	}
-	limit := l.OutputLimit
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	waitDelay := l.WaitDelay
 	if waitDelay <= 0 {
 		waitDelay = DefaultWaitDelay
-	}
-	shell := l.Shell
-	if shell == "" {
-		shell = "/bin/sh"
 	}
 	if err := ctx.Err(); err != nil {
 		return Output{Cancelled: true, ExitCode: -1}, nil
@@ -110,6 +141,11 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+
+	cmd, err := prepare(runCtx)
+	if err != nil {
+		return Output{}, err
+	}
 
 	// One pipe for stdout and stderr keeps them interleaved in the order
 	// they were written. It is an *os.File, so exec starts no copying
@@ -121,26 +157,22 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 	}
 	defer pr.Close()
 
-	cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)
-	cmd.Dir = c.Dir
-	cmd.Env = Environ(os.Environ())
 	cmd.Stdin = nil // exec opens os.DevNull
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	setProcessGroup(cmd)
 	var killed atomic.Bool // set when the timeout or ctx ended the command
 	cmd.Cancel = func() error {
 		killed.Store(true)
 		return killGroup(cmd.Process)
 	}
-	// If the group kill above somehow does not end the shell, exec kills
-	// the shell itself after this delay.
+	// If the group kill above somehow does not end the process, exec
+	// kills it itself after this delay.
 	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return Output{}, fmt.Errorf("sandbox: start %s: %w", shell, err)
+		return Output{}, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
 	pw.Close() // the children hold their own copies
 
@@ -167,6 +199,22 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 	}()
 
 	waitDone := make(chan error, 1)
+	if started != nil {
+		if err := started(cmd); err != nil {
+			_ = killGroup(cmd.Process)
+			_ = cmd.Wait()
+			_ = pr.SetReadDeadline(time.Now())
+			<-readDone
+			if ctx.Err() != nil {
+				// Cancelled while starting: not a failure to confine.
+				return Output{Cancelled: true, ExitCode: -1, Duration: time.Since(start)}, nil
+			}
+			if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+				return Output{TimedOut: true, ExitCode: -1, Duration: time.Since(start)}, nil
+			}
+			return Output{}, err
+		}
+	}
 	go func() { waitDone <- cmd.Wait() }()
 
 	var waitErr error

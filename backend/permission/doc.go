@@ -1,0 +1,94 @@
+// Package permission decides whether a tool call runs, asks the user or is
+// refused, and carries the question to whoever can answer it.
+//
+// The agent builds a Call with CallFor (only the tool's own path or
+// command argument counts; anything else the model sends is ignored),
+// asks Policy.Decide, and for Ask sends a Request through the Broker.
+// The answer may carry a Grant (session or workspace) that the session
+// layer stores and passes back in Policy.Grants.
+//
+// Decisions this package makes, so that the UI and the docs can say them:
+//
+//   - Modes: "ask_all" asks for every call, reads too; "ask" (the default)
+//     runs reads and asks for changes and commands; "auto" runs
+//     everything. In every mode deny rules refuse and changes to protected
+//     paths ask. In ask_all, the user's explicit allow rules, remembered
+//     grants and tools set to always still run without asking: the mode
+//     sets the default, the user's own rules are more specific.
+//   - Precedence: deny (rules, deny grants, tool set to never, paths
+//     outside the workspace) > protected paths (ask, never remembered) >
+//     allow grants > ask rules > allow rules > the tool's setting > the
+//     mode. Grants beat ask rules because the user made them for exactly
+//     that call.
+//   - Protected paths: **/.git/config, **/.git/hooks/**, .env* at any
+//     depth, the workspace's .loupe/ (its settings file: the model must
+//     not be able to trust itself) and Loupe's own settings and database
+//     files (Policy.ProtectedFiles, with -wal, -shm and -journal) when they
+//     lie in the workspace. Changing them asks in every mode including
+//     auto, each time (Decision.OnceOnly; the broker refuses to remember
+//     such an answer). They are matched case-insensitively, lexically (so
+//     a file that does not exist yet is covered) and through symlinks.
+//     Reading them is not protected; a deny rule does that. In ask_all a
+//     protected change asks like everything else; it is not refused, so
+//     that "ask every time" never silently refuses.
+//   - Paths that lead outside the workspace ("..", absolute paths
+//     elsewhere, symlinks out) are refused; the tools refuse them too.
+//     Absolute paths need Policy.Workspace to be placed.
+//   - Commands (run_command) are parsed with mvdan.cc/sh (bash syntax, a
+//     superset of what /bin/sh accepts). Each simple command of a chain
+//     (; && || & newlines, pipes, if/for/while/case bodies) must be
+//     allowed by a rule for the line to run without asking. These always
+//     ask unless a rule for the exact command line (a grant) allows it:
+//     command substitution ($(…) and backticks), process substitution,
+//     redirections that write (anything but /dev/null, /dev/stdout,
+//     /dev/stderr and fd duplication such as 2>&1), variable assignments
+//     and declarations, functions, coprocesses, arithmetic commands, a
+//     command name only known at run time, pipes or redirections into an
+//     interpreter that then reads its program from stdin (sh, bash, dash,
+//     zsh, ksh, python*, perl, ruby, node, php, lua …), eval of text built
+//     at run time, sh -c of such text, other shells' languages (fish, csh,
+//     pwsh), running as another user (sudo, doas, su, pkexec), runners
+//     Loupe does not unwrap (watch, flock, ssh, strace, chroot …), git -c
+//     and --config-env (configuration can run programs), git config
+//     --global/--system/--file, cd to an unknown place or out of the
+//     workspace, control characters, a parse failure. A git config that
+//     sets something counts as a write to .git/config (protected).
+//   - awk, sed and the like are ordinary commands: their program is an
+//     argument, so an allow rule must match it word for word. Interpreters
+//     given a script or inline code (python x.py, perl -e …) are ordinary
+//     commands too; only reading the program from stdin is flagged.
+//   - Wrappers are unwrapped and their inner command checked instead:
+//     env (its NAME=value words stay in front of the command), timeout,
+//     nice, nohup, setsid, stdbuf, ionice, time, exec, command, builtin,
+//     xargs (its command gets arguments from input, which no rule can
+//     vouch for), sh/bash -c 'script' (parsed), eval of literal words
+//     (parsed), find -exec/-execdir/-ok/-okdir (find's own words and the
+//     inner command are both checked; "{}" is not known in advance).
+//     A wrapper with options Loupe does not know asks.
+//   - Words: a word with a variable, substitution or $'…' is not known
+//     before it runs and no allow rule matches it, not even *. A word the
+//     shell expands (unquoted *, ?, [ ], {a,b}, leading ~) matches only a
+//     bare * in an allow rule. Deny and ask rules are checked against
+//     every command found, inner and substituted ones too, by base name
+//     (deny "rm *" covers /bin/rm and \rm); when such a word might make
+//     a deny rule match, Loupe asks (once only), in every mode.
+//   - cd, pushd, true, false, :, pwd and command -v need no rule. The
+//     classifier follows cd into subdirectories so that paths the command
+//     mentions are placed right; a command that mentions or writes a
+//     protected path asks, and one that mentions a path a deny rule covers
+//     asks (it is not refused: a word is not always a path).
+//   - In auto mode, and for tools set to always, a command with parts that
+//     cannot be seen (an interpreter reading stdin, eval of run-time text,
+//     a variable command name …) asks when command deny rules exist,
+//     since they could not be checked.
+//   - Deny or ask rules that do not compile make the calls they are about
+//     ask (allow rules that do not compile are ignored). Validate rules
+//     when they are saved (Rule.Validate, Policy.Validate).
+//   - A workspace's .loupe/settings.json may propose rules, commands to
+//     allow, an Ollama host and network access. Policy ignores all of it
+//     unless Policy.Trusted is set; the session layer must do the same
+//     for the host and the network (WorkspaceSettings.IfTrusted).
+//
+// The classifier decides when to ask; it enforces nothing. The sandbox
+// confines what commands can do, whatever was decided here.
+package permission

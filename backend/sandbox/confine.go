@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Default resource limits of a confined command (setrlimit, inherited by
+// everything the command starts).
+const (
+	// DefaultMaxFileSize caps the size of any one file a command writes
+	// (RLIMIT_FSIZE): a runaway `yes > f` stops there with SIGXFSZ (exit
+	// code 153). It does not bound the total written.
+	DefaultMaxFileSize = 1 << 30
+	// DefaultMaxProcesses caps the processes and threads the command may
+	// have at once (RLIMIT_NPROC), which stops fork bombs. It is only set
+	// inside the command's own user namespace, where the kernel counts
+	// just that command's processes; outside one it would count all of the
+	// user's processes (the browser's too), so it is not set there. The
+	// kernel never applies it to root.
+	DefaultMaxProcesses = 2048
+)
+
+// No CPU-time limit is set: the command's wall-clock timeout (at most ten
+// minutes through run_command) already ends it. Core dumps are disabled
+// (RLIMIT_CORE 0) so a crash writes nothing into the workspace.
+
+// HelperArg is the first argument that turns the Loupe binary into the
+// confinement helper. It is not a user-facing command.
+const HelperArg = "__loupe-sandbox-helper"
+
+// ErrNotConfined is returned by Confined.Run, wrapped with the reasons, when
+// a command could not be given every protection and the runner is not in
+// BestEffort mode. The command did not run.
+var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
+
+// Confined runs each command in a helper process that confines itself
+// before starting `/bin/sh -c Script` (Linux):
+//
+//   - Writes only inside Workspace, a fresh temporary directory for this
+//     command ($TMPDIR, removed afterwards), CacheDir, a private /dev/shm
+//     and /dev/null (Landlock). Everything else stays readable, except the
+//     credential stores and desktop sockets of DefaultHidden and Hide,
+//     covered by empty directories (mount namespace).
+//   - No network unless AllowNetwork: a network namespace of its own with
+//     only a loopback interface (so a test server on 127.0.0.1 works, but
+//     nothing outside is reachable, host loopback included), or, without
+//     user namespaces, Landlock's TCP bind/connect restriction (ABI 4+).
+//   - Its own PID namespace, whose first process is the helper: killing
+//     the helper on exit, timeout or cancellation makes the kernel kill
+//     everything in the namespace, however it detached (setsid, double
+//     fork, nohup). Processes outside the namespace cannot be signalled.
+//   - Resource limits: DefaultMaxFileSize, DefaultMaxProcesses, no core
+//     dumps. No capabilities and no_new_privs (setuid binaries do not gain
+//     privileges). With Landlock ABI 6+, no connecting to abstract Unix
+//     sockets or signalling outside the sandbox either.
+//   - As for Local: scrubbed environment, stdin from /dev/null, no
+//     controlling terminal (a new session), editors and pagers disabled,
+//     output capped.
+//
+// Which of these this machine offers is what Probe reports. When a required
+// one is missing (see Protections.Sandboxed; the network only when it is
+// not allowed), Run refuses with ErrNotConfined, unless BestEffort, in which
+// case it runs the command with what there is, and says what was missing in
+// Output.NotConfined and at the end of Output.Text. Output.Confined is true
+// only when nothing required was missing. A failure to apply a protection
+// the probe found is always an ErrNotConfined error: the shell never starts
+// less confined than planned.
+//
+// With Workspace empty, Command.Dir is the workspace.
+type Confined struct {
+	// Workspace is the directory the command may write in. Empty means
+	// the Command's Dir.
+	Workspace string
+	// AllowNetwork lets the command use the network (a per-workspace
+	// setting). False blocks it.
+	AllowNetwork bool
+	// Helper is the executable that calls MaybeRunHelper first thing in
+	// main. Empty means this executable (os.Executable).
+	Helper string
+	// CacheDir, when set, is a directory the command may write that lasts
+	// between commands (say, per workspace under the app's data
+	// directory); XDG_CACHE_HOME and GOCACHE point into it. Empty means the
+	// command's temporary directory, so `go build` starts cold every time.
+	// The user's own caches are never writable: a command could poison
+	// them for builds run outside Loupe.
+	CacheDir string
+	// Hide lists more paths (files or directories) to hide from the
+	// command, in addition to DefaultHidden: Loupe's own settings and
+	// database, for example. Paths containing the workspace are skipped.
+	Hide []string
+	// BestEffort runs a command even when a protection is missing (see
+	// above). Use it only after the user agreed to run unsandboxed.
+	BestEffort bool
+	// OutputLimit, WaitDelay: as in Local.
+	OutputLimit int
+	WaitDelay   time.Duration
+	// MaxFileSize and MaxProcesses: zero means DefaultMaxFileSize and
+	// DefaultMaxProcesses.
+	MaxFileSize  int64
+	MaxProcesses int
+
+	// adjust, when set, edits the probe result before it is used (tests
+	// simulate kernels without a feature with it).
+	adjust func(*probeResult)
+}
+
+var _ Runner = Confined{}
+
+// DefaultHidden returns the paths, under home, that Confined hides from
+// every command: credential stores and the sockets of the desktop session
+// (D-Bus, keyring, ssh and gpg agents, X11, Docker). Reading is otherwise
+// allowed everywhere.
+func DefaultHidden(home string, uid int) []string {
+	var p []string
+	if home != "" {
+		for _, rel := range []string{
+			".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc",
+			".git-credentials", ".password-store", ".pypirc", ".npmrc",
+			".config/gcloud", ".config/gh", ".local/share/keyrings",
+		} {
+			p = append(p, home+"/"+rel)
+		}
+	}
+	return append(p,
+		"/run/user/"+strconv.Itoa(uid), // D-Bus session bus, keyring, agents, Wayland, PipeWire
+		"/tmp/.X11-unix", "/tmp/.ICE-unix",
+		"/run/docker.sock", "/var/run/docker.sock", "/run/podman",
+		"/run/dbus/system_bus_socket",
+	)
+}
+
+// Protection is one protection and whether it is active on this machine.
+type Protection struct {
+	// Name is a short label for a settings page ("Writes").
+	Name string
+	// Active says whether commands get it.
+	Active bool
+	// Detail says, in plain words, what is enforced and how, or why not.
+	Detail string
+}
+
+// Protections is what Probe found: which protections commands get here.
+type Protections struct {
+	// LandlockABI is the kernel's Landlock ABI version; 0 without Landlock.
+	LandlockABI int
+	// Writes: only the workspace and a temp dir are writable (Landlock).
+	Writes Protection
+	// Network: blocked unless allowed (network namespace or Landlock).
+	Network Protection
+	// Processes: nothing a command starts outlives it, and it cannot
+	// signal processes outside (PID namespace).
+	Processes Protection
+	// Secrets: credential stores and desktop sockets hidden, /proc shows
+	// only the command's processes (mount namespace), environment scrubbed.
+	Secrets Protection
+	// Limits: file size, process count, core dumps (setrlimit). Not
+	// required for Sandboxed.
+	Limits Protection
+}
+
+// List returns the protections in the order a settings page shows them.
+func (p Protections) List() []Protection {
+	return []Protection{p.Writes, p.Network, p.Processes, p.Secrets, p.Limits}
+}
+
+// Sandboxed reports whether Writes, Network, Processes and Secrets are all
+// active, which is what Confined requires unless BestEffort. Limits are not
+// required: without them a command can exhaust the machine, but not escape.
+func (p Protections) Sandboxed() bool {
+	return len(p.missing(false)) == 0
+}
+
+// Summary is one line for a settings page or a notice: "commands are
+// sandboxed: …" or "commands are not sandboxed: …", then what is not
+// limited, if anything.
+func (p Protections) Summary() string {
+	var s string
+	if m := p.missing(false); len(m) > 0 {
+		s = "commands are not sandboxed: " + strings.Join(m, "; ")
+	} else {
+		s = "commands are sandboxed: " + p.Writes.Detail + "; network " + p.Network.Detail + "; " + p.Processes.Detail
+	}
+	if !p.Limits.Active {
+		s += " (limits: " + p.Limits.Detail + ")"
+	}
+	return s
+}
+
+// missing lists, in plain words, the required protections a command would
+// lack. With allowNetwork the network is not expected to be blocked.
+func (p Protections) missing(allowNetwork bool) []string {
+	var m []string
+	for _, x := range []Protection{p.Writes, p.Network, p.Processes, p.Secrets} {
+		if x.Active || (allowNetwork && x.Name == p.Network.Name) {
+			continue
+		}
+		m = append(m, strings.ToLower(x.Name)+": "+x.Detail)
+	}
+	return m
+}
+
+// setup is what the helper is asked to do to itself, decided from the
+// probe. Every step it is asked for is mandatory: if one fails, the helper
+// reports the error and does not start the shell.
+type setup struct {
+	UserNS  bool `json:"userns,omitempty"`  // own user namespace (needed for all the others)
+	PIDNS   bool `json:"pidns,omitempty"`   // own PID namespace, helper is its init
+	MountNS bool `json:"mountns,omitempty"` // own mount namespace: fresh /proc, hidden paths
+	NetNS   bool `json:"netns,omitempty"`   // own network namespace with loopback up
+	// PrivateProc mounts a /proc of the new PID namespace (needs MountNS
+	// and PIDNS), which lists only the command's processes.
+	PrivateProc bool `json:"private_proc,omitempty"`
+	// Landlock is the ABI to require; 0 means no Landlock.
+	Landlock int `json:"landlock,omitempty"`
+	// LandlockNet blocks TCP (and UDP from ABI 10) with Landlock, for
+	// when there is no network namespace.
+	LandlockNet bool `json:"landlock_net,omitempty"`
+}
+
+// probeResult is what probing a helper found.
+type probeResult struct {
+	prot Protections
+	// best is the most confinement the helper could set up.
+	best setup
+}
+
+// unconfinedProtections is the answer when nothing can be confined.
+func unconfinedProtections(why string) Protections {
+	off := func(name string) Protection { return Protection{Name: name, Detail: why} }
+	return Protections{
+		Writes: off("Writes"), Network: off("Network"), Processes: off("Processes"),
+		Secrets: off("Secrets"), Limits: off("Limits"),
+	}
+}

@@ -1,0 +1,47 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+const notLinux = "Loupe confines commands only on Linux (Landlock and namespaces)"
+
+// MaybeRunHelper returns at once unless this process was started as the
+// confinement helper, which exists only on Linux: then it exits with an
+// error.
+func MaybeRunHelper() {
+	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "loupe: %s, not on %s\n", notLinux, runtime.GOOS)
+	os.Exit(2)
+}
+
+// Probe reports that nothing is confined here.
+func Probe() Protections { return unconfinedProtections(notLinux) }
+
+// Run refuses with ErrNotConfined, or in BestEffort mode runs the command
+// as Local does and says that it was not sandboxed.
+func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
+	pr := probeResult{prot: Probe()}
+	if c.adjust != nil {
+		c.adjust(&pr)
+	}
+	missing := strings.Join(pr.prot.missing(c.AllowNetwork), "; ")
+	if !c.BestEffort {
+		return Output{}, fmt.Errorf("%w: %s", ErrNotConfined, missing)
+	}
+	out, err := Local{OutputLimit: c.OutputLimit, WaitDelay: c.WaitDelay}.Run(ctx, cmd)
+	if err != nil {
+		return out, err
+	}
+	out.NotConfined = missing
+	out.Text += "\n[loupe: this command was not sandboxed: " + missing + "]\n"
+	return out, nil
+}
