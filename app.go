@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -225,12 +226,21 @@ func (a *App) Stop(id string) error {
 	return nil
 }
 
-// Answer approves or denies a pending tool call.
+// Answer approves or denies a pending tool call, once.
 func (a *App) Answer(approvalID string, allow bool) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
 	return a.mgr.Answer(approvalID, allow)
+}
+
+// AnswerFor approves or denies a pending tool call and remembers the answer
+// for the scope: "once", "session" or "workspace".
+func (a *App) AnswerFor(approvalID string, allow bool, scope string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.broker.Reply(approvalID, allow, permission.Scope(scope))
 }
 
 // PickWorkspace opens the native folder picker; "" when cancelled.
@@ -346,3 +356,40 @@ func (a *App) UndoRun(id string, run int, force bool) (session.RestoreResult, er
 	}
 	return a.mgr.UndoRun(a.ctx, id, run, force)
 }
+
+// Workspace describes a workspace folder's trust, network and remembered
+// answers.
+func (a *App) Workspace(dir string) (session.WorkspaceInfo, error) {
+	if err := a.ready(); err != nil {
+		return session.WorkspaceInfo{}, err
+	}
+	return a.mgr.Workspace(a.ctx, dir)
+}
+
+// TrustWorkspace trusts (or not) the workspace's .loupe/settings.json as
+// it is now.
+func (a *App) TrustWorkspace(dir string, trust bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.TrustWorkspace(a.ctx, dir, trust)
+}
+
+// SetWorkspaceNetwork lets a workspace's commands use the network.
+func (a *App) SetWorkspaceNetwork(dir string, allow bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.SetWorkspaceNetwork(a.ctx, dir, allow)
+}
+
+// ForgetGrants drops the answers remembered for a workspace.
+func (a *App) ForgetGrants(dir string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.ForgetGrants(a.ctx, dir)
+}
+
+// Protections says which OS protections commands get on this machine.
+func (a *App) Protections() sandbox.Protections { return session.Protections() }

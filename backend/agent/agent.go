@@ -53,7 +53,11 @@ type Config struct {
 	MaxRounds int
 	// MaxParallel bounds concurrent tool calls of one message (default 4).
 	MaxParallel int
-	Mode        permission.Mode
+	// Policy decides which calls run, ask or are refused.
+	Policy permission.Policy
+	// OnGrant keeps a "for this session" or "for this workspace" answer
+	// beyond this run.
+	OnGrant func(permission.Grant)
 	// StartNotices are recorded right after the user's message, for what
 	// the session decided before the run (e.g. no tools for this model).
 	StartNotices []trace.Notice

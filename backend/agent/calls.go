@@ -239,30 +239,48 @@ func deniedResult(c llm.ToolCall, by string) *trace.ToolResult {
 }
 
 // permit decides whether one valid call may run, asking when the policy
-// says so, and records the decision.
+// says so, and records the decision. What the policy sees comes from the
+// tool's own arguments only: nothing else the model sends can widen it.
 func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
-	verdict, by := permission.Decide(a.cfg.Mode, p.tool.ReadOnly())
-	allow := true
-	if verdict == permission.Ask {
-		req := permission.Request{SessionID: a.cfg.SessionID, CallID: p.call.ID, Tool: p.call.Name, Args: argsObject(p.call.Args)}
+	args := argsObject(p.call.Args)
+	allow, by := false, ""
+	call, err := permission.CallFor(p.call.Name, args, p.tool.ReadOnly())
+	d := a.cfg.Policy.Decide(call)
+	if err != nil {
+		d = permission.Decision{Verdict: permission.Refuse, By: "rule: the call's arguments could not be read (" + err.Error() + ")"}
+	}
+	switch d.Verdict {
+	case permission.Run:
+		allow, by = true, d.By
+	case permission.Refuse:
+		by = d.By
+	case permission.Ask:
+		req := permission.Request{SessionID: a.cfg.SessionID, CallID: p.call.ID, Tool: p.call.Name, Args: args,
+			Call: &call, Reasons: d.Reasons, OnceOnly: d.OnceOnly}
 		if pv, ok := p.tool.(tools.Previewer); ok {
-			if d, err := pv.Preview(ctx, req.Args); err == nil {
-				req.Display = d
+			if disp, err := pv.Preview(ctx, args); err == nil {
+				req.Display = disp
 			} else {
 				req.Summary = "preview unavailable: " + err.Error()
 			}
 		}
 		if req.Summary == "" {
-			req.Summary = summarize(p.call.Name, req.Args)
+			req.Summary = summarize(p.call.Name, args)
 		}
 		ans, err := a.approver.Approve(ctx, req)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil // the run was stopped while waiting; the caller backfills
 		case err != nil:
-			allow, by = false, "rule: could not ask ("+err.Error()+")"
+			by = "rule: could not ask (" + err.Error() + ")"
 		default:
 			allow, by = ans.Allow, ans.By
+			if ans.Grant != nil {
+				a.cfg.Policy.Grants = append(a.cfg.Policy.Grants, *ans.Grant)
+				if a.cfg.OnGrant != nil {
+					a.cfg.OnGrant(*ans.Grant)
+				}
+			}
 		}
 	}
 	decision := trace.Allow
@@ -270,7 +288,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 		decision = trace.Deny
 		p.outcome = deniedResult(p.call, by)
 	}
-	if _, err := a.record(ctx, trace.KindPermission, trace.Permission{CallID: p.call.ID, Tool: p.call.Name, Decision: decision, By: by}); err != nil {
+	if _, err := a.record(ctx, trace.KindPermission, trace.Permission{CallID: p.call.ID, Tool: p.call.Name, Decision: decision, By: by, Reasons: d.Reasons}); err != nil {
 		return errStore{err}
 	}
 	return nil

@@ -53,6 +53,9 @@ type Policy struct {
 	// Trusted is set by the session layer when the user has trusted this
 	// workspace; until then WorkspaceSettings are ignored entirely.
 	Trusted bool `json:"-"`
+	// Unconfined, when set, says why commands cannot be confined by the
+	// OS here; every command then asks, once, whatever the rules say.
+	Unconfined string `json:"-"`
 }
 
 // Validate says what is wrong with the user's policy settings.
@@ -403,6 +406,16 @@ func protectedBy(list []protectedPath, rel string) (string, bool) {
 // In auto mode (and for tools set to always) a command that has parts
 // Loupe cannot see asks when there are command deny rules to respect.
 func (p Policy) Decide(c Call) Decision {
+	d := p.decide(c)
+	if c.Tool == RunCommand && p.Unconfined != "" && d.Verdict == Run {
+		// Without OS confinement nothing but the user stands between a
+		// command and the machine: ask every time, whatever allowed it.
+		d = Decision{Verdict: Ask, OnceOnly: true, Reasons: append(d.Reasons, "commands are not sandboxed here: "+p.Unconfined)}
+	}
+	return d
+}
+
+func (p Policy) decide(c Call) Decision {
 	rs := p.ruleSet()
 	ps := p.place(c.Paths)
 	if len(ps.outside) > 0 {

@@ -18,7 +18,6 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
-	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -64,7 +63,6 @@ type Manager struct {
 	model  *ollama.Client
 	broker *permission.Broker
 	sink   Sink
-	runner sandbox.Runner
 
 	mu      sync.Mutex
 	running map[string]*activeRun
@@ -72,6 +70,8 @@ type Manager struct {
 	// seen remembers per session what the model last saw of each file,
 	// across runs, so edit_file can refuse a file changed since.
 	seen map[string]*tools.Seen
+	// grants are the answers given "for this session".
+	grants map[string][]permission.Grant
 }
 
 type activeRun struct {
@@ -85,7 +85,7 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	if sink == nil {
 		sink = nopSink{}
 	}
-	return &Manager{store: st, model: oc, broker: broker, sink: sink, runner: sandbox.Local{}, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}}
+	return &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}, grants: map[string][]permission.Grant{}}
 }
 
 type nopSink struct{}
@@ -195,6 +195,12 @@ func (m *Manager) Settings(ctx context.Context) (Settings, error) {
 	s := DefaultSettings()
 	if _, err := m.store.GetSetting(ctx, settingsKey, &s); err != nil {
 		return DefaultSettings(), err
+	}
+	if s.Tools == nil {
+		s.Tools = map[string]permission.ToolSetting{}
+	}
+	if s.Rules == nil {
+		s.Rules = []permission.Rule{}
 	}
 	return s, nil
 }

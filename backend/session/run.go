@@ -107,13 +107,22 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if approver == nil {
 		approver = m.approver()
 	}
+	policy, runner, notices, err := m.policyFor(ctx, id, s.Workspace, settings, mode)
+	if err != nil {
+		return nil, err
+	}
+	workspace := s.Workspace
 	cfg := agent.Config{
 		SessionID: id,
 		Model:     s.Model,
 		System:    system,
 		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, settings.NumCtxCap), Temperature: settings.Temperature},
 		MaxRounds: settings.MaxRounds,
-		Mode:      mode,
+		Policy:    policy,
+		OnGrant:   func(g permission.Grant) { m.keepGrant(id, workspace, g) },
+	}
+	if !resume {
+		cfg.StartNotices = append(cfg.StartNotices, notices...)
 	}
 	if !info.SupportsTools() {
 		cfg.StartNotices = append(cfg.StartNotices, trace.Notice{Code: "no_tools",
@@ -132,7 +141,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
 	}
 	ws.Track(m.seenFor(id))
-	reg := tools.Builtins(ws, m.runner)
+	reg := tools.Builtins(ws, runner)
 	if !info.SupportsTools() {
 		// Sending tool schemas to a model whose template cannot show them
 		// makes Ollama refuse the request; run as plain chat instead.

@@ -17,6 +17,10 @@ type Settings struct {
 	NumCtxCap      int             `json:"num_ctx_cap"`
 	Temperature    float64         `json:"temperature"`
 	PermissionMode permission.Mode `json:"permission_mode"`
+	// Tools sets a tool to always, ask or never; Rules allow, ask or
+	// deny commands and paths (deny wins).
+	Tools map[string]permission.ToolSetting `json:"tools"`
+	Rules []permission.Rule                 `json:"rules"`
 	// SystemPrompt is a text/template; {{.Workspace}} is the folder.
 	SystemPrompt string `json:"system_prompt"`
 }
@@ -36,6 +40,8 @@ func DefaultSettings() Settings {
 		NumCtxCap:      16384,
 		Temperature:    0.2,
 		PermissionMode: permission.ModeAsk,
+		Tools:          map[string]permission.ToolSetting{},
+		Rules:          []permission.Rule{},
 		SystemPrompt:   DefaultSystemPrompt,
 	}
 }
@@ -53,7 +59,10 @@ func (s Settings) Validate() error {
 		probs = append(probs, "temperature must be between 0 and 2")
 	}
 	if !s.PermissionMode.Valid() {
-		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask\" or \"auto\")", s.PermissionMode))
+		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))
+	}
+	if err := (permission.Policy{Mode: permission.ModeAsk, Tools: s.Tools, Rules: s.Rules}).Validate(); err != nil {
+		probs = append(probs, err.Error())
 	}
 	if _, err := template.New("system").Parse(s.SystemPrompt); err != nil {
 		probs = append(probs, "the system prompt template does not parse: "+err.Error())

@@ -151,8 +151,10 @@ type Permission struct {
 	CallID   string `json:"call_id"`
 	Tool     string `json:"tool"`
 	Decision string `json:"decision"`
-	// By says who or which rule decided, in words the UI shows.
+	// By says who or which rule decided; the UI shows "Allowed by <By>".
 	By string `json:"by"`
+	// Reasons say why the policy asked (or refused), in plain words.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Display is extra data for the UI that the model does not see.

@@ -27,3 +27,24 @@ export function focusCard(id: string): void {
   el.focus({ preventScroll: true });
   el.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
 }
+
+/** Scrolls a card into view without taking the focus (the slider keeps it). */
+export function showCard(id: string): void {
+  document.getElementById(`card-${id}`)?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+}
+
+/**
+ * Gives the pause editor the keyboard: its first field (or its Step
+ * button when it has none), or with intoField false the editor itself, so
+ * that single-letter shortcuts still work.
+ */
+export function focusPauseEditor(intoField = true): boolean {
+  const ed = document.querySelector<HTMLElement>('[data-testid="pause-editor"]');
+  if (!ed) return false;
+  const target = intoField
+    ? (ed.querySelector<HTMLElement>('textarea, input') ?? ed.querySelector<HTMLElement>('[data-testid="pause-step"]'))
+    : ed;
+  target?.focus({ preventScroll: true });
+  ed.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  return target != null;
+}

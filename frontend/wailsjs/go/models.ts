@@ -114,6 +114,76 @@ export namespace ollama {
 
 export namespace permission {
 	
+	export class Call {
+	    tool: string;
+	    read_only: boolean;
+	    command?: string;
+	    paths?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Call(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.read_only = source["read_only"];
+	        this.command = source["command"];
+	        this.paths = source["paths"];
+	    }
+	}
+	export class Rule {
+	    effect: string;
+	    tool?: string;
+	    command?: string;
+	    command_line?: string;
+	    path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Rule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.effect = source["effect"];
+	        this.tool = source["tool"];
+	        this.command = source["command"];
+	        this.command_line = source["command_line"];
+	        this.path = source["path"];
+	    }
+	}
+	export class Grant {
+	    rule: Rule;
+	    scope: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Grant(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rule = this.convertValues(source["rule"], Rule);
+	        this.scope = source["scope"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Request {
 	    id: string;
 	    session_id: string;
@@ -122,6 +192,9 @@ export namespace permission {
 	    args: number[];
 	    display: trace.Display;
 	    summary: string;
+	    call?: Call;
+	    reasons?: string[];
+	    once_only?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Request(source);
@@ -136,6 +209,107 @@ export namespace permission {
 	        this.args = source["args"];
 	        this.display = this.convertValues(source["display"], trace.Display);
 	        this.summary = source["summary"];
+	        this.call = this.convertValues(source["call"], Call);
+	        this.reasons = source["reasons"];
+	        this.once_only = source["once_only"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class WorkspaceSettings {
+	    rules?: Rule[];
+	    commands?: string[];
+	    host?: string;
+	    allow_network?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rules = this.convertValues(source["rules"], Rule);
+	        this.commands = source["commands"];
+	        this.host = source["host"];
+	        this.allow_network = source["allow_network"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace sandbox {
+	
+	export class Protection {
+	    Name: string;
+	    Active: boolean;
+	    Detail: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Protection(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Name = source["Name"];
+	        this.Active = source["Active"];
+	        this.Detail = source["Detail"];
+	    }
+	}
+	export class Protections {
+	    LandlockABI: number;
+	    Writes: Protection;
+	    Network: Protection;
+	    Processes: Protection;
+	    Secrets: Protection;
+	    Limits: Protection;
+	
+	    static createFrom(source: any = {}) {
+	        return new Protections(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.LandlockABI = source["LandlockABI"];
+	        this.Writes = this.convertValues(source["Writes"], Protection);
+	        this.Network = this.convertValues(source["Network"], Protection);
+	        this.Processes = this.convertValues(source["Processes"], Protection);
+	        this.Secrets = this.convertValues(source["Secrets"], Protection);
+	        this.Limits = this.convertValues(source["Limits"], Protection);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -489,6 +663,8 @@ export namespace session {
 	    num_ctx_cap: number;
 	    temperature: number;
 	    permission_mode: string;
+	    tools: {[key: string]: string};
+	    rules: permission.Rule[];
 	    system_prompt: string;
 	
 	    static createFrom(source: any = {}) {
@@ -501,8 +677,71 @@ export namespace session {
 	        this.num_ctx_cap = source["num_ctx_cap"];
 	        this.temperature = source["temperature"];
 	        this.permission_mode = source["permission_mode"];
+	        this.tools = source["tools"];
+	        this.rules = this.convertValues(source["rules"], permission.Rule);
 	        this.system_prompt = source["system_prompt"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class WorkspaceInfo {
+	    dir: string;
+	    trusted: boolean;
+	    has_settings: boolean;
+	    settings_error?: string;
+	    settings: permission.WorkspaceSettings;
+	    allow_network: boolean;
+	    grants: permission.Grant[];
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.dir = source["dir"];
+	        this.trusted = source["trusted"];
+	        this.has_settings = source["has_settings"];
+	        this.settings_error = source["settings_error"];
+	        this.settings = this.convertValues(source["settings"], permission.WorkspaceSettings);
+	        this.allow_network = source["allow_network"];
+	        this.grants = this.convertValues(source["grants"], permission.Grant);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

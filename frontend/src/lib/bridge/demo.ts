@@ -1,8 +1,9 @@
 // A FakeBridge with sample data and a scripted agent, used when the UI is
 // opened in a plain browser (vite dev, screenshots, browser tests) instead
 // of the Loupe window. Pick a scenario with ?demo=offline or ?demo=empty.
-import type { Approval, ModelInfo, TraceEvent } from '../types';
+import type { ModelInfo } from '../types';
 import { FakeBridge, makeSummary } from './fake';
+import { argOf, FakeLoop } from './fakeloop';
 import { EventLog } from './fixtures';
 
 export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long';
@@ -96,6 +97,10 @@ function sampleLog(): EventLog {
     tool_calls: [{ id: 'call_4', index: 0, name: 'run_command', args: { command: 'go test ./...' } }],
   });
   log.toolCall({ call_id: 'call_4', name: 'run_command', args: { command: 'go test ./...' } });
+  // A breakpoint on run_command paused here, and the user narrowed the command.
+  log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'call_4', tool: 'run_command', breakpoint: true });
+  log.edit({ target: 'args', call_id: 'call_4', before: { command: 'go test ./...' }, after: { command: 'go test -run TestCount ./...' } });
+  log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'call_4', tool: 'run_command', action: 'continue' });
   log.permission('call_4', 'run_command', 'allow', 'you');
   log.result({
     call_id: 'call_4',
@@ -105,7 +110,7 @@ function sampleLog(): EventLog {
     error_kind: 'failed',
     exit_code: 1,
     duration_ms: 1840,
-    display: { command: 'go test ./...', path: '/home/me/tally' },
+    display: { command: 'go test -run TestCount ./...', path: '/home/me/tally' },
   });
   log.request();
   log.response({
@@ -118,94 +123,49 @@ function sampleLog(): EventLog {
   return log;
 }
 
-/** Plays one scripted round trip on send: a command that needs approval, then an answer. */
-function scriptRuns(fake: FakeBridge, log: EventLog): void {
-  let timers: ReturnType<typeof setTimeout>[] = [];
-  let pendingCall: { approval: Approval; callId: string } | null = null;
-  const at = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
-  const emit = (e: TraceEvent) => fake.emitEvent(e);
-  const setRunning = (id: string, running: boolean, last_reason = '') => {
-    const s = fake.sessions.get(id);
-    if (s) fake.emitSession({ ...s, running, updated_at: new Date().toISOString(), ...(last_reason ? { last_reason } : {}), event_count: log.seq });
-  };
-  const stream = (start: number, text: string, run: number, round: number, thinking = false) => {
-    const words = text.split(/(?<= )/);
-    words.forEach((w, i) =>
-      at(start + i * 45, () =>
-        fake.emitDelta({ session_id: log.sessionId, run, round, content: thinking ? '' : w, thinking: thinking ? w : '' }),
-      ),
-    );
-    return start + words.length * 45;
-  };
-
-  fake.onSend = (id, text) => {
-    if (id !== log.sessionId) return;
-    setRunning(id, true);
-    emit(log.user(text));
-    emit(log.request());
-    const { run, round } = log;
-    let t = stream(300, 'The user wants the tests run again after a fix. I should run go test. ', run, round, true);
-    t = stream(t, 'I will run the test suite.', run, round);
-    at(t + 100, () => {
-      emit(
-        log.response({
-          content: 'I will run the test suite.',
-          thinking: 'The user wants the tests run again after a fix. I should run go test. ',
-          tool_calls: [{ id: `call_${log.seq}`, index: 0, name: 'run_command', args: { command: 'go test ./...', timeout_ms: 60000 } }],
-        }),
-      );
-      const callId = `call_${log.seq - 1}`;
-      emit(log.toolCall({ call_id: callId, name: 'run_command', args: { command: 'go test ./...', timeout_ms: 60000 } }));
-      const approval: Approval = {
-        id: `ap-${log.seq}`,
-        session_id: id,
-        call_id: callId,
-        tool: 'run_command',
-        args: { command: 'go test ./...', timeout_ms: 60000 },
-        display: { command: 'go test ./...', path: '/home/me/tally' },
-        summary: 'Run a shell command in the workspace',
-      };
-      pendingCall = { approval, callId };
-      fake.emitApproval(approval);
-    });
-  };
-
-  fake.onAnswer = (approvalId, allow) => {
-    if (!pendingCall || pendingCall.approval.id !== approvalId) return;
-    const { callId } = pendingCall;
-    pendingCall = null;
-    fake.emitApprovalClosed({ id: approvalId, decision: allow ? 'allow' : 'deny' });
-    emit(log.permission(callId, 'run_command', allow ? 'allow' : 'deny', 'you'));
-    if (allow) {
-      at(900, () => emit(log.result({ call_id: callId, name: 'run_command', content: 'ok  \ttally\t0.012s', exit_code: 0, duration_ms: 870, display: { command: 'go test ./...', path: '/home/me/tally' } })));
-    } else {
-      emit(log.result({ call_id: callId, name: 'run_command', content: 'The user denied this call.', is_error: true, error_kind: 'denied' }));
-    }
-    at(1000, () => {
-      emit(log.request());
-      const { run, round } = log;
-      const answer = allow ? 'All tests pass now.' : 'You denied running the tests, so I did not run them.';
-      const t = stream(200, answer, run, round);
-      at(t + 100, () => {
-        emit(log.response({ content: answer }));
-        emit(log.end('answered', answer));
-        setRunning(log.sessionId, false, 'answered');
-      });
-    });
-  };
-
-  fake.onStop = (id) => {
-    if (id !== log.sessionId) return;
-    for (const t of timers) clearTimeout(t);
-    timers = [];
-    if (pendingCall) {
-      fake.emitApprovalClosed({ id: pendingCall.approval.id, decision: 'cancelled' });
-      emit(log.result({ call_id: pendingCall.callId, name: 'run_command', content: 'Cancelled by the user.', is_error: true, error_kind: 'cancelled' }));
-      pendingCall = null;
-    }
-    emit(log.end('cancelled'));
-    setRunning(id, false, 'cancelled');
-  };
+/**
+ * The scripted agent of the demo: it lists the workspace, runs the tests
+ * (which asks for approval) and answers. It honours Step mode,
+ * breakpoints and edits like the real loop.
+ */
+function scriptRuns(fake: FakeBridge): FakeLoop {
+  return new FakeLoop(fake, {
+    delayMs: 500,
+    streamMs: 45,
+    reply: ({ round, results }) => {
+      if (round === 1) {
+        return {
+          content: 'I will look at the workspace first.',
+          thinking: 'The user wants the tests run. Listing the folder shows me what kind of project this is. ',
+          calls: [{ name: 'list_dir', args: { path: '.' }, readOnly: true, result: (a) => (argOf(a, 'path') === '.' ? 'README.md\ngo.mod\nmain.go\ncount_test.go\n' : `no such folder: ${argOf(a, 'path')}`) }],
+        };
+      }
+      if (round === 2) {
+        return {
+          content: 'It is a Go module. I will run the test suite.',
+          calls: [
+            {
+              name: 'run_command',
+              args: { command: 'go test ./...', timeout_ms: 60000 },
+              ask: true,
+              result: (a) => (argOf(a, 'command').startsWith('go test') ? 'ok  \ttally\t0.012s' : `$ ${argOf(a, 'command')}\n(done)`),
+              exitCode: 0,
+              display: { command: 'go test ./...', path: '/home/me/tally' },
+            },
+          ],
+        };
+      }
+      const last = results[0];
+      const content = !last
+        ? 'Done.'
+        : last.error_kind === 'denied'
+          ? 'You denied running the tests, so I did not run them.'
+          : last.error_kind === 'skipped'
+            ? `You skipped the tests and told me: "${last.content}"`
+            : `The tests ran: ${last.content.split('\n')[0]}`;
+      return { content };
+    },
+  });
 }
 
 /** A session with `runs` runs of three rounds each, to see that long timelines stay fast. */
@@ -260,6 +220,7 @@ export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge 
         model: 'qwen3:0.6b',
         last_reason: 'truncated',
         event_count: log.seq,
+        breakpoints: { points: [], tools: ['run_command'] },
         updated_at: '2026-01-05T10:02:00Z',
       }),
       makeSummary({
@@ -274,6 +235,6 @@ export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge 
     events: log.events,
   });
   fake.workspaceToPick = '/home/me/new-project';
-  scriptRuns(fake, log);
+  scriptRuns(fake);
   return fake;
 }

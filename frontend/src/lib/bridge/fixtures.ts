@@ -1,6 +1,8 @@
 // Builds well-formed event logs for tests and the demo, numbering seq, run
 // and round the way the backend does.
 import type {
+  CheckpointPayload,
+  EditPayload,
   EventOf,
   Kind,
   Metrics,
@@ -125,6 +127,15 @@ export class EventLog {
 
   error(code: string, message: string) {
     return this.add('error', { code, message });
+  }
+
+  /** A pause (state "paused") or its end (state "resumed" with an action). */
+  checkpoint(p: CheckpointPayload) {
+    return this.add('checkpoint', p);
+  }
+
+  edit(p: EditPayload) {
+    return this.add('edit', p);
   }
 
   end(reason: string, final_text = '', detail = '') {

@@ -1,8 +1,10 @@
 import type {
   Approval,
   ApprovalClosed,
+  Breakpoints,
   Delta,
   ModelInfo,
+  RequestEdit,
   SessionSnapshot,
   Settings,
   StatusInfo,
@@ -38,6 +40,25 @@ export interface Bridge {
   /** The exact JSON body sent to Ollama for a model_request event. */
   rawRequest(sessionId: string, seq: number): Promise<string>;
   getSettings(): Promise<Settings>;
+
+  // Step-through. The session's Summary says whether it is stepping, its
+  // breakpoints and where it is paused; each change arrives as a Summary
+  // and as checkpoint and edit events.
+  /** Pause at every checkpoint (on), or only at breakpoints (off). */
+  setStepping(id: string, on: boolean): Promise<void>;
+  setBreakpoints(id: string, bp: Breakpoints): Promise<void>;
+  /** Resumes a paused run until the next checkpoint. */
+  step(id: string): Promise<void>;
+  /** Turns stepping off and resumes until a breakpoint or the end. */
+  continueRun(id: string): Promise<void>;
+  /** Changes the pending request of a run paused before_request. */
+  editRequest(id: string, edit: RequestEdit): Promise<void>;
+  /** Changes the pending call's arguments (a JSON object as text); rejects with the validation message. */
+  editArgs(id: string, args: string): Promise<void>;
+  /** Answers the pending call with the user's observation, without running it. */
+  skipCall(id: string, observation: string): Promise<void>;
+  /** Changes the result about to go back to the model. */
+  editResult(id: string, content: string): Promise<void>;
   saveSettings(s: Settings): Promise<void>;
   /** Opens a link in the system browser, never inside the app window. */
   openURL(url: string): void;

@@ -164,6 +164,55 @@ describe('WailsBridge', () => {
     bridge.close();
   });
 
+  it('calls the step-through methods and passes their refusals on', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    for (const name of ['SetStepping', 'SetBreakpoints', 'Step', 'Continue', 'EditRequest', 'EditArgs', 'SkipCall', 'EditResult']) {
+      wails.App[name] = vi.fn(async () => undefined);
+    }
+    await bridge.setStepping('s1', true);
+    await bridge.setBreakpoints('s1', { points: ['before_tool'], tools: null });
+    await bridge.step('s1');
+    await bridge.continueRun('s1');
+    await bridge.editRequest('s1', { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] });
+    await bridge.editArgs('s1', '{"path":"a"}');
+    await bridge.skipCall('s1', 'skipped it');
+    await bridge.editResult('s1', 'new result');
+    expect(wails.App['SetStepping']).toHaveBeenCalledWith('s1', true);
+    // Go decodes a JSON array, never null, for the breakpoints' lists.
+    expect(wails.App['SetBreakpoints']).toHaveBeenCalledWith('s1', { points: ['before_tool'], tools: [] });
+    expect(wails.App['Step']).toHaveBeenCalledWith('s1');
+    expect(wails.App['Continue']).toHaveBeenCalledWith('s1');
+    expect(wails.App['EditRequest']).toHaveBeenCalledWith('s1', { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] });
+    expect(wails.App['EditArgs']).toHaveBeenCalledWith('s1', '{"path":"a"}');
+    expect(wails.App['SkipCall']).toHaveBeenCalledWith('s1', 'skipped it');
+    expect(wails.App['EditResult']).toHaveBeenCalledWith('s1', 'new result');
+    wails.App['EditArgs'] = () => Promise.reject('invalid arguments for read_file: missing required property "path"');
+    const err = await bridge.editArgs('s1', '{}').catch((e: unknown) => e);
+    expect((err as BridgeError).message).toContain('missing required property "path"');
+    wails.App['Step'] = () => Promise.reject('step-through is not available yet');
+    await expect(bridge.step('s1')).rejects.toThrow('step-through is not available yet');
+    bridge.close();
+  });
+
+  it('fills in the step-through fields of a summary', async () => {
+    const m = manual();
+    const bridge = new WailsBridge(m.schedule);
+    const pause = { point: 'before_tool', run: 1, round: 2, call_id: 'c1', tool: 'read_file', args: { path: 'a' } };
+    wails.App['ListSessions'] = async () => [
+      { id: 'old', title: 'from an older backend' },
+      { id: 'new', stepping: true, breakpoints: { points: null, tools: ['run_command'] }, paused: pause },
+    ];
+    const [old, cur] = await bridge.listSessions();
+    expect(old).toMatchObject({ id: 'old', stepping: false, breakpoints: { points: [], tools: [] }, paused: null });
+    expect(cur).toMatchObject({ id: 'new', stepping: true, breakpoints: { points: [], tools: ['run_command'] }, paused: pause });
+    const sessions = vi.fn();
+    bridge.onSessions(sessions);
+    wails.emit(CHANNELS.session, { id: 's1', paused: null, breakpoints: null });
+    m.frame();
+    expect(sessions.mock.calls[0]![0][0]).toMatchObject({ id: 's1', stepping: false, paused: null, breakpoints: { points: [], tools: [] } });
+    bridge.close();
+  });
+
   it('opens links through the runtime, not in the window', () => {
     const bridge = new WailsBridge(manual().schedule);
     bridge.openURL('https://ollama.com');

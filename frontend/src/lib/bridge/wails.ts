@@ -9,13 +9,16 @@ import {
   parseEvent,
   type Approval,
   type ApprovalClosed,
+  type Breakpoints,
   type Delta,
   type ModelInfo,
+  type RequestEdit,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
   type Summary,
   type TraceEvent,
+  summaryOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
 import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
@@ -85,7 +88,7 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.session,
         (v: unknown) => {
-          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('sessions', v as unknown as Summary);
+          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('sessions', summaryOf(v));
         },
         -1,
       ),
@@ -122,11 +125,11 @@ export class WailsBridge implements Bridge {
   }
 
   async listSessions(): Promise<Summary[]> {
-    return list(await call('ListSessions', () => App.ListSessions()));
+    return list<Record<string, unknown>>(await call('ListSessions', () => App.ListSessions())).map(summaryOf);
   }
 
-  newSession(workspace: string, model: string): Promise<Summary> {
-    return call('NewSession', () => App.NewSession(workspace, model));
+  async newSession(workspace: string, model: string): Promise<Summary> {
+    return summaryOf(await call<Record<string, unknown>>('NewSession', () => App.NewSession(workspace, model)));
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -142,7 +145,7 @@ export class WailsBridge implements Bridge {
     const r = await call<unknown>('OpenSession', () => App.OpenSession(id));
     if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('OpenSession', 'The session could not be read.');
     return {
-      summary: r['summary'] as unknown as Summary,
+      summary: summaryOf(r['summary']),
       events: parseEvents(r['events']),
       approvals: list<Approval>(r['approvals']),
     };
@@ -178,6 +181,40 @@ export class WailsBridge implements Bridge {
     // The generated parameter type is a class with helper methods; the Go
     // side only reads the JSON fields, which a plain object carries.
     await call('SaveSettings', () => App.SaveSettings({ ...s } as unknown as Parameters<typeof App.SaveSettings>[0]));
+  }
+
+  async setStepping(id: string, on: boolean): Promise<void> {
+    await call('SetStepping', () => App.SetStepping(id, on));
+  }
+
+  async setBreakpoints(id: string, bp: Breakpoints): Promise<void> {
+    const plain = { points: [...(bp.points ?? [])], tools: [...(bp.tools ?? [])] };
+    await call('SetBreakpoints', () => App.SetBreakpoints(id, plain as unknown as Parameters<typeof App.SetBreakpoints>[1]));
+  }
+
+  async step(id: string): Promise<void> {
+    await call('Step', () => App.Step(id));
+  }
+
+  async continueRun(id: string): Promise<void> {
+    await call('Continue', () => App.Continue(id));
+  }
+
+  async editRequest(id: string, edit: RequestEdit): Promise<void> {
+    // Plain JSON, like saveSettings: the Go side reads the fields only.
+    await call('EditRequest', () => App.EditRequest(id, { ...edit } as unknown as Parameters<typeof App.EditRequest>[1]));
+  }
+
+  async editArgs(id: string, args: string): Promise<void> {
+    await call('EditArgs', () => App.EditArgs(id, args));
+  }
+
+  async skipCall(id: string, observation: string): Promise<void> {
+    await call('SkipCall', () => App.SkipCall(id, observation));
+  }
+
+  async editResult(id: string, content: string): Promise<void> {
+    await call('EditResult', () => App.EditResult(id, content));
   }
 
   openURL(url: string): void {

@@ -20,6 +20,14 @@ describe('SessionList', () => {
     expect(within(b!).getByTestId('stop-reason').textContent).toContain('Round limit reached');
   });
 
+  it('shows a session that waits at a pause of step-through', () => {
+    const paused = makeSummary({ id: 'p', title: 'Paused', running: true, paused: { point: 'before_tool', run: 1, round: 1 } });
+    render(SessionList, { props: { sessions: [paused], currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete: () => {} } });
+    const badge = screen.getByTestId('session-paused');
+    expect(badge.getAttribute('data-point')).toBe('before_tool');
+    expect(screen.queryByTestId('session-running')).toBeNull();
+  });
+
   it('asks before deleting', async () => {
     const ondelete = vi.fn();
     render(SessionList, { props: { sessions, currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete } });

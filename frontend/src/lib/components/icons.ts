@@ -33,6 +33,14 @@ export const ICONS = {
   clock: 'M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18z M12 7v5l3 2',
   copy: 'M8 8h12v12H8z M4 16V4h12',
   dot: 'M12 9a3 3 0 1 0 0 6a3 3 0 1 0 0-6z',
+  pause: 'M8 5v14 M16 5v14',
+  play: 'M7 5l12 7-12 7z',
+  stepOver: 'M4 12h12 M12 7l5 5-5 5 M20 5v14',
+  chevronLeft: 'M15 6l-6 6 6 6',
+  first: 'M17 6l-6 6 6 6 M7 6v12',
+  last: 'M7 6l6 6-6 6 M17 6v12',
+  circle: 'M12 6a6 6 0 1 0 0 12a6 6 0 1 0 0-12z',
+  loop: 'M4 12a8 8 0 0 1 14-5.3 M18 3v4h-4 M20 12a8 8 0 0 1-14 5.3 M6 21v-4h4',
 } as const;
 
 export type IconName = keyof typeof ICONS;

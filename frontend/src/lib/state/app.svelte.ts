@@ -2,8 +2,19 @@
 // live text, and the open session. Built around a Bridge so tests can give
 // it a fake one. Provided to the views through context.
 import type { Bridge } from '../bridge/types';
-import { rawOf, type Approval, type ModelInfo, type RawSource, type Settings, type StatusInfo, type Summary, type TraceEvent } from '../types';
-import { applyDeltas, settleLive, type LiveMap, type LiveText, liveKey } from '../timeline';
+import {
+  rawOf,
+  type Approval,
+  type Breakpoints,
+  type ModelInfo,
+  type RawSource,
+  type Settings,
+  type StatusInfo,
+  type Summary,
+  type TraceEvent,
+} from '../types';
+import { applyDeltas, settleLive, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
+import { pauseKey } from './pause.svelte';
 import { SessionState } from './session.svelte';
 
 export type View = 'home' | 'new' | 'session' | 'settings';
@@ -45,6 +56,8 @@ export class LoupeApp {
   current = $state.raw<SessionState | null>(null);
   view = $state<View>('home');
   helpOpen = $state(false);
+  /** Cards add a plain sentence or two about what happened and why. */
+  explain = $state(false);
   toasts = $state.raw<Toast[]>([]);
 
   /** Sessions that wait for an approval, for the sidebar. */
@@ -173,7 +186,20 @@ export class LoupeApp {
     }
     const known = this.sessions.find((s) => s.id === id);
     const state = new SessionState(
-      known ?? { id, title: '', workspace: '', model: '', created_at: '', updated_at: '', last_reason: '', event_count: 0, running: false },
+      known ?? {
+        id,
+        title: '',
+        workspace: '',
+        model: '',
+        created_at: '',
+        updated_at: '',
+        last_reason: '',
+        event_count: 0,
+        running: false,
+        stepping: false,
+        breakpoints: { points: [], tools: [] },
+        paused: null,
+      },
     );
     this.current = state;
     this.view = 'session';
@@ -257,6 +283,128 @@ export class LoupeApp {
       await this.bridge.stop(cur.id);
     } catch (e) {
       this.notify(`Could not stop the run: ${message(e)}`, 'error');
+    }
+  }
+
+  // --- step-through ------------------------------------------------------------
+
+  /** Step mode on or off for the open session. */
+  async setStepping(on: boolean): Promise<void> {
+    const cur = this.current;
+    if (!cur) return;
+    try {
+      await this.bridge.setStepping(cur.id, on);
+      cur.setSummary({ ...cur.summary, stepping: on });
+    } catch (e) {
+      this.notify(`Could not turn Step mode ${on ? 'on' : 'off'}: ${message(e)}`, 'error');
+    }
+  }
+
+  /** Adds or removes a breakpoint: a checkpoint kind, or a tool (before_tool for its calls). */
+  async toggleBreakpoint(target: BreakpointTarget): Promise<void> {
+    const cur = this.current;
+    if (!cur) return;
+    const bp = cur.summary.breakpoints;
+    const flip = <T>(list: readonly T[] | null, v: T): T[] => {
+      const l = [...(list ?? [])];
+      return l.includes(v) ? l.filter((x) => x !== v) : [...l, v];
+    };
+    const next: Breakpoints =
+      'point' in target
+        ? { points: flip<string>(bp.points, target.point), tools: [...(bp.tools ?? [])] }
+        : { points: [...(bp.points ?? [])], tools: flip(bp.tools, target.tool) };
+    try {
+      await this.bridge.setBreakpoints(cur.id, next);
+      cur.setSummary({ ...cur.summary, breakpoints: next });
+    } catch (e) {
+      this.notify(`Could not change the breakpoints: ${message(e)}`, 'error');
+    }
+  }
+
+  /**
+   * Sends what the user typed at the pause (request, arguments, result).
+   * Returns false, with the reason in the draft, when it was refused.
+   */
+  async applyEdits(cur: SessionState | null = this.current): Promise<boolean> {
+    const d = cur?.pauseDraft;
+    if (!cur || !d || !d.dirty) return true;
+    d.error = null;
+    d.argsError = null;
+    try {
+      if (d.pause.point === 'before_request') {
+        const edit = d.requestEdit();
+        if (edit) await this.bridge.editRequest(cur.id, edit);
+      } else if (d.pause.point === 'before_tool') {
+        try {
+          await this.bridge.editArgs(cur.id, d.args);
+        } catch (e) {
+          d.argsError = message(e);
+          return false;
+        }
+      } else if (d.pause.point === 'after_result') {
+        await this.bridge.editResult(cur.id, d.result);
+      }
+      d.applied();
+      return true;
+    } catch (e) {
+      d.error = message(e);
+      return false;
+    }
+  }
+
+  /** Ends the pause: Step to the next checkpoint, Continue to a breakpoint or the end. Edits typed so far go first. */
+  async resume(action: 'step' | 'continue'): Promise<void> {
+    const cur = this.current;
+    const p = cur?.pause;
+    if (!cur || !p || cur.resuming) return;
+    cur.resuming = true;
+    try {
+      if (!(await this.applyEdits(cur))) return;
+      cur.leaving = pauseKey(p);
+      if (action === 'step') await this.bridge.step(cur.id);
+      else {
+        await this.bridge.continueRun(cur.id);
+        if (cur.summary.stepping) cur.setSummary({ ...cur.summary, stepping: false });
+      }
+    } catch (e) {
+      cur.leaving = null;
+      this.notify(`Could not ${action}: ${message(e)}`, 'error');
+    } finally {
+      cur.resuming = false;
+    }
+  }
+
+  /** Answers the paused call with the user's observation instead of running it. */
+  async skipCall(): Promise<void> {
+    const cur = this.current;
+    const d = cur?.pauseDraft;
+    if (!cur || !d || d.pause.point !== 'before_tool' || cur.resuming) return;
+    if (!d.skip.trim()) {
+      d.error = 'Write the observation the model should get instead of the tool’s result.';
+      return;
+    }
+    cur.resuming = true;
+    d.error = null;
+    cur.leaving = d.key;
+    try {
+      await this.bridge.skipCall(cur.id, d.skip);
+    } catch (e) {
+      cur.leaving = null;
+      d.error = message(e);
+    } finally {
+      cur.resuming = false;
+    }
+  }
+
+  /** Sends the typed edits and stays paused. */
+  async applyPauseEdits(): Promise<void> {
+    const cur = this.current;
+    if (!cur || cur.resuming) return;
+    cur.resuming = true;
+    try {
+      await this.applyEdits(cur);
+    } finally {
+      cur.resuming = false;
     }
   }
 

@@ -1,6 +1,23 @@
 // One open session: its event log and what the user is doing with it.
-import type { Summary, TraceEvent } from '../types';
-import { buildTimeline, flattenCards, mergeEvents, neighbour, type Timeline } from '../timeline';
+import { untrack } from 'svelte';
+import type { ModelRequestEvent, Pause, Summary, TraceEvent } from '../types';
+import {
+  buildTimeline,
+  cardIdForEvent,
+  clampPosition,
+  eventAt,
+  eventsAt,
+  findPosition,
+  flattenCards,
+  loopPosition,
+  mergeEvents,
+  movePosition,
+  pauseAnchor,
+  neighbour,
+  requestAt,
+  type Timeline,
+} from '../timeline';
+import { PauseDraft, pauseKey } from './pause.svelte';
 
 /** Runs rendered at first and added per "show earlier": keeps long sessions fast. */
 export const RUNS_SHOWN = 20;
@@ -18,18 +35,67 @@ export class SessionState {
   /** The card the keyboard is on. */
   focusedCard = $state<string | null>(null);
 
+  // --- playback ----------------------------------------------------------------
+
+  /** Playback position 1..N over the events, or null when showing everything live. */
+  playback = $state<number | null>(null);
+  /** The events the timeline shows: all of them, or those up to the playback position. */
+  shownEvents = $derived(this.playback == null ? this.events : eventsAt(this.events, this.playback));
+  /** The event the playback position is on. */
+  positionEvent = $derived(this.playback == null ? undefined : eventAt(this.events, this.playback));
+
   #prevTimeline: Timeline | undefined;
   timeline = $derived.by(() => {
-    const t = buildTimeline(this.events, this.#prevTimeline);
+    const t = buildTimeline(this.shownEvents, this.#prevTimeline);
     this.#prevTimeline = t;
     return t;
   });
+  /** The card of the event at the playback position. */
+  positionCard = $derived(this.positionEvent ? cardIdForEvent(this.timeline, this.positionEvent) : null);
   /** How many of the latest runs are shown; older ones load on demand. */
   runLimit = $state(RUNS_SHOWN);
   shownRuns = $derived(this.timeline.runs.slice(-this.runLimit));
   hiddenRuns = $derived(Math.max(0, this.timeline.runs.length - this.runLimit));
   cards = $derived(flattenCards(this.shownRuns));
   #cardIds = $derived(this.cards.map((c) => c.id));
+
+  // --- step-through ------------------------------------------------------------
+
+  /** The pause being resumed: hidden until the backend reports the next one. */
+  leaving = $state<string | null>(null);
+  /** A Step, Continue, Skip or edit is on its way to the backend. */
+  resuming = $state(false);
+  /** Where the run waits, unless that pause is being resumed. */
+  pause = $derived.by((): Pause | null => {
+    const p = this.summary.paused;
+    return p && pauseKey(p) !== this.leaving ? p : null;
+  });
+  /** The pause as text: changes only when the pause itself does. */
+  #pauseJson = $derived(this.pause ? JSON.stringify(this.pause) : '');
+  /** What the user typed at the pause; a new pause (or an applied edit) starts afresh. */
+  pauseDraft = $derived.by(() => {
+    const json = this.#pauseJson;
+    return json ? untrack(() => new PauseDraft(JSON.parse(json) as Pause)) : null;
+  });
+  /** The card the pause editor goes after (null: at the end of the timeline). */
+  pauseAnchor = $derived(this.playback == null && this.pause ? pauseAnchor(this.timeline) : null);
+  /** Where the loop is: live, or at the playback position. */
+  loop = $derived(loopPosition(this.shownEvents, this.playback == null ? this.pause : null));
+
+  // --- what the model saw --------------------------------------------------------
+
+  /** The "What the model saw" panel is open. */
+  sawOpen = $state(false);
+  /** The request it shows; null follows the latest request (live or at the position). */
+  sawSeq = $state<number | null>(null);
+  sawRequest = $derived.by((): ModelRequestEvent | undefined => {
+    const events = this.shownEvents;
+    if (this.sawSeq != null) {
+      const e = events.find((x) => x.seq === this.sawSeq);
+      if (e?.kind === 'model_request') return e;
+    }
+    return requestAt(events, events.length);
+  });
 
   constructor(summary: Summary) {
     this.id = summary.id;
@@ -38,6 +104,11 @@ export class SessionState {
 
   get running(): boolean {
     return this.summary.running;
+  }
+
+  /** A run is going or waits at a pause: Stop has something to stop. */
+  get active(): boolean {
+    return this.summary.running || this.summary.paused != null;
   }
 
   /** Adds committed events (live or from the snapshot), in seq order. */
@@ -50,7 +121,7 @@ export class SessionState {
     if (mine.some((e) => e.kind === 'run_end') && this.summary.running) {
       const lastEnd = mine.filter((e) => e.kind === 'run_end').at(-1)!;
       const lastUser = this.events.filter((e) => e.kind === 'user_message').at(-1);
-      if (!lastUser || lastUser.run <= lastEnd.run) this.summary = { ...this.summary, running: false };
+      if (!lastUser || lastUser.run <= lastEnd.run) this.summary = { ...this.summary, running: false, paused: null };
     }
   }
 
@@ -59,7 +130,10 @@ export class SessionState {
   }
 
   setSummary(s: Summary): void {
-    if (s.id === this.id) this.summary = s;
+    if (s.id !== this.id) return;
+    this.summary = s;
+    // The backend moved on from the pause being resumed.
+    if (this.leaving != null && (!s.paused || pauseKey(s.paused) !== this.leaving)) this.leaving = null;
   }
 
   /** Moves the keyboard focus to the next (1) or previous (-1) card. */
@@ -67,5 +141,53 @@ export class SessionState {
     const next = neighbour(this.#cardIds, this.focusedCard, dir);
     this.focusedCard = next;
     return next;
+  }
+
+  // --- playback ------------------------------------------------------------------
+
+  /** Starts playback at a position (the first event by default). */
+  startPlayback(pos = 1): void {
+    if (this.events.length === 0) return;
+    this.setPosition(pos);
+  }
+
+  stopPlayback(): void {
+    this.playback = null;
+  }
+
+  /** Moves playback to a position; the card of its event gets the focus. Returns that card's id. */
+  setPosition(pos: number): string | null {
+    const p = clampPosition(pos, this.events.length);
+    if (p === 0) return null;
+    this.playback = p;
+    this.sawSeq = null;
+    const e = eventAt(this.events, p);
+    const id = e ? cardIdForEvent(this.timeline, e) : null;
+    this.focusedCard = id;
+    return id;
+  }
+
+  /** Events forward (positive) or back; when playback is off it starts from the end. */
+  movePosition(delta: number): string | null {
+    const from = this.playback ?? this.events.length;
+    return this.setPosition(movePosition(from, this.events.length, delta));
+  }
+
+  /** The next or previous model request. */
+  jumpRequest(dir: 1 | -1): string | null {
+    const from = this.playback ?? this.events.length;
+    return this.setPosition(findPosition(this.events, from, dir, (e) => e.kind === 'model_request'));
+  }
+
+  // --- what the model saw ----------------------------------------------------------
+
+  /** Opens the panel on a request (null: follow the latest), or closes it when it shows that one. */
+  toggleSaw(seq: number | null = null): void {
+    if (this.sawOpen && (seq == null || this.sawRequest?.seq === seq)) {
+      this.sawOpen = false;
+      return;
+    }
+    this.sawSeq = seq;
+    this.sawOpen = true;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../bridge/fixtures';
-import { buildTimeline, openRun, pendingRound, type CallItem } from './group';
+import { buildTimeline, openRun, pauseAnchor, pendingRound, type CallItem } from './group';
 
 function twoRounds() {
   const log = new EventLog();
@@ -122,5 +122,104 @@ describe('buildTimeline', () => {
     expect(third.runs[0]).toBe(first.runs[0]);
     expect(third.runs[1]).not.toBe(second.runs[1]);
     expect(third.runs[1]!.rounds).toHaveLength(1);
+  });
+});
+
+describe('buildTimeline with step-through', () => {
+  function stepped() {
+    const log = new EventLog();
+    log.user('read it');
+    log.checkpoint({ point: 'before_request', state: 'paused' }); // 2
+    log.edit({ target: 'system', before: 'a', after: 'b' }); // 3
+    log.checkpoint({ point: 'before_request', state: 'resumed', action: 'step' }); // 4
+    log.request();
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'read_file', args: { path: 'a' } }] });
+    log.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'a' } });
+    log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'c1', tool: 'read_file' }); // 8
+    log.edit({ target: 'args', call_id: 'c1', before: { path: 'a' }, after: { path: 'b' } }); // 9
+    log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'c1', tool: 'read_file', action: 'step' }); // 10
+    log.permission('c1', 'read_file', 'allow');
+    log.result({ call_id: 'c1', name: 'read_file', content: 'B' });
+    log.checkpoint({ point: 'after_result', state: 'paused', call_id: 'c1' }); // 13
+    log.edit({ target: 'result', call_id: 'c1', before: 'B', after: 'edited' }); // 14
+    return log;
+  }
+
+  it('shows a pause and its end as one checkpoint item, with the edits made there after it', () => {
+    const t = buildTimeline(stepped().events);
+    // Before the request: in the round, in event order (the fixture numbers
+    // them round 0, before request() counts the round).
+    const items = t.runs[0]!.rounds.flatMap((g) => g.items);
+    expect(items.map((i) => i.kind)).toEqual(['checkpoint', 'edit', 'request', 'response', 'call']);
+    const first = items[0]!;
+    expect(first.kind === 'checkpoint' && [first.event.seq, first.resumed?.seq]).toEqual([2, 4]);
+    // Around a call: before it ran, and after its result.
+    const c = t.calls.get('c1')!;
+    expect(c.before.map((i) => [i.kind, i.event.seq])).toEqual([
+      ['checkpoint', 8],
+      ['edit', 9],
+    ]);
+    expect(c.before[0]!.kind === 'checkpoint' && c.before[0]!.resumed?.seq).toBe(10);
+    expect(c.after.map((i) => [i.kind, i.event.seq])).toEqual([
+      ['checkpoint', 13],
+      ['edit', 14],
+    ]);
+    expect(c.after[0]!.kind === 'checkpoint' && c.after[0]!.resumed).toBeUndefined();
+    expect(t.checkpointCards.get(4)).toBe('e:2');
+    expect(t.checkpointCards.get(10)).toBe('e:8');
+    expect(t.checkpointCards.get(13)).toBe('e:13');
+  });
+
+  it('puts an after_response pause right after the response, before its calls', () => {
+    const log = new EventLog();
+    log.user('x');
+    log.request();
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'glob', args: {} }] });
+    log.checkpoint({ point: 'after_response', state: 'paused' });
+    log.checkpoint({ point: 'after_response', state: 'resumed', action: 'step' });
+    log.toolCall({ call_id: 'c1', name: 'glob' });
+    const g = buildTimeline(log.events).runs[0]!.rounds[0]!;
+    expect(g.items.map((i) => i.kind)).toEqual(['request', 'response', 'checkpoint', 'call']);
+  });
+
+  it('gives a call its latest argument and result edits', () => {
+    const c = buildTimeline(stepped().events).calls.get('c1')!;
+    expect(c.argsEdit?.payload.after).toEqual({ path: 'b' });
+    expect(c.resultEdit?.payload.after).toBe('edited');
+  });
+
+  it('leaves a pause open when the run ended without resuming it (stopped while paused)', () => {
+    const log = new EventLog();
+    log.user('x');
+    log.checkpoint({ point: 'before_request', state: 'paused' });
+    log.end('cancelled');
+    log.user('y');
+    log.checkpoint({ point: 'before_request', state: 'resumed', action: 'step' });
+    const t = buildTimeline(log.events);
+    const first = t.runs[0]!.rounds.flatMap((g) => g.items).find((i) => i.kind === 'checkpoint');
+    expect(first?.kind === 'checkpoint' && first.resumed).toBeFalsy();
+    // A resumed event with no open pause gets its own card.
+    expect(t.checkpointCards.get(5)).toBe('e:5');
+  });
+});
+
+describe('pauseAnchor', () => {
+  it('is after the open pause and the edits made there', () => {
+    const log = new EventLog();
+    log.user('x');
+    log.request();
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'glob', args: {} }] });
+    log.toolCall({ call_id: 'c1', name: 'glob' });
+    log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'c1', tool: 'glob' }); // 5
+    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:5');
+    log.edit({ target: 'args', call_id: 'c1', before: {}, after: { pattern: '*' } }); // 6
+    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:6');
+    log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'c1', tool: 'glob', action: 'step' });
+    expect(pauseAnchor(buildTimeline(log.events))).toBeNull();
+    log.result({ call_id: 'c1', name: 'glob' });
+    log.checkpoint({ point: 'after_result', state: 'paused', call_id: 'c1', tool: 'glob' }); // 9
+    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:9');
+    log.end('cancelled');
+    expect(pauseAnchor(buildTimeline(log.events))).toBeNull();
   });
 });

@@ -1,6 +1,8 @@
 // Groups a session's flat event log into runs and rounds, and pairs each
 // tool call with its permission and result by call id.
 import type {
+  CheckpointEvent,
+  EditEvent,
   ErrorEvent,
   LlmToolCall,
   ModelRequestEvent,
@@ -25,6 +27,26 @@ export interface CallItem {
   call?: ToolCallEvent;
   permission?: PermissionEvent;
   result?: ToolResultEvent;
+  /** The user's latest edit of the arguments at a pause: its after is what ran. */
+  argsEdit?: EditEvent;
+  /** The user's latest edit of the result: its after is what the model saw. */
+  resultEdit?: EditEvent;
+  /** Pauses and edits before the call ran (before_tool, its arguments): shown after the call's card. */
+  before: StepItem[];
+  /** Pauses and edits after its result (after_result, the result): shown after the observation. */
+  after: StepItem[];
+}
+
+/** A pause or an edit: what step-through adds to the timeline. */
+export type StepItem = CheckpointItem | { kind: 'edit'; key: string; event: EditEvent };
+
+/** A pause of a step-through run and, once it ended, how. */
+export interface CheckpointItem {
+  kind: 'checkpoint';
+  key: string;
+  event: CheckpointEvent;
+  /** The resumed event that ended the pause. */
+  resumed?: CheckpointEvent;
 }
 
 export type RoundItem =
@@ -32,7 +54,8 @@ export type RoundItem =
   | { kind: 'response'; key: string; event: ModelResponseEvent }
   | CallItem
   | { kind: 'notice'; key: string; event: NoticeEvent }
-  | { kind: 'error'; key: string; event: ErrorEvent };
+  | { kind: 'error'; key: string; event: ErrorEvent }
+  | StepItem;
 
 export interface RoundGroup {
   key: string;
@@ -59,6 +82,8 @@ export interface Timeline {
   runs: RunGroup[];
   /** Every call by id (the latest one when ids repeat). */
   calls: Map<string, CallItem>;
+  /** The card id of every checkpoint event (a resumed one shares its pause's card). */
+  checkpointCards: Map<number, string>;
 }
 
 /**
@@ -70,6 +95,9 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
   const runs: RunGroup[] = [];
   const runByNo = new Map<number, RunGroup>();
   const calls = new Map<string, CallItem>();
+  const checkpointCards = new Map<number, string>();
+  /** The pause still waiting for its resumed event. */
+  let open: CheckpointItem | undefined;
 
   const runOf = (n: number): RunGroup => {
     let r = runByNo.get(n);
@@ -90,10 +118,31 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     }
     return g;
   };
+  /**
+   * Puts a pause or an edit where it happened: with its call (before it ran
+   * or after its result), right after the response for after_response,
+   * else in event order in its round.
+   */
+  const place = (e: TraceEvent, item: StepItem, callId: string | undefined, afterResult: boolean): void => {
+    const c = callId ? calls.get(callId) : undefined;
+    if (c) {
+      (afterResult ? c.after : c.before).push(item);
+      return;
+    }
+    const g = roundOf(e);
+    if (item.kind === 'checkpoint' && item.event.payload.point === 'after_response') {
+      const i = g.items.findIndex((x) => x.kind === 'response');
+      if (i >= 0) {
+        g.items.splice(i + 1, 0, item);
+        return;
+      }
+    }
+    g.items.push(item);
+  };
   const callFor = (e: TraceEvent, callId: string, name: string): CallItem => {
     let c = calls.get(callId);
     if (!c) {
-      c = { kind: 'call', key: `call:${e.seq}:${callId}`, callId, name };
+      c = { kind: 'call', key: `call:${e.seq}:${callId}`, callId, name, before: [], after: [] };
       calls.set(callId, c);
       roundOf(e).items.push(c);
     }
@@ -126,7 +175,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
         // incomplete message never run: the response card lists them.
         if (!e.payload.incomplete) {
           for (const tc of e.payload.tool_calls ?? []) {
-            const c: CallItem = { kind: 'call', key: `call:${e.seq}:${tc.id}`, callId: tc.id, name: tc.name, asked: tc };
+            const c: CallItem = { kind: 'call', key: `call:${e.seq}:${tc.id}`, callId: tc.id, name: tc.name, asked: tc, before: [], after: [] };
             calls.set(tc.id, c);
             g.items.push(c);
           }
@@ -151,7 +200,30 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
       case 'error':
         roundOf(e).items.push({ kind: 'error', key: `e:${e.seq}`, event: e });
         break;
+      case 'checkpoint': {
+        if (e.payload.state !== 'paused' && open && open.event.payload.point === e.payload.point && !open.resumed) {
+          open.resumed = e;
+          checkpointCards.set(e.seq, open.key);
+          open = undefined;
+          break;
+        }
+        const item: CheckpointItem = { kind: 'checkpoint', key: `e:${e.seq}`, event: e };
+        place(e, item, e.payload.call_id, e.payload.point === 'after_result');
+        checkpointCards.set(e.seq, item.key);
+        open = e.payload.state === 'paused' ? item : undefined;
+        break;
+      }
+      case 'edit': {
+        place(e, { kind: 'edit', key: `e:${e.seq}`, event: e }, e.payload.call_id, e.payload.target === 'result');
+        const c = e.payload.call_id ? calls.get(e.payload.call_id) : undefined;
+        if (c && e.payload.target === 'args') c.argsEdit = e;
+        if (c && e.payload.target === 'result') c.resultEdit = e;
+        break;
+      }
     }
+    // A pause ends with its resumed event; anything else after it (a
+    // run_end after Stop) means it ended without one.
+    if (open && e.kind !== 'checkpoint' && e.kind !== 'edit') open = undefined;
   }
   runs.sort((a, b) => a.run - b.run);
   if (prev) {
@@ -161,7 +233,22 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
       if (o && o.count === runs[i]!.count && o.lastSeq === runs[i]!.lastSeq) runs[i] = o;
     }
   }
-  return { runs, calls };
+  return { runs, calls, checkpointCards };
+}
+
+/** Every item of the timeline, calls' pauses and edits included, in display order. */
+export function* allItems(t: Timeline): Generator<RoundItem> {
+  for (const run of t.runs) {
+    for (const g of run.rounds) {
+      for (const it of g.items) {
+        yield it;
+        if (it.kind === 'call') {
+          yield* it.before;
+          yield* it.after;
+        }
+      }
+    }
+  }
 }
 
 /** The run that is still going (no run_end yet), if the last one is. */
@@ -176,4 +263,32 @@ export function pendingRound(t: Timeline): RoundGroup | undefined {
   if (!run) return undefined;
   const last = run.rounds[run.rounds.length - 1];
   return last && last.request && !last.response ? last : undefined;
+}
+
+/**
+ * Where the editor of a pause goes: after the paused checkpoint that has
+ * not resumed, in the run that is still open, and after the edits made
+ * there. Returns the key of the item to put it after, or null.
+ */
+export function pauseAnchor(t: Timeline): string | null {
+  const run = openRun(t);
+  if (!run) return null;
+  const lists: RoundItem[][] = [];
+  for (const g of run.rounds) {
+    lists.push(g.items);
+    for (const it of g.items) if (it.kind === 'call') lists.push(it.before, it.after);
+  }
+  let found: string | null = null;
+  let foundSeq = -1;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i++) {
+      const it = list[i]!;
+      if (it.kind !== 'checkpoint' || it.resumed || it.event.payload.state !== 'paused' || it.event.seq < foundSeq) continue;
+      let j = i;
+      while (list[j + 1]?.kind === 'edit') j++;
+      found = list[j]!.key;
+      foundSeq = it.event.seq;
+    }
+  }
+  return found;
 }

@@ -7,3 +7,8 @@ export * from './live';
 export * from './nav';
 export * from './diff';
 export * from './format';
+export * from './loop';
+export * from './playback';
+export * from './textdiff';
+export * from './seen';
+export * from './explain';

@@ -44,3 +44,33 @@ describe('neighbour', () => {
     expect(neighbour([], null, 1)).toBeNull();
   });
 });
+
+describe('flattenCards with step-through', () => {
+  it('lists checkpoint and edit cards where they happened', () => {
+    const log = new EventLog();
+    log.user('x');
+    log.checkpoint({ point: 'before_request', state: 'paused' });
+    log.edit({ target: 'system', before: 'a', after: 'b' });
+    log.checkpoint({ point: 'before_request', state: 'resumed', action: 'step' });
+    log.request();
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'glob', args: {} }] });
+    log.toolCall({ call_id: 'c1', name: 'glob' });
+    log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'c1', tool: 'glob' });
+    log.edit({ target: 'args', call_id: 'c1', before: {}, after: { pattern: '*' } });
+    log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'c1', tool: 'glob', action: 'step' });
+    log.result({ call_id: 'c1', name: 'glob' });
+    log.checkpoint({ point: 'after_result', state: 'paused', call_id: 'c1', tool: 'glob' });
+    expect(flattenCards(buildTimeline(log.events).runs).map((c) => c.kind)).toEqual([
+      'user',
+      'checkpoint',
+      'edit',
+      'request',
+      'response',
+      'call',
+      'checkpoint',
+      'edit',
+      'observation',
+      'checkpoint',
+    ]);
+  });
+});

@@ -1,7 +1,17 @@
 // The cards of a timeline in display order, for next/previous navigation.
 import type { RunGroup } from './group';
 
-export type CardKind = 'user' | 'request' | 'response' | 'call' | 'observation' | 'notice' | 'error' | 'end';
+export type CardKind =
+  | 'user'
+  | 'request'
+  | 'response'
+  | 'call'
+  | 'observation'
+  | 'notice'
+  | 'error'
+  | 'end'
+  | 'checkpoint'
+  | 'edit';
 
 export interface CardRef {
   id: string;
@@ -18,7 +28,9 @@ export function flattenCards(runs: readonly RunGroup[]): CardRef[] {
         switch (it.kind) {
           case 'call':
             out.push({ id: it.key, kind: 'call' });
+            for (const s of it.before) out.push({ id: s.key, kind: s.kind });
             if (it.result) out.push({ id: `obs:${it.key}`, kind: 'observation' });
+            for (const s of it.after) out.push({ id: s.key, kind: s.kind });
             break;
           default:
             out.push({ id: it.key, kind: it.kind });

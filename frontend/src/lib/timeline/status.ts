@@ -21,6 +21,8 @@ export interface CallContext {
   approvalPending: boolean;
   /** The call's run has ended. */
   runEnded: boolean;
+  /** A step-through run waits before this call runs. */
+  pausedBefore?: boolean;
 }
 
 const errorLabel: Record<string, CallState> = {
@@ -36,6 +38,7 @@ const errorLabel: Record<string, CallState> = {
 export function callStatus(c: CallItem, ctx: CallContext): CallState {
   const r = c.result?.payload;
   if (r) {
+    if (r.error_kind === ERROR_KINDS.skipped) return errorLabel[ERROR_KINDS.skipped]!;
     if (!r.is_error) {
       const code = r.exit_code;
       return code != null && code !== 0 ? { status: 'done', label: `Done, exit code ${code}` } : { status: 'done', label: 'Done' };
@@ -48,6 +51,7 @@ export function callStatus(c: CallItem, ctx: CallContext): CallState {
   }
   if (c.permission && c.permission.payload.decision !== 'allow') return { status: 'refused', label: 'Denied' };
   if (ctx.runEnded) return { status: 'cancelled', label: 'Never finished' };
+  if (ctx.pausedBefore && !c.permission) return { status: 'validating', label: 'Paused before it runs' };
   if (ctx.approvalPending) return { status: 'awaiting_approval', label: 'Waiting for your approval' };
   if (c.permission) return { status: 'running', label: 'Running' };
   if (call) return { status: 'validating', label: 'Checking permission' };

@@ -37,6 +37,11 @@ const reasons: Record<string, StopText> = {
       'The model\u2019s message ended early (token limit or a broken stream), so its tool calls were not run.',
     tone: 'warn',
   },
+  repeated_calls: {
+    label: 'Repeated calls',
+    explanation: 'The model asked for the same tool calls three rounds in a row, so Loupe stopped the loop.',
+    tone: 'warn',
+  },
   interrupted: {
     label: 'Interrupted',
     explanation: 'Loupe exited while this run was going. Calls that had not finished were marked interrupted.',

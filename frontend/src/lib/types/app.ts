@@ -1,7 +1,8 @@
 // Types of the bound methods of main.App and of the runtime events that are
 // not timeline events. Field names are the Go json tags.
-import type { Display, TraceEvent } from './events';
-import type { JsonValue } from './json';
+import type { CheckpointPoint, Display, ToolResultPayload, TraceEvent } from './events';
+import { isRecord, type JsonValue } from './json';
+import type { LlmToolCall, Options } from './llm';
 
 export interface StatusInfo {
   ollama_host: string;
@@ -36,6 +37,88 @@ export interface Summary {
   last_reason: string;
   event_count: number;
   running: boolean;
+  /** The session pauses at every checkpoint. */
+  stepping: boolean;
+  /** Where it pauses when not stepping. */
+  breakpoints: Breakpoints;
+  /** Where the session's run waits, or null when it is not paused. */
+  paused: Pause | null;
+}
+
+/**
+ * A Summary from the backend with the step-through fields filled in: an
+ * older backend (or a Go nil) leaves them out, and the UI reads them
+ * everywhere. Other fields are trusted as the Go type encodes them.
+ */
+export function summaryOf(v: unknown): Summary {
+  const r = isRecord(v) ? v : {};
+  const bp = isRecord(r['breakpoints']) ? r['breakpoints'] : {};
+  return {
+    ...(r as unknown as Summary),
+    stepping: r['stepping'] === true,
+    breakpoints: {
+      points: Array.isArray(bp['points']) ? (bp['points'] as string[]) : [],
+      tools: Array.isArray(bp['tools']) ? (bp['tools'] as string[]) : [],
+    },
+    paused: isRecord(r['paused']) ? (r['paused'] as unknown as Pause) : null,
+  };
+}
+
+/**
+ * session.Breakpoints: pause at every checkpoint of these kinds, and before
+ * any call of these tools. Go nil slices arrive as null.
+ */
+export interface Breakpoints {
+  points: (CheckpointPoint | string)[] | null;
+  tools: string[] | null;
+}
+
+/** session.PendingMessage: one history message of a request not sent yet. */
+export interface PendingMessage {
+  /** The event the message comes from: what an edit names. */
+  seq: number;
+  role: string;
+  content: string;
+  tool_calls?: LlmToolCall[] | null;
+  tool_call_id?: string;
+  tool_name?: string;
+}
+
+/** session.PendingRequest: a request that is built but not sent. */
+export interface PendingRequest {
+  model: string;
+  system: string;
+  options: Options;
+  tools: string[] | null;
+  messages: PendingMessage[] | null;
+}
+
+/** session.Pause: where a paused run waits and what can be edited there. */
+export interface Pause {
+  point: CheckpointPoint | string;
+  run: number;
+  round: number;
+  call_id?: string;
+  tool?: string;
+  /** The pending request (before_request). */
+  request?: PendingRequest | null;
+  /** The pending call's arguments (before_tool). */
+  args?: JsonValue;
+  /** The result about to go back (after_result). */
+  result?: ToolResultPayload | null;
+}
+
+/** session.MessageEdit: the new content of the history message from event seq. */
+export interface MessageEdit {
+  seq: number;
+  content: string;
+}
+
+/** session.RequestEdit: changes to a pending request; missing fields stay as they are. */
+export interface RequestEdit {
+  system?: string;
+  options?: Options;
+  messages?: MessageEdit[];
 }
 
 export interface Approval {

@@ -14,6 +14,8 @@ export const KINDS = [
   'notice',
   'error',
   'run_end',
+  'checkpoint',
+  'edit',
 ] as const;
 
 export type Kind = (typeof KINDS)[number];
@@ -112,13 +114,58 @@ export interface ErrorPayload {
 }
 
 /** Why a run ended (trace.End*). */
-export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted';
+export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted' | 'repeated_calls';
 
 export interface RunEndPayload {
   reason: StopReason | string;
   detail?: string;
   final_text?: string;
   rounds: number;
+}
+
+/** Checkpoints of the loop where a step-through run can pause (trace.Point*). */
+export const CHECKPOINTS = ['before_request', 'after_response', 'before_tool', 'after_result'] as const;
+export type CheckpointPoint = (typeof CHECKPOINTS)[number];
+
+export function isCheckpointPoint(v: unknown): v is CheckpointPoint {
+  return typeof v === 'string' && (CHECKPOINTS as readonly string[]).includes(v);
+}
+
+/** How a pause ended (trace.Action*). */
+export type ResumeAction = 'step' | 'continue' | 'skip';
+
+/**
+ * A pause of a step-through run ("paused"), and how it ended ("resumed"
+ * with an action). A run whose last event is a paused checkpoint is still
+ * paused there, also after the app restarts.
+ */
+export interface CheckpointPayload {
+  point: CheckpointPoint | string;
+  state: 'paused' | 'resumed' | string;
+  call_id?: string;
+  tool?: string;
+  /** A breakpoint (not stepping) made it pause. */
+  breakpoint?: boolean;
+  /** How the pause ended, on resumed. */
+  action?: ResumeAction | string;
+}
+
+/** What an edit changed (trace.Edit*). */
+export type EditTarget = 'system' | 'options' | 'message' | 'args' | 'result';
+
+/**
+ * A change the user made at a pause. before and after are JSON values: a
+ * string for system, message and result; an object for options and args.
+ * The history sent to the model applies it from then on.
+ */
+export interface EditPayload {
+  target: EditTarget | string;
+  /** The event whose message was edited (target message). */
+  seq?: number;
+  /** The call whose arguments or result were edited. */
+  call_id?: string;
+  before: JsonValue;
+  after: JsonValue;
 }
 
 export interface PayloadMap {
@@ -131,6 +178,8 @@ export interface PayloadMap {
   notice: NoticePayload;
   error: ErrorPayload;
   run_end: RunEndPayload;
+  checkpoint: CheckpointPayload;
+  edit: EditPayload;
 }
 
 interface EventBase {
@@ -159,6 +208,8 @@ export type ToolResultEvent = EventOf<'tool_result'>;
 export type NoticeEvent = EventOf<'notice'>;
 export type ErrorEvent = EventOf<'error'>;
 export type RunEndEvent = EventOf<'run_end'>;
+export type CheckpointEvent = EventOf<'checkpoint'>;
+export type EditEvent = EventOf<'edit'>;
 
 export function isKnownKind(k: unknown): k is Kind {
   return typeof k === 'string' && (KINDS as readonly string[]).includes(k);
@@ -177,6 +228,8 @@ export const isToolResult = (e: TraceEvent): e is ToolResultEvent => e.kind === 
 export const isNotice = (e: TraceEvent): e is NoticeEvent => e.kind === 'notice';
 export const isError = (e: TraceEvent): e is ErrorEvent => e.kind === 'error';
 export const isRunEnd = (e: TraceEvent): e is RunEndEvent => e.kind === 'run_end';
+export const isCheckpoint = (e: TraceEvent): e is CheckpointEvent => e.kind === 'checkpoint';
+export const isEdit = (e: TraceEvent): e is EditEvent => e.kind === 'edit';
 
 /**
  * Checks the envelope of an event received from the backend. An event of a

@@ -6,6 +6,10 @@ export function Answer(arg1, arg2) {
   return window['go']['main']['App']['Answer'](arg1, arg2);
 }
 
+export function AnswerFor(arg1, arg2, arg3) {
+  return window['go']['main']['App']['AnswerFor'](arg1, arg2, arg3);
+}
+
 export function Continue(arg1) {
   return window['go']['main']['App']['Continue'](arg1);
 }
@@ -24,6 +28,10 @@ export function EditRequest(arg1, arg2) {
 
 export function EditResult(arg1, arg2) {
   return window['go']['main']['App']['EditResult'](arg1, arg2);
+}
+
+export function ForgetGrants(arg1) {
+  return window['go']['main']['App']['ForgetGrants'](arg1);
 }
 
 export function GetSettings() {
@@ -48,6 +56,10 @@ export function OpenSession(arg1) {
 
 export function PickWorkspace() {
   return window['go']['main']['App']['PickWorkspace']();
+}
+
+export function Protections() {
+  return window['go']['main']['App']['Protections']();
 }
 
 export function RawRequest(arg1, arg2) {
@@ -78,6 +90,10 @@ export function SetStepping(arg1, arg2) {
   return window['go']['main']['App']['SetStepping'](arg1, arg2);
 }
 
+export function SetWorkspaceNetwork(arg1, arg2) {
+  return window['go']['main']['App']['SetWorkspaceNetwork'](arg1, arg2);
+}
+
 export function SkipCall(arg1, arg2) {
   return window['go']['main']['App']['SkipCall'](arg1, arg2);
 }
@@ -94,6 +110,14 @@ export function Stop(arg1) {
   return window['go']['main']['App']['Stop'](arg1);
 }
 
+export function TrustWorkspace(arg1, arg2) {
+  return window['go']['main']['App']['TrustWorkspace'](arg1, arg2);
+}
+
 export function UndoRun(arg1, arg2, arg3) {
   return window['go']['main']['App']['UndoRun'](arg1, arg2, arg3);
+}
+
+export function Workspace(arg1) {
+  return window['go']['main']['App']['Workspace'](arg1);
 }

@@ -1,0 +1,82 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import StepControls from './StepControls.svelte';
+
+afterEach(cleanup);
+
+function show(p: Partial<{ stepping: boolean; paused: boolean; active: boolean; busy: boolean; points: string[]; tools: string[] }> = {}) {
+  const cb = { onstepping: vi.fn(), onstep: vi.fn(), oncontinue: vi.fn(), onstop: vi.fn(), onbreakpoint: vi.fn() };
+  render(StepControls, {
+    props: {
+      stepping: p.stepping ?? false,
+      paused: p.paused ?? false,
+      active: p.active ?? false,
+      busy: p.busy ?? false,
+      breakpoints: { points: p.points ?? [], tools: null },
+      tools: p.tools ?? ['read_file', 'run_command'],
+      ...cb,
+    },
+  });
+  return cb;
+}
+
+const button = (id: string) => screen.getByTestId(id) as HTMLButtonElement;
+
+describe('StepControls', () => {
+  it('offers Step and Continue only at a pause, and Stop only while a run is going', async () => {
+    show();
+    expect(button('step-button').disabled).toBe(true);
+    expect(button('continue-button').disabled).toBe(true);
+    expect(button('step-stop-button').disabled).toBe(true);
+    cleanup();
+    const cb = show({ stepping: true, paused: true, active: true });
+    expect((screen.getByTestId('step-toggle') as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(button('step-button'));
+    await fireEvent.click(button('continue-button'));
+    await fireEvent.click(button('step-stop-button'));
+    expect(cb.onstep).toHaveBeenCalledTimes(1);
+    expect(cb.oncontinue).toHaveBeenCalledTimes(1);
+    expect(cb.onstop).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not resume twice while a resume is on its way', () => {
+    show({ paused: true, active: true, busy: true });
+    expect(button('step-button').disabled).toBe(true);
+    expect(button('continue-button').disabled).toBe(true);
+  });
+
+  it('asks to turn Step mode on, and shows it on only when told', async () => {
+    const cb = show();
+    const toggle = screen.getByTestId('step-toggle') as HTMLInputElement;
+    await fireEvent.click(toggle);
+    expect(cb.onstepping).toHaveBeenCalledWith(true);
+    expect(toggle.checked).toBe(false);
+  });
+
+  it('shows its shortcuts', () => {
+    show();
+    expect(button('step-button').textContent).toMatch(/s\s*F10/);
+    expect(button('continue-button').textContent).toMatch(/c\s*F8/);
+    expect(button('step-stop-button').textContent).toContain('Esc');
+    expect(screen.getByTestId('step-controls').textContent).toContain('t');
+  });
+
+  it('sets breakpoints by checkpoint kind and by tool', async () => {
+    const cb = show({ points: ['before_tool'] });
+    expect(screen.getByTestId('breakpoint-count').textContent).toBe('1');
+    const points = screen.getAllByTestId('breakpoint-point') as HTMLInputElement[];
+    expect(points.map((p) => [p.dataset['point'], p.checked])).toEqual([
+      ['before_request', false],
+      ['after_response', false],
+      ['before_tool', true],
+      ['after_result', false],
+    ]);
+    await fireEvent.click(points[0]!);
+    expect(cb.onbreakpoint).toHaveBeenCalledWith({ point: 'before_request' });
+    const tools = screen.getAllByTestId('breakpoint-tool') as HTMLInputElement[];
+    expect(tools.map((t) => t.dataset['tool'])).toEqual(['read_file', 'run_command']);
+    await fireEvent.click(tools[1]!);
+    expect(cb.onbreakpoint).toHaveBeenCalledWith({ tool: 'run_command' });
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { EventLog } from '../bridge/fixtures';
+import { explainCall, explainCheckpoint, explainEdit, explainEnd, explainNotice, explainObservation, explainRequest, explainResponse } from './explain';
+import { buildTimeline } from './group';
+
+function call(steps: (log: EventLog) => void, name = 'read_file', args: object = { path: 'README.md' }) {
+  const log = new EventLog();
+  log.user('x');
+  log.request();
+  log.response({ tool_calls: [{ id: 'c1', index: 0, name, args: args as never }] });
+  steps(log);
+  return buildTimeline(log.events).calls.get('c1')!;
+}
+
+describe('explain', () => {
+  it('says the model cannot read files itself, and who allowed the call', () => {
+    const c = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'README.md' } });
+      l.permission('c1', 'read_file', 'allow', 'rule: read-only');
+    });
+    expect(explainCall(c)).toBe(
+      'The model cannot read files itself: Loupe read README.md and sends the text back to it. It was allowed by rule: read-only.',
+    );
+  });
+
+  it('names the edited arguments a call ran with', () => {
+    const c = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'README.md' } });
+      l.edit({ target: 'args', call_id: 'c1', before: { path: 'README.md' }, after: { path: 'main.go' } });
+    });
+    expect(explainCall(c)).toContain('Loupe read main.go');
+    expect(explainCall(c)).toContain('You changed its arguments');
+  });
+
+  it('says why a call was refused, invalid or skipped', () => {
+    expect(explainCall(call((l) => l.toolCall({ call_id: 'c1', name: 'nope', valid: false, error_kind: 'unknown_tool' }), 'nope'))).toContain(
+      'There is no tool called "nope"',
+    );
+    expect(explainCall(call((l) => l.toolCall({ call_id: 'c1', name: 'read_file', valid: false, error_kind: 'invalid_args' })))).toContain(
+      'do not fit the tool\u2019s schema',
+    );
+    const denied = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'run_command' });
+      l.permission('c1', 'run_command', 'deny', 'you');
+    }, 'run_command');
+    expect(explainCall(denied)).toBe('The call was refused by you, so it did not run. The model is told it was denied and has to do without.');
+    const skipped = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'read_file' });
+      l.result({ call_id: 'c1', name: 'read_file', content: 'mine', error_kind: 'skipped' });
+    });
+    expect(explainCall(skipped)).toContain('You skipped this call');
+  });
+
+  it('explains what a request sends, num_ctx, and that it is sent again each round', () => {
+    const log = new EventLog();
+    log.user('x');
+    const first = log.request().payload;
+    expect(explainRequest(first, 1)).toBe(
+      'Loupe sent the model the system prompt, 1 message of history and the schemas of 2 tools; the model remembers nothing between requests. num_ctx 8,192 is its context window: the most tokens it can read at once, prompt and answer together.',
+    );
+    expect(explainRequest(first, 2)).toContain('sent the model everything again');
+  });
+
+  it('explains answers, observations, pauses, edits, notices and ends', () => {
+    const log = new EventLog();
+    expect(explainResponse(log.response({ content: 'hi' }).payload)).toContain('final answer');
+    expect(explainResponse(log.response({ done_reason: 'length', incomplete: true, tool_calls: [{ id: 'a', index: 0, name: 'x', args: {} }] }).payload)).toContain(
+      'never runs tool calls from a message that was cut off',
+    );
+    const r = log.result({ call_id: 'c', name: 'read_file', content: 'x', truncated: true }).payload;
+    expect(explainObservation(r, true)).toContain('the model never saw the rest');
+    expect(explainObservation(r, true)).toContain('the model sees your version');
+    expect(explainCheckpoint({ point: 'before_tool', state: 'paused', breakpoint: true })).toMatch(/^A breakpoint paused the loop before the call ran/);
+    expect(explainEdit({ target: 'args', before: {}, after: {} })).toContain('checked against the tool\u2019s schema again');
+    expect(explainNotice('loop_detected')).toContain('same call');
+    expect(explainNotice('something_new')).toContain('harness made by itself');
+    expect(explainEnd('round_cap')).toContain('limit');
+  });
+});

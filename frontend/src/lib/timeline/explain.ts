@@ -1,0 +1,147 @@
+// One or two plain sentences per timeline card about what happened and
+// why, shown when the "Explain" switch is on. Written for someone who is
+// learning how a coding agent works.
+import { isRecord, type CheckpointPayload, type EditPayload, type JsonValue, type ModelRequestPayload, type ModelResponsePayload, type ToolResultPayload } from '../types';
+import { formatCount } from './metrics';
+import type { CallItem } from './group';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function argString(args: JsonValue | undefined, key: string): string {
+  return isRecord(args) && typeof args[key] === 'string' ? (args[key] as string) : '';
+}
+
+export function explainUser(): string {
+  return 'This is your message. Loupe adds it to the history, and every request from now on sends it to the model together with the system prompt and the tool schemas.';
+}
+
+export function explainRequest(p: ModelRequestPayload, round: number): string {
+  const history = Math.max(0, p.message_count - (p.system ? 1 : 0));
+  const tools = (p.tools ?? []).length;
+  const again = round > 1 ? 'everything again: ' : '';
+  return (
+    `Loupe sent the model ${again}the system prompt, ${plural(history, 'message')} of history and the schemas of ${plural(tools, 'tool')}; ` +
+    'the model remembers nothing between requests. ' +
+    `num_ctx ${formatCount(p.options.num_ctx)} is its context window: the most tokens it can read at once, prompt and answer together.`
+  );
+}
+
+export function explainResponse(p: ModelResponsePayload): string {
+  const calls = p.incomplete ? [] : (p.tool_calls ?? []);
+  if (p.incomplete) {
+    return p.done_reason === 'length'
+      ? 'The model ran out of room (done_reason "length") before it finished. Loupe never runs tool calls from a message that was cut off.'
+      : 'The message ended before the model finished (the stream broke or was stopped). Loupe never runs tool calls from an incomplete message.';
+  }
+  if (calls.length === 0) {
+    return 'The model answered without asking for a tool, so this is its final answer and the loop stops here.';
+  }
+  return (
+    `The model asked for ${plural(calls.length, 'tool call')}. It cannot run anything itself: it only wrote ` +
+    `${calls.length === 1 ? 'a name and arguments' : 'names and arguments'}, and Loupe checks them, asks for permission and runs them.`
+  );
+}
+
+export function explainCall(c: CallItem): string {
+  const p = c.call?.payload;
+  const args = c.argsEdit ? c.argsEdit.payload.after : (p?.args ?? c.asked?.args);
+  if (p && !p.valid) {
+    return p.error_kind === 'unknown_tool'
+      ? `There is no tool called "${c.name}". Loupe ran nothing and told the model which tools exist, so it can try again.`
+      : 'The arguments do not fit the tool\u2019s schema. Loupe ran nothing and sent the problem back, so the model can correct the call.';
+  }
+  const perm = c.permission?.payload;
+  if (perm && perm.decision !== 'allow') {
+    return `The call was refused${perm.by ? ` by ${perm.by}` : ''}, so it did not run. The model is told it was denied and has to do without.`;
+  }
+  const r = c.result?.payload;
+  if (r?.error_kind === 'skipped') return 'You skipped this call: it did not run, and the model gets the observation you wrote instead.';
+  if (r?.error_kind === 'cancelled' || r?.error_kind === 'interrupted') {
+    return 'The call did not finish (the run was stopped or Loupe exited). Every call still gets a result, so the history stays consistent.';
+  }
+  const edited = c.argsEdit ? ' You changed its arguments before it ran.' : '';
+  const who = perm ? ` It was allowed${perm.by ? ` by ${perm.by}` : ''}.` : '';
+  switch (c.name) {
+    case 'read_file':
+      return `The model cannot read files itself: Loupe read ${argString(args, 'path') || 'the file'} and sends the text back to it.${who}${edited}`;
+    case 'list_dir':
+    case 'glob':
+    case 'grep':
+      return `The model cannot see the workspace: Loupe looked it up and sends the answer back as text.${who}${edited}`;
+    case 'write_file':
+    case 'edit_file':
+      return `The model only described the change: Loupe changed ${argString(args, 'path') || 'the file'} in the workspace.${who}${edited}`;
+    case 'run_command':
+      return `Loupe ran the command in the workspace and sends its output and exit code back; the model only wrote the command line.${who}${edited}`;
+    default:
+      return `Loupe ran ${c.name} for the model and sends the result back.${who}${edited}`;
+  }
+}
+
+export function explainObservation(r: ToolResultPayload, edited: boolean): string {
+  let s = 'This text is all the model learns from the call: Loupe adds it to the history, and the next request sends it to the model.';
+  if (r.error_kind === 'skipped') s += ' You wrote it instead of running the tool.';
+  else if (r.is_error) s += ' It is an error, so the model can change course.';
+  if (r.truncated) s += ' It was cut to fit the output limit: the model never saw the rest.';
+  if (edited) s += ' You edited it before it went back: the model sees your version.';
+  return s;
+}
+
+const noticeText: Record<string, string> = {
+  loop_detected: 'The model asked for the same call again and again, so Loupe stepped in instead of letting it go round in circles.',
+  round_cap: 'The run reached the most rounds it may take; Loupe stops it so it cannot go on forever.',
+  truncated: 'The answer hit a limit and was cut off, so Loupe will not run any tool call from it.',
+  empty_answer:
+    'The model sent nothing at all. Ollama drops a tool call it cannot parse, so an empty answer often means a broken call.',
+  no_tools: 'This model cannot use tools, so Loupe sends no tool schemas and the run is a plain chat.',
+};
+
+export function explainNotice(code: string): string {
+  return noticeText[code] ?? 'A decision the harness made by itself, outside the model; it is shown so nothing happens out of sight.';
+}
+
+export function explainError(): string {
+  return 'The run itself failed here (not a tool), so the loop stops. Calls that were still open get an "interrupted" result.';
+}
+
+export function explainEnd(reason: string): string {
+  switch (reason) {
+    case 'answered':
+      return 'The loop ends when the model replies without asking for a tool: that reply is the final answer.';
+    case 'round_cap':
+      return 'Every round is one request and its tool calls; the limit keeps a confused model from looping forever.';
+    case 'cancelled':
+      return 'You stopped the run. Calls that had not finished were given a "cancelled" result.';
+    case 'truncated':
+      return 'The model\u2019s last message was cut off, so its calls were not run and the loop stopped.';
+    case 'repeated_calls':
+      return 'The model asked for the same calls round after round; Loupe stopped the loop instead of letting it go in circles.';
+    default:
+      return 'Every run ends with a reason; the badge says which one.';
+  }
+}
+
+const pointText: Record<string, string> = {
+  before_request: 'before the request was sent: the system prompt, messages and options could still be changed',
+  after_response: 'after the model answered, before any of its tool calls ran',
+  before_tool: 'before the call ran, and before permission was asked: its arguments could be changed, or the call skipped',
+  after_result: 'after the tool ran, before its result went back to the model: the result could be changed',
+};
+
+export function explainCheckpoint(p: CheckpointPayload): string {
+  const where = pointText[p.point] ?? 'at a checkpoint';
+  const why = p.breakpoint ? 'A breakpoint' : 'Step mode';
+  return `${why} paused the loop ${where}. Nothing moves until you press Step or Continue.`;
+}
+
+const targetText: Record<string, string> = {
+  system: 'the system prompt',
+  options: 'the request options',
+  message: 'a message of the history',
+  args: 'the call\u2019s arguments (checked against the tool\u2019s schema again)',
+  result: 'the tool\u2019s result',
+};
+
+export function explainEdit(p: EditPayload): string {
+  return `You changed ${targetText[p.target] ?? p.target} while the run was paused. From now on the model sees the new version; the log keeps both.`;
+}
