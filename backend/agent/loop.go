@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
@@ -375,15 +376,15 @@ func (a *Agent) ask(ctx context.Context) (*trace.RunEnd, error) {
 		return nil, errStore{err}
 	}
 
-	run, round := a.run, a.round
-	resp, chatErr := a.model.Chat(ctx, req, func(c llm.Chunk) {
-		a.onDelta(Delta{Run: run, Round: round, Content: c.Content, Thinking: c.Thinking})
-	})
+	resp, chatErr := a.chat(ctx, req)
+	if se := (errStore{}); errors.As(chatErr, &se) {
+		return nil, chatErr
+	}
 	for i := range resp.Message.ToolCalls {
 		// Ollama gives every call an id; an older server may not. The
 		// history needs one to pair each result with its call.
 		if resp.Message.ToolCalls[i].ID == "" {
-			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d_%d", run, round, i)
+			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d_%d", a.run, a.round, i)
 		}
 	}
 	out := trace.ModelResponse{
@@ -426,6 +427,36 @@ func (a *Agent) ask(ctx context.Context) (*trace.RunEnd, error) {
 		return &trace.RunEnd{Reason: trace.EndTruncated, Detail: msg, FinalText: out.Content, Rounds: a.round}, nil
 	}
 	return nil, nil
+}
+
+// RetryDelays are the pauses before each new try of a request that failed
+// before any of its answer arrived, with an error that may pass (Ollama
+// restarting, busy, failing on its side). A var so tests can shorten it.
+var RetryDelays = []time.Duration{time.Second, 3 * time.Second}
+
+// chat sends the request, trying again (with a notice each time) when it
+// failed before anything arrived and the error may pass. A failure to
+// record the notice comes back as errStore.
+func (a *Agent) chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	run, round := a.run, a.round
+	for attempt := 0; ; attempt++ {
+		resp, chatErr := a.model.Chat(ctx, req, func(c llm.Chunk) {
+			a.onDelta(Delta{Run: run, Round: round, Content: c.Content, Thinking: c.Thinking})
+		})
+		if chatErr == nil || ctx.Err() != nil || resp.Chunks > 0 || attempt >= len(RetryDelays) || !llm.Temporary(chatErr) {
+			return resp, chatErr
+		}
+		wait := RetryDelays[attempt]
+		msg := fmt.Sprintf("%v; trying again in %s (try %d of %d)", chatErr, wait, attempt+2, len(RetryDelays)+1)
+		if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "retry", Message: msg}); err != nil {
+			return resp, errStore{err}
+		}
+		select {
+		case <-ctx.Done():
+			return resp, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // cancelled answers every call still open with "cancelled" and closes the

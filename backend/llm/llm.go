@@ -5,6 +5,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -100,4 +101,11 @@ type Response struct {
 // tool calls may run. A message cut off by the token limit is not complete.
 func (r Response) Complete() bool {
 	return r.Done && r.DoneReason != "length"
+}
+
+// Temporary reports whether err says that trying again may work (the
+// provider's errors implement Temporary() bool).
+func Temporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
 }

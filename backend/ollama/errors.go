@@ -146,3 +146,14 @@ func (c *Client) classify(err error, model string) error {
 	}
 	return fmt.Errorf("ollama: %w", err)
 }
+
+// Temporary reports whether trying the same request again may work: Ollama
+// not answering (it may be restarting), busy (503, 429), or failing on its
+// side (5xx). The agent retries such errors only when nothing of the answer
+// has arrived yet.
+func (e *UnreachableError) Temporary() bool { return true }
+
+// Temporary: see UnreachableError.Temporary.
+func (e *StatusError) Temporary() bool {
+	return e.Code == http.StatusTooManyRequests || e.Code >= 500
+}

@@ -3,6 +3,9 @@ package session_test
 import (
 	"os"
 	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/agent"
 
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
@@ -12,4 +15,9 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	os.Exit(m.Run())
+}
+
+func init() {
+	// Retries wait seconds in the app; tests need not.
+	agent.RetryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
 }

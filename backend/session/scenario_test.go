@@ -233,33 +233,50 @@ func TestLengthCutNeverRunsItsCalls(t *testing.T) {
 	checkInvariants(t, h.events())
 }
 
-// Ollama failures end the run with an error that says what happened.
+// Ollama failures end the run with an error that says what happened. A
+// failure before any of the answer arrived is tried again twice (with a
+// notice each time); one after the answer started is not.
 func TestModelErrors(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		reply ollamatest.Reply
-		want  string
+		name    string
+		reply   ollamatest.Reply
+		want    string
+		retries int
 	}{
-		{"http 500", ollamatest.Reply{Fault: ollamatest.HTTPStatus(500, `{"error":"llama runner process has terminated"}`)}, "llama runner process has terminated"},
-		{"error line", ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "par"}}, Fault: ollamatest.ErrorLineAfter(1, "out of memory")}, "out of memory"},
+		{"http 500", ollamatest.Reply{Fault: ollamatest.HTTPStatus(500, `{"error":"llama runner process has terminated"}`)}, "llama runner process has terminated", 2},
+		{"error line", ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "par"}}, Fault: ollamatest.ErrorLineAfter(1, "out of memory")}, "out of memory", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, permission.ModeAuto, nil)
-			h.srv.Script(tc.reply)
+			for i := 0; i <= tc.retries; i++ {
+				h.srv.Script(tc.reply)
+			}
 			end := h.run("Hi")
 			if end.Reason != trace.EndError || !strings.Contains(end.Detail, tc.want) {
 				t.Fatalf("end = %+v", end)
 			}
 			checkInvariants(t, h.events())
+			retries := 0
+			for _, e := range h.events() {
+				if e.Kind == trace.KindNotice {
+					if p, _ := trace.Decode[trace.Notice](e); p.Code == "retry" {
+						retries++
+					}
+				}
+			}
+			if retries != tc.retries || h.srv.Pending() != 0 {
+				t.Fatalf("%d retries (%d replies left), want %d", retries, h.srv.Pending(), tc.retries)
+			}
 			// The session goes on; an answer that never started is not
 			// sent back as an empty assistant message.
 			h.srv.Script(ollamatest.Text("Back."))
 			if end := h.run("Again"); end.Reason != trace.EndAnswered {
 				t.Fatalf("next run = %+v", end)
 			}
-			for _, m := range h.srv.Requests()[1].Chat.Messages {
+			reqs := h.srv.Requests()
+			for _, m := range reqs[len(reqs)-1].Chat.Messages {
 				if m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) == 0 {
-					t.Fatalf("empty assistant message sent back: %+v", h.srv.Requests()[1].Chat.Messages)
+					t.Fatalf("empty assistant message sent back: %+v", reqs[len(reqs)-1].Chat.Messages)
 				}
 			}
 		})
@@ -505,4 +522,15 @@ func TestRepeatedCallsStopTheLoop(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	checkInvariants(t, h.events())
+}
+
+// A request Ollama refused before answering (busy) is tried again, and the
+// run goes on when it works.
+func TestRetryRecovers(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(ollamatest.Reply{Fault: ollamatest.HTTPStatus(503, `{"error":"server busy"}`)}, ollamatest.Text("Hello."))
+	if end := h.run("Hi"); end.Reason != trace.EndAnswered || end.FinalText != "Hello." {
+		t.Fatalf("end = %+v", end)
+	}
+	h.golden("retry")
 }
