@@ -1,11 +1,9 @@
 package session_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden event logs in testdata/golden")
@@ -171,97 +170,8 @@ func checkInvariants(t *testing.T, evs []trace.Event) {
 // redacted, to testdata/golden/NAME.json. The file is the spec: read it.
 func (h *harness) golden(name string) {
 	h.t.Helper()
-	got := normalize(h.t, h.events(), h.ws)
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		h.t.Fatalf("%v (run `go test ./backend/session -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join("testdata", "golden", name+".got.json")
-		os.WriteFile(gotPath, got, 0o644)
-		h.t.Errorf("event log differs from %s; got written to %s\n%s", path, gotPath, firstDiff(string(want), string(got)))
-	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return "line " + itoa(i+1) + ":\n  want: " + x + "\n  got:  " + y
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
-
-// normalize turns a log into stable, readable JSON: timings, times, the
-// session id and the temp workspace path are replaced by placeholders.
-func normalize(t testing.TB, evs []trace.Event, ws string) []byte {
-	t.Helper()
-	var out []map[string]any
-	for _, e := range evs {
-		b, _ := json.Marshal(e)
-		b = bytes.ReplaceAll(b, []byte(ws), []byte("$WORKSPACE"))
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		delete(m, "session_id")
-		delete(m, "time")
-		if p, ok := m["payload"].(map[string]any); ok {
-			redact(p)
-			// Tool schemas are the tools package's spec; here their
-			// names are enough to see what was offered.
-			if tools, ok := p["tools"].([]any); ok {
-				names := make([]any, len(tools))
-				for i, tl := range tools {
-					names[i] = tl.(map[string]any)["name"]
-				}
-				p["tools"] = names
-			}
-		}
-		out = append(out, m)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
-func redact(p map[string]any) {
-	for k, v := range p {
-		switch {
-		case k == "duration_ms" || k == "time_to_first_token":
-			p[k] = "<duration>"
-		case k == "raw":
-			// Raw holds Ollama's own wire JSON; keep it readable.
-			if s, ok := v.(map[string]any); ok {
-				redact(s)
-			}
-		case k == "metrics":
-			if s, ok := v.(map[string]any); ok {
-				redact(s)
-			}
-		case strings.HasSuffix(k, "_duration"):
-			p[k] = "<duration>"
-		}
-	}
+	got := golden.Normalize(h.t, h.events(), golden.Options{Workspace: h.ws})
+	golden.Check(h.t, filepath.Join("testdata", "golden", name+".json"), got, *update, "run `go test ./backend/session -update`")
 }
 
 // recordingSink keeps what the UI would have been sent.

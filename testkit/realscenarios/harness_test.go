@@ -3,9 +3,7 @@ package realscenarios_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -23,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/gguf"
+	"github.com/loupe-dev/loupe/testkit/golden"
 	"github.com/loupe-dev/loupe/testkit/realollama"
 )
 
@@ -385,114 +384,14 @@ func kinds(evs []trace.Event) string {
 
 // golden compares the session's log, with what varies from run to run
 // redacted, to testdata/golden/NAME.json. The file is the spec: read it.
+// Ollama's random call ids become call_1, call_2, … and prompt sizes are
+// redacted (they follow the length of the temp workspace path).
 func (r *rig) golden(name string) {
 	r.t.Helper()
-	got := normalize(r.t, r.events(), r.ws)
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		r.t.Fatalf("%v (run `scripts/real-ollama/test.sh ./testkit/realscenarios -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join(r.t.TempDir(), name+".got.json")
-		os.WriteFile(gotPath, got, 0o644)
-		r.t.Errorf("event log differs from %s; got written to %s\n%s", path, gotPath, firstDiff(string(want), string(got)))
-	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, x, y)
-		}
-	}
-	return ""
+	got := golden.Normalize(r.t, r.events(), golden.Options{Workspace: r.ws, CallIDs: realCallID, Counts: true})
+	golden.Check(r.t, filepath.Join("testdata", "golden", name+".json"), got, *update, "run `scripts/real-ollama/test.sh ./testkit/realscenarios -update`")
 }
 
 // realCallID is the form of the ids Ollama gives tool calls: "call_" and
 // eight random lowercase letters or digits (server/routes.go toolCallId).
 var realCallID = regexp.MustCompile(`call_[a-z0-9]{8}`)
-
-// normalize turns a log into stable, readable JSON. Redacted: the session
-// id, event times, Ollama's created_at, every duration, the prompt sizes
-// (they follow the length of the temp workspace path, which is in the
-// system prompt) and the workspace path itself. Ollama's random call ids
-// become call_1, call_2, … in order of first appearance.
-func normalize(t testing.TB, evs []trace.Event, ws string) []byte {
-	t.Helper()
-	ids := map[string]string{}
-	var out []map[string]any
-	for _, e := range evs {
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = bytes.ReplaceAll(b, []byte(ws), []byte("$WORKSPACE"))
-		b = realCallID.ReplaceAllFunc(b, func(id []byte) []byte {
-			s, ok := ids[string(id)]
-			if !ok {
-				s = fmt.Sprintf("call_%d", len(ids)+1)
-				ids[string(id)] = s
-			}
-			return []byte(s)
-		})
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		delete(m, "session_id")
-		delete(m, "time")
-		if p, ok := m["payload"].(map[string]any); ok {
-			redact(p)
-			// Tool schemas are the tools package's spec; their names are
-			// enough to see what was offered.
-			if tools, ok := p["tools"].([]any); ok {
-				names := make([]any, len(tools))
-				for i, tl := range tools {
-					names[i] = tl.(map[string]any)["name"]
-				}
-				p["tools"] = names
-			}
-		}
-		out = append(out, m)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
-func redact(p map[string]any) {
-	for k, v := range p {
-		switch {
-		case k == "duration_ms" || k == "time_to_first_token" || strings.HasSuffix(k, "_duration"):
-			p[k] = "<duration>"
-		case k == "created_at":
-			p[k] = "<time>"
-		case k == "prompt_eval_count" || k == "prompt_estimate":
-			p[k] = "<count>"
-		case k == "raw" || k == "metrics":
-			if s, ok := v.(map[string]any); ok {
-				redact(s)
-			}
-		}
-	}
-}
