@@ -189,11 +189,12 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	} else {
 		end, err = p.ag.Run(p.ctx, p.text)
 	}
-	reason := end.Reason
 	if err != nil {
-		reason = trace.EndError
+		// The store sets last_reason from the run_end event; a run that
+		// could not write its end still shows how it ended.
+		reason := trace.EndError
+		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason})
 	}
-	_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason})
 	return end, err
 }
 

@@ -37,6 +37,10 @@ func TestSingleCall(t *testing.T) {
 	evs := h.events()
 	checkInvariants(t, evs)
 	h.golden("single_call")
+	// The sidebar shows how the last run ended.
+	if list, err := h.m.List(context.Background()); err != nil || list[0].LastReason != trace.EndAnswered || list[0].Title != "What is in this folder?" {
+		t.Fatalf("summary after the run = %+v %v", list, err)
+	}
 
 	// The second request carried the observation back, paired by id.
 	reqs := h.srv.Requests()
