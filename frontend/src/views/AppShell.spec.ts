@@ -114,7 +114,7 @@ describe('AppShell', () => {
     // The approval takes the keyboard focus when it arrives.
     await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('card-call'));
     await fireEvent.keyDown(window, { key: 'a' });
-    await waitFor(() => expect(fake.callsOf('answer')).toEqual([['ap1', true]]));
+    await waitFor(() => expect(fake.callsOf('answerFor')).toEqual([['ap1', true, 'once']]));
     await waitFor(() => expect(screen.queryByTestId('approval-card')).toBeNull());
   });
 
@@ -196,7 +196,7 @@ describe('AppShell approvals', () => {
     await screen.findByTestId('empty-session');
     fake.emitApproval({ id: 'ap9', session_id: 's1', call_id: 'unknown', tool: 'write_file', args: { path: 'a' }, display: null, summary: '' });
     await fireEvent.click(await screen.findByTestId('deny-button'));
-    await waitFor(() => expect(fake.callsOf('answer')).toEqual([['ap9', false]]));
+    await waitFor(() => expect(fake.callsOf('answerFor')).toEqual([['ap9', false, 'once']]));
   });
 });
 

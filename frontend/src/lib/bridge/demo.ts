@@ -2,11 +2,11 @@
 // opened in a plain browser (vite dev, screenshots, browser tests) instead
 // of the Loupe window. Pick a scenario with ?demo=offline or ?demo=empty.
 import type { ModelInfo } from '../types';
-import { FakeBridge, makeSummary } from './fake';
+import { FakeBridge, makeSummary, unconfinedProtections } from './fake';
 import { argOf, FakeLoop } from './fakeloop';
 import { EventLog } from './fixtures';
 
-export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long';
+export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long' | 'unsandboxed';
 
 const models: ModelInfo[] = [
   {
@@ -101,7 +101,7 @@ function sampleLog(): EventLog {
   log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'call_4', tool: 'run_command', breakpoint: true });
   log.edit({ target: 'args', call_id: 'call_4', before: { command: 'go test ./...' }, after: { command: 'go test -run TestCount ./...' } });
   log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'call_4', tool: 'run_command', action: 'continue' });
-  log.permission('call_4', 'run_command', 'allow', 'you');
+  log.permission('call_4', 'run_command', 'allow', 'you', ['no rule allows go test -run TestCount ./...']);
   log.result({
     call_id: 'call_4',
     name: 'run_command',
@@ -120,6 +120,32 @@ function sampleLog(): EventLog {
   });
   log.notice('truncated', 'The model hit num_ctx=8192 while answering; its message was cut off.');
   log.end('truncated', '', 'Raise the context cap in Settings or start a new session.');
+
+  // A file change: approved from the card, shown as a diff, and undoable.
+  log.user('Fix the word count.');
+  log.request();
+  const fixArgs = { path: 'count.go', old_string: 'strings.Split(line, " ")', new_string: 'strings.Fields(line)' };
+  log.response({
+    content: 'Splitting on single spaces miscounts runs of spaces; strings.Fields handles them.',
+    tool_calls: [{ id: 'call_5', index: 0, name: 'edit_file', args: fixArgs }],
+  });
+  log.toolCall({ call_id: 'call_5', name: 'edit_file', args: fixArgs });
+  log.permission('call_5', 'edit_file', 'allow', 'you (for this session)', ['it changes count.go']);
+  const before = 'package main\n\nimport "strings"\n\nfunc words(line string) int {\n\treturn len(strings.Split(line, " "))\n}\n';
+  log.result({
+    call_id: 'call_5',
+    name: 'edit_file',
+    content: 'edited count.go: replaced 1 occurrence at line 6',
+    duration_ms: 4,
+    display: {
+      path: 'count.go',
+      diff: '--- a/count.go\n+++ b/count.go\n@@ -5,3 +5,3 @@\n func words(line string) int {\n-\treturn len(strings.Split(line, " "))\n+\treturn len(strings.Fields(line))\n }\n',
+    },
+    changes: [{ path: 'count.go', before, after: before.replace('strings.Split(line, " ")', 'strings.Fields(line)') }],
+  });
+  log.request();
+  log.response({ content: 'Fixed: `words` now uses `strings.Fields`.' });
+  log.end('answered', 'Fixed: `words` now uses `strings.Fields`.');
   return log;
 }
 
@@ -148,6 +174,10 @@ function scriptRuns(fake: FakeBridge): FakeLoop {
               name: 'run_command',
               args: { command: 'go test ./...', timeout_ms: 60000 },
               ask: true,
+              reasons: fake.protectionsInfo.Writes.Active
+                ? ['no rule allows go test ./...']
+                : ['no rule allows go test ./...', 'commands are not sandboxed here: writes: Landlock is not available'],
+              onceOnly: !fake.protectionsInfo.Writes.Active,
               result: (a) => (argOf(a, 'command').startsWith('go test') ? 'ok  \ttally\t0.012s' : `$ ${argOf(a, 'command')}\n(done)`),
               exitCode: 0,
               display: { command: 'go test ./...', path: '/home/me/tally' },
@@ -156,13 +186,38 @@ function scriptRuns(fake: FakeBridge): FakeLoop {
         };
       }
       const last = results[0];
+      if (round === 3 && last && !last.is_error && last.error_kind !== 'skipped') {
+        const old = '# tally\n\nA tiny command-line tool that counts words, lines and bytes in files.\n';
+        const args = { path: 'README.md', old_string: 'counts words, lines and bytes', new_string: 'counts words, lines and bytes (tests pass)' };
+        return {
+          content: `The tests ran (${last.content.split('\n')[0]}). I will note that in the README.`,
+          calls: [
+            {
+              name: 'edit_file',
+              args,
+              ask: true,
+              reasons: ['it changes README.md'],
+              result: 'edited README.md: replaced 1 occurrence at line 3',
+              display: {
+                path: 'README.md',
+                diff: '--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # tally\n \n-A tiny command-line tool that counts words, lines and bytes in files.\n+A tiny command-line tool that counts words, lines and bytes (tests pass) in files.\n',
+              },
+              changes: [{ path: 'README.md', before: old, after: old.replace(args.old_string, args.new_string) }],
+            },
+          ],
+        };
+      }
       const content = !last
         ? 'Done.'
-        : last.error_kind === 'denied'
-          ? 'You denied running the tests, so I did not run them.'
-          : last.error_kind === 'skipped'
-            ? `You skipped the tests and told me: "${last.content}"`
-            : `The tests ran: ${last.content.split('\n')[0]}`;
+        : last.name === 'edit_file'
+          ? last.error_kind === 'denied'
+            ? 'The tests pass. You denied the README change, so I left it as it is.'
+            : 'The tests pass, and the README says so now. "Undo this turn" puts the README back.'
+          : last.error_kind === 'denied'
+            ? 'You denied running the tests, so I did not run them.'
+            : last.error_kind === 'skipped'
+              ? `You skipped the tests and told me: "${last.content}"`
+              : `The tests ran: ${last.content.split('\n')[0]}`;
       return { content };
     },
   });
@@ -189,6 +244,17 @@ export function longLog(runs: number): EventLog {
 }
 
 export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge {
+  const fake = createDemo(scenario);
+  // The sample workspace proposes settings of its own, not trusted yet.
+  fake.setWorkspaceFile('/home/me/tally', {
+    rules: [{ effect: 'deny', path: 'testdata/golden/**' }],
+    commands: ['go test ./...', 'go vet ./...'],
+    allow_network: false,
+  });
+  return fake;
+}
+
+function createDemo(scenario: DemoScenario): FakeBridge {
   if (scenario === 'long') {
     const log = longLog(150);
     return new FakeBridge({
@@ -212,6 +278,7 @@ export function createDemoBridge(scenario: DemoScenario = 'sample'): FakeBridge 
   const log = sampleLog();
   const fake = new FakeBridge({
     models,
+    ...(scenario === 'unsandboxed' ? { protections: unconfinedProtections() } : {}),
     sessions: [
       makeSummary({
         id: 'demo-1',

@@ -8,17 +8,19 @@
 import type {
   CheckpointPoint,
   Display,
+  FileChange,
   JsonValue,
   Options,
   Pause,
   PendingMessage,
   PendingRequest,
+  PolicyCall,
   ToolResultPayload,
   ToolSpec,
   TraceEvent,
 } from '../types';
 import { isRecord } from '../types';
-import type { FakeBridge, Resume } from './fake';
+import { answeredBy, type FakeBridge, type Resume } from './fake';
 
 export interface FakeCall {
   name: string;
@@ -30,7 +32,13 @@ export interface FakeCall {
   readOnly?: boolean;
   /** Ask the user first (an approval), like a command. */
   ask?: boolean;
+  /** Why the policy asks (the approval's and the permission event's reasons). */
+  reasons?: string[];
+  /** The answer cannot be remembered: the card offers only once. */
+  onceOnly?: boolean;
   display?: Display;
+  /** The files the call changes, from the arguments it really got: recorded for undo and applied to the fake's files. */
+  changes?: FileChange[] | ((args: JsonValue) => FileChange[]);
 }
 
 export interface FakeReply {
@@ -75,7 +83,7 @@ interface RunState {
   round: number;
   /** A call that started and has no result yet: backfilled on stop. */
   open?: { callId: string; name: string };
-  approval?: { id: string; resolve: (allow: boolean) => void };
+  approval?: { id: string; resolve: (a: { allow: boolean; by: string }) => void };
   system: string;
   options: Options;
 }
@@ -94,13 +102,13 @@ export class FakeLoop {
       this.done.set(id, this.#run(id, text));
     };
     fake.onStop = (id) => this.#stop(id);
-    fake.onAnswer = (approvalId, allow) => {
+    // The bridge has closed the approval (and remembered a longer answer) by now.
+    fake.onAnswer = (approvalId, allow, scope) => {
       for (const st of this.#runs.values()) {
         if (st.approval?.id === approvalId) {
           const { resolve } = st.approval;
           st.approval = undefined;
-          fake.emitApprovalClosed({ id: approvalId, decision: allow ? 'allow' : 'deny' });
-          resolve(allow);
+          resolve({ allow, by: answeredBy(scope) });
         }
       }
     };
@@ -303,10 +311,15 @@ export class FakeLoop {
         const args = r1?.pause?.args ?? c.args;
 
         let allow = true;
-        let by = c.readOnly ? 'rule: read-only tools run without asking' : 'rule: auto mode';
-        if (c.ask) {
+        let by = c.readOnly ? 'rule: reads run without asking' : 'auto mode';
+        const call = policyCall(c.name, args, c.readOnly ?? false);
+        const grant = c.ask && !c.onceOnly ? fake.grantFor(id, call) : undefined;
+        if (grant) {
+          allow = grant.rule.effect === 'allow';
+          by = answeredBy(grant.scope === 'workspace' ? 'workspace' : 'session');
+        } else if (c.ask) {
           const approvalId = `ap-${callId}`;
-          const answer = new Promise<boolean>((resolve) => (st.approval = { id: approvalId, resolve }));
+          const answer = new Promise<{ allow: boolean; by: string }>((resolve) => (st.approval = { id: approvalId, resolve }));
           fake.emitApproval({
             id: approvalId,
             session_id: id,
@@ -315,12 +328,20 @@ export class FakeLoop {
             args,
             display: c.display ?? null,
             summary: c.name === 'run_command' ? 'Run a shell command in the workspace' : `Run ${c.name}`,
+            call,
+            ...(c.reasons?.length ? { reasons: c.reasons } : {}),
+            ...(c.onceOnly ? { once_only: true } : {}),
           });
-          allow = await answer;
+          ({ allow, by } = await answer);
           if (st.cancelled) return;
-          by = 'you';
         }
-        fake.commit(id, 'permission', { call_id: callId, tool: c.name, decision: allow ? 'allow' : 'deny', by }, run, round);
+        fake.commit(
+          id,
+          'permission',
+          { call_id: callId, tool: c.name, decision: allow ? 'allow' : 'deny', by, ...(c.ask && c.reasons?.length ? { reasons: c.reasons } : {}) },
+          run,
+          round,
+        );
         if (!allow) {
           results.push(this.#result(id, st, { call_id: callId, name: c.name, content: 'The user denied this call.', is_error: true, error_kind: 'denied' }));
           continue;
@@ -328,6 +349,9 @@ export class FakeLoop {
         await this.#sleep(st, delay);
         if (st.cancelled) return;
         const content = typeof c.result === 'function' ? c.result(args) : c.result;
+        const changes = typeof c.changes === 'function' ? c.changes(args) : (c.changes ?? []);
+        const files = fake.filesOf(fake.sessions.get(id)?.workspace ?? '');
+        for (const ch of changes) files.set(ch.path, ch.after);
         const res = this.#result(id, st, {
           call_id: callId,
           name: c.name,
@@ -336,6 +360,7 @@ export class FakeLoop {
           ...(c.isError ? { error_kind: 'failed' } : {}),
           ...(c.exitCode != null ? { exit_code: c.exitCode } : {}),
           ...(c.display ? { display: c.display } : {}),
+          ...(changes.length ? { changes } : {}),
           duration_ms: 3 + content.length % 40,
         });
         // After the result: it can change before the model sees it.
@@ -372,7 +397,7 @@ export class FakeLoop {
     st.timers.clear();
     if (st.approval) {
       this.#fake.emitApprovalClosed({ id: st.approval.id, decision: 'cancelled' });
-      st.approval.resolve(false);
+      st.approval.resolve({ allow: false, by: '' });
       st.approval = undefined;
     }
     if (st.open) {
@@ -380,6 +405,15 @@ export class FakeLoop {
     }
     this.#end(id, st, 'cancelled', '');
   }
+}
+
+/** permission.CallFor: the tool's own path or command argument, nothing else the model sent. */
+export function policyCall(tool: string, args: JsonValue, readOnly: boolean): PolicyCall {
+  const c: PolicyCall = { tool, read_only: readOnly };
+  if (tool === 'run_command') c.command = argOf(args, 'command');
+  else if (tool === 'glob') c.paths = [argOf(args, 'pattern') || '.'];
+  else if (['read_file', 'write_file', 'edit_file', 'list_dir', 'grep'].includes(tool)) c.paths = [argOf(args, 'path') || '.'];
+  return c;
 }
 
 /** A text argument of a call's arguments, for scripts. */

@@ -4,6 +4,7 @@ import type {
   CheckpointPayload,
   EditPayload,
   EventOf,
+  FileChange,
   Kind,
   Metrics,
   ModelRequestPayload,
@@ -106,8 +107,13 @@ export class EventLog {
     return this.add('tool_call', { args: {}, valid: true, read_only: false, ...p });
   }
 
-  permission(call_id: string, tool: string, decision: 'allow' | 'deny', by = 'you') {
-    return this.add('permission', { call_id, tool, decision, by });
+  permission(call_id: string, tool: string, decision: 'allow' | 'deny', by = 'you', reasons: string[] = []) {
+    return this.add('permission', { call_id, tool, decision, by, ...(reasons.length ? { reasons } : {}) });
+  }
+
+  /** Files put back (undo of a run, or a restore to before an event), recorded in the current run. */
+  restore(p: { to_seq: number; run?: number; restored: string[]; overwritten?: string[]; changes?: FileChange[] }) {
+    return this.add('restore', p);
   }
 
   result(p: Partial<ToolResultPayload> & { call_id: string; name: string }) {

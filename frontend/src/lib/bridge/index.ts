@@ -14,6 +14,7 @@ export { EventHub, Deduper, frameScheduler, type Scheduler } from './hub';
 export function createBridge(): { bridge: Bridge; demo: boolean } {
   if (wailsAvailable()) return { bridge: new WailsBridge(), demo: false };
   const param = new URLSearchParams(globalThis.location?.search ?? '').get('demo');
-  const scenario: DemoScenario = param === 'offline' || param === 'empty' || param === 'long' ? param : 'sample';
+  const scenario: DemoScenario =
+    param === 'offline' || param === 'empty' || param === 'long' || param === 'unsandboxed' ? param : 'sample';
   return { bridge: createDemoBridge(scenario), demo: true };
 }

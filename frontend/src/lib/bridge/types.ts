@@ -4,12 +4,16 @@ import type {
   Breakpoints,
   Delta,
   ModelInfo,
+  Protections,
   RequestEdit,
+  RestoreResult,
+  Scope,
   SessionSnapshot,
   Settings,
   StatusInfo,
   Summary,
   TraceEvent,
+  WorkspaceInfo,
 } from '../types';
 
 /** Removes the listener it was returned for. */
@@ -34,7 +38,13 @@ export interface Bridge {
   /** Starts a run. Rejects (e.g. model lacks tools, a run is already going). */
   send(id: string, text: string): Promise<void>;
   stop(id: string): Promise<void>;
+  /** Answers an approval for this call only (AnswerFor with scope "once"). */
   answer(approvalId: string, allow: boolean): Promise<void>;
+  /**
+   * Answers an approval and remembers it for the scope. Rejects a longer
+   * scope for a once_only question (which stays open).
+   */
+  answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void>;
   /** Native folder picker; "" when cancelled. */
   pickWorkspace(): Promise<string>;
   /** The exact JSON body sent to Ollama for a model_request event. */
@@ -59,7 +69,26 @@ export interface Bridge {
   skipCall(id: string, observation: string): Promise<void>;
   /** Changes the result about to go back to the model. */
   editResult(id: string, content: string): Promise<void>;
+  /** Validates and saves; rejects with what is wrong (a rule that does not parse…). */
   saveSettings(s: Settings): Promise<void>;
+
+  // Safety. Trust, network and remembered answers are per workspace folder.
+  /** A workspace's .loupe/settings.json, whether it is trusted, its network setting and remembered answers. */
+  workspace(dir: string): Promise<WorkspaceInfo>;
+  /** Trusts (or stops trusting) the workspace's settings file as it is now. */
+  trustWorkspace(dir: string, trust: boolean): Promise<void>;
+  setWorkspaceNetwork(dir: string, allow: boolean): Promise<void>;
+  /** Drops the answers remembered "always for this workspace". */
+  forgetGrants(dir: string): Promise<void>;
+  /** Which OS protections commands get on this machine. */
+  protections(): Promise<Protections>;
+  /**
+   * Puts the files changed at or after event seq back. Without force,
+   * files changed outside Loupe since are only reported (done false).
+   */
+  restoreFiles(id: string, seq: number, force: boolean): Promise<RestoreResult>;
+  /** Puts the files back as they were before a run (a turn). */
+  undoRun(id: string, run: number, force: boolean): Promise<RestoreResult>;
   /** Opens a link in the system browser, never inside the app window. */
   openURL(url: string): void;
   /** Stops listening to the backend (the page is going away). */

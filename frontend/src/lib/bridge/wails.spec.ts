@@ -213,6 +213,47 @@ describe('WailsBridge', () => {
     bridge.close();
   });
 
+  it('calls the safety methods with the Go names and fills in what Go leaves nil', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    for (const name of ['AnswerFor', 'TrustWorkspace', 'SetWorkspaceNetwork', 'ForgetGrants']) wails.App[name] = vi.fn(async () => undefined);
+    wails.App['Protections'] = async () => ({
+      LandlockABI: 0,
+      Writes: { Name: 'Writes', Active: false, Detail: 'no Landlock' },
+      Network: { Name: 'Network', Active: true, Detail: 'netns' },
+      Processes: { Name: 'Processes', Active: true, Detail: 'pidns' },
+      Secrets: { Name: 'Secrets', Active: true, Detail: 'mountns' },
+      Limits: { Name: 'Limits', Active: true, Detail: 'rlimits' },
+    });
+    wails.App['Workspace'] = vi.fn(async () => ({ dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, grants: null }));
+    wails.App['RestoreFiles'] = vi.fn(async () => ({ done: false, restored: null, conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }] }));
+    wails.App['UndoRun'] = vi.fn(async () => ({ done: true, restored: ['a'], conflicts: null }));
+    wails.App['GetSettings'] = async () => ({ max_rounds: 5, num_ctx_cap: 4096, temperature: 0, permission_mode: 'ask_all', tools: null, rules: null, system_prompt: '' });
+    wails.App['SaveSettings'] = vi.fn(async () => undefined);
+
+    await bridge.answerFor('ask-1', true, 'session');
+    expect(wails.App['AnswerFor']).toHaveBeenCalledWith('ask-1', true, 'session');
+    const p = await bridge.protections();
+    expect(p.Writes).toEqual({ Name: 'Writes', Active: false, Detail: 'no Landlock' });
+    expect(await bridge.workspace('/w')).toMatchObject({ dir: '/w', grants: [], settings: { rules: [], commands: [] } });
+    await bridge.trustWorkspace('/w', true);
+    await bridge.setWorkspaceNetwork('/w', false);
+    await bridge.forgetGrants('/w');
+    expect(wails.App['TrustWorkspace']).toHaveBeenCalledWith('/w', true);
+    expect(wails.App['SetWorkspaceNetwork']).toHaveBeenCalledWith('/w', false);
+    expect(wails.App['ForgetGrants']).toHaveBeenCalledWith('/w');
+    expect(await bridge.restoreFiles('s1', 7, false)).toEqual({ done: false, restored: [], conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }] });
+    expect(wails.App['RestoreFiles']).toHaveBeenCalledWith('s1', 7, false);
+    expect(await bridge.undoRun('s1', 2, true)).toEqual({ done: true, restored: ['a'], conflicts: [] });
+    expect(wails.App['UndoRun']).toHaveBeenCalledWith('s1', 2, true);
+    const settings = await bridge.getSettings();
+    expect(settings).toMatchObject({ permission_mode: 'ask_all', tools: {}, rules: [] });
+    await bridge.saveSettings({ ...settings, rules: [{ effect: 'deny', path: '.env*' }], tools: { run_command: 'ask' } });
+    expect(wails.App['SaveSettings']).toHaveBeenCalledWith(expect.objectContaining({ rules: [{ effect: 'deny', path: '.env*' }], tools: { run_command: 'ask' } }));
+    wails.App['AnswerFor'] = () => Promise.reject('permission: this can only be answered for this call (it touches something protected)');
+    await expect(bridge.answerFor('ask-2', true, 'workspace')).rejects.toThrow('only be answered for this call');
+    bridge.close();
+  });
+
   it('opens links through the runtime, not in the window', () => {
     const bridge = new WailsBridge(manual().schedule);
     bridge.openURL('https://ollama.com');

@@ -12,13 +12,21 @@ import {
   type Breakpoints,
   type Delta,
   type ModelInfo,
+  type Protections,
   type RequestEdit,
+  type RestoreResult,
+  type Scope,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
   type Summary,
   type TraceEvent,
+  type WorkspaceInfo,
+  protectionsOf,
+  restoreResultOf,
+  settingsOf,
   summaryOf,
+  workspaceInfoOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
 import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
@@ -163,6 +171,10 @@ export class WailsBridge implements Bridge {
     await call('Answer', () => App.Answer(approvalId, allow));
   }
 
+  async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
+    await call('AnswerFor', () => App.AnswerFor(approvalId, allow, scope));
+  }
+
   async pickWorkspace(): Promise<string> {
     const dir = await call<unknown>('PickWorkspace', () => App.PickWorkspace());
     return typeof dir === 'string' ? dir : '';
@@ -173,14 +185,43 @@ export class WailsBridge implements Bridge {
     return typeof body === 'string' ? body : JSON.stringify(body);
   }
 
-  getSettings(): Promise<Settings> {
-    return call('GetSettings', () => App.GetSettings());
+  async getSettings(): Promise<Settings> {
+    return settingsOf(await call<unknown>('GetSettings', () => App.GetSettings()));
   }
 
   async saveSettings(s: Settings): Promise<void> {
     // The generated parameter type is a class with helper methods; the Go
     // side only reads the JSON fields, which a plain object carries.
-    await call('SaveSettings', () => App.SaveSettings({ ...s } as unknown as Parameters<typeof App.SaveSettings>[0]));
+    const plain = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
+    await call('SaveSettings', () => App.SaveSettings(plain as unknown as Parameters<typeof App.SaveSettings>[0]));
+  }
+
+  async workspace(dir: string): Promise<WorkspaceInfo> {
+    return workspaceInfoOf(await call<unknown>('Workspace', () => App.Workspace(dir)));
+  }
+
+  async trustWorkspace(dir: string, trust: boolean): Promise<void> {
+    await call('TrustWorkspace', () => App.TrustWorkspace(dir, trust));
+  }
+
+  async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
+    await call('SetWorkspaceNetwork', () => App.SetWorkspaceNetwork(dir, allow));
+  }
+
+  async forgetGrants(dir: string): Promise<void> {
+    await call('ForgetGrants', () => App.ForgetGrants(dir));
+  }
+
+  async protections(): Promise<Protections> {
+    return protectionsOf(await call<unknown>('Protections', () => App.Protections()));
+  }
+
+  async restoreFiles(id: string, seq: number, force: boolean): Promise<RestoreResult> {
+    return restoreResultOf(await call<unknown>('RestoreFiles', () => App.RestoreFiles(id, seq, force)));
+  }
+
+  async undoRun(id: string, run: number, force: boolean): Promise<RestoreResult> {
+    return restoreResultOf(await call<unknown>('UndoRun', () => App.UndoRun(id, run, force)));
   }
 
   async setStepping(id: string, on: boolean): Promise<void> {

@@ -30,7 +30,10 @@ describe('ApprovalCard', () => {
     render(ApprovalCard, { props: { approval: base, onanswer } });
     await fireEvent.click(screen.getByTestId('deny-button'));
     await fireEvent.click(screen.getByTestId('approve-button'));
-    expect(onanswer.mock.calls).toEqual([[false], [true]]);
+    expect(onanswer.mock.calls).toEqual([
+      [false, 'once'],
+      [true, 'once'],
+    ]);
   });
 
   it('disables the buttons while an answer is on its way', () => {
@@ -42,5 +45,64 @@ describe('ApprovalCard', () => {
   it('shows the arguments when there is nothing better to show', () => {
     render(ApprovalCard, { props: { approval: { ...base, tool: 'task', display: null, args: { prompt: 'go' } }, onanswer: () => {} } });
     expect(screen.getByText(/"prompt": "go"/)).toBeTruthy();
+  });
+});
+
+describe('ApprovalCard: what will happen, why, and for how long', () => {
+  const command: Approval = {
+    id: 'ap2',
+    session_id: 's1',
+    call_id: 'c2',
+    tool: 'run_command',
+    args: { command: 'echo hi > a.txt' },
+    display: { command: 'echo hi > a.txt', path: '/home/me/w' },
+    summary: 'run_command {"command":"echo hi > a.txt"}',
+    call: { tool: 'run_command', read_only: false, command: 'echo hi > a.txt' },
+    reasons: ['it writes to a file (> a.txt)', 'no rule allows echo hi'],
+  };
+
+  it('shows the full command, the folder it runs in and the policy\u2019s reasons', () => {
+    render(ApprovalCard, { props: { approval: command, onanswer: () => {} } });
+    expect(screen.getByTestId('approval-command').textContent).toBe('echo hi > a.txt');
+    expect(screen.getByTestId('approval-dir').textContent).toBe('/home/me/w');
+    expect(screen.getAllByTestId('approval-reason').map((li) => li.textContent)).toEqual(['it writes to a file (> a.txt)', 'no rule allows echo hi']);
+    // The backend's summary repeats the arguments: the command view says it better.
+    expect(screen.queryByText(/run_command \{/)).toBeNull();
+  });
+
+  it('offers once, this session, always for this workspace and deny, and answers with the scope', async () => {
+    const onanswer = vi.fn();
+    render(ApprovalCard, { props: { approval: command, onanswer } });
+    expect(screen.getByTestId('approval-card').getAttribute('data-once-only')).toBe('false');
+    expect(screen.queryByTestId('approval-once-only')).toBeNull();
+    await fireEvent.click(screen.getByTestId('approve-session-button'));
+    await fireEvent.click(screen.getByTestId('approve-workspace-button'));
+    await fireEvent.click(screen.getByTestId('approve-button'));
+    await fireEvent.click(screen.getByTestId('deny-button'));
+    expect(onanswer.mock.calls).toEqual([
+      [true, 'session'],
+      [true, 'workspace'],
+      [true, 'once'],
+      [false, 'once'],
+    ]);
+  });
+
+  it('offers only once for a once-only question and says why', async () => {
+    const onanswer = vi.fn();
+    const approval = { ...command, once_only: true, reasons: ['commands are not sandboxed here: writes: no Landlock'] };
+    render(ApprovalCard, { props: { approval, onanswer } });
+    expect(screen.getByTestId('approval-card').getAttribute('data-once-only')).toBe('true');
+    expect(screen.queryByTestId('approve-session-button')).toBeNull();
+    expect(screen.queryByTestId('approve-workspace-button')).toBeNull();
+    expect(screen.getByTestId('approval-once-only').textContent).toMatch(/Only “Approve once” is offered: Commands are not sandboxed/);
+    await fireEvent.click(screen.getByTestId('approve-button'));
+    expect(onanswer).toHaveBeenCalledWith(true, 'once');
+  });
+
+  it('shows the path of a read', () => {
+    const read: Approval = { ...command, tool: 'read_file', args: { path: 'notes.md' }, display: null, call: { tool: 'read_file', read_only: true, paths: ['notes.md'] }, reasons: ['Ask every time is on', 'it reads notes.md'] };
+    render(ApprovalCard, { props: { approval: read, onanswer: () => {} } });
+    expect(screen.getByTestId('approval-path').textContent).toBe('notes.md');
+    expect(screen.getByText('Reads')).toBeTruthy();
   });
 });

@@ -106,6 +106,6 @@ describe('ToolCallCard', () => {
     expect(within(card).getByTestId('approval-command').textContent).toBe('go test ./...');
     expect(card.textContent).toContain('/home/me/tally');
     await fireEvent.click(within(card).getByTestId('approve-button'));
-    expect(onanswer).toHaveBeenCalledWith('ap1', true);
+    expect(onanswer).toHaveBeenCalledWith('ap1', true, 'once');
   });
 });

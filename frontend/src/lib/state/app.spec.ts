@@ -93,7 +93,7 @@ describe('LoupeApp', () => {
     expect(app.approvalForCall('c1')?.id).toBe('ap1');
     expect(app.waiting.has('s1')).toBe(true);
     await Promise.all([app.answer('ap1', true), app.answer('ap1', true)]);
-    expect(fake.callsOf('answer')).toEqual([['ap1', true]]);
+    expect(fake.callsOf('answerFor')).toEqual([['ap1', true, 'once']]);
     expect(app.approvalForCall('c1')).toBeUndefined();
     stop();
   });

@@ -2,12 +2,16 @@
 // live text, and the open session. Built around a Bridge so tests can give
 // it a fake one. Provided to the views through context.
 import type { Bridge } from '../bridge/types';
+import { isSandboxed } from '../safety';
 import {
   rawOf,
   type Approval,
   type Breakpoints,
+  type Conflict,
   type ModelInfo,
+  type Protections,
   type RawSource,
+  type Scope,
   type Settings,
   type StatusInfo,
   type Summary,
@@ -16,6 +20,7 @@ import {
 import { applyDeltas, settleLive, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
 import { pauseKey } from './pause.svelte';
 import { SessionState } from './session.svelte';
+import { WorkspaceState } from './workspace.svelte';
 
 export type View = 'home' | 'new' | 'session' | 'settings';
 
@@ -24,6 +29,17 @@ export interface Toast {
   tone: 'info' | 'error';
   message: string;
 }
+
+/** Files to put back that changed outside Loupe: the user says yes (overwrite) or no first. */
+export interface RestoreConfirm {
+  sessionId: string;
+  /** Undo of a run (a turn), or a restore to before an event. */
+  target: { run: number } | { seq: number };
+  conflicts: Conflict[];
+}
+
+/** A section of the Settings page to bring into view when it opens. */
+export type SettingsSection = 'permissions' | 'workspace' | 'protections';
 
 /** How often Ollama's status is checked again while it is unreachable. */
 const STATUS_RETRY_MS = 5000;
@@ -47,6 +63,18 @@ export class LoupeApp {
   sessions = $state.raw<Summary[]>([]);
   sessionsLoaded = $state(false);
   settings = $state.raw<Settings | null>(null);
+  /** Why the last save was refused, in the backend's words (a rule that does not parse…). */
+  settingsError = $state<string | null>(null);
+  /** The Settings section to show when the page opens. */
+  settingsSection = $state<SettingsSection | null>(null);
+  /** Which OS protections commands get here; null until known. */
+  protections = $state.raw<Protections | null>(null);
+  /** Commands are confined by the OS (true until the probe says otherwise). */
+  sandboxed = $derived(this.protections == null || isSandboxed(this.protections));
+  /** A restore is on its way. */
+  restoring = $state(false);
+  /** A restore waits for the user's yes: files changed outside Loupe. */
+  restoreConfirm = $state.raw<RestoreConfirm | null>(null);
   /** Open approvals of every session, by approval id. */
   approvals = $state.raw<ReadonlyMap<string, Approval>>(new Map());
   /** Approvals whose answer is on its way. */
@@ -68,6 +96,7 @@ export class LoupeApp {
   #raw = new WeakMap<TraceEvent, RawSource>();
   #retry: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
+  #workspaces = new Map<string, WorkspaceState>();
 
   constructor(bridge: Bridge) {
     this.bridge = bridge;
@@ -101,6 +130,7 @@ export class LoupeApp {
     void this.refreshStatus();
     void this.refreshSessions();
     void this.loadSettings();
+    void this.loadProtections();
     return () => {
       this.#stopped = true;
       if (this.#retry) clearTimeout(this.#retry);
@@ -174,6 +204,10 @@ export class LoupeApp {
   }
 
   #upsertSession(s: Summary): void {
+    // Updates can arrive out of order (Wails' dev server sends each on a goroutine of its own):
+    // one that knows fewer events than the summary held is stale, and would undo a newer pause.
+    const held = [this.sessions.find((x) => x.id === s.id), this.current?.id === s.id ? this.current.summary : undefined];
+    if (held.some((h) => h && s.event_count < h.event_count)) return;
     const others = this.sessions.filter((x) => x.id !== s.id);
     this.sessions = sortSessions([...others, s]);
     this.current?.setSummary(s);
@@ -408,11 +442,16 @@ export class LoupeApp {
     }
   }
 
-  async answer(approvalId: string, allow: boolean): Promise<void> {
+  /**
+   * Answers an approval: once, for this session or always for this
+   * workspace. A longer answer to a once-only question is refused by the
+   * backend and the question stays open.
+   */
+  async answer(approvalId: string, allow: boolean, scope: Scope = 'once'): Promise<void> {
     if (this.answering.has(approvalId)) return;
     this.answering = new Set([...this.answering, approvalId]);
     try {
-      await this.bridge.answer(approvalId, allow);
+      await this.bridge.answerFor(approvalId, allow, scope);
       // The backend confirms with approval_closed; drop it now so the
       // buttons cannot be pressed twice.
       const next = new Map(this.approvals);
@@ -478,15 +517,90 @@ export class LoupeApp {
     }
   }
 
+  /** Saves; when the backend refuses, settingsError says why and the form keeps what was typed. */
   async saveSettings(s: Settings): Promise<boolean> {
+    this.settingsError = null;
     try {
       await this.bridge.saveSettings(s);
       this.settings = s;
       this.notify('Settings saved.');
       return true;
     } catch (e) {
-      this.notify(`Could not save the settings: ${message(e)}`, 'error');
+      this.settingsError = message(e);
       return false;
+    }
+  }
+
+  /** Opens the Settings page at a section. */
+  openSettings(section: SettingsSection | null = null): void {
+    this.settingsError = null;
+    this.settingsSection = section;
+    this.view = 'settings';
+  }
+
+  // --- safety ----------------------------------------------------------------
+
+  async loadProtections(): Promise<void> {
+    try {
+      this.protections = await this.bridge.protections();
+    } catch (e) {
+      this.notify(`Could not find out which protections commands get: ${message(e)}`, 'error');
+    }
+  }
+
+  /** The safety settings of a workspace folder (one state per folder, kept while the app runs). */
+  workspaceOf(dir: string): WorkspaceState {
+    let ws = this.#workspaces.get(dir);
+    if (!ws) {
+      ws = new WorkspaceState(this.bridge, dir);
+      this.#workspaces.set(dir, ws);
+    }
+    return ws;
+  }
+
+  /** "Undo this turn": puts the files back as they were before the run. */
+  undoRun(run: number): Promise<void> {
+    return this.#restore({ run }, false);
+  }
+
+  /** "Restore files to before this step": puts back every file changed at or after event seq. */
+  restoreFiles(seq: number): Promise<void> {
+    return this.#restore({ seq }, false);
+  }
+
+  /** The user said yes: overwrite the files that changed outside Loupe. */
+  confirmRestore(): Promise<void> {
+    const c = this.restoreConfirm;
+    if (!c || this.current?.id !== c.sessionId) {
+      this.restoreConfirm = null;
+      return Promise.resolve();
+    }
+    return this.#restore(c.target, true);
+  }
+
+  cancelRestore(): void {
+    this.restoreConfirm = null;
+  }
+
+  async #restore(target: RestoreConfirm['target'], force: boolean): Promise<void> {
+    const cur = this.current;
+    if (!cur || this.restoring) return;
+    this.restoring = true;
+    try {
+      const res =
+        'run' in target ? await this.bridge.undoRun(cur.id, target.run, force) : await this.bridge.restoreFiles(cur.id, target.seq, force);
+      if (!res.done) {
+        this.restoreConfirm = { sessionId: cur.id, target, conflicts: res.conflicts ?? [] };
+        return;
+      }
+      this.restoreConfirm = null;
+      const n = (res.restored ?? []).length;
+      this.notify(n === 0 ? 'Nothing to put back: no file was changed there.' : `Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}`);
+    } catch (e) {
+      this.restoreConfirm = null;
+      this.notify(`Could not restore the files: ${message(e)}`, 'error');
+    } finally {
+      this.restoring = false;
     }
   }
 }

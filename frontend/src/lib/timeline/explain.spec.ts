@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../bridge/fixtures';
-import { explainCall, explainCheckpoint, explainEdit, explainEnd, explainNotice, explainObservation, explainRequest, explainResponse } from './explain';
+import {
+  explainCall,
+  explainCheckpoint,
+  explainEdit,
+  explainEnd,
+  explainNotice,
+  explainObservation,
+  explainPermissionReasons,
+  explainRequest,
+  explainResponse,
+  explainRestore,
+} from './explain';
 import { buildTimeline } from './group';
 
 function call(steps: (log: EventLog) => void, name = 'read_file', args: object = { path: 'README.md' }) {
@@ -75,5 +86,28 @@ describe('explain', () => {
     expect(explainNotice('loop_detected')).toContain('same call');
     expect(explainNotice('something_new')).toContain('harness made by itself');
     expect(explainEnd('round_cap')).toContain('limit');
+  });
+
+  it('explains the safety cards: reasons, remembered answers, undo and restores', () => {
+    expect(explainPermissionReasons(['it writes to a file (> a.txt)', 'no rule allows echo'])).toBe(
+      "Loupe's rules decided this, not the model: it writes to a file (> a.txt); no rule allows echo.",
+    );
+    expect(explainPermissionReasons(null)).toBe('');
+    const edited = call(
+      (l) => {
+        l.toolCall({ call_id: 'c1', name: 'edit_file' });
+        l.permission('c1', 'edit_file', 'allow', 'you (for this session)');
+        l.result({ call_id: 'c1', name: 'edit_file', changes: [{ path: 'a.md', before: 'a', after: 'b' }] });
+      },
+      'edit_file',
+      { path: 'a.md' },
+    );
+    expect(explainCall(edited)).toContain('remembered an earlier answer');
+    expect(explainCall(edited)).toContain('"Undo this turn" can put it back');
+    expect(explainRestore({ to_seq: 4, run: 2, restored: ['a.md'], overwritten: ['a.md'] })).toMatch(/^You asked Loupe to put 1 file back as it was before run 2\./);
+    expect(explainRestore({ to_seq: 4, restored: ['a', 'b'] })).toContain('2 files back as they were before event 4');
+    expect(explainRestore({ to_seq: 4, restored: ['a'], overwritten: ['a'] })).toContain('you chose to overwrite them');
+    expect(explainNotice('not_sandboxed')).toContain('asks you before every command');
+    expect(explainNotice('workspace_untrusted')).toContain('trust it');
   });
 });

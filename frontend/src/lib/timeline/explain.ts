@@ -1,7 +1,16 @@
 // One or two plain sentences per timeline card about what happened and
 // why, shown when the "Explain" switch is on. Written for someone who is
 // learning how a coding agent works.
-import { isRecord, type CheckpointPayload, type EditPayload, type JsonValue, type ModelRequestPayload, type ModelResponsePayload, type ToolResultPayload } from '../types';
+import {
+  isRecord,
+  type CheckpointPayload,
+  type EditPayload,
+  type JsonValue,
+  type ModelRequestPayload,
+  type ModelResponsePayload,
+  type RestorePayload,
+  type ToolResultPayload,
+} from '../types';
 import { formatCount } from './metrics';
 import type { CallItem } from './group';
 
@@ -60,7 +69,8 @@ export function explainCall(c: CallItem): string {
     return 'The call did not finish (the run was stopped or Loupe exited). Every call still gets a result, so the history stays consistent.';
   }
   const edited = c.argsEdit ? ' You changed its arguments before it ran.' : '';
-  const who = perm ? ` It was allowed${perm.by ? ` by ${perm.by}` : ''}.` : '';
+  const remembered = perm?.by.startsWith('you (') ? ' Loupe remembered an earlier answer of yours, so it did not ask again.' : '';
+  const who = perm ? ` It was allowed${perm.by ? ` by ${perm.by}` : ''}.${remembered}` : '';
   switch (c.name) {
     case 'read_file':
       return `The model cannot read files itself: Loupe read ${argString(args, 'path') || 'the file'} and sends the text back to it.${who}${edited}`;
@@ -70,9 +80,12 @@ export function explainCall(c: CallItem): string {
       return `The model cannot see the workspace: Loupe looked it up and sends the answer back as text.${who}${edited}`;
     case 'write_file':
     case 'edit_file':
-      return `The model only described the change: Loupe changed ${argString(args, 'path') || 'the file'} in the workspace.${who}${edited}`;
+      return (
+        `The model only described the change: Loupe changed ${argString(args, 'path') || 'the file'} in the workspace.${who}${edited}` +
+        ((r?.changes ?? []).length > 0 ? ' Loupe kept the file as it was before, so "Restore files" or "Undo this turn" can put it back.' : '')
+      );
     case 'run_command':
-      return `Loupe ran the command in the workspace and sends its output and exit code back; the model only wrote the command line.${who}${edited}`;
+      return `Loupe ran the command in the workspace and sends its output and exit code back; the model only wrote the command line. The operating system confines it where it can (Settings → Protections), whatever the rules allowed.${who}${edited}`;
     default:
       return `Loupe ran ${c.name} for the model and sends the result back.${who}${edited}`;
   }
@@ -94,6 +107,11 @@ const noticeText: Record<string, string> = {
   empty_answer:
     'The model sent nothing at all. Ollama drops a tool call it cannot parse, so an empty answer often means a broken call.',
   no_tools: 'This model cannot use tools, so Loupe sends no tool schemas and the run is a plain chat.',
+  not_sandboxed:
+    'This machine cannot confine commands (Settings → Protections says what is missing), so Loupe asks you before every command, whatever your rules allow, and does not remember the answer.',
+  workspace_untrusted:
+    'The workspace has its own settings file. Anyone who wrote the folder could have written it, so its rules, commands and network setting count only once you trust it (Settings → Workspace).',
+  workspace_settings: 'The workspace\u2019s .loupe/settings.json could not be used as it is, so Loupe ignores all of it; the notice says why.',
 };
 
 export function explainNotice(code: string): string {
@@ -127,6 +145,23 @@ const pointText: Record<string, string> = {
   before_tool: 'before the call ran, and before permission was asked: its arguments could be changed, or the call skipped',
   after_result: 'after the tool ran, before its result went back to the model: the result could be changed',
 };
+
+/** Why the policy asked or refused: the reasons the permission event carries. */
+export function explainPermissionReasons(reasons: readonly string[] | null | undefined): string {
+  const list = reasons ?? [];
+  if (list.length === 0) return '';
+  return `Loupe's rules decided this, not the model: ${list.join('; ')}.`;
+}
+
+export function explainRestore(p: RestorePayload): string {
+  const n = (p.restored ?? []).length;
+  const what = p.run ? `before run ${p.run}` : `before event ${p.to_seq}`;
+  let s =
+    `You asked Loupe to put ${plural(n, 'file')} back as ${n === 1 ? 'it was' : 'they were'} ${what}. ` +
+    'Every change a tool makes is recorded with the file\u2019s previous content, which is what Loupe wrote back; the model was not asked.';
+  if ((p.overwritten ?? []).length > 0) s += ' Some files had changed outside Loupe since; you chose to overwrite them.';
+  return s;
+}
 
 export function explainCheckpoint(p: CheckpointPayload): string {
   const where = pointText[p.point] ?? 'at a checkpoint';

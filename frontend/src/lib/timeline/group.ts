@@ -9,6 +9,7 @@ import type {
   ModelResponseEvent,
   NoticeEvent,
   PermissionEvent,
+  RestoreEvent,
   RunEndEvent,
   ToolCallEvent,
   ToolResultEvent,
@@ -76,6 +77,8 @@ export interface RunGroup {
   user?: UserMessageEvent;
   rounds: RoundGroup[];
   end?: RunEndEvent;
+  /** Files put back (undo, restore): shown after the run's end, in order. */
+  restores: RestoreEvent[];
 }
 
 export interface Timeline {
@@ -102,7 +105,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
   const runOf = (n: number): RunGroup => {
     let r = runByNo.get(n);
     if (!r) {
-      r = { key: `run:${n}`, run: n, count: 0, lastSeq: -1, rounds: [] };
+      r = { key: `run:${n}`, run: n, count: 0, lastSeq: -1, rounds: [], restores: [] };
       runByNo.set(n, r);
       runs.push(r);
     }
@@ -159,6 +162,11 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
         break;
       case 'run_end':
         runOf(e.run).end = e;
+        break;
+      case 'restore':
+        // A restore happens between runs (a running session refuses it);
+        // it is recorded in the last run and shown after its end.
+        runOf(e.run).restores.push(e);
         break;
       case 'model_request': {
         const g = roundOf(e);

@@ -73,6 +73,8 @@ export function stepOfEvent(e: TraceEvent): LoopStep | null {
     case 'run_end':
       return 'stop';
     case 'notice':
+    case 'restore':
+      // Putting files back happens outside the loop.
       return null;
   }
 }

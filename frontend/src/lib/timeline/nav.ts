@@ -11,7 +11,8 @@ export type CardKind =
   | 'error'
   | 'end'
   | 'checkpoint'
-  | 'edit';
+  | 'edit'
+  | 'restore';
 
 export interface CardRef {
   id: string;
@@ -38,6 +39,7 @@ export function flattenCards(runs: readonly RunGroup[]): CardRef[] {
       }
     }
     if (run.end) out.push({ id: `e:${run.end.seq}`, kind: 'end' });
+    for (const r of run.restores) out.push({ id: `e:${r.seq}`, kind: 'restore' });
   }
   return out;
 }

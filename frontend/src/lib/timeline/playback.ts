@@ -125,5 +125,9 @@ export function eventLabel(e: TraceEvent): string {
       return `Error: ${e.payload.code}`;
     case 'run_end':
       return `Run ended: ${e.payload.reason}`;
+    case 'restore': {
+      const n = (e.payload.restored ?? []).length;
+      return `Files restored (${n === 1 ? '1 file' : `${n} files`})`;
+    }
   }
 }

@@ -3,6 +3,7 @@
 import type { CheckpointPoint, Display, ToolResultPayload, TraceEvent } from './events';
 import { isRecord, type JsonValue } from './json';
 import type { LlmToolCall, Options } from './llm';
+import type { PermissionMode, PolicyCall, Rule, ToolSetting } from './safety';
 
 export interface StatusInfo {
   ollama_host: string;
@@ -121,14 +122,22 @@ export interface RequestEdit {
   messages?: MessageEdit[];
 }
 
+/** permission.Request: a question to the user about one call (loupe:approval). */
 export interface Approval {
   id: string;
   session_id: string;
   call_id: string;
   tool: string;
   args: JsonValue;
+  /** What will happen: the command and the folder it runs in, or the diff of a change. */
   display: Display | null;
   summary: string;
+  /** What the policy decided on. Without it only "once" can be answered. */
+  call?: PolicyCall | null;
+  /** Why Loupe asks, in plain words. */
+  reasons?: string[] | null;
+  /** The answer cannot be remembered (a protected path, commands not sandboxed…): only once is offered. */
+  once_only?: boolean;
 }
 
 export interface ApprovalClosed {
@@ -143,14 +152,29 @@ export interface SessionSnapshot {
   approvals: Approval[];
 }
 
-export type PermissionMode = 'ask' | 'auto';
-
+/** session.Settings: the user's choices that shape every run. */
 export interface Settings {
   max_rounds: number;
   num_ctx_cap: number;
   temperature: number;
   permission_mode: PermissionMode;
+  /** A tool set to always, ask or never; a tool left out follows the mode. */
+  tools: Record<string, ToolSetting>;
+  /** Allow, ask and deny rules for commands and paths (deny wins). */
+  rules: Rule[];
   system_prompt: string;
+}
+
+/** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
+export function settingsOf(v: unknown): Settings {
+  const r = isRecord(v) ? v : {};
+  const mode = r['permission_mode'];
+  return {
+    ...(r as unknown as Settings),
+    permission_mode: mode === 'ask_all' || mode === 'auto' ? mode : 'ask',
+    tools: isRecord(r['tools']) ? ({ ...r['tools'] } as Record<string, ToolSetting>) : {},
+    rules: Array.isArray(r['rules']) ? (r['rules'] as Rule[]) : [],
+  };
 }
 
 /** A streamed token delta of the model's answer (loupe:delta). Not stored. */

@@ -16,6 +16,7 @@ export const KINDS = [
   'run_end',
   'checkpoint',
   'edit',
+  'restore',
 ] as const;
 
 export type Kind = (typeof KINDS)[number];
@@ -81,6 +82,8 @@ export interface PermissionPayload {
   decision: Decision | string;
   /** Who or which rule decided, in words. */
   by: string;
+  /** Why the policy asked (or refused), in plain words. */
+  reasons?: string[] | null;
 }
 
 export interface Display {
@@ -101,6 +104,32 @@ export interface ToolResultPayload {
   exit_code?: number | null;
   duration_ms: number;
   display?: Display | null;
+  /** The files this call changed, with their content before and after (for undo). */
+  changes?: FileChange[] | null;
+}
+
+/** One file a tool changed. before is null when it did not exist; after is null when it was removed. */
+export interface FileChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/**
+ * Files put back as they were before event to_seq (or before run `run`,
+ * for "Undo this turn"). Stored as its own event, so the log says what
+ * happened to the files.
+ */
+export interface RestorePayload {
+  to_seq: number;
+  /** Set for "Undo this turn". */
+  run?: number;
+  /** Paths written back (or removed, when they did not exist before). */
+  restored: string[] | null;
+  /** Paths changed outside Loupe since, which the user chose to overwrite. */
+  overwritten?: string[] | null;
+  /** What each file held before and after the restore. */
+  changes?: FileChange[] | null;
 }
 
 export interface NoticePayload {
@@ -180,6 +209,7 @@ export interface PayloadMap {
   run_end: RunEndPayload;
   checkpoint: CheckpointPayload;
   edit: EditPayload;
+  restore: RestorePayload;
 }
 
 interface EventBase {
@@ -210,6 +240,7 @@ export type ErrorEvent = EventOf<'error'>;
 export type RunEndEvent = EventOf<'run_end'>;
 export type CheckpointEvent = EventOf<'checkpoint'>;
 export type EditEvent = EventOf<'edit'>;
+export type RestoreEvent = EventOf<'restore'>;
 
 export function isKnownKind(k: unknown): k is Kind {
   return typeof k === 'string' && (KINDS as readonly string[]).includes(k);
@@ -230,6 +261,7 @@ export const isError = (e: TraceEvent): e is ErrorEvent => e.kind === 'error';
 export const isRunEnd = (e: TraceEvent): e is RunEndEvent => e.kind === 'run_end';
 export const isCheckpoint = (e: TraceEvent): e is CheckpointEvent => e.kind === 'checkpoint';
 export const isEdit = (e: TraceEvent): e is EditEvent => e.kind === 'edit';
+export const isRestore = (e: TraceEvent): e is RestoreEvent => e.kind === 'restore';
 
 /**
  * Checks the envelope of an event received from the backend. An event of a

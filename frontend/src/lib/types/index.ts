@@ -3,3 +3,4 @@ export * from './llm';
 export * from './events';
 export * from './app';
 export * from './raw';
+export * from './safety';

@@ -1,0 +1,4 @@
+export * from './protections';
+export * from './rules';
+export * from './approval';
+export * from './undo';

@@ -1,0 +1,72 @@
+// One workspace folder's safety settings as the Settings page shows them:
+// its .loupe/settings.json and whether it is trusted, network access for
+// its commands, and the answers remembered "always for this workspace".
+// Every change is made by the backend and then read back, so what the
+// page shows is what the backend holds.
+import type { Bridge } from '../bridge/types';
+import type { WorkspaceInfo } from '../types';
+
+function message(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return typeof e === 'string' ? e : 'Something went wrong.';
+}
+
+export class WorkspaceState {
+  readonly dir: string;
+  readonly #bridge: Bridge;
+  info = $state.raw<WorkspaceInfo | null>(null);
+  loading = $state(false);
+  /** A change is on its way: the controls wait. */
+  busy = $state(false);
+  /** Why the last read or change failed, in the backend's words. */
+  error = $state<string | null>(null);
+
+  constructor(bridge: Bridge, dir: string) {
+    this.#bridge = bridge;
+    this.dir = dir;
+  }
+
+  /** Reads the workspace again (the settings file may have changed on disk). */
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      this.info = await this.#bridge.workspace(this.dir);
+      this.error = null;
+    } catch (e) {
+      this.error = message(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Makes a change, then reads the workspace back; a refusal stays on show. */
+  async #change(what: () => Promise<void>): Promise<boolean> {
+    if (this.busy) return false;
+    this.busy = true;
+    this.error = null;
+    let refused: string | null = null;
+    try {
+      await what();
+    } catch (e) {
+      refused = message(e);
+    }
+    await this.load();
+    this.busy = false;
+    if (refused != null) this.error = refused;
+    return refused == null;
+  }
+
+  /** Trusts the settings file as it is now (or stops trusting it). */
+  setTrusted(trust: boolean): Promise<boolean> {
+    return this.#change(() => this.#bridge.trustWorkspace(this.dir, trust));
+  }
+
+  setNetwork(allow: boolean): Promise<boolean> {
+    return this.#change(() => this.#bridge.setWorkspaceNetwork(this.dir, allow));
+  }
+
+  /** Forgets every answer remembered for this workspace. */
+  forgetGrants(): Promise<boolean> {
+    return this.#change(() => this.#bridge.forgetGrants(this.dir));
+  }
+}
