@@ -66,9 +66,9 @@ func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if err := mustBeRegular(in.Path, fi); err != nil {
 		return Result{}, err
 	}
-	f, err := t.ws.root.Open(native(rel))
+	f, fi, err := t.ws.openRegular(in.Path, rel)
 	if err != nil {
-		return Result{}, explain(in.Path, err)
+		return Result{}, err
 	}
 	defer f.Close()
 	defer t.ws.rememberFile(rel)

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -132,6 +133,25 @@ func (w *Workspace) stat(p, rel string) (fs.FileInfo, error) {
 	return fi, explain(p, err)
 }
 
+// openRegular opens a file for reading and checks, on the open file, that
+// it is a regular file. Opening does not block: a FIFO swapped in after
+// any earlier check is refused here instead of hanging the read.
+func (w *Workspace) openRegular(p, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := w.root.OpenFile(native(rel), os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, explain(p, err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = mustBeRegular(p, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // readRegular reads a whole regular file.
 func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
 	fi, err := w.stat(p, rel)
@@ -144,7 +164,15 @@ func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
 	if fi.Size() > maxEditBytes {
 		return nil, nil, fmt.Errorf("%s is too large to edit (%d bytes; the limit is %d)", p, fi.Size(), maxEditBytes)
 	}
-	b, err := w.root.ReadFile(native(rel))
+	f, fi, err := w.openRegular(p, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	if err == nil && len(b) > maxEditBytes {
+		err = fmt.Errorf("%s grew past the %d-byte limit while being read", p, maxEditBytes)
+	}
 	return b, fi, explain(p, err)
 }
 
