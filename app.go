@@ -96,9 +96,14 @@ func (a *App) startup(ctx context.Context) {
 		runtime.EventsEmit(a.ctx, chanApprovalClosed, map[string]string{"id": id, "decision": decision})
 	}
 	a.mgr = session.NewManager(st, a.ollama, a.broker, sink{a})
-	if err := a.mgr.Recover(ctx); err != nil {
-		runtime.LogErrorf(ctx, "recovering open runs: %v", err)
-	}
+	// Recovery may wait on Ollama (a paused run checks its model), so it
+	// must not hold the window back; what it writes reaches the UI as
+	// events.
+	go func() {
+		if err := a.mgr.Recover(ctx); err != nil {
+			runtime.LogErrorf(ctx, "recovering open runs: %v", err)
+		}
+	}()
 }
 
 func (a *App) shutdown(context.Context) {
