@@ -116,56 +116,6 @@ func (h *harness) events() []trace.Event {
 	return evs
 }
 
-// checkInvariants asserts the rules every log must keep, whatever happened:
-// each call of a complete message has exactly one result with its id, no
-// call of an incomplete message ran, every run has one run_end, and every
-// tool result follows its call.
-func checkInvariants(t *testing.T, evs []trace.Event) {
-	t.Helper()
-	results := map[string]int{}
-	calls := map[string]bool{}
-	incompleteCalls := map[string]bool{}
-	runs, ends := map[int]bool{}, map[int]int{}
-	for _, e := range evs {
-		switch e.Kind {
-		case trace.KindUserMessage:
-			runs[e.Run] = true
-		case trace.KindRunEnd:
-			ends[e.Run]++
-		case trace.KindModelResponse:
-			p, _ := trace.Decode[trace.ModelResponse](e)
-			for _, c := range p.ToolCalls {
-				if p.Incomplete {
-					incompleteCalls[c.ID] = true
-				} else {
-					calls[c.ID] = true
-				}
-			}
-		case trace.KindToolCall:
-			p, _ := trace.Decode[trace.ToolCall](e)
-			if incompleteCalls[p.CallID] {
-				t.Errorf("call %s of an incomplete message was taken up", p.CallID)
-			}
-		case trace.KindToolResult:
-			p, _ := trace.Decode[trace.ToolResult](e)
-			if !calls[p.CallID] {
-				t.Errorf("result for %s comes before (or without) its call", p.CallID)
-			}
-			results[p.CallID]++
-		}
-	}
-	for id := range calls {
-		if results[id] != 1 {
-			t.Errorf("call %s has %d results, want exactly 1", id, results[id])
-		}
-	}
-	for r := range runs {
-		if ends[r] != 1 {
-			t.Errorf("run %d has %d run_end events, want 1", r, ends[r])
-		}
-	}
-}
-
 // golden compares the session's log, with what varies from run to run
 // redacted, to testdata/golden/NAME.json. The file is the spec: read it.
 func (h *harness) golden(name string) {
@@ -192,14 +142,6 @@ func (s *recordingSink) Delta(_ string, d agent.Delta) {
 	s.mu.Unlock()
 }
 func (s *recordingSink) Session(session.Summary) {}
-
-func kinds(evs []trace.Event) []trace.Kind {
-	out := make([]trace.Kind, len(evs))
-	for i, e := range evs {
-		out[i] = e.Kind
-	}
-	return out
-}
 
 func results(t *testing.T, evs []trace.Event) []trace.ToolResult {
 	t.Helper()

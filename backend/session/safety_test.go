@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // Commands run confined by the OS, even in auto mode: a write outside the
@@ -63,7 +64,7 @@ func TestDenyRuleAndProtectedPathAmongParallelCalls(t *testing.T) {
 	}()
 	h.run("write things")
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	if rs[0].ErrorKind != trace.ErrDenied || !strings.Contains(rs[0].Content, "*.pem") {
 		t.Fatalf("deny rule result = %+v", rs[0])

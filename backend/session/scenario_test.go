@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 func call(id, name, args string) ollamatest.Call {
@@ -35,7 +36,7 @@ func TestSingleCall(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	h.golden("single_call")
 	// The sidebar shows how the last run ended.
 	if list, err := h.m.List(context.Background()); err != nil || list[0].LastReason != trace.EndAnswered || list[0].Title != "What is in this folder?" {
@@ -113,7 +114,7 @@ func TestParallelCalls(t *testing.T) {
 	h.run("Run both")
 	elapsed := time.Since(start)
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	if len(rs) != 3 || rs[0].CallID != "call_a" || rs[1].CallID != "call_b" || rs[2].CallID != "call_c" {
 		t.Fatalf("results out of call order: %+v", rs)
@@ -150,7 +151,7 @@ func TestErrorKinds(t *testing.T) {
 	)
 	h.run("Try things")
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	want := []struct{ kind, text string }{
 		{trace.ErrUnknownTool, "unknown tool delete_everything; available: read_file, write_file, edit_file, list_dir, glob, grep, run_command"},
@@ -182,7 +183,7 @@ func TestRoundCap(t *testing.T) {
 	if n := len(h.srv.Requests()); n != 2 {
 		t.Fatalf("%d requests after a cap of 2", n)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 	h.golden("round_cap")
 }
 
@@ -201,7 +202,7 @@ func TestCutStreamNeverRunsItsCalls(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "evil.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a call from a cut stream ran: %v", err)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 	h.golden("cut_stream")
 
 	// The next message continues the same session with a valid history:
@@ -234,7 +235,7 @@ func TestLengthCutNeverRunsItsCalls(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a call from a message cut by the token limit ran")
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // Ollama failures end the run with an error that says what happened. A
@@ -259,7 +260,7 @@ func TestModelErrors(t *testing.T) {
 			if end.Reason != trace.EndError || !strings.Contains(end.Detail, tc.want) {
 				t.Fatalf("end = %+v", end)
 			}
-			checkInvariants(t, h.events())
+			invariants.Check(t, h.events())
 			retries := 0
 			for _, e := range h.events() {
 				if e.Kind == trace.KindNotice {
@@ -355,7 +356,7 @@ func TestApproveAndDeny(t *testing.T) {
 		t.Fatal("denied command ran")
 	}
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	if rs[1].ErrorKind != trace.ErrDenied || !rs[1].IsError {
 		t.Fatalf("denied result = %+v", rs[1])
@@ -390,7 +391,7 @@ func TestCancelDuringCommand(t *testing.T) {
 	}
 	waitFor(t, func() bool { return findProcess(marker) == 0 }, "the process tree to die")
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	if rs[0].ErrorKind != trace.ErrCancelled {
 		t.Fatalf("running call's result = %+v, want cancelled", rs[0])
@@ -401,7 +402,7 @@ func TestCancelDuringCommand(t *testing.T) {
 	if end := h.run("Never mind"); end.Reason != trace.EndAnswered {
 		t.Fatalf("next run = %+v", end)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // Stop while waiting for approval: the question is withdrawn and the call
@@ -426,7 +427,7 @@ func TestCancelWhileAsking(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("write ran after stop")
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // A run the app left open (it exited mid-call) is closed on the next start:
@@ -452,7 +453,7 @@ func TestRecoverAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	rs := results(t, evs)
 	if len(rs) != 1 || rs[0].ErrorKind != trace.ErrInterrupted || !strings.Contains(rs[0].Content, "app exited") {
 		t.Fatalf("results after recovery = %+v", rs)
@@ -525,7 +526,7 @@ func TestRepeatedCallsStopTheLoop(t *testing.T) {
 	if end.Reason != trace.EndRepeated || end.Rounds != 3 || !strings.Contains(end.Detail, "stuck") {
 		t.Fatalf("end = %+v", end)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // A request Ollama refused before answering (busy) is tried again, and the

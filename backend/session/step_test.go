@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // waitPaused waits until the session's run waits at a checkpoint and
@@ -93,7 +94,7 @@ func TestStepThroughCheckpointsInOrder(t *testing.T) {
 	if end := <-done; end.Reason != trace.EndAnswered {
 		t.Fatalf("end = %+v", end)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 	h.golden("step_through")
 }
 
@@ -192,7 +193,7 @@ func TestEditsReachTheModel(t *testing.T) {
 	if strings.Join(edits, " ") != "system options message args result" {
 		t.Fatalf("edit events = %v", edits)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 	h.golden("edits")
 }
 
@@ -228,7 +229,7 @@ func TestSkipCall(t *testing.T) {
 	if last := msgs[len(msgs)-1]; last.Role != "tool" || last.Content != "I wrote it myself." {
 		t.Fatalf("the model did not get the user's observation: %+v", last)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // Stop while paused ends the run; the open call is answered "cancelled".
@@ -250,7 +251,7 @@ func TestStopWhilePaused(t *testing.T) {
 	if err := h.m.Resume(h.id, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("step after stop: %v", err)
 	}
-	checkInvariants(t, h.events())
+	invariants.Check(t, h.events())
 }
 
 // Pausing holds nothing else up: another session runs to its end while
@@ -333,7 +334,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 	}
 	m2.Wait(h.id)
 	evs := h.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if e := lastEnd(t, evs); e.Reason != trace.EndAnswered {
 		t.Fatalf("end = %+v", e)
 	}

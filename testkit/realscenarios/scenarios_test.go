@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/gguf"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // Scenario 1: user → list_dir → final answer, and the stored log is the
@@ -32,7 +33,7 @@ func TestListDirThenAnswer(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	const want = "user_message model_request model_response tool_call permission tool_result model_request model_response run_end"
 	if got := kinds(evs); got != want {
 		t.Fatalf("kinds:\n got %s\nwant %s", got, want)
@@ -139,7 +140,7 @@ func TestTwoCallsRunConcurrently(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 
 	calls := payloads[trace.ModelResponse](t, evs, trace.KindModelResponse)[0].ToolCalls
 	if len(calls) != 2 || calls[0].Index != 0 || calls[1].Index != 1 || calls[0].ID == calls[1].ID {
@@ -201,7 +202,7 @@ func TestThinkingKeptApart(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if mr := payloads[trace.ModelRequest](t, evs, trace.KindModelRequest)[0]; mr.Think == nil || !*mr.Think {
 		t.Errorf("request think = %v, want true for a model with the thinking capability", mr.Think)
 	}
@@ -248,7 +249,7 @@ func TestPlainChat(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if got, want := kinds(evs), "user_message model_request model_response run_end"; got != want {
 		t.Fatalf("kinds:\n got %s\nwant %s", got, want)
 	}
@@ -276,7 +277,7 @@ func TestModelWithoutToolsRunsAsPlainChat(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if got, want := kinds(evs), "user_message notice model_request model_response run_end"; got != want {
 		t.Fatalf("kinds:\n got %s\nwant %s", got, want)
 	}
@@ -314,7 +315,7 @@ func TestReadEditRun(t *testing.T) {
 		t.Fatalf("greeting.txt = %q after the edit", got)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	res := payloads[trace.ToolResult](t, evs, trace.KindToolResult)
 	if len(res) != 3 {
 		t.Fatalf("%d results, want 3", len(res))
@@ -375,7 +376,7 @@ func TestOllamaKilledMidStream(t *testing.T) {
 	r.wire.watch(nil)
 
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if got, want := kinds(evs), "user_message model_request model_response error run_end"; got != want {
 		t.Fatalf("kinds:\n got %s\nwant %s", got, want)
 	}
@@ -403,7 +404,7 @@ func TestOllamaKilledMidStream(t *testing.T) {
 		t.Fatalf("run after restart = %+v", end)
 	}
 	evs = r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	raws := r.checkRawRequests()
 	msgs := chatMessages(t, raws[len(raws)-1])
 	if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[2].Content != "Writing the file now." || len(msgs[2].ToolCalls) != 0 {
@@ -452,7 +453,7 @@ func TestOllamaKilledBeforeAnswering(t *testing.T) {
 		t.Fatalf("end = %+v; want reason error saying the connection closed", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if got, want := kinds(evs), "user_message model_request model_response error run_end"; got != want {
 		t.Fatalf("kinds:\n got %s\nwant %s", got, want)
 	}
@@ -465,7 +466,7 @@ func TestOllamaKilledBeforeAnswering(t *testing.T) {
 	if end.Reason != trace.EndAnswered || end.FinalText != "Back after the restart." {
 		t.Fatalf("run after restart = %+v", end)
 	}
-	checkInvariants(t, r.events())
+	invariants.Check(t, r.events())
 	r.checkRawRequests()
 }
 
@@ -486,7 +487,7 @@ func TestMalformedCalls(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	call := payloads[trace.ToolCall](t, evs, trace.KindToolCall)
 	res := payloads[trace.ToolResult](t, evs, trace.KindToolResult)
 	if len(call) != 1 || call[0].Valid || call[0].ErrorKind != trace.ErrInvalidArgs ||
@@ -502,7 +503,7 @@ func TestMalformedCalls(t *testing.T) {
 		t.Fatalf("end = %+v", end)
 	}
 	evs = r.events()
-	checkInvariants(t, evs)
+	invariants.Check(t, evs)
 	if n := len(payloads[trace.ToolCall](t, evs, trace.KindToolCall)); n != 1 {
 		t.Errorf("%d tool_call events; Ollama was expected to hold back the call to a tool it was not offered", n)
 	}

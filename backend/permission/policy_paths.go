@@ -1,0 +1,167 @@
+package permission
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// This file places a call's paths in the workspace (through symlinks)
+// and says which of them are protected.
+
+// paths is a call's paths placed in the workspace.
+type paths struct {
+	rel     []string // lexical, workspace-relative
+	alias   []string // the same seen through symlinks, when different
+	outside []string // as given, for paths that lead out of the workspace
+}
+
+func (ps paths) all() []string { return append(append([]string{}, ps.rel...), ps.alias...) }
+
+func (p Policy) place(list []string) paths {
+	var ps paths
+	for _, q := range list {
+		rel, alias, ok := p.placeOne(q)
+		if !ok {
+			ps.outside = append(ps.outside, q)
+			continue
+		}
+		ps.rel = append(ps.rel, rel)
+		if alias != "" && alias != rel {
+			ps.alias = append(ps.alias, alias)
+		}
+	}
+	return ps
+}
+
+// placeOne makes q workspace-relative. alias is q with symlinks resolved
+// (for the part of it that exists), when a workspace is known.
+func (p Policy) placeOne(q string) (rel, alias string, ok bool) {
+	q = cleanPath(q)
+	if path.IsAbs(q) || filepath.IsAbs(filepath.FromSlash(q)) {
+		if p.Workspace == "" {
+			return "", "", false
+		}
+		r, ok := p.relTo(filepath.FromSlash(q))
+		if !ok {
+			return "", "", false
+		}
+		q = r
+	}
+	if q == ".." || strings.HasPrefix(q, "../") {
+		return "", "", false
+	}
+	if p.Workspace == "" {
+		return q, "", true
+	}
+	real, err := filepath.EvalSymlinks(p.Workspace)
+	if err != nil {
+		return q, "", true
+	}
+	resolved := resolveExisting(filepath.Join(real, filepath.FromSlash(q)))
+	r, err := filepath.Rel(real, resolved)
+	if err != nil {
+		return "", "", false
+	}
+	r = filepath.ToSlash(r)
+	if r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+		return "", "", false // a symlink leads out
+	}
+	return q, r, true
+}
+
+// relTo makes an absolute path relative to the workspace, as given or
+// with its symlinks resolved.
+func (p Policy) relTo(abs string) (string, bool) {
+	bases := []string{p.Workspace}
+	if real, err := filepath.EvalSymlinks(p.Workspace); err == nil {
+		bases = append(bases, real)
+	}
+	for _, b := range bases {
+		r, err := filepath.Rel(b, abs)
+		if err != nil {
+			continue
+		}
+		r = filepath.ToSlash(r)
+		if r != ".." && !strings.HasPrefix(r, "../") && !filepath.IsAbs(r) {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p
+// and appends the rest, so that a file about to be created is placed
+// where its parent directory really is.
+func resolveExisting(p string) string {
+	var rest []string
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				r = filepath.Join(r, rest[i])
+			}
+			return r
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// Built-in protected paths: changing them always asks, in every mode.
+var builtinProtected = []string{
+	"**/.git/config",
+	"**/.git/hooks",
+	".env*",
+	"/.loupe", // workspace settings: the model must not trust itself
+}
+
+type protectedPath struct {
+	pattern string
+	pp      *pathPattern
+	exact   string
+}
+
+func (p Policy) protectedPaths() []protectedPath {
+	var out []protectedPath
+	for _, pat := range builtinProtected {
+		pp, err := compilePath(pat, true)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, protectedPath{pattern: pat, pp: pp})
+	}
+	if p.Workspace == "" {
+		return out
+	}
+	for _, f := range p.ProtectedFiles {
+		if f == "" {
+			continue
+		}
+		cands := []string{f}
+		if r, err := filepath.EvalSymlinks(f); err == nil {
+			cands = append(cands, r)
+		}
+		for _, cand := range cands {
+			if rel, ok := p.relTo(cand); ok {
+				for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+					out = append(out, protectedPath{pattern: "Loupe's own file", exact: rel + suffix})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// protected says which protected pattern covers rel.
+func protectedBy(list []protectedPath, rel string) (string, bool) {
+	for _, pr := range list {
+		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) {
+			return pr.pattern, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,187 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// This file builds a simple command from its words and unwraps the
+// commands it runs (timeout, nice, env, xargs, find, eval, sh -c …).
+
+// Commands that run another command.
+var (
+	// shells whose -c script Loupe parses.
+	shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true}
+	// otherShells run scripts in languages Loupe does not parse.
+	otherShells = map[string]bool{"fish": true, "csh": true, "tcsh": true, "pwsh": true, "powershell": true, "nu": true, "elvish": true, "xonsh": true}
+	// asUser run a command as another user.
+	asUser = map[string]bool{"sudo": true, "doas": true, "su": true, "pkexec": true, "runuser": true, "sg": true, "newgrp": true}
+	// runners run a command in a way Loupe does not unwrap.
+	runners = map[string]bool{
+		"watch": true, "flock": true, "chroot": true, "chrt": true, "taskset": true, "strace": true,
+		"ltrace": true, "script": true, "unbuffer": true, "parallel": true, "ssh": true, "systemd-run": true,
+		"fakeroot": true, "proot": true, "busybox": true, "gdb": true, "valgrind": true, "nsenter": true,
+		"unshare": true, "firejail": true, "bwrap": true, "at": true, "batch": true, "prlimit": true,
+		"cgexec": true, "numactl": true, "catchsegv": true, "rlwrap": true, "expect": true, "dbus-run-session": true,
+	}
+	// noRule builtins do nothing a rule needs to vouch for.
+	noRule = map[string]bool{"true": true, "false": true, ":": true, "pwd": true}
+)
+
+// isInterpreter reports whether name runs programs it is given; those
+// read their program from stdin when given no script.
+func isInterpreter(name string) bool {
+	for _, p := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "luajit", "node", "nodejs", "deno", "bun", "Rscript", "tclsh", "wish", "osascript", "irb", "jshell", "guile", "racket", "julia", "ghci", "runghc", "scala", "groovy", "kotlin", "R"} {
+		if name == p || strings.HasPrefix(name, p) && strings.Trim(name[len(p):], "0123456789.-") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// build makes a command of words and unwraps what it runs.
+func (c *classifier) build(words []word, fed bool) *command {
+	cmd := &command{words: words, self: words}
+	c.a.all = append(c.a.all, cmd)
+	c.mention(words)
+	i := 0
+	for i < len(words) && words[i].assign {
+		i++
+	}
+	if i == len(words) {
+		return cmd
+	}
+	env, name, args := words[:i], words[i], words[i+1:]
+	if name.kind != wLit {
+		c.a.reason("the command name is only known when it runs (%s)", name.text)
+		c.a.opaque = true
+		return cmd
+	}
+	base := path.Base(name.text)
+	inner := func(rest []word) {
+		if len(rest) == 0 {
+			return
+		}
+		in := append(append([]word{}, env...), rest...)
+		cmd.self = nil
+		cmd.inner = []*command{c.build(in, fed)}
+	}
+	opaque := func(format string, args ...any) {
+		c.a.reason(format, args...)
+		c.a.opaque = true
+	}
+	switch {
+	case base == "cd" || base == "pushd" || base == "popd":
+		c.cd(base, args)
+		cmd.noRule = len(env) == 0
+	case noRule[base]:
+		cmd.noRule = len(env) == 0
+	case base == "timeout":
+		if rest, ok := skipOptions(args, "skv", "sk", []string{"--foreground", "--preserve-status", "--verbose"}, []string{"--signal", "--kill-after"}); !ok {
+			opaque("it runs a command through timeout with options Loupe does not know (%s)", wordsText(words))
+		} else if len(rest) > 0 {
+			inner(rest[1:]) // rest[0] is the duration
+		}
+	case base == "nice":
+		rest, ok := niceArgs(args)
+		if !ok {
+			opaque("it runs a command through nice with options Loupe does not know (%s)", wordsText(words))
+		} else {
+			inner(rest)
+		}
+	case base == "nohup":
+		if len(args) > 0 && args[0].kind == wLit && args[0].text == "--" {
+			args = args[1:]
+		}
+		inner(args)
+	case base == "setsid":
+		if rest, ok := skipOptions(args, "cfw", "", []string{"--ctty", "--fork", "--wait"}, nil); ok {
+			inner(rest)
+		} else {
+			opaque("it runs a command through setsid with options Loupe does not know (%s)", wordsText(words))
+		}
+	case base == "stdbuf":
+		if rest, ok := skipOptions(args, "ioe", "ioe", nil, []string{"--input", "--output", "--error"}); ok {
+			inner(rest)
+		} else {
+			opaque("it runs a command through stdbuf with options Loupe does not know (%s)", wordsText(words))
+		}
+	case base == "ionice":
+		if rest, ok := skipOptions(args, "cnt", "cn", []string{"--ignore"}, []string{"--class", "--classdata"}); ok {
+			inner(rest)
+		} else {
+			// -p/-P/-u change other processes: no command of its own.
+			cmd.self = words
+		}
+	case base == "time":
+		rest, ok := skipOptions(args, "pvaqfo", "fo", []string{"--portability", "--verbose", "--append", "--quiet"}, []string{"--format", "--output"})
+		if !ok {
+			opaque("it runs a command through time with options Loupe does not know (%s)", wordsText(words))
+			break
+		}
+		if hasOption(args[:len(args)-len(rest)], "-o", "--output") {
+			c.a.reason("it writes to a file (time -o)")
+		}
+		inner(rest)
+	case base == "exec":
+		if rest, ok := skipOptions(args, "cla", "a", nil, nil); ok {
+			inner(rest)
+		} else {
+			opaque("it runs a command through exec with options Loupe does not know (%s)", wordsText(words))
+		}
+	case base == "command":
+		rest, ok := skipOptions(args, "pvV", "", nil, nil)
+		switch {
+		case !ok:
+			opaque("it runs a command through command with options Loupe does not know (%s)", wordsText(words))
+		case hasOption(args[:len(args)-len(rest)], "-v", "-V"):
+			cmd.noRule = len(env) == 0 // only looks a name up
+		default:
+			inner(rest)
+		}
+	case base == "builtin":
+		inner(args)
+	case base == "env":
+		c.env(cmd, env, args, fed)
+	case base == "xargs":
+		c.xargs(cmd, env, args, fed)
+	case base == "find":
+		c.find(cmd, words)
+	case base == "eval":
+		texts := make([]string, len(args))
+		for j, w := range args {
+			if w.kind == wDyn {
+				opaque("it runs text built at run time (eval %s)", w.text)
+				return cmd
+			}
+			texts[j] = w.text
+		}
+		cmd.self = nil
+		cmd.inner = c.nested(strings.Join(texts, " "), fed)
+	case shells[base]:
+		c.shell(cmd, base, args, fed)
+	case otherShells[base]:
+		if fed || len(args) > 0 {
+			opaque("it runs a %s script, which Loupe cannot check", base)
+		}
+	case asUser[base]:
+		opaque("it runs a command as another user (%s)", base)
+	case runners[base]:
+		opaque("it runs another command through %s, which Loupe cannot check", base)
+	case base == "git":
+		c.git(args)
+	case isInterpreter(base):
+		if fed && readsProgramFromStdin(args) {
+			opaque("it pipes into an interpreter (%s)", base)
+		}
+	}
+	return cmd
+}
+
+// nested walks an sh -c or eval script.
+func (c *classifier) nested(src string, fed bool) []*command {
+	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd}
+	cmds := sub.script(src, fed, c.depth+1)
+	c.cwd = sub.cwd
+	return cmds
+}

@@ -1,0 +1,363 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// This file reads wrappers' options (skipOptions, nice, env, xargs, sh)
+// and follows cd, find -exec and git's global options.
+
+// skipOptions skips a wrapper's options before its command. flags are the
+// short options it knows; withArg those of them that take a value (the
+// next word, or attached). long are long options without a value,
+// longArg with one (--x=v or --x v). It stops at "--" or the first
+// non-option. ok is false for an unknown option or one whose text is not
+// known before running.
+func skipOptions(args []word, flags, withArg string, long, longArg []string) (rest []word, ok bool) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w.kind != wLit {
+			if w.kind == wGlob && !strings.HasPrefix(w.text, "-") {
+				return args[i:], true
+			}
+			return nil, false
+		}
+		t := w.text
+		switch {
+		case t == "--":
+			return args[i+1:], true
+		case !strings.HasPrefix(t, "-") || t == "-":
+			return args[i:], true
+		case strings.HasPrefix(t, "--"):
+			name, _, hasVal := strings.Cut(t, "=")
+			switch {
+			case contains(long, name) && !hasVal:
+			case contains(longArg, name) && hasVal:
+			case contains(longArg, name):
+				i++
+			default:
+				return nil, false
+			}
+		default:
+			for j := 1; j < len(t); j++ {
+				f := t[j]
+				if strings.IndexByte(flags, f) < 0 {
+					return nil, false
+				}
+				if strings.IndexByte(withArg, f) >= 0 {
+					if j == len(t)-1 {
+						i++ // value is the next word
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOption(args []word, names ...string) bool {
+	for _, w := range args {
+		for _, n := range names {
+			if w.text == n || strings.HasPrefix(w.text, n+"=") || len(n) == 2 && strings.HasPrefix(w.text, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// niceArgs skips nice's options: -n N, -nN, -N, --adjustment=N.
+func niceArgs(args []word) ([]word, bool) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w.kind != wLit {
+			return nil, false
+		}
+		t := w.text
+		switch {
+		case t == "--":
+			return args[i+1:], true
+		case t == "-n" || t == "--adjustment":
+			i++
+		case strings.HasPrefix(t, "-n") || strings.HasPrefix(t, "--adjustment="):
+		case strings.HasPrefix(t, "-") && isDigits(strings.TrimPrefix(strings.TrimPrefix(t, "-"), "-")):
+		case strings.HasPrefix(t, "-") && t != "-":
+			return nil, false
+		default:
+			return args[i:], true
+		}
+	}
+	return nil, true
+}
+
+// cd follows the directory the script is in, so that later path words are
+// placed right.
+func (c *classifier) cd(name string, args []word) {
+	for len(args) > 0 && args[0].kind == wLit && (args[0].text == "-P" || args[0].text == "-L" || args[0].text == "-e" || args[0].text == "--") {
+		args = args[1:]
+	}
+	if name == "popd" || len(args) != 1 || args[0].kind != wLit || args[0].text == "-" {
+		c.a.reason("it changes to a directory that is not known before it runs (%s)", strings.TrimSpace(name+" "+wordsText(args)))
+		c.cwd = ""
+		return
+	}
+	p, ok := c.join(args[0].text)
+	if !ok || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
+		c.a.reason("it changes to a directory outside the workspace (%s %s)", name, args[0].text)
+		c.cwd = ""
+		return
+	}
+	c.cwd = p
+}
+
+// env unwraps env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… CMD.
+func (c *classifier) env(cmd *command, env, args []word, fed bool) {
+options:
+	for len(args) > 0 {
+		w := args[0]
+		if w.kind == wDyn {
+			c.a.reason("it runs a command through env with arguments only known when it runs (%s)", w.text)
+			c.a.opaque = true
+			return
+		}
+		t := w.text
+		switch {
+		case t == "--":
+			args = args[1:]
+			break options
+		case t == "-i" || t == "--ignore-environment" || t == "-0" || t == "--null" || t == "-v" || t == "--debug":
+			args = args[1:]
+		case t == "-u" || t == "--unset":
+			if len(args) < 2 {
+				return
+			}
+			args = args[2:]
+		case strings.HasPrefix(t, "--unset=") || strings.HasPrefix(t, "-u") && len(t) > 2:
+			args = args[1:]
+		case t == "-C" || t == "--chdir" || strings.HasPrefix(t, "--chdir=") || strings.HasPrefix(t, "-C"):
+			c.a.reason("it changes directory (%s)", wordsText(args[:1]))
+			c.a.opaque = true
+			return
+		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string=") || strings.HasPrefix(t, "-S"):
+			c.a.reason("it runs a command that env splits from a string (%s)", t)
+			c.a.opaque = true
+			return
+		case strings.HasPrefix(t, "-") && t != "-":
+			c.a.reason("it runs a command through env with options Loupe does not know (%s)", t)
+			c.a.opaque = true
+			return
+		default:
+			break options
+		}
+	}
+	for len(args) > 0 && isAssignWord(args[0]) {
+		a := args[0]
+		a.assign = true
+		env = append(env, a)
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return // env alone prints the environment: the command itself
+	}
+	in := append(append([]word{}, env...), args...)
+	cmd.self = nil
+	cmd.inner = []*command{c.build(in, fed)}
+}
+
+func isAssignWord(w word) bool {
+	name, _, ok := strings.Cut(w.text, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// xargs unwraps xargs [options] [CMD [ARGS]]: CMD runs with arguments
+// read from stdin, which are not known before it runs.
+func (c *classifier) xargs(cmd *command, env, args []word, fed bool) {
+	rest, ok := skipOptions(args, "0aEeIiLlnoprsPtxd", "aEILnsPd",
+		[]string{"--null", "--interactive", "--no-run-if-empty", "--open-tty", "--verbose", "--exit", "--show-limits"},
+		[]string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-chars", "--max-procs", "--process-slot-var"})
+	if !ok {
+		c.a.reason("it runs a command through xargs with options Loupe does not know (%s)", wordsText(args))
+		c.a.opaque = true
+		return
+	}
+	if len(rest) == 0 {
+		rest = []word{{text: "echo"}}
+	}
+	in := append(append(append([]word{}, env...), rest...), word{text: "<arguments from input>", kind: wDyn})
+	cmd.self = nil
+	cmd.inner = []*command{c.build(in, false)}
+}
+
+// find checks find's own words and each -exec/-execdir/-ok/-okdir command;
+// "{}" (a found path) is not known before it runs.
+func (c *classifier) find(cmd *command, words []word) {
+	var self []word
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w.kind == wLit && (w.text == "-exec" || w.text == "-execdir" || w.text == "-ok" || w.text == "-okdir") {
+			var in []word
+			j := i + 1
+			for ; j < len(words); j++ {
+				t := words[j]
+				if t.kind == wLit && (t.text == ";" || t.text == "+") {
+					break
+				}
+				if strings.Contains(t.text, "{}") {
+					t = word{text: t.text, kind: wDyn}
+				}
+				in = append(in, t)
+			}
+			if j == len(words) || len(in) == 0 {
+				c.a.reason("it runs a command through find %s that Loupe cannot read", w.text)
+				c.a.opaque = true
+				return
+			}
+			cmd.inner = append(cmd.inner, c.build(in, false))
+			i = j
+			continue
+		}
+		self = append(self, w)
+	}
+	cmd.self = self
+}
+
+// shell unwraps sh -c SCRIPT; a shell with no script reads its program
+// from its input.
+func (c *classifier) shell(cmd *command, name string, args []word, fed bool) {
+	script, stdin := false, false
+	i := 0
+loop:
+	for ; i < len(args); i++ {
+		w := args[i]
+		if w.kind != wLit {
+			if w.kind == wDyn && strings.HasPrefix(w.text, "-") || w.kind == wDyn && i == 0 {
+				c.a.reason("it runs a %s whose options are only known when it runs", name)
+				c.a.opaque = true
+				return
+			}
+			break
+		}
+		t := w.text
+		switch {
+		case t == "--" || t == "-":
+			i++
+			break loop
+		case t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "--"):
+		case (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1:
+			if strings.ContainsRune(t[1:], 'c') {
+				script = true
+			}
+			if strings.ContainsRune(t[1:], 's') {
+				stdin = true
+			}
+		default:
+			break loop
+		}
+	}
+	switch {
+	case script:
+		if i >= len(args) {
+			return // sh -c with nothing: fails
+		}
+		if args[i].kind == wDyn {
+			c.a.reason("it runs a %s script built at run time (%s -c %s)", name, name, args[i].text)
+			c.a.opaque = true
+			return
+		}
+		cmd.self = nil
+		cmd.inner = c.nested(args[i].text, fed)
+	case i < len(args) && !stdin:
+		// A script file: the command itself, as written, needs a rule.
+	case fed:
+		c.a.reason("it pipes into an interpreter (%s)", name)
+		c.a.opaque = true
+	}
+}
+
+// readsProgramFromStdin reports whether an interpreter given these
+// arguments reads its program from stdin: only options, or "-".
+func readsProgramFromStdin(args []word) bool {
+	for _, w := range args {
+		if w.kind == wDyn {
+			return true
+		}
+		if w.text == "-" {
+			return true
+		}
+		if !strings.HasPrefix(w.text, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// git flags global options that change what git runs.
+func (c *classifier) git(args []word) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w.kind == wDyn {
+			c.a.reason("it runs git with options only known when it runs (%s)", w.text)
+			c.a.opaque = true
+			return
+		}
+		t := w.text
+		switch {
+		case t == "-c" || strings.HasPrefix(t, "--config-env"):
+			c.a.reason("it sets git configuration on the command line (git %s), which can run programs", t)
+			c.a.opaque = true
+			return
+		case strings.HasPrefix(t, "--exec-path="), strings.HasPrefix(t, "--git-dir"), strings.HasPrefix(t, "--work-tree"), strings.HasPrefix(t, "--namespace"):
+			c.a.reason("it points git somewhere else (git %s)", t)
+			return
+		case t == "-C":
+			i++
+		case strings.HasPrefix(t, "-"):
+		case t == "config":
+			c.gitConfig(args[i+1:])
+			return
+		default:
+			return // the subcommand
+		}
+	}
+}
+
+// gitConfig: git config that sets something writes .git/config (which is
+// protected) or the user's own git configuration.
+func (c *classifier) gitConfig(args []word) {
+	reading := false
+	for _, w := range args {
+		switch w.text {
+		case "--global", "--system", "--file", "-f", "--blob":
+			c.a.reason("it changes git configuration outside the workspace (git config %s)", w.text)
+			c.a.opaque = true
+			return
+		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list", "--show-origin", "--show-scope":
+			reading = true
+		}
+	}
+	if !reading && len(args) != 1 { // "git config NAME" reads NAME
+		c.a.writes = append(c.a.writes, ".git/config")
+		c.a.reason("it changes git configuration (git config)")
+	}
+}
