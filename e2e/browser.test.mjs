@@ -2,11 +2,11 @@
 // bindings: pick a workspace, send a prompt, approve a command, watch
 // request → tool call → observation → answer appear, open Raw, restart the
 // app and find the session again.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDisplay, startFakeOllama, startDevApp, browser, tempDir, artifacts, until } from './lib.mjs';
+import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts } from './lib.mjs';
 
 const script = {
   models: [{ name: 'scripted', context_length: 8192 }],
@@ -16,42 +16,25 @@ const script = {
   ],
 };
 
-let display, fake, chrome;
-before(async () => {
-  display = await startDisplay();
-  fake = await startFakeOllama(script);
-  chrome = await browser();
-});
-after(async () => {
-  await chrome?.close();
-  await fake?.stop();
-  await display?.stop();
-});
+const env = withApp(script);
 
 test('pick a workspace, approve a command, see the loop, open Raw, find it after a restart', { timeout: 240000 }, async () => {
+  const { display, ollama: fake, chrome } = env;
   const workspace = tempDir('loupe-e2e-ws-');
   writeFileSync(join(workspace, 'README.md'), '# e2e\n');
-  const db = join(tempDir('loupe-e2e-db-'), 'loupe.db');
+  const db = tempDb('loupe-e2e-db-');
 
   let app = await startDevApp({ display: display.display, db, ollama: fake.url });
-  const page = await chrome.newPage({ viewport: { width: 1360, height: 900 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await newPage(chrome);
   try {
     await page.goto(app.url);
-    await page.getByTestId('ollama-status').waitFor();
-    await until('Ollama shown as reachable', async () => (await page.getByTestId('ollama-status').getAttribute('data-reachable')) === 'true');
+    await waitForOllama(page);
 
     // A new session on the workspace, with the scripted model.
-    await page.getByTestId('new-session').click();
-    await page.getByTestId('workspace-path').fill(workspace);
-    await page.getByTestId('model-option').filter({ hasText: 'scripted' }).getByRole('radio').check();
-    await page.getByTestId('create-session').click();
+    await createSession(page, { workspace, model: 'scripted' });
 
     // Send the prompt with the keyboard.
-    const input = page.getByTestId('composer-input');
-    await input.fill('Say hello with a command');
-    await input.press('Control+Enter');
+    await sendPrompt(page, 'Say hello with a command');
 
     // The command waits for approval, and the card shows it in full.
     const approval = page.getByTestId('approval-card');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -139,6 +140,64 @@ export async function browser() {
 
 export function tempDir(prefix) {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A database file in a new temporary directory. */
+export function tempDb(prefix) {
+  return join(tempDir(prefix), 'loupe.db');
+}
+
+/**
+ * The setup every browser test shares: registers before/after hooks that
+ * start a virtual display, an Ollama serving `script` (the fake one, or
+ * startScriptedOllama for a real server) and Chromium, and stop them
+ * again. Returns { display, ollama, chrome }, filled in once `before` ran.
+ */
+export function withApp(script, { startOllama = startFakeOllama } = {}) {
+  const env = { display: null, ollama: null, chrome: null };
+  before(async () => {
+    env.display = await startDisplay();
+    env.ollama = await startOllama(script);
+    env.chrome = await browser();
+  });
+  after(async () => {
+    await env.chrome?.close();
+    await env.ollama?.stop();
+    await env.display?.stop();
+  });
+  return env;
+}
+
+/** A new page of the usual size; `errors` collects its uncaught errors. */
+export async function newPage(chrome) {
+  const page = await chrome.newPage({ viewport: { width: 1360, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { page, errors };
+}
+
+/** Waits for the page to show Ollama as reachable. */
+export async function waitForOllama(page, ms = 30000) {
+  await page.getByTestId('ollama-status').waitFor();
+  await until('Ollama shown as reachable', async () => (await page.getByTestId('ollama-status').getAttribute('data-reachable')) === 'true', ms);
+}
+
+/** Creates a session through the UI: New session, the workspace path, the model, Create. */
+export async function createSession(page, { workspace, model = 'scripted' }) {
+  await page.getByTestId('new-session').click();
+  await page.getByTestId('workspace-path').fill(workspace);
+  // The model list may still be loading (a real server lists its models late).
+  const option = page.getByTestId('model-option').filter({ hasText: model });
+  await option.waitFor({ timeout: 30000 });
+  await option.getByRole('radio').check();
+  await page.getByTestId('create-session').click();
+}
+
+/** Types a prompt into the composer and sends it with Ctrl+Enter. */
+export async function sendPrompt(page, text) {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Control+Enter');
 }
 
 /**

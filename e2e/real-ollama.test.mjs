@@ -6,11 +6,11 @@
 //
 // Needs the server binary: scripts/real-ollama/build.sh (minutes, once) or
 // LOUPE_OLLAMA_BIN. Without it the test fails and says so; it never skips.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDisplay, startScriptedOllama, startDevApp, browser, tempDir, artifacts, until } from './lib.mjs';
+import { withApp, startScriptedOllama, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts } from './lib.mjs';
 
 const prompt = 'What is in this folder?';
 const answer = 'The workspace holds a single file, README.md.';
@@ -24,43 +24,24 @@ const script = {
   }],
 };
 
-let display, ollama, chrome;
-before(async () => {
-  display = await startDisplay();
-  ollama = await startScriptedOllama(script);
-  chrome = await browser();
-});
-after(async () => {
-  await chrome?.close();
-  await ollama?.stop();
-  await display?.stop();
-});
+const env = withApp(script, { startOllama: startScriptedOllama });
 
 test('scenario 1 against real Ollama: request → list_dir → observation → answer, Raw names the model and num_ctx', { timeout: 300000 }, async () => {
+  const { display, ollama, chrome } = env;
   const workspace = tempDir('loupe-e2e-real-ws-');
   writeFileSync(join(workspace, 'README.md'), '# real Ollama e2e\n');
-  const db = join(tempDir('loupe-e2e-real-db-'), 'loupe.db');
+  const db = tempDb('loupe-e2e-real-db-');
 
   const app = await startDevApp({ display: display.display, db, ollama: ollama.url, name: 'app-real-ollama' });
-  const page = await chrome.newPage({ viewport: { width: 1360, height: 900 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await newPage(chrome);
   try {
     await page.goto(app.url);
-    await page.getByTestId('ollama-status').waitFor();
-    await until('Ollama shown as reachable', async () => (await page.getByTestId('ollama-status').getAttribute('data-reachable')) === 'true', 60000);
+    await waitForOllama(page, 60000);
 
     // A new session on the workspace, with the scripted model the real server lists.
-    await page.getByTestId('new-session').click();
-    await page.getByTestId('workspace-path').fill(workspace);
-    const option = page.getByTestId('model-option').filter({ hasText: 'scripted' });
-    await option.waitFor({ timeout: 30000 });
-    await option.getByRole('radio').check();
-    await page.getByTestId('create-session').click();
+    await createSession(page, { workspace, model: 'scripted' });
 
-    const input = page.getByTestId('composer-input');
-    await input.fill(prompt);
-    await input.press('Control+Enter');
+    await sendPrompt(page, prompt);
 
     // Two model rounds: each loads or evaluates a prompt on the CPU, which
     // can take seconds on 2 shared cores.

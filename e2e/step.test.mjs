@@ -4,11 +4,11 @@
 // arguments at its pause (an invalid value first, which is refused and keeps
 // the run paused), and find the edited value on the timeline and in the Raw
 // of the request that followed.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDisplay, startFakeOllama, startDevApp, browser, tempDir, artifacts, until } from './lib.mjs';
+import { withApp, startDevApp, newPage, waitForOllama, createSession, tempDir, tempDb, artifacts, until } from './lib.mjs';
 
 const README = '# Step e2e\nThe secret word is periwinkle.\n';
 // read_file numbers the lines it returns, so each line is looked for on its own.
@@ -23,27 +23,16 @@ const script = {
   ],
 };
 
-let display, fake, chrome;
-before(async () => {
-  display = await startDisplay();
-  fake = await startFakeOllama(script);
-  chrome = await browser();
-});
-after(async () => {
-  await chrome?.close();
-  await fake?.stop();
-  await display?.stop();
-});
+const env = withApp(script);
 
 test('step through a two-round run with the keyboard, edit a tool argument, see it on the timeline and in Raw', { timeout: 300000 }, async () => {
+  const { display, ollama: fake, chrome } = env;
   const workspace = tempDir('loupe-e2e-step-ws-');
   writeFileSync(join(workspace, 'README.md'), README);
-  const db = join(tempDir('loupe-e2e-step-db-'), 'loupe.db');
+  const db = tempDb('loupe-e2e-step-db-');
 
   const app = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-step' });
-  const page = await chrome.newPage({ viewport: { width: 1360, height: 900 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await newPage(chrome);
   // What the app pushed to the page, in arrival order: written out when the test fails.
   const pushed = [];
   page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
@@ -88,14 +77,10 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
 
   try {
     await page.goto(app.url);
-    await tid('ollama-status').waitFor();
-    await until('Ollama shown as reachable', async () => (await tid('ollama-status').getAttribute('data-reachable')) === 'true');
+    await waitForOllama(page);
 
     // A new session on the workspace, with the scripted model (the mouse is allowed up to here).
-    await tid('new-session').click();
-    await tid('workspace-path').fill(workspace);
-    await tid('model-option').filter({ hasText: 'scripted' }).getByRole('radio').check();
-    await tid('create-session').click();
+    await createSession(page, { workspace, model: 'scripted' });
     await tid('step-controls').waitFor({ timeout: 30000 });
 
     // ---- From here on: the keyboard only. ----

@@ -4,11 +4,11 @@
 // change, and "Undo this turn" puts the file back byte for byte, with a
 // restore card saying so. Build the frontend first (npm run build in
 // frontend/); run with: cd e2e && node --test --test-reporter=spec undo.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDisplay, startFakeOllama, startDevApp, browser, tempDir, artifacts, until } from './lib.mjs';
+import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts } from './lib.mjs';
 
 // Not only ASCII, and no newline at the end: what comes back must be these bytes exactly.
 const original = Buffer.from('# undo e2e\r\n\nOld line, café.\n\ttabbed — end', 'utf8');
@@ -22,39 +22,23 @@ const script = {
   ],
 };
 
-let display, fake, chrome;
-before(async () => {
-  display = await startDisplay();
-  fake = await startFakeOllama(script);
-  chrome = await browser();
-});
-after(async () => {
-  await chrome?.close();
-  await fake?.stop();
-  await display?.stop();
-});
+const env = withApp(script);
 
 test('approve an edit from its card, see its diff, undo the turn and get the old bytes back', { timeout: 240000 }, async () => {
+  const { display, ollama: fake, chrome } = env;
   const workspace = tempDir('loupe-e2e-undo-');
   const readme = join(workspace, 'README.md');
   writeFileSync(readme, original);
-  const db = join(tempDir('loupe-e2e-undo-db-'), 'loupe.db');
+  const db = tempDb('loupe-e2e-undo-db-');
 
   const app = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-undo' });
-  const page = await chrome.newPage({ viewport: { width: 1360, height: 900 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await newPage(chrome);
   try {
     await page.goto(app.url);
-    await until('Ollama shown as reachable', async () => (await page.getByTestId('ollama-status').getAttribute('data-reachable')) === 'true');
+    await waitForOllama(page);
 
-    await page.getByTestId('new-session').click();
-    await page.getByTestId('workspace-path').fill(workspace);
-    await page.getByTestId('model-option').filter({ hasText: 'scripted' }).getByRole('radio').check();
-    await page.getByTestId('create-session').click();
-    const input = page.getByTestId('composer-input');
-    await input.fill('Rewrite the old line of the README');
-    await input.press('Control+Enter');
+    await createSession(page, { workspace, model: 'scripted' });
+    await sendPrompt(page, 'Rewrite the old line of the README');
 
     // The approval card shows exactly what will happen: the diff of the edit, and why Loupe asks.
     const approval = page.getByTestId('approval-card');

@@ -1,13 +1,12 @@
 // The whole app's state: status of Ollama, models, sessions, approvals,
 // live text, and the open session. Built around a Bridge so tests can give
-// it a fake one. Provided to the views through context.
+// it a fake one. Provided to the views through context. The safety side
+// (protections, workspaces, restores) is a SafetyState of its own.
 import type { Bridge } from '../bridge/types';
-import { isSandboxed } from '../safety';
 import {
   rawOf,
   type Approval,
   type Breakpoints,
-  type Conflict,
   type ModelInfo,
   type Protections,
   type RawSource,
@@ -18,9 +17,13 @@ import {
   type TraceEvent,
 } from '../types';
 import { applyDeltas, settleLive, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
+import { message } from './errors';
 import { pauseKey } from './pause.svelte';
+import { SafetyState, type RestoreConfirm } from './safety.svelte';
 import { SessionState } from './session.svelte';
-import { WorkspaceState } from './workspace.svelte';
+import type { WorkspaceState } from './workspace.svelte';
+
+export type { RestoreConfirm } from './safety.svelte';
 
 export type View = 'home' | 'new' | 'session' | 'settings';
 
@@ -30,24 +33,11 @@ export interface Toast {
   message: string;
 }
 
-/** Files to put back that changed outside Loupe: the user says yes (overwrite) or no first. */
-export interface RestoreConfirm {
-  sessionId: string;
-  /** Undo of a run (a turn), or a restore to before an event. */
-  target: { run: number } | { seq: number };
-  conflicts: Conflict[];
-}
-
 /** A section of the Settings page to bring into view when it opens. */
 export type SettingsSection = 'permissions' | 'workspace' | 'protections';
 
 /** How often Ollama's status is checked again while it is unreachable. */
 const STATUS_RETRY_MS = 5000;
-
-function message(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  return typeof e === 'string' ? e : 'Something went wrong.';
-}
 
 export function hasCapability(m: ModelInfo, cap: string): boolean {
   return (m.capabilities ?? []).includes(cap);
@@ -67,14 +57,8 @@ export class LoupeApp {
   settingsError = $state<string | null>(null);
   /** The Settings section to show when the page opens. */
   settingsSection = $state<SettingsSection | null>(null);
-  /** Which OS protections commands get here; null until known. */
-  protections = $state.raw<Protections | null>(null);
-  /** Commands are confined by the OS (true until the probe says otherwise). */
-  sandboxed = $derived(this.protections == null || isSandboxed(this.protections));
-  /** A restore is on its way. */
-  restoring = $state(false);
-  /** A restore waits for the user's yes: files changed outside Loupe. */
-  restoreConfirm = $state.raw<RestoreConfirm | null>(null);
+  /** Protections, workspace folders and restores. */
+  readonly safety: SafetyState;
   /** Open approvals of every session, by approval id. */
   approvals = $state.raw<ReadonlyMap<string, Approval>>(new Map());
   /** Approvals whose answer is on its way. */
@@ -96,10 +80,10 @@ export class LoupeApp {
   #raw = new WeakMap<TraceEvent, RawSource>();
   #retry: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
-  #workspaces = new Map<string, WorkspaceState>();
 
   constructor(bridge: Bridge) {
     this.bridge = bridge;
+    this.safety = new SafetyState(bridge, () => this.current?.id ?? null, (msg, tone) => this.notify(msg, tone));
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -538,70 +522,50 @@ export class LoupeApp {
     this.view = 'settings';
   }
 
-  // --- safety ----------------------------------------------------------------
+  // --- safety (SafetyState) -------------------------------------------------
 
-  async loadProtections(): Promise<void> {
-    try {
-      this.protections = await this.bridge.protections();
-    } catch (e) {
-      this.notify(`Could not find out which protections commands get: ${message(e)}`, 'error');
-    }
+  /** Which OS protections commands get here; null until known. */
+  get protections(): Protections | null {
+    return this.safety.protections;
   }
 
-  /** The safety settings of a workspace folder (one state per folder, kept while the app runs). */
+  /** Commands are confined by the OS (true until the probe says otherwise). */
+  get sandboxed(): boolean {
+    return this.safety.sandboxed;
+  }
+
+  /** A restore is on its way. */
+  get restoring(): boolean {
+    return this.safety.restoring;
+  }
+
+  /** A restore waits for the user's yes: files changed outside Loupe. */
+  get restoreConfirm(): RestoreConfirm | null {
+    return this.safety.restoreConfirm;
+  }
+
+  loadProtections(): Promise<void> {
+    return this.safety.loadProtections();
+  }
+
   workspaceOf(dir: string): WorkspaceState {
-    let ws = this.#workspaces.get(dir);
-    if (!ws) {
-      ws = new WorkspaceState(this.bridge, dir);
-      this.#workspaces.set(dir, ws);
-    }
-    return ws;
+    return this.safety.workspaceOf(dir);
   }
 
-  /** "Undo this turn": puts the files back as they were before the run. */
   undoRun(run: number): Promise<void> {
-    return this.#restore({ run }, false);
+    return this.safety.undoRun(run);
   }
 
-  /** "Restore files to before this step": puts back every file changed at or after event seq. */
   restoreFiles(seq: number): Promise<void> {
-    return this.#restore({ seq }, false);
+    return this.safety.restoreFiles(seq);
   }
 
-  /** The user said yes: overwrite the files that changed outside Loupe. */
   confirmRestore(): Promise<void> {
-    const c = this.restoreConfirm;
-    if (!c || this.current?.id !== c.sessionId) {
-      this.restoreConfirm = null;
-      return Promise.resolve();
-    }
-    return this.#restore(c.target, true);
+    return this.safety.confirmRestore();
   }
 
   cancelRestore(): void {
-    this.restoreConfirm = null;
-  }
-
-  async #restore(target: RestoreConfirm['target'], force: boolean): Promise<void> {
-    const cur = this.current;
-    if (!cur || this.restoring) return;
-    this.restoring = true;
-    try {
-      const res =
-        'run' in target ? await this.bridge.undoRun(cur.id, target.run, force) : await this.bridge.restoreFiles(cur.id, target.seq, force);
-      if (!res.done) {
-        this.restoreConfirm = { sessionId: cur.id, target, conflicts: res.conflicts ?? [] };
-        return;
-      }
-      this.restoreConfirm = null;
-      const n = (res.restored ?? []).length;
-      this.notify(n === 0 ? 'Nothing to put back: no file was changed there.' : `Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}`);
-    } catch (e) {
-      this.restoreConfirm = null;
-      this.notify(`Could not restore the files: ${message(e)}`, 'error');
-    } finally {
-      this.restoring = false;
-    }
+    this.safety.cancelRestore();
   }
 }
 

@@ -5,11 +5,7 @@
 // page shows is what the backend holds.
 import type { Bridge } from '../bridge/types';
 import type { WorkspaceInfo } from '../types';
-
-function message(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  return typeof e === 'string' ? e : 'Something went wrong.';
-}
+import { message } from './errors';
 
 export class WorkspaceState {
   readonly dir: string;

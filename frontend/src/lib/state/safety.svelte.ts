@@ -1,0 +1,104 @@
+// The app's safety state: which OS protections commands get, the
+// workspace folders' settings, and putting files back (undo a turn,
+// restore to before a step), with the user's yes first when files changed
+// outside Loupe. LoupeApp holds one and shows it under its own names.
+import type { Bridge } from '../bridge/types';
+import { isSandboxed } from '../safety';
+import type { Conflict, Protections } from '../types';
+import { message } from './errors';
+import { WorkspaceState } from './workspace.svelte';
+
+/** Files to put back that changed outside Loupe: the user says yes (overwrite) or no first. */
+export interface RestoreConfirm {
+  sessionId: string;
+  /** Undo of a run (a turn), or a restore to before an event. */
+  target: { run: number } | { seq: number };
+  conflicts: Conflict[];
+}
+
+export class SafetyState {
+  /** Which OS protections commands get here; null until known. */
+  protections = $state.raw<Protections | null>(null);
+  /** Commands are confined by the OS (true until the probe says otherwise). */
+  sandboxed = $derived(this.protections == null || isSandboxed(this.protections));
+  /** A restore is on its way. */
+  restoring = $state(false);
+  /** A restore waits for the user's yes: files changed outside Loupe. */
+  restoreConfirm = $state.raw<RestoreConfirm | null>(null);
+
+  readonly #bridge: Bridge;
+  /** The open session's id, or null. */
+  readonly #currentId: () => string | null;
+  readonly #notify: (msg: string, tone?: 'info' | 'error') => void;
+  #workspaces = new Map<string, WorkspaceState>();
+
+  constructor(bridge: Bridge, currentId: () => string | null, notify: (msg: string, tone?: 'info' | 'error') => void) {
+    this.#bridge = bridge;
+    this.#currentId = currentId;
+    this.#notify = notify;
+  }
+
+  async loadProtections(): Promise<void> {
+    try {
+      this.protections = await this.#bridge.protections();
+    } catch (e) {
+      this.#notify(`Could not find out which protections commands get: ${message(e)}`, 'error');
+    }
+  }
+
+  /** The safety settings of a workspace folder (one state per folder, kept while the app runs). */
+  workspaceOf(dir: string): WorkspaceState {
+    let ws = this.#workspaces.get(dir);
+    if (!ws) {
+      ws = new WorkspaceState(this.#bridge, dir);
+      this.#workspaces.set(dir, ws);
+    }
+    return ws;
+  }
+
+  /** "Undo this turn": puts the files back as they were before the run. */
+  undoRun(run: number): Promise<void> {
+    return this.#restore({ run }, false);
+  }
+
+  /** "Restore files to before this step": puts back every file changed at or after event seq. */
+  restoreFiles(seq: number): Promise<void> {
+    return this.#restore({ seq }, false);
+  }
+
+  /** The user said yes: overwrite the files that changed outside Loupe. */
+  confirmRestore(): Promise<void> {
+    const c = this.restoreConfirm;
+    if (!c || this.#currentId() !== c.sessionId) {
+      this.restoreConfirm = null;
+      return Promise.resolve();
+    }
+    return this.#restore(c.target, true);
+  }
+
+  cancelRestore(): void {
+    this.restoreConfirm = null;
+  }
+
+  async #restore(target: RestoreConfirm['target'], force: boolean): Promise<void> {
+    const id = this.#currentId();
+    if (!id || this.restoring) return;
+    this.restoring = true;
+    try {
+      const res =
+        'run' in target ? await this.#bridge.undoRun(id, target.run, force) : await this.#bridge.restoreFiles(id, target.seq, force);
+      if (!res.done) {
+        this.restoreConfirm = { sessionId: id, target, conflicts: res.conflicts ?? [] };
+        return;
+      }
+      this.restoreConfirm = null;
+      const n = (res.restored ?? []).length;
+      this.#notify(n === 0 ? 'Nothing to put back: no file was changed there.' : `Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}`);
+    } catch (e) {
+      this.restoreConfirm = null;
+      this.#notify(`Could not restore the files: ${message(e)}`, 'error');
+    } finally {
+      this.restoring = false;
+    }
+  }
+}
