@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import ResponseCard from './ResponseCard.svelte';
 
 afterEach(cleanup);
@@ -51,5 +51,22 @@ describe('ResponseCard', () => {
       props: { id: 'e:3', content: '', toolCalls: [{ id: 'c1', index: 0, name: 'read_file', args: { path: 'go.mod' } }] },
     });
     expect(screen.getByRole('list', { name: 'Tool calls asked for' }).textContent).toMatch(/read_file\s*go\.mod/);
+  });
+});
+
+describe('ResponseCard waiting for the first token', () => {
+  it('counts the seconds and explains a slow start', async () => {
+    vi.useFakeTimers();
+    try {
+      render(ResponseCard, { props: { id: 'r', content: '', streaming: true } });
+      const waiting = screen.getByTestId('waiting-first-token');
+      expect(waiting.textContent).toContain('0s');
+      expect(waiting.textContent).not.toContain('loading the model');
+      await vi.advanceTimersByTimeAsync(3100);
+      expect(screen.getByTestId('waiting-first-token').textContent).toContain('3s');
+      expect(screen.getByTestId('waiting-first-token').textContent).toContain('loading the model');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
