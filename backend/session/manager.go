@@ -72,6 +72,8 @@ type Manager struct {
 	seen map[string]*tools.Seen
 	// grants are the answers given "for this session".
 	grants map[string][]permission.Grant
+	// wsMu serialises read-modify-write of saved workspace states.
+	wsMu sync.Mutex
 }
 
 type activeRun struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
@@ -38,9 +37,6 @@ type workspaceState struct {
 
 func workspaceKey(dir string) string { return "workspace/" + dir }
 
-// wsMu serialises read-modify-write of workspace states.
-var wsMu sync.Mutex
-
 func (m *Manager) workspaceState(ctx context.Context, dir string) (workspaceState, error) {
 	var st workspaceState
 	_, err := m.store.GetSetting(ctx, workspaceKey(dir), &st)
@@ -48,8 +44,8 @@ func (m *Manager) workspaceState(ctx context.Context, dir string) (workspaceStat
 }
 
 func (m *Manager) updateWorkspace(ctx context.Context, dir string, f func(*workspaceState)) error {
-	wsMu.Lock()
-	defer wsMu.Unlock()
+	m.wsMu.Lock()
+	defer m.wsMu.Unlock()
 	st, err := m.workspaceState(ctx, dir)
 	if err != nil {
 		return err
