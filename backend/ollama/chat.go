@@ -153,7 +153,7 @@ func (a *assembly) response() (llm.Response, error) {
 			a.calls[i].ID = "call_" + strings.ToLower(rand.Text()[:8])
 		}
 		tc := a.calls[i]
-		args, err := json.Marshal(tc.Function.Arguments)
+		args, err := marshalPlain(tc.Function.Arguments)
 		if err != nil {
 			return resp, fmt.Errorf("ollama: encode arguments of tool call %s: %w", tc.Function.Name, err)
 		}
@@ -228,4 +228,16 @@ func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk
 		return resp, aerr
 	}
 	return resp, &StreamError{Cut: true}
+}
+
+// marshalPlain encodes v as JSON without escaping <, > and &: arguments
+// such as a shell command are shown and stored as the model wrote them.
+func marshalPlain(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

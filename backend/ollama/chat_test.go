@@ -514,3 +514,17 @@ func TestChatRunsOutOfScript(t *testing.T) {
 		t.Errorf("err = %v, want a stream error saying the script ran out", err)
 	}
 }
+
+// Arguments are kept as the model wrote them: a shell command's > and &
+// are not turned into \u003e and \u0026 on the timeline or in the log.
+func TestChatKeepsArgumentTextPlain(t *testing.T) {
+	srv, c := setup(t)
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{ID: "call_1", Name: "run_command", Args: `{"command":"ls > out.txt && cat <in"}`}}})
+	resp, err := c.Chat(context.Background(), request("go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(resp.Message.ToolCalls[0].Args); got != `{"command":"ls > out.txt && cat <in"}` {
+		t.Fatalf("args = %s", got)
+	}
+}
