@@ -232,12 +232,34 @@ func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk
 
 // marshalPlain encodes v as JSON without escaping <, > and &: arguments
 // such as a shell command are shown and stored as the model wrote them.
+// Ollama's argument map encodes itself with json.Marshal, which escapes
+// them, so the escapes are undone here, outside of any other escape.
 func marshalPlain(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		// Any other escape, including an escaped backslash, stays whole.
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out, nil
 }

@@ -528,3 +528,20 @@ func TestChatKeepsArgumentTextPlain(t *testing.T) {
 		t.Fatalf("args = %s", got)
 	}
 }
+
+func TestChatArgumentEscapesStayValid(t *testing.T) {
+	srv, c := setup(t)
+	// A literal backslash followed by "u003e" must not become ">".
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{ID: "call_1", Name: "run_command", Args: `{"command":"printf '\\u003e' \"q\" <x"}`}}})
+	resp, err := c.Chat(context.Background(), request("go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Command string }
+	if err := json.Unmarshal(resp.Message.ToolCalls[0].Args, &got); err != nil {
+		t.Fatalf("args are not valid JSON: %s: %v", resp.Message.ToolCalls[0].Args, err)
+	}
+	if got.Command != `printf '\u003e' "q" <x` {
+		t.Fatalf("command = %q", got.Command)
+	}
+}
