@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/testkit/procs"
 )
 
 func requireLinux(t *testing.T) {
@@ -29,47 +30,6 @@ func requireLinux(t *testing.T) {
 // uses, so /proc can be searched for it.
 func marker() string {
 	return fmt.Sprintf("3600.%09d", rand.IntN(1_000_000_000))
-}
-
-// liveWithArg lists the pids of processes (not zombies) that have arg as
-// one of their command-line arguments.
-func liveWithArg(t *testing.T, arg string) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		found := false
-		for _, a := range bytes.Split(cmdline, []byte{0}) {
-			if string(a) == arg {
-				found = true
-			}
-		}
-		if !found {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// stat is "pid (comm) S ...": the state follows the last ')'.
-		s := string(stat)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X') {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
 }
 
 // waitGone waits briefly (SIGKILL delivery is asynchronous) for every
@@ -427,4 +387,10 @@ func TestCapBufferKeepsRunesWhole(t *testing.T) {
 	if !strings.HasPrefix(got, "€\n… [54 bytes omitted] …\n€") {
 		t.Errorf("got %q", got)
 	}
+}
+
+// liveWithArg lists live processes with arg on their command line.
+func liveWithArg(t *testing.T, arg string) []int {
+	t.Helper()
+	return procs.WithArg(arg)
 }

@@ -7,8 +7,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,31 +180,6 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// findProcess returns how many live processes have marker in their command
-// line, read from /proc.
-func findProcess(marker string) int {
-	n := 0
-	dirs, _ := os.ReadDir("/proc")
-	self := strconv.Itoa(os.Getpid())
-	for _, d := range dirs {
-		if _, err := strconv.Atoi(d.Name()); err != nil || d.Name() == self {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		st, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if strings.Contains(string(st), ") Z ") {
-			continue // a zombie is dead, only not yet reaped
-		}
-		if strings.Contains(string(b), marker) {
-			n++
-		}
-	}
-	return n
 }
 
 // fixedLengthDir makes a workspace whose path always has the same length,

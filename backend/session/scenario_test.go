@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/testkit/procs"
+
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
@@ -377,7 +379,7 @@ func TestCancelDuringCommand(t *testing.T) {
 	go func() { done <- h.run("Run the long thing") }()
 	waitFor(t, func() bool {
 		_, started := h.read("started.txt")
-		return started && findProcess(marker) > 0
+		return started && len(procs.Containing(marker)) > 0
 	}, "the command to start")
 	h.m.Stop(h.id)
 	var end trace.RunEnd
@@ -389,7 +391,7 @@ func TestCancelDuringCommand(t *testing.T) {
 	if end.Reason != trace.EndCancelled {
 		t.Fatalf("end = %+v", end)
 	}
-	waitFor(t, func() bool { return findProcess(marker) == 0 }, "the process tree to die")
+	waitFor(t, func() bool { return len(procs.Containing(marker)) == 0 }, "the process tree to die")
 	evs := h.events()
 	invariants.Check(t, evs)
 	rs := results(t, evs)

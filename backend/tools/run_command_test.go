@@ -1,18 +1,17 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/testkit/procs"
 
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
@@ -73,7 +72,7 @@ func TestRunCommandTimeoutKillsEverything(t *testing.T) {
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		pids := procsWithArg(t, m)
+		pids := procs.WithArg(m)
 		if len(pids) == 0 {
 			break
 		}
@@ -85,36 +84,6 @@ func TestRunCommandTimeoutKillsEverything(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// procsWithArg lists live (non-zombie) processes with arg on their command
-// line.
-func procsWithArg(t *testing.T, arg string) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
-			continue
-		}
-		for _, a := range bytes.Split(cmdline, []byte{0}) {
-			if string(a) == arg {
-				pids = append(pids, pid)
-				break
-			}
-		}
-	}
-	return pids
 }
 
 // recorder is a sandbox.Runner that records what it was asked to run.
