@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -132,6 +133,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &printer{w: stdout, json: *asJSON}
 	m := session.NewManager(st, ollama.New(h, nil), nil, out)
+	sandbox.RemoveLeftovers() // what commands of a killed Loupe left behind
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

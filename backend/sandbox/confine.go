@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -15,12 +14,19 @@ const (
 	// code 153). It does not bound the total written.
 	DefaultMaxFileSize = 1 << 30
 	// DefaultMaxProcesses caps the processes and threads the command may
-	// have at once (RLIMIT_NPROC), which stops fork bombs. It is only set
-	// inside the command's own user namespace, where the kernel counts
-	// just that command's processes; outside one it would count all of the
-	// user's processes (the browser's too), so it is not set there. The
-	// kernel never applies it to root.
+	// have at once, which stops fork bombs: RLIMIT_NPROC inside the
+	// command's own user namespace, where the kernel counts just that
+	// command's processes (outside one it would count all of the user's,
+	// so it is not set there). The kernel never applies RLIMIT_NPROC to
+	// root; for root, the command's PID namespace gets a pid_max instead
+	// (Linux 6.14+), which caps it at about this many.
 	DefaultMaxProcesses = 2048
+	// DefaultMaxMemory caps the memory each process of a command may
+	// allocate (RLIMIT_DATA: heap and private writable mappings), so a
+	// runaway allocation fails in that process instead of pushing the
+	// machine into swap. It is per process, not for the command as a
+	// whole.
+	DefaultMaxMemory = 8 << 30
 )
 
 // No CPU-time limit is set: the command's wall-clock timeout (at most ten
@@ -39,11 +45,16 @@ var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 // Confined runs each command in a helper process that confines itself
 // before starting `/bin/sh -c Script` (Linux):
 //
-//   - Writes only inside Workspace, a fresh temporary directory for this
-//     command ($TMPDIR, removed afterwards), CacheDir, a private /dev/shm
-//     and /dev/null (Landlock). Everything else stays readable, except the
-//     credential stores and desktop sockets of DefaultHidden and Hide,
-//     covered by empty directories (mount namespace).
+//   - Its own view of the files (mount namespace, pivot_root; see
+//     viewConfig): the system's directories read-only, the workspace, and
+//     a /tmp, /dev/shm and home of its own (removed afterwards), with
+//     CacheDir as ~/.cache. Nothing of the user's home, /tmp, /run or
+//     /var, so no Unix socket outside the sandbox is reachable by path.
+//     Inside the workspace, what Guard says is read-only (.git/config,
+//     hooks) is a read-only mount and what it hides is covered; Hide
+//     covers Loupe's own files wherever they are.
+//   - Writes only inside that workspace, /tmp, home and /dev/shm
+//     (Landlock), also through paths the view might still show.
 //   - No network unless AllowNetwork: a network namespace of its own with
 //     only a loopback interface (so a test server on 127.0.0.1 works, but
 //     nothing outside is reachable, host loopback included), or, without
@@ -52,8 +63,8 @@ var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 //     the helper on exit, timeout or cancellation makes the kernel kill
 //     everything in the namespace, however it detached (setsid, double
 //     fork, nohup). Processes outside the namespace cannot be signalled.
-//   - Resource limits: DefaultMaxFileSize, DefaultMaxProcesses, no core
-//     dumps. No capabilities and no_new_privs (setuid binaries do not gain
+//   - Resource limits: DefaultMaxFileSize, DefaultMaxMemory,
+//     DefaultMaxProcesses, no core dumps. No capabilities and no_new_privs (setuid binaries do not gain
 //     privileges). With Landlock ABI 6+, no connecting to abstract Unix
 //     sockets or signalling outside the sandbox either.
 //   - As for Local: scrubbed environment, stdin from /dev/null, no
@@ -87,20 +98,29 @@ type Confined struct {
 	// The user's own caches are never writable: a command could poison
 	// them for builds run outside Loupe.
 	CacheDir string
-	// Hide lists more paths (files or directories) to hide from the
-	// command, in addition to DefaultHidden: Loupe's own settings and
-	// database, for example. Paths containing the workspace are skipped.
+	// Hide lists paths (files or directories) to hide from the command
+	// wherever they would be visible: Loupe's database, its companions
+	// and its data directory. (The rest of the user's home is not in the
+	// command's view at all.)
 	Hide []string
+	// Guard says which paths of the workspace are read-only or hidden
+	// for the command (the policy's protected paths and denied paths).
+	// Nil: the whole workspace is writable.
+	Guard PathGuard
+	// Expose lists host paths the command may read (a per-workspace
+	// setting: a toolchain under the home directory, a shared data set).
+	Expose []string
 	// BestEffort runs a command even when a protection is missing (see
 	// above). Use it only after the user agreed to run unsandboxed.
 	BestEffort bool
 	// OutputLimit, WaitDelay: as in Local.
 	OutputLimit int
 	WaitDelay   time.Duration
-	// MaxFileSize and MaxProcesses: zero means DefaultMaxFileSize and
-	// DefaultMaxProcesses.
+	// MaxFileSize, MaxProcesses and MaxMemory: zero means
+	// DefaultMaxFileSize, DefaultMaxProcesses and DefaultMaxMemory.
 	MaxFileSize  int64
 	MaxProcesses int
+	MaxMemory    int64
 
 	// adjust, when set, edits the probe result before it is used (tests
 	// simulate kernels without a feature with it).
@@ -109,27 +129,18 @@ type Confined struct {
 
 var _ Runner = Confined{}
 
-// DefaultHidden returns the paths, under home, that Confined hides from
-// every command: credential stores and the sockets of the desktop session
-// (D-Bus, keyring, ssh and gpg agents, X11, Docker). Reading is otherwise
-// allowed everywhere.
-func DefaultHidden(home string, uid int) []string {
-	var p []string
-	if home != "" {
-		for _, rel := range []string{
-			".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc",
-			".git-credentials", ".password-store", ".pypirc", ".npmrc",
-			".config/gcloud", ".config/gh", ".local/share/keyrings",
-		} {
-			p = append(p, home+"/"+rel)
-		}
+func (c Confined) maxMemory() int64 {
+	if c.MaxMemory > 0 {
+		return c.MaxMemory
 	}
-	return append(p,
-		"/run/user/"+strconv.Itoa(uid), // D-Bus session bus, keyring, agents, Wayland, PipeWire
-		"/tmp/.X11-unix", "/tmp/.ICE-unix",
-		"/run/docker.sock", "/var/run/docker.sock", "/run/podman",
-		"/run/dbus/system_bus_socket",
-	)
+	return DefaultMaxMemory
+}
+
+func (c Confined) maxProcesses() int {
+	if c.MaxProcesses > 0 {
+		return c.MaxProcesses
+	}
+	return DefaultMaxProcesses
 }
 
 // Protection is one protection and whether it is active on this machine.
@@ -146,27 +157,34 @@ type Protection struct {
 type Protections struct {
 	// LandlockABI is the kernel's Landlock ABI version; 0 without Landlock.
 	LandlockABI int
-	// Writes: only the workspace and a temp dir are writable (Landlock).
+	// Writes: only the workspace (less its protected paths) and the
+	// command's own temp and home are writable (Landlock, read-only
+	// mounts).
 	Writes Protection
 	// Network: blocked unless allowed (network namespace or Landlock).
 	Network Protection
 	// Processes: nothing a command starts outlives it, and it cannot
 	// signal processes outside (PID namespace).
 	Processes Protection
-	// Secrets: credential stores and desktop sockets hidden, /proc shows
+	// Secrets: nothing of the user's home or other projects is visible,
+	// Loupe's files hidden, /proc shows
 	// only the command's processes (mount namespace), environment scrubbed.
 	Secrets Protection
-	// Limits: file size, process count, core dumps (setrlimit). Not
+	// Sockets: no Unix socket outside the sandbox can be reached (the
+	// view has no /tmp, /run or home of the host; abstract sockets are
+	// per network namespace, or scoped by Landlock).
+	Sockets Protection
+	// Limits: file size, memory, process count, core dumps. Not
 	// required for Sandboxed.
 	Limits Protection
 }
 
 // List returns the protections in the order a settings page shows them.
 func (p Protections) List() []Protection {
-	return []Protection{p.Writes, p.Network, p.Processes, p.Secrets, p.Limits}
+	return []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes, p.Limits}
 }
 
-// Sandboxed reports whether Writes, Network, Processes and Secrets are all
+// Sandboxed reports whether Writes, Secrets, Network, Sockets and Processes are all
 // active, which is what Confined requires unless BestEffort. Limits are not
 // required: without them a command can exhaust the machine, but not escape.
 func (p Protections) Sandboxed() bool {
@@ -193,7 +211,7 @@ func (p Protections) Summary() string {
 // lack. With allowNetwork the network is not expected to be blocked.
 func (p Protections) missing(allowNetwork bool) []string {
 	var m []string
-	for _, x := range []Protection{p.Writes, p.Network, p.Processes, p.Secrets} {
+	for _, x := range []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes} {
 		if x.Active || (allowNetwork && x.Name == p.Network.Name) {
 			continue
 		}
@@ -225,6 +243,8 @@ type probeResult struct {
 	prot Protections
 	// best is the most confinement the helper could set up.
 	best setup
+	// pidMax: the PID namespace's pid_max can cap the process count.
+	pidMax bool
 }
 
 // unconfinedProtections is the answer when nothing can be confined.
@@ -232,6 +252,6 @@ func unconfinedProtections(why string) Protections {
 	off := func(name string) Protection { return Protection{Name: name, Detail: why} }
 	return Protections{
 		Writes: off("Writes"), Network: off("Network"), Processes: off("Processes"),
-		Secrets: off("Secrets"), Limits: off("Limits"),
+		Secrets: off("Secrets"), Sockets: off("Sockets"), Limits: off("Limits"),
 	}
 }

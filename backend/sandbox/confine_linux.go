@@ -50,24 +50,21 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		ws = cmd.Dir
 	}
 	ws, err = filepath.Abs(ws)
+	if err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
 	if err != nil {
 		return Output{}, fmt.Errorf("sandbox: workspace: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "loupe-cmd-")
+	dir, err := dirInWorkspace(cmd.Dir, c.Workspace, ws)
 	if err != nil {
-		return Output{}, fmt.Errorf("sandbox: temp dir: %w", err)
+		return Output{}, err
 	}
-	defer removeAll(tmp)
-	writable := []string{ws, tmp}
-	cache := c.CacheDir
-	if cache != "" {
-		if err := os.MkdirAll(cache, 0o700); err != nil {
-			return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
-		}
-		writable = append(writable, cache)
-	} else {
-		cache = filepath.Join(tmp, ".cache")
+	scratch, err := newCommandDir()
+	if err != nil {
+		return Output{}, err
 	}
+	defer removeAll(scratch.root)
 
 	home, _ := os.UserHomeDir()
 	maxFile := c.MaxFileSize
@@ -77,23 +74,42 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	hc := helperConfig{
 		Shell:       "/bin/sh",
 		Script:      cmd.Script,
-		Dir:         cmd.Dir,
-		Writable:    writable,
+		Dir:         dir,
 		Setup:       s,
 		MaxFileSize: maxFile,
+		MaxMemory:   c.maxMemory(),
 	}
+	var env []string
 	if s.MountNS {
-		hc.Hide = append(DefaultHidden(home, os.Getuid()), c.Hide...)
-	}
-	if s.UserNS {
-		// Only in its own user namespace does the kernel count just this
-		// command's processes against the limit.
-		hc.MaxProcesses = c.MaxProcesses
-		if hc.MaxProcesses <= 0 {
-			hc.MaxProcesses = DefaultMaxProcesses
+		v, err := c.view(ws, home, scratch)
+		if err != nil {
+			return Output{}, err
 		}
+		if s.PIDNS && os.Getuid() == 0 && pr.pidMax {
+			v.MaxPIDs = pidMaxFor(c.maxProcesses())
+		}
+		hc.View = &v
+		env = commandEnv(os.Environ(), ws, v.Home, "/tmp", filepath.Join(v.Home, ".cache"))
+	} else {
+		// No view of its own: the command sees the host's files, and
+		// Landlock alone keeps its writes in the workspace, its temp
+		// directory and the cache.
+		cache := c.CacheDir
+		if cache != "" {
+			if err := os.MkdirAll(cache, 0o700); err != nil {
+				return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
+			}
+		} else {
+			cache = filepath.Join(scratch.tmp, ".cache")
+		}
+		hc.Writable = []string{ws, scratch.tmp, cache}
+		env = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
-	env := commandEnv(os.Environ(), tmp, cache)
+	if s.UserNS && os.Getuid() != 0 {
+		// Only in its own user namespace does the kernel count just this
+		// command's processes against the limit, and never for root.
+		hc.MaxProcesses = c.maxProcesses()
+	}
 
 	var statusR, statusW *os.File
 	defer func() {
@@ -139,21 +155,77 @@ func (c Confined) helperPath() (string, error) {
 	return exe, nil
 }
 
-// commandEnv is Environ plus the command's own temp dir and caches.
-func commandEnv(base []string, tmp, cache string) []string {
-	env := Environ(base)
-	out := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			out = append(out, kv)
+// dirInWorkspace gives the command's working directory in the view: dir
+// (given under the workspace as given, ws0, or as resolved, ws), with the
+// workspace's symlinks resolved. A directory outside the workspace is
+// refused: the view would not have it.
+func dirInWorkspace(dir, ws0, ws string) (string, error) {
+	if dir == "" {
+		return ws, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if _, ok := within(ws, abs); !ok {
+		if ws0 == "" {
+			return ws, nil
+		}
+		return "", fmt.Errorf("sandbox: the working directory %s is outside the workspace %s", dir, ws0)
+	}
+	return abs, nil
+}
+
+// view assembles the file system the command sees (see viewConfig).
+func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) {
+	v := viewConfig{Root: scratch.view, Tmp: scratch.tmp, Workspace: ws}
+	if home != "" && home != "/" {
+		if _, inside := within(ws, home); inside {
+			return v, fmt.Errorf("sandbox: the workspace %s holds the home directory; choose a project folder", ws)
+		}
+		v.Home, v.HomeDir = home, scratch.home
+	} else {
+		v.Home, v.HomeDir = "/tmp/home", scratch.home
+	}
+	if c.CacheDir != "" {
+		if err := os.MkdirAll(c.CacheDir, 0o700); err != nil {
+			return v, fmt.Errorf("sandbox: cache dir: %w", err)
+		}
+		v.Cache = c.CacheDir
+	}
+	for _, p := range c.Expose {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			continue // gone: nothing to show
+		}
+		v.Expose = append(v.Expose, abs)
+	}
+	var hide []string
+	for _, h := range c.Hide {
+		hide = append(hide, h)
+		if real, err := filepath.EvalSymlinks(h); err == nil && real != h {
+			hide = append(hide, real)
 		}
 	}
-	return append(out,
-		"TMPDIR="+tmp,
-		"XDG_CACHE_HOME="+cache,
-		"GOCACHE="+filepath.Join(cache, "go-build"),
-	)
+	v.Hide = hide
+	plan, err := planWorkspace(ws, c.Guard, hide)
+	if err != nil {
+		return v, err
+	}
+	v.Plan = plan
+	return v, nil
 }
+
+// pidMaxFor is the pid_max that lets about n processes run at once: the
+// kernel hands out PIDs below 300 only until it first wraps, and refuses a
+// pid_max below 301.
+func pidMaxFor(n int) int { return max(n, 1) + 301 }
 
 // helperCommand prepares the helper process: the clone flags of s, a new
 // session (no controlling terminal), SIGKILL if Loupe dies, and a pipe on
@@ -298,6 +370,7 @@ func probe(helper string) probeResult {
 	// Each level drops one namespace, so the failure of the level that
 	// last had it says why it is missing.
 	pr.best.PrivateProc = rep.PrivateProc
+	pr.pidMax = rep.PIDMax
 
 	abi, abiErr := ll.LandlockGetABIVersion()
 	var llWhy string
@@ -319,7 +392,7 @@ func probe(helper string) probeResult {
 		}
 	}
 	pr.best.Landlock = abi
-	pr.prot = describe(pr.best, abi, llWhy, why)
+	pr.prot = describe(pr.best, abi, llWhy, why, pr.pidMax)
 	return pr
 }
 
@@ -327,6 +400,16 @@ func probeOnce(helper string, s setup) (helperReport, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), helperReportTimeout)
 	defer cancel()
 	hc := helperConfig{Probe: true, Dir: "/", Setup: s}
+	if s.MountNS {
+		// The probe builds a whole view (without a workspace), so that a
+		// kernel refusing any part of it is found here, not at a command.
+		scratch, err := newCommandDir()
+		if err != nil {
+			return helperReport{}, err
+		}
+		defer removeAll(scratch.root)
+		hc.View = &viewConfig{Root: scratch.view, Tmp: scratch.tmp, Home: "/tmp/home", HomeDir: scratch.home, MaxPIDs: pidMaxFor(DefaultMaxProcesses)}
+	}
 	cmd, r, w, err := helperCommand(ctx, helper, hc, Environ(os.Environ()))
 	if err != nil {
 		return helperReport{}, err
@@ -359,72 +442,4 @@ func namespaceReason(err error) string {
 		return "this kernel lacks namespace support: " + err.Error()
 	}
 	return err.Error()
-}
-
-func describe(s setup, abi int, llWhy string, why map[string]string) Protections {
-	p := Protections{LandlockABI: abi}
-
-	p.Writes = Protection{Name: "Writes"}
-	if abi > 0 {
-		p.Writes.Active = true
-		p.Writes.Detail = fmt.Sprintf("only the workspace and a temporary folder are writable (Landlock ABI %d)", abi)
-		if abi < 3 {
-			p.Writes.Detail += "; truncating a file elsewhere is not blocked before Landlock ABI 3"
-		}
-	} else {
-		p.Writes.Detail = "writes anywhere your user can write are allowed: " + llWhy
-	}
-
-	p.Network = Protection{Name: "Network"}
-	switch {
-	case s.NetNS:
-		p.Network.Active = true
-		p.Network.Detail = "blocked: each command has its own network namespace with only a loopback interface"
-	case abi >= 10:
-		p.Network.Active = true
-		p.Network.Detail = fmt.Sprintf("TCP and UDP blocked by Landlock (ABI %d); other protocols (raw, SCTP, MPTCP) are not, because no network namespace: %s", abi, why["net"])
-	case abi >= 4:
-		p.Network.Active = true
-		p.Network.Detail = fmt.Sprintf("TCP blocked by Landlock (ABI %d); UDP (DNS) and MPTCP are not, because no network namespace: %s", abi, why["net"])
-	default:
-		p.Network.Detail = "not blocked: no network namespace (" + why["net"] + ")"
-		if abi > 0 {
-			p.Network.Detail += fmt.Sprintf(", and Landlock ABI %d cannot restrict the network (needs 4)", abi)
-		} else {
-			p.Network.Detail += ", and no Landlock"
-		}
-	}
-
-	p.Processes = Protection{Name: "Processes"}
-	if s.PIDNS {
-		p.Processes.Active = true
-		p.Processes.Detail = "everything a command starts is killed with it, however it detaches, and it cannot signal other processes (PID namespace)"
-	} else {
-		p.Processes.Detail = "a process that leaves the command's process group (setsid) can outlive it, and other processes of yours can be signalled: no PID namespace (" + why["pid"] + ")"
-	}
-
-	p.Secrets = Protection{Name: "Secrets"}
-	switch {
-	case s.MountNS && s.PrivateProc:
-		p.Secrets.Active = true
-		p.Secrets.Detail = "environment scrubbed; credential stores (~/.ssh, ~/.aws, …) and desktop sockets hidden; /proc shows only the command's processes"
-	case s.MountNS:
-		p.Secrets.Active = true
-		p.Secrets.Detail = "environment scrubbed; credential stores (~/.ssh, ~/.aws, …) and desktop sockets hidden; /proc lists all processes (the kernel refused a private /proc), but Landlock keeps their memory and environment out of reach"
-	default:
-		p.Secrets.Detail = "environment scrubbed, but credential files (~/.ssh, ~/.aws, …) and desktop sockets (D-Bus, agents) are reachable: no mount namespace (" + why["mount"] + ")"
-	}
-
-	p.Limits = Protection{Name: "Limits"}
-	files := fmt.Sprintf("files up to %d MiB, no core dumps", DefaultMaxFileSize>>20)
-	switch {
-	case os.Getuid() == 0:
-		p.Limits.Detail = files + ", but no process limit: the kernel does not apply it to root"
-	case s.UserNS:
-		p.Limits.Active = true
-		p.Limits.Detail = fmt.Sprintf("%s, at most %d processes", files, DefaultMaxProcesses)
-	default:
-		p.Limits.Detail = files + ", but no process limit: outside a user namespace it would count all your processes"
-	}
-	return p
 }

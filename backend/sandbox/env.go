@@ -1,6 +1,9 @@
 package sandbox
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // passThrough names the variables a command inherits; everything else in
 // the app's environment is dropped.
@@ -59,6 +62,77 @@ func secretLike(name string) bool {
 		strings.Contains(u, "CREDENTIAL"),
 		u == "SSH_AUTH_SOCK", u == "DBUS_SESSION_BUS_ADDRESS":
 		return true
+	}
+	return false
+}
+
+// commandEnv is the environment of a confined command: Environ, with PATH
+// cleaned (see cleanPath), and home, temp and cache directories of its own.
+// Caches of the common toolchains go to cache, which lasts between the
+// workspace's commands.
+func commandEnv(base []string, ws, home, tmp, cache string) []string {
+	env := Environ(base)
+	out := env[:0]
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		switch name {
+		case "TMPDIR", "HOME":
+			continue
+		case "PATH":
+			kv = "PATH=" + cleanPath(val, ws)
+		}
+		out = append(out, kv)
+	}
+	if home != "" {
+		out = append(out, "HOME="+home)
+	}
+	return append(out,
+		"TMPDIR="+tmp,
+		"XDG_CACHE_HOME="+cache,
+		"GOCACHE="+filepath.Join(cache, "go-build"),
+		"GOMODCACHE="+filepath.Join(cache, "go-mod"),
+		"npm_config_cache="+filepath.Join(cache, "npm"),
+	)
+}
+
+// cleanPath keeps the PATH entries that are absolute directories outside
+// the workspace: an empty or relative entry (".", "node_modules/.bin") or
+// one inside the workspace would let a file the model wrote run in place
+// of `cat` or `go`. When nothing is left, the system's default is used.
+func cleanPath(path, ws string) string {
+	var keep []string
+	seen := map[string]bool{}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		if insideWorkspace(dir, ws) || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		keep = append(keep, dir)
+	}
+	if len(keep) == 0 {
+		return defaultPath
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+// insideWorkspace says whether dir is the workspace ws or under it, as
+// written or with its symlinks resolved.
+func insideWorkspace(dir, ws string) bool {
+	if ws == "" {
+		return false
+	}
+	cands := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		cands = append(cands, real)
+	}
+	for _, c := range cands {
+		if _, ok := within(ws, c); ok {
+			return true
+		}
 	}
 	return false
 }

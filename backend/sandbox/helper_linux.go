@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -26,22 +24,24 @@ type helperConfig struct {
 	Dir    string `json:"dir,omitempty"`
 	// Writable are the directories the command may write in.
 	Writable []string `json:"writable,omitempty"`
-	// Hide are paths covered by an empty directory (or /dev/null for a
-	// file) in the command's mount namespace.
-	Hide         []string `json:"hide,omitempty"`
-	Setup        setup    `json:"setup"`
-	MaxFileSize  int64    `json:"max_file_size,omitempty"`
-	MaxProcesses int      `json:"max_processes,omitempty"` // 0: not set
+	// View is the file system the command sees, built in its mount
+	// namespace (Setup.MountNS). Writable is then ignored: what the view
+	// makes writable is.
+	View         *viewConfig `json:"view,omitempty"`
+	Setup        setup       `json:"setup"`
+	MaxFileSize  int64       `json:"max_file_size,omitempty"`
+	MaxMemory    int64       `json:"max_memory,omitempty"`
+	MaxProcesses int         `json:"max_processes,omitempty"` // 0: not set
 }
 
 // helperReport is the helper's one message to the parent, on fd 3, sent
 // after the shell started (or instead of starting it).
 type helperReport struct {
 	Error string `json:"error,omitempty"`
-	// PrivateProc says /proc was remounted for the new PID namespace.
+	// PrivateProc says /proc was mounted for the new PID namespace.
 	PrivateProc bool `json:"private_proc,omitempty"`
-	// Hidden lists the paths that were hidden.
-	Hidden []string `json:"hidden,omitempty"`
+	// PIDMax says the PID namespace's pid_max caps the process count.
+	PIDMax bool `json:"pid_max,omitempty"`
 }
 
 // helperExitSetup is the helper's exit code when it could not confine
@@ -181,29 +181,22 @@ func confineSelf(cfg *helperConfig) (helperReport, error) {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 			return rep, fmt.Errorf("mount namespace: make / a slave: %w", err)
 		}
-		if s.PrivateProc || (cfg.Probe && s.PIDNS) {
-			// A /proc for the new PID namespace lists only the command's
-			// processes. The kernel refuses it where /proc has masked
-			// parts (inside some containers); the probe finds out.
-			if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err == nil {
-				rep.PrivateProc = true
-			} else if !cfg.Probe {
-				return rep, fmt.Errorf("mount a private /proc: %w", err)
-			}
+		if cfg.View == nil {
+			return rep, errors.New("mount namespace without a view to build")
 		}
-		hidden, err := hidePaths(cfg.Hide, cfg.Writable)
+		v := *cfg.View
+		// A /proc for the new PID namespace lists only the command's
+		// processes. The kernel refuses it where /proc has masked parts
+		// (inside some containers); the probe finds out.
+		v.PrivateProc = s.PIDNS && (s.PrivateProc || cfg.Probe)
+		v.TryProc = cfg.Probe
+		built, err := buildView(v)
 		if err != nil {
-			return rep, err
+			return rep, fmt.Errorf("build the command's view of the files: %w", err)
 		}
-		rep.Hidden = hidden
-		// A /dev/shm of its own (Python's multiprocessing needs one): the
-		// host's is shared with the user's other programs.
-		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-			if err := unix.Mount("shm", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=256m"); err != nil {
-				return rep, fmt.Errorf("mount a private /dev/shm: %w", err)
-			}
-			cfg.Writable = append(cfg.Writable, "/dev/shm")
-		}
+		rep.PrivateProc, rep.PIDMax = built.privateProc, built.pidMax
+		// From here on, paths are the view's.
+		cfg.Writable = viewWritable(v)
 	}
 	if err := setLimits(cfg); err != nil {
 		return rep, err
@@ -238,49 +231,6 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// hidePaths covers each existing path with an empty read-only directory
-// (tmpfs) or, for anything else, with /dev/null. A path that contains a
-// writable directory is skipped: hiding it would hide the workspace.
-func hidePaths(paths, writable []string) ([]string, error) {
-	var done []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue // missing, or unreachable anyway
-		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			continue
-		}
-		if containsAny(real, writable) {
-			continue
-		}
-		if fi.IsDir() {
-			err = unix.Mount("none", real, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
-		} else {
-			err = unix.Mount("/dev/null", real, "", unix.MS_BIND, "")
-		}
-		if err != nil {
-			return done, fmt.Errorf("hide %s: %w", p, err)
-		}
-		done = append(done, p)
-	}
-	return done, nil
-}
-
-// containsAny reports whether dir is one of paths or an ancestor of one.
-func containsAny(dir string, paths []string) bool {
-	for _, p := range paths {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		if p == dir || dir == "/" || strings.HasPrefix(p, dir+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 func setLimits(cfg *helperConfig) error {
 	set := func(name string, res int, v uint64) error {
 		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
@@ -290,6 +240,11 @@ func setLimits(cfg *helperConfig) error {
 	}
 	if cfg.MaxFileSize > 0 {
 		if err := set("RLIMIT_FSIZE", unix.RLIMIT_FSIZE, uint64(cfg.MaxFileSize)); err != nil {
+			return err
+		}
+	}
+	if cfg.MaxMemory > 0 {
+		if err := set("RLIMIT_DATA", unix.RLIMIT_DATA, uint64(cfg.MaxMemory)); err != nil {
 			return err
 		}
 	}
@@ -349,6 +304,25 @@ func lastCap() int {
 	return 63
 }
 
+// writableDevices may be opened for writing from anywhere.
+var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx"}
+
+// viewWritable is what a command may write in its view: the workspace,
+// its own /tmp and home, /dev/shm and its pseudo-terminals.
+func viewWritable(v viewConfig) []string {
+	w := []string{"/tmp", "/dev/shm"}
+	if v.Workspace != "" {
+		w = append(w, v.Workspace)
+	}
+	if v.Home != "" {
+		w = append(w, v.Home)
+	}
+	if _, err := os.Stat("/dev/pts/ptmx"); err == nil {
+		w = append(w, "/dev/pts")
+	}
+	return w
+}
+
 // applyLandlock restricts this thread: read and execute anywhere, write
 // only in the writable directories and /dev/null; no abstract Unix sockets
 // or signals out of the sandbox (ABI 6+); TCP bind and connect refused when
@@ -376,7 +350,7 @@ func applyLandlock(s setup, writable []string) error {
 	// above make sure what is required survives the trim.
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
-		landlock.RWFiles("/dev/null"),
+		landlock.RWFiles(writableDevices...).IgnoreIfMissing(),
 	}
 	if len(writable) > 0 {
 		rules = append(rules, landlock.RWDirs(writable...).WithRefer())

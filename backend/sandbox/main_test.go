@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -14,6 +15,8 @@ import (
 //	tcp ADDR       connect, print "connected"
 //	udp ADDR       send one datagram, print "sent"
 //	loopback       listen on 127.0.0.1 and connect to it, print "loopback ok"
+//	unix PATH      connect to a Unix socket (@name: abstract), print "connected"
+//	alloc N        allocate and touch N bytes, print "allocated"
 const testNetArg = "__loupe-test-net"
 
 func TestMain(m *testing.M) {
@@ -48,6 +51,23 @@ func testNet(args []string) int {
 		}
 		c.Close()
 		fmt.Println("sent")
+	case "unix":
+		c, err := net.DialTimeout("unix", args[1], 2*time.Second)
+		if err != nil {
+			return fail(err)
+		}
+		c.Close()
+		fmt.Println("connected")
+	case "alloc":
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fail(err)
+		}
+		b := make([]byte, n)
+		for i := 0; i < n; i += 4096 {
+			b[i] = 1
+		}
+		fmt.Println("allocated", len(b))
 	case "loopback":
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

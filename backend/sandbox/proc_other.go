@@ -28,3 +28,6 @@ func exitCode(ps *os.ProcessState) int {
 	}
 	return ps.ExitCode()
 }
+
+// ownedByMe cannot tell here; the directory's mode is still checked.
+func ownedByMe(os.FileInfo) bool { return true }

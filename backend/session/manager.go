@@ -115,6 +115,9 @@ func (m *Manager) summary(s store.Session) Summary {
 // Create starts a new, empty session on a workspace folder.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
 	ws, err := checkWorkspace(workspace)
+	if err == nil {
+		err = holdsDataDir(ws, m.store.Path())
+	}
 	if err != nil {
 		return Summary{}, err
 	}
@@ -140,7 +143,58 @@ func checkWorkspace(dir string) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("workspace %s is not a folder", abs)
 	}
+	if err := notTooWide(abs); err != nil {
+		return "", err
+	}
 	return abs, nil
+}
+
+// notTooWide refuses a workspace that is the whole file system or holds
+// the home directory: everything in a workspace is the model's to read
+// and, through commands, to change.
+func notTooWide(abs string) error {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	if real == string(filepath.Separator) {
+		return fmt.Errorf("workspace %s is the whole file system; choose a project folder", abs)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if h, err := filepath.EvalSymlinks(home); err == nil {
+			home = h
+		}
+		if home == real {
+			return fmt.Errorf("workspace %s is your home folder, which holds your keys, settings and other projects; choose a project folder inside it", abs)
+		}
+		if inside(real, home) {
+			return fmt.Errorf("workspace %s holds your home folder (%s); choose a project folder", abs, home)
+		}
+	}
+	return nil
+}
+
+// holdsDataDir refuses a workspace that contains Loupe's own data
+// directory (its database, settings and caches).
+func holdsDataDir(ws, dbPath string) error {
+	dataDir := filepath.Dir(dbPath)
+	if r, err := filepath.EvalSymlinks(dataDir); err == nil {
+		dataDir = r
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		real = ws
+	}
+	if real == dataDir || inside(real, dataDir) {
+		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
+	}
+	return nil
+}
+
+// inside says whether p is strictly under dir.
+func inside(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // List returns all sessions, most recent first.

@@ -2,9 +2,11 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
@@ -25,13 +27,18 @@ type WorkspaceInfo struct {
 	SettingsError string                       `json:"settings_error,omitempty"`
 	Settings      permission.WorkspaceSettings `json:"settings"`
 	AllowNetwork  bool                         `json:"allow_network"`
-	Grants        []permission.Grant           `json:"grants"`
+	// Expose lists host paths the workspace's commands may read (a
+	// toolchain under the home directory, say); nothing else outside the
+	// workspace and the system's directories is visible to them.
+	Expose []string           `json:"expose"`
+	Grants []permission.Grant `json:"grants"`
 }
 
 // workspaceState is what is saved per workspace.
 type workspaceState struct {
 	TrustedDigest string             `json:"trusted_digest,omitempty"`
 	AllowNetwork  bool               `json:"allow_network,omitempty"`
+	Expose        []string           `json:"expose,omitempty"`
 	Grants        []permission.Grant `json:"grants,omitempty"`
 }
 
@@ -64,9 +71,12 @@ func (m *Manager) Workspace(ctx context.Context, dir string) (WorkspaceInfo, err
 	if err != nil {
 		return WorkspaceInfo{}, err
 	}
-	info := WorkspaceInfo{Dir: abs, AllowNetwork: st.AllowNetwork, Grants: st.Grants}
+	info := WorkspaceInfo{Dir: abs, AllowNetwork: st.AllowNetwork, Grants: st.Grants, Expose: st.Expose}
 	if info.Grants == nil {
 		info.Grants = []permission.Grant{}
+	}
+	if info.Expose == nil {
+		info.Expose = []string{}
 	}
 	ws, err := permission.LoadWorkspaceSettings(abs)
 	switch {
@@ -106,6 +116,38 @@ func (m *Manager) SetWorkspaceNetwork(ctx context.Context, dir string, allow boo
 	return m.updateWorkspace(ctx, abs, func(st *workspaceState) { st.AllowNetwork = allow })
 }
 
+// SetWorkspaceExpose sets the host paths the workspace's commands may read
+// (read-only). Each must be an absolute path that exists, and none may be
+// or hold Loupe's data folder or the home folder as a whole.
+func (m *Manager) SetWorkspaceExpose(ctx context.Context, dir string, paths []string) error {
+	abs, err := checkWorkspace(dir)
+	if err != nil {
+		return err
+	}
+	clean := []string{}
+	for _, p := range paths {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("%q: give an absolute path", p)
+		}
+		p = filepath.Clean(p)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: %w", p, err)
+		}
+		if err := notTooWide(p); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: it is or holds your home folder", p)
+		}
+		if err := holdsDataDir(p, m.store.Path()); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: it holds Loupe's data folder", p)
+		}
+		clean = append(clean, p)
+	}
+	return m.updateWorkspace(ctx, abs, func(st *workspaceState) { st.Expose = clean })
+}
+
 // ForgetGrants drops the answers remembered for a workspace.
 func (m *Manager) ForgetGrants(ctx context.Context, dir string) error {
 	abs, err := checkWorkspace(dir)
@@ -139,13 +181,21 @@ func (m *Manager) policyFor(ctx context.Context, id, dir string, settings Settin
 		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
 			Message: "this workspace has .loupe/settings.json; its rules are ignored until you trust the workspace (Settings → Workspace)"})
 	}
+	if err := holdsDataDir(dir, m.store.Path()); err != nil {
+		return pol, nil, nil, err
+	}
 	prot := sandbox.Probe()
+	db := m.store.Path()
 	runner := sandbox.Confined{
 		Workspace:    dir,
 		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
-		Hide:         []string{m.store.Path(), filepath.Dir(m.store.Path())},
-		CacheDir:     cacheDir(dir),
-		BestEffort:   !prot.Sandboxed(),
+		// The view has none of these unless they are in the workspace or
+		// an exposed path; wherever they are, they are covered.
+		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", filepath.Dir(db)},
+		Guard:      pol.CommandGuard(),
+		Expose:     st.Expose,
+		CacheDir:   cacheDir(dir),
+		BestEffort: !prot.Sandboxed(),
 	}
 	if !prot.Sandboxed() {
 		pol.Unconfined = prot.Summary()
@@ -164,10 +214,8 @@ func cacheDir(workspace string) string {
 	if err != nil {
 		return ""
 	}
-	sum := fmt.Sprintf("%x", []byte(filepath.Clean(workspace)))
-	if len(sum) > 48 {
-		sum = sum[len(sum)-48:]
-	}
+	// Keyed by a hash of the whole path: two workspaces never share one.
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(filepath.Clean(workspace))))
 	dir := filepath.Join(base, "loupe", "workspaces", sum)
 	if os.MkdirAll(dir, 0o700) != nil {
 		return ""

@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -216,6 +217,8 @@ func (m *Manager) release(id string, slot *activeRun) {
 // waits there again; any other gets "interrupted (app exited)" results for
 // its open calls and a run_end.
 func (m *Manager) Recover(ctx context.Context) error {
+	// The scratch folders of commands a killed Loupe was running.
+	sandbox.RemoveLeftovers()
 	ss, err := m.store.ListSessions(ctx)
 	if err != nil {
 		return err

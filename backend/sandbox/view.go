@@ -1,0 +1,239 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// This file plans what a confined command sees of the file system. The
+// helper builds that view in its own mount namespace (view_linux.go): a new
+// root holding only the system's read-only directories, the workspace, a
+// private temp directory and home, the per-workspace cache, and whatever the
+// user exposed. Inside the workspace, the paths the policy protects are
+// read-only and the paths it denies are hidden, enforced by the kernel (read-only
+// bind mounts), so they hold whatever command the classifier failed to see
+// through.
+
+// Access is what a command may do with one path of the workspace.
+type Access int
+
+const (
+	// Writable is the default: read, write, rename, remove.
+	Writable Access = iota
+	// ReadOnly paths can be read but not changed, renamed or removed.
+	ReadOnly
+	// Hidden paths look empty to the command (an empty directory or an
+	// empty file) and cannot be changed.
+	Hidden
+)
+
+func (a Access) String() string {
+	switch a {
+	case ReadOnly:
+		return "read-only"
+	case Hidden:
+		return "hidden"
+	}
+	return "writable"
+}
+
+// PathGuard says what a command may do with the workspace entry at rel
+// (slash-separated, relative to the workspace). It is asked for every entry,
+// parents before their children; what is under a ReadOnly or Hidden
+// directory is not asked about. isDir is false for a symlink: a link is not
+// followed, what it points to is judged where it is.
+type PathGuard func(rel string, isDir bool) Access
+
+// Bounds of the workspace scan. A workspace past them is still confined
+// (nothing outside it is reachable) but a command in it is refused rather
+// than run with some protected paths left writable.
+const (
+	maxScanEntries  = 2_000_000
+	maxGuardedPaths = 4096
+)
+
+// ErrTooManyGuarded is returned (wrapped) when a workspace has more paths to
+// protect than one command's view can hold.
+var ErrTooManyGuarded = errors.New("too many protected paths")
+
+// viewPlan is what the helper mounts over the workspace, in order: Pins
+// (directories bound onto themselves, so that a command cannot rename or
+// remove the directories that hold a protected path and put a writable copy
+// in their place), then ReadOnly and Hidden paths. All paths are absolute,
+// with the workspace's symlinks resolved.
+type viewPlan struct {
+	Pins     []string `json:"pins,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
+	Hidden   []string `json:"hidden,omitempty"`
+}
+
+// Len is how many mounts the plan makes.
+func (p viewPlan) Len() int { return len(p.Pins) + len(p.ReadOnly) + len(p.Hidden) }
+
+// planWorkspace walks the workspace ws (an absolute path with symlinks
+// resolved) and asks guard about every entry. hide adds absolute paths that
+// must be hidden wherever they are (Loupe's database and its companions);
+// those inside ws join the plan.
+func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) {
+	var plan viewPlan
+	add := func(abs string, a Access) {
+		switch a {
+		case ReadOnly:
+			plan.ReadOnly = append(plan.ReadOnly, abs)
+		case Hidden:
+			plan.Hidden = append(plan.Hidden, abs)
+		}
+	}
+	for _, h := range hide {
+		if rel, ok := within(ws, h); ok && rel != "." {
+			if _, err := os.Lstat(h); err == nil {
+				add(h, Hidden)
+			}
+		}
+	}
+	if guard != nil {
+		n := 0
+		err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == ws {
+					return err
+				}
+				return nil // unreadable: the command cannot read it either
+			}
+			if p == ws {
+				return nil
+			}
+			if d.IsDir() {
+				ensureHooksDir(p)
+			}
+			if n++; n > maxScanEntries {
+				return fmt.Errorf("the workspace has more than %d files and folders to check", maxScanEntries)
+			}
+			rel := filepath.ToSlash(p[len(ws)+1:])
+			a := guard(rel, d.IsDir())
+			if a == Writable {
+				return nil
+			}
+			add(p, a)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		})
+		if err != nil {
+			return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
+		}
+	}
+	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
+	// A hidden path wins over a read-only one, and nothing is mounted
+	// under a hidden or read-only directory (the outer mount covers it).
+	plan.ReadOnly = withoutCovered(removeAll2(plan.ReadOnly, plan.Hidden), append(plan.Hidden, plan.ReadOnly...))
+	plan.Hidden = withoutCovered(plan.Hidden, plan.Hidden)
+	pins := map[string]bool{}
+	for _, p := range append(append([]string{}, plan.ReadOnly...), plan.Hidden...) {
+		for d := filepath.Dir(p); d != ws && len(d) > len(ws); d = filepath.Dir(d) {
+			pins[d] = true
+		}
+	}
+	for d := range pins {
+		plan.Pins = append(plan.Pins, d)
+	}
+	sortByDepth(plan.Pins)
+	sortByDepth(plan.ReadOnly)
+	sortByDepth(plan.Hidden)
+	if plan.Len() > maxGuardedPaths {
+		return viewPlan{}, fmt.Errorf("sandbox: %w: the workspace has %d paths to make read-only or hide, more than the %d one command can have; narrow the path rules",
+			ErrTooManyGuarded, plan.Len(), maxGuardedPaths)
+	}
+	return plan, nil
+}
+
+// ensureHooksDir gives a repository without a hooks directory (a clone
+// made without templates) an empty one, so that the guard can make it
+// read-only: otherwise a command could create it and plant a hook.
+func ensureHooksDir(dir string) {
+	isRepo := filepath.Base(dir) == ".git" || strings.Contains(dir, string(filepath.Separator)+".git"+string(filepath.Separator)+"modules"+string(filepath.Separator))
+	if !isRepo {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		return
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "hooks")); err != nil && errors.Is(err, fs.ErrNotExist) {
+		_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+	}
+}
+
+// within says whether p is dir or under it, and gives p relative to dir.
+func within(dir, p string) (string, bool) {
+	r, err := filepath.Rel(dir, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", false
+	}
+	return r, true
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0]
+	for _, p := range list {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// removeAll2 drops from list the paths that are in drop.
+func removeAll2(list, drop []string) []string {
+	out := []string{}
+	for _, p := range list {
+		keep := true
+		for _, d := range drop {
+			if p == d {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutCovered drops the paths that lie under another path of covers.
+func withoutCovered(list, covers []string) []string {
+	out := []string{}
+	for _, p := range list {
+		covered := false
+		for _, c := range covers {
+			if c != p && strings.HasPrefix(p, c+string(filepath.Separator)) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sortByDepth orders paths so that a directory comes before what is under
+// it (mounts must be made parents first).
+func sortByDepth(list []string) {
+	sort.Slice(list, func(i, j int) bool {
+		di, dj := strings.Count(list[i], string(filepath.Separator)), strings.Count(list[j], string(filepath.Separator))
+		if di != dj {
+			return di < dj
+		}
+		return list[i] < list[j]
+	})
+}
