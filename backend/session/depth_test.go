@@ -94,12 +94,17 @@ func TestCommandsCannotChangeProtectedOrReadDeniedPaths(t *testing.T) {
 }
 
 func TestTooWideWorkspacesAreRefused(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", xdg)
+	dataDir := filepath.Join(xdg, "loupe")
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t, permission.ModeAsk, nil)
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dataDir := filepath.Dir(h.st.Path())
 	cases := [][2]string{
 		{"/", "whole file system"},
 		{home, "home folder"},
@@ -133,7 +138,7 @@ func TestExposedPathsAreCheckedAndKept(t *testing.T) {
 		t.Fatalf("expose = %v, %v", info.Expose, err)
 	}
 	home, _ := os.UserHomeDir()
-	for _, bad := range []string{"relative/dir", filepath.Join(tool, "missing"), home, filepath.Dir(h.st.Path())} {
+	for _, bad := range []string{"relative/dir", filepath.Join(tool, "missing"), home, "/"} {
 		if err := h.m.SetWorkspaceExpose(ctx, h.ws, []string{bad}); err == nil {
 			t.Errorf("exposing %s was accepted", bad)
 		}

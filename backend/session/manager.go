@@ -116,7 +116,7 @@ func (m *Manager) summary(s store.Session) Summary {
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
 	ws, err := checkWorkspace(workspace)
 	if err == nil {
-		err = holdsDataDir(ws, m.store.Path())
+		err = holdsDataDir(ws)
 	}
 	if err != nil {
 		return Summary{}, err
@@ -174,10 +174,12 @@ func notTooWide(abs string) error {
 	return nil
 }
 
-// holdsDataDir refuses a workspace that contains Loupe's own data
-// directory (its database, settings and caches).
-func holdsDataDir(ws, dbPath string) error {
-	dataDir := filepath.Dir(dbPath)
+// holdsDataDir refuses a workspace that contains Loupe's data directory
+// (where the database and settings are kept unless --db says otherwise).
+// A database chosen elsewhere is not refused this way: its file and
+// companions are hidden from commands wherever they are.
+func holdsDataDir(ws string) error {
+	dataDir := filepath.Dir(store.DefaultPath())
 	if r, err := filepath.EvalSymlinks(dataDir); err == nil {
 		dataDir = r
 	}

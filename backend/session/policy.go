@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -140,7 +141,7 @@ func (m *Manager) SetWorkspaceExpose(ctx context.Context, dir string, paths []st
 		if err := notTooWide(p); err != nil {
 			return fmt.Errorf("%s cannot be shown to commands: it is or holds your home folder", p)
 		}
-		if err := holdsDataDir(p, m.store.Path()); err != nil {
+		if err := holdsDataDir(p); err != nil {
 			return fmt.Errorf("%s cannot be shown to commands: it holds Loupe's data folder", p)
 		}
 		clean = append(clean, p)
@@ -181,7 +182,7 @@ func (m *Manager) policyFor(ctx context.Context, id, dir string, settings Settin
 		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
 			Message: "this workspace has .loupe/settings.json; its rules are ignored until you trust the workspace (Settings → Workspace)"})
 	}
-	if err := holdsDataDir(dir, m.store.Path()); err != nil {
+	if err := holdsDataDir(dir); err != nil {
 		return pol, nil, nil, err
 	}
 	prot := sandbox.Probe()
@@ -191,7 +192,7 @@ func (m *Manager) policyFor(ctx context.Context, id, dir string, settings Settin
 		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
 		// The view has none of these unless they are in the workspace or
 		// an exposed path; wherever they are, they are covered.
-		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", filepath.Dir(db)},
+		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", filepath.Dir(store.DefaultPath())},
 		Guard:      pol.CommandGuard(),
 		Expose:     st.Expose,
 		CacheDir:   cacheDir(dir),
