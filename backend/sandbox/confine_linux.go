@@ -89,7 +89,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 			v.MaxPIDs = pidMaxFor(c.maxProcesses())
 		}
 		hc.View = &v
-		env = commandEnv(os.Environ(), ws, v.Home, "/tmp", filepath.Join(v.Home, ".cache"))
+		env = append(commandEnv(os.Environ(), ws, v.Home, "/tmp", filepath.Join(v.Home, ".cache")), gitIdentity()...)
 	} else {
 		// No view of its own: the command sees the host's files, and
 		// Landlock alone keeps its writes in the workspace, its temp
@@ -196,7 +196,9 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		}
 		v.Cache = c.CacheDir
 	}
-	for _, p := range c.Expose {
+	// Toolchains under the home folder that PATH names, then the paths
+	// the user exposed.
+	for _, p := range append(Toolchains(os.Getenv("PATH"), home, ws), c.Expose...) {
 		abs, err := filepath.Abs(p)
 		if err == nil {
 			abs, err = filepath.EvalSymlinks(abs)

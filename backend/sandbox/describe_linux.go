@@ -30,10 +30,10 @@ func describe(s setup, abi int, llWhy string, why map[string]string, pidMax bool
 	switch {
 	case view && s.PrivateProc:
 		p.Secrets.Active = true
-		p.Secrets.Detail = "a command sees the workspace, the system's directories and a private home: nothing of your home, other projects or Loupe's database; environment scrubbed; /proc shows only the command's processes"
+		p.Secrets.Detail = "a command sees the workspace, the system's directories, the toolchains on your PATH and a private home: nothing else of your home, other projects or Loupe's database; environment scrubbed; /proc shows only the command's processes"
 	case view:
 		p.Secrets.Active = true
-		p.Secrets.Detail = "a command sees the workspace, the system's directories and a private home: nothing of your home, other projects or Loupe's database; environment scrubbed; /proc lists all processes (the kernel refused a private /proc), but Landlock keeps their memory and environment out of reach"
+		p.Secrets.Detail = "a command sees the workspace, the system's directories, the toolchains on your PATH and a private home: nothing else of your home, other projects or Loupe's database; environment scrubbed; /proc lists all processes (the kernel refused a private /proc), but Landlock keeps their memory and environment out of reach"
 	default:
 		p.Secrets.Detail = "environment scrubbed, but your home (credentials, shell history, other projects) is readable: no mount namespace (" + why["mount"] + ")"
 	}

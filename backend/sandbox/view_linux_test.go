@@ -421,3 +421,37 @@ func TestConfinedLeavesNoScratch(t *testing.T) {
 		t.Errorf("scratch directories left: %v", left)
 	}
 }
+
+func TestToolchainsUnderHomeAreShown(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".cargo/bin", ".rustup/toolchains", ".nvm/versions/node/v22/bin", ".nvm/versions/node/v22/lib", ".pyenv/shims", ".pyenv/versions", "secret"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".cargo", "credentials.toml"), []byte("token"), 0o600)
+	ws := filepath.Join(home, "proj")
+	os.MkdirAll(filepath.Join(ws, "bin"), 0o755)
+	path := strings.Join([]string{home + "/.cargo/bin", home + "/.nvm/versions/node/v22/bin", home + "/.pyenv/shims", ws + "/bin", "/usr/bin", home + "/missing"}, ":")
+	got := Toolchains(path, home, ws)
+	want := []string{home + "/.cargo/bin", home + "/.rustup", home + "/.nvm/versions/node/v22", home + "/.pyenv/shims", home + "/.pyenv"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Toolchains =\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestViewRunsToolchainsFromHomeButNotTheirCredentials(t *testing.T) {
+	needs(t, protections(t).Secrets)
+	home, _ := os.UserHomeDir()
+	dir := filepath.Join(home, unique(".loupe-toolchain"))
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "mytool"), []byte("#!/bin/sh\necho mytool ran\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "credentials.toml"), []byte("SECRET-TOKEN"), 0o600)
+	t.Setenv("PATH", filepath.Join(dir, "bin")+":"+os.Getenv("PATH"))
+	out := crun(t, Confined{}, fmt.Sprintf(`mytool; cat %s/credentials.toml; echo x > %s/bin/new; echo end`, dir, dir))
+	if !strings.Contains(out.Text, "mytool ran") || strings.Contains(out.Text, "SECRET") {
+		t.Errorf("output %q", out.Text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "new")); err == nil {
+		t.Error("a toolchain folder was written")
+	}
+}
