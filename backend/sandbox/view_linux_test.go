@@ -455,3 +455,29 @@ func TestViewRunsToolchainsFromHomeButNotTheirCredentials(t *testing.T) {
 		t.Error("a toolchain folder was written")
 	}
 }
+
+// A command that makes namespaces of its own still cannot undo the view:
+// Landlock forbids changing mounts, and mounts carried into a new user
+// namespace are locked together by the kernel.
+func TestViewCannotBeUnmounted(t *testing.T) {
+	needs(t, protections(t).Writes)
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Fatal("unshare (util-linux) is needed for this test")
+	}
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("keep\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	out := crun(t, Confined{Workspace: ws, Guard: gitGuard}, `
+umount .git/config; echo "umount=$?"
+mount --bind /tmp .git/hooks; echo "mount=$?"
+unshare -Urm sh -c 'umount -l .git/config; echo "inner umount=$?"; echo evil >> .git/config; echo "inner write=$?"; mount -o remount,rw .git/config; echo "inner remount=$?"'
+echo evil >> .git/config; echo "write=$?"`)
+	t.Logf("%s", out.Text)
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(b) != "keep\n" {
+		t.Errorf(".git/config is now %q", b)
+	}
+	if strings.Contains(out.Text, "umount=0") || strings.Contains(out.Text, "mount=0") {
+		t.Errorf("a mount was changed: %s", out.Text)
+	}
+}
