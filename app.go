@@ -253,6 +253,12 @@ func (a *App) PickWorkspace() (string, error) {
 	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: "Choose the workspace folder"})
 }
 
+// PickFolder opens the native folder picker with the title given (say,
+// for a folder commands may read); "" when cancelled.
+func (a *App) PickFolder(title string) (string, error) {
+	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: title})
+}
+
 // RawRequest is the exact body sent to Ollama for a model_request event.
 func (a *App) RawRequest(id string, seq int64) (string, error) {
 	if err := a.ready(); err != nil {
@@ -386,6 +392,17 @@ func (a *App) SetWorkspaceNetwork(dir string, allow bool) error {
 		return err
 	}
 	return a.mgr.SetWorkspaceNetwork(a.ctx, dir, allow)
+}
+
+// SetWorkspaceExpose sets the host paths a workspace's commands may read
+// (read-only), beside the workspace and the system's directories. The
+// backend refuses a relative path, one that does not exist, the home
+// folder as a whole and anything holding Loupe's data folder.
+func (a *App) SetWorkspaceExpose(dir string, paths []string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.mgr.SetWorkspaceExpose(a.ctx, dir, paths)
 }
 
 // ForgetGrants drops the answers remembered for a workspace.

@@ -2,7 +2,8 @@
 // Safety in the whole UI, against the FakeBridge and its scripted loop:
 // approvals and how long an answer counts, undo of a turn or to before a
 // step (with the conflict dialog), the settings page (modes, rules and the
-// backend's refusal), the workspace panel and the protections.
+// backend's refusal), the workspace panel (with the paths commands may also
+// read) and the protections (what commands can read, write and reach).
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBridge, makeSummary, unconfinedProtections } from '../lib/bridge/fake';
@@ -133,6 +134,11 @@ describe('approvals', () => {
     const card = await screen.findByTestId('approval-card');
     expect(within(card).queryByTestId('approve-session-button')).toBeNull();
     expect(within(card).getByTestId('approval-once-only').textContent).toContain('not sandboxed');
+    // The card names what the command would run without.
+    expect(within(card).getByTestId('approval-unsandboxed').textContent).toContain(
+      'this command would run without writes, secrets, network, sockets and processes',
+    );
+    expect(within(card).getAllByTestId('approval-missing').map((m) => m.getAttribute('data-name'))).toEqual(['Writes', 'Secrets', 'Network', 'Sockets', 'Processes']);
     expect(within(card).getByTestId('approval-dir').textContent).toBe(WS);
     await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('card-call'));
     await fireEvent.keyDown(window, { key: 'A', shiftKey: true });
@@ -359,13 +365,27 @@ describe('protections', () => {
   it('says plainly when commands are not sandboxed, and which protections are missing', slow, async () => {
     setup(oneEdit, { protections: unconfinedProtections('Landlock is not available') });
     const banner = await screen.findByTestId('sandbox-banner');
-    expect(banner.textContent).toContain('Commands are not sandboxed: writes: Landlock is not available; network:');
+    expect(banner.textContent).toContain('Commands are not sandboxed: writes: Landlock is not available; secrets:');
     expect(banner.textContent).toContain('Loupe asks before every command.');
     await fireEvent.click(screen.getByTestId('sandbox-details'));
     const prot = await screen.findByTestId('protections');
     expect(prot.getAttribute('data-sandboxed')).toBe('false');
-    const active = screen.getAllByTestId('protection').map((p) => `${p.getAttribute('data-name')}:${p.getAttribute('data-active')}`);
-    expect(active).toEqual(['Writes:false', 'Network:false', 'Processes:false', 'Secrets:false', 'Limits:true']);
+    expect(screen.getByTestId('protections-summary').textContent).toContain(
+      'Commands are not sandboxed: writes, secrets, network, sockets and processes are missing',
+    );
+    expect(screen.getByTestId('protections-summary').textContent).toContain('Loupe asks before every command');
+    const groups = screen.getAllByTestId('reach-group');
+    expect(groups.map((g) => g.getAttribute('data-key'))).toEqual(['read', 'write', 'connect', 'limits']);
+    const rows = groups.map((g) =>
+      within(g)
+        .getAllByTestId('protection')
+        .map((p) => `${p.getAttribute('data-name')}:${within(p).getByTestId('protection-state').textContent}`)
+        .join(' '),
+    );
+    expect(rows).toEqual(['Secrets:Missing', 'Writes:Missing', 'Network:Missing Sockets:Missing', 'Limits:Active Processes:Missing']);
+    const connect = groups[2]!;
+    expect(within(connect).getByTestId('reach-missing').textContent).toContain('Missing here: Network and Sockets.');
+    expect(within(connect).getAllByTestId('protection-detail')[1]!.textContent).toContain('tmux, ssh-agent, D-Bus, Docker');
   });
 
   it('shows no banner when commands are sandboxed', slow, async () => {
@@ -374,6 +394,74 @@ describe('protections', () => {
     await fireEvent.click(screen.getByTestId('open-settings'));
     expect((await screen.findByTestId('protections')).getAttribute('data-sandboxed')).toBe('true');
     expect(screen.queryByTestId('sandbox-banner')).toBeNull();
+  });
+
+  it('lists what the open workspace’s commands can read, write and connect to', slow, async () => {
+    const { fake } = setup(oneEdit, { settings: { rules: [{ effect: 'deny', path: 'secrets/**' }] } });
+    fake.workspaces.set(WS, { file: null, digest: '', trustedDigest: '', allowNetwork: true, expose: ['/opt/sdk'], grants: [] });
+    await open();
+    await fireEvent.click(screen.getByTestId('open-settings'));
+    const prot = await screen.findByTestId('protections');
+    await waitFor(() => expect(within(prot).getAllByTestId('reach-group')[0]!.textContent).toContain('/opt/sdk'));
+    const [read, write, connect] = within(prot).getAllByTestId('reach-group');
+    expect(read!.textContent).toContain('/usr');
+    expect(write!.textContent).toContain('.git/config');
+    expect(write!.textContent).toContain('secrets/**');
+    expect(connect!.textContent).toContain('allowed for this workspace’s commands (you turned it on)');
+    expect(within(prot).queryByTestId('reach-missing')).toBeNull();
+  });
+});
+
+describe('paths commands can also read', () => {
+  async function openWorkspace() {
+    await open();
+    await fireEvent.click(screen.getByTestId('workspace-button'));
+    return within(await screen.findByTestId('workspace-expose'));
+  }
+
+  it('adds a typed path, removes it, and saves each change through the backend', slow, async () => {
+    const { fake } = setup(oneEdit);
+    const ed = await openWorkspace();
+    expect(ed.getByTestId('expose-none').textContent).toContain('nothing else');
+    await fireEvent.input(ed.getByTestId('expose-input'), { target: { value: ' /opt/sdk/ ' } });
+    await fireEvent.click(ed.getByTestId('expose-add'));
+    await waitFor(() => expect(ed.getAllByTestId('expose-path').map((p) => p.getAttribute('data-path'))).toEqual(['/opt/sdk']));
+    expect(fake.callsOf('setWorkspaceExpose')).toEqual([[WS, ['/opt/sdk']]]);
+    await waitFor(() => expect((ed.getByTestId('expose-input') as HTMLInputElement).value).toBe(''));
+    // The protections list it too.
+    expect(within(screen.getAllByTestId('reach-group')[0]!).getByText('/opt/sdk')).toBeTruthy();
+
+    await fireEvent.click(ed.getByTestId('expose-remove'));
+    await waitFor(() => expect(ed.queryAllByTestId('expose-path')).toHaveLength(0));
+    expect(fake.callsOf('setWorkspaceExpose')).toEqual([[WS, ['/opt/sdk']], [WS, []]]);
+  });
+
+  it('catches a relative path before saving, and shows the backend’s refusal, keeping what was typed', slow, async () => {
+    const { fake } = setup(oneEdit);
+    const ed = await openWorkspace();
+    await fireEvent.input(ed.getByTestId('expose-input'), { target: { value: 'sdk' } });
+    await fireEvent.keyDown(ed.getByTestId('expose-input'), { key: 'Enter' });
+    expect(ed.getByTestId('expose-error').textContent).toBe('sdk: give an absolute path (starting with /).');
+    expect(fake.callsOf('setWorkspaceExpose')).toEqual([]);
+
+    await fireEvent.input(ed.getByTestId('expose-input'), { target: { value: '/home/me' } });
+    await fireEvent.click(ed.getByTestId('expose-add'));
+    await waitFor(() => expect(ed.getByTestId('expose-error').textContent).toBe('/home/me cannot be shown to commands: it is or holds your home folder'));
+    expect((ed.getByTestId('expose-input') as HTMLInputElement).value).toBe('/home/me');
+    expect(ed.queryAllByTestId('expose-path')).toHaveLength(0);
+  });
+
+  it('adds a folder chosen in the native picker, and nothing when the picker is cancelled', slow, async () => {
+    const { fake } = setup(oneEdit);
+    const ed = await openWorkspace();
+    fake.folderToPick = '';
+    await fireEvent.click(ed.getByTestId('expose-pick'));
+    await waitFor(() => expect(fake.callsOf('pickFolder')).toHaveLength(1));
+    expect(fake.callsOf('setWorkspaceExpose')).toEqual([]);
+    fake.folderToPick = '/srv/data';
+    await fireEvent.click(ed.getByTestId('expose-pick'));
+    await waitFor(() => expect(ed.getAllByTestId('expose-path').map((p) => p.getAttribute('data-path'))).toEqual(['/srv/data']));
+    expect(fake.callsOf('setWorkspaceExpose')).toEqual([[WS, ['/srv/data']]]);
   });
 });
 

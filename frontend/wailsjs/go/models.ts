@@ -296,6 +296,7 @@ export namespace sandbox {
 	    Network: Protection;
 	    Processes: Protection;
 	    Secrets: Protection;
+	    Sockets: Protection;
 	    Limits: Protection;
 	
 	    static createFrom(source: any = {}) {
@@ -309,6 +310,7 @@ export namespace sandbox {
 	        this.Network = this.convertValues(source["Network"], Protection);
 	        this.Processes = this.convertValues(source["Processes"], Protection);
 	        this.Secrets = this.convertValues(source["Secrets"], Protection);
+	        this.Sockets = this.convertValues(source["Sockets"], Protection);
 	        this.Limits = this.convertValues(source["Limits"], Protection);
 	    }
 	
@@ -708,6 +710,7 @@ export namespace session {
 	    settings_error?: string;
 	    settings: permission.WorkspaceSettings;
 	    allow_network: boolean;
+	    expose: string[];
 	    grants: permission.Grant[];
 	
 	    static createFrom(source: any = {}) {
@@ -722,6 +725,7 @@ export namespace session {
 	        this.settings_error = source["settings_error"];
 	        this.settings = this.convertValues(source["settings"], permission.WorkspaceSettings);
 	        this.allow_network = source["allow_network"];
+	        this.expose = source["expose"];
 	        this.grants = this.convertValues(source["grants"], permission.Grant);
 	    }
 	

@@ -1,9 +1,9 @@
 // The safety side of FakeBridge, as the backend's permission broker and
 // session.restore do it: answers to approvals (once, for the session, or
 // always for the workspace), workspace folders with their settings file,
-// trust, network and remembered grants, the OS protections, and putting
-// files back (restore, undo a run).
-import { planRestore, RUN_COMMAND } from '../safety';
+// trust, network, exposed paths and remembered grants, the OS protections,
+// and putting files back (restore, undo a run).
+import { cleanPath, isWithin, planRestore, RUN_COMMAND } from '../safety';
 import type { Grant, PolicyCall, Protections, RestoreResult, Scope, WorkspaceInfo, WorkspaceSettings } from '../types';
 import { FakeStore, type FakeOptions } from './fakestore';
 import { BridgeError } from './types';
@@ -15,8 +15,9 @@ export function sandboxedProtections(): Protections {
     Writes: { Name: 'Writes', Active: true, Detail: 'only the workspace and a temporary directory are writable (Landlock ABI 6)' },
     Network: { Name: 'Network', Active: true, Detail: 'blocked: a network namespace with only a loopback interface' },
     Processes: { Name: 'Processes', Active: true, Detail: 'a PID namespace: nothing a command starts outlives it' },
-    Secrets: { Name: 'Secrets', Active: true, Detail: 'credential stores and desktop sockets hidden; environment scrubbed' },
-    Limits: { Name: 'Limits', Active: true, Detail: 'file size 1 GiB, 2048 processes, no core dumps' },
+    Secrets: { Name: 'Secrets', Active: true, Detail: 'a command sees the workspace, the system\'s directories and a private home: nothing of your home' },
+    Sockets: { Name: 'Sockets', Active: true, Detail: 'no Unix socket outside the sandbox is reachable: abstract sockets are per network namespace' },
+    Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, at most 2048 processes' },
   };
 }
 
@@ -28,7 +29,8 @@ export function unconfinedProtections(why = 'Landlock is not available (the kern
     Network: { Name: 'Network', Active: false, Detail: 'no network namespace and no Landlock network rules' },
     Processes: { Name: 'Processes', Active: false, Detail: 'no PID namespace: user namespaces are disabled' },
     Secrets: { Name: 'Secrets', Active: false, Detail: 'no mount namespace; only the environment is scrubbed' },
-    Limits: { Name: 'Limits', Active: true, Detail: 'file size 1 GiB, no core dumps' },
+    Sockets: { Name: 'Sockets', Active: false, Detail: 'Unix sockets outside the sandbox (tmux, ssh-agent, D-Bus, Docker) are reachable: no mount namespace' },
+    Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, no core dumps' },
   };
 }
 
@@ -42,8 +44,14 @@ export interface FakeWorkspace {
   digest: string;
   trustedDigest: string;
   allowNetwork: boolean;
+  /** Host paths its commands may also read. */
+  expose: string[];
   grants: Grant[];
 }
+
+/** The fake machine's home folder and Loupe's data folder in it, which cannot be exposed. */
+export const FAKE_HOME = '/home/me';
+export const FAKE_DATA_DIR = '/home/me/.local/share/loupe';
 
 const scopeBy: Record<Scope, string> = { once: 'you', session: 'you (for this session)', workspace: 'you (always for this workspace)' };
 
@@ -96,6 +104,10 @@ export class FakeSafety extends FakeStore {
   readonly files = new Map<string, Map<string, string | null>>();
   /** Answers remembered "for this session", by session. */
   readonly sessionGrants = new Map<string, Grant[]>();
+  /** What pickFolder returns ("" = the user cancelled). */
+  folderToPick = '/home/me/sdk';
+  /** Host paths that do not exist, for setWorkspaceExpose to refuse. */
+  readonly missingPaths = new Set<string>();
 
   constructor(opts: FakeOptions = {}) {
     super(opts);
@@ -147,7 +159,7 @@ export class FakeSafety extends FakeStore {
   #workspace(dir: string): FakeWorkspace {
     let ws = this.workspaces.get(dir);
     if (!ws) {
-      ws = { file: null, digest: '', trustedDigest: '', allowNetwork: false, grants: [] };
+      ws = { file: null, digest: '', trustedDigest: '', allowNetwork: false, expose: [], grants: [] };
       this.workspaces.set(dir, ws);
     }
     return ws;
@@ -176,6 +188,7 @@ export class FakeSafety extends FakeStore {
       has_settings: ws.file != null || ws.fileError != null,
       settings: {},
       allow_network: ws.allowNetwork,
+      expose: [...ws.expose],
       grants: ws.grants.map((g) => ({ ...g, rule: { ...g.rule } })),
     };
     if (ws.fileError) info.settings_error = `workspace settings .loupe/settings.json ignored: ${ws.fileError}`;
@@ -196,6 +209,29 @@ export class FakeSafety extends FakeStore {
   async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
     this.record('setWorkspaceNetwork', dir, allow);
     this.#workspace(this.#checkDir(dir, 'setWorkspaceNetwork')).allowNetwork = allow;
+  }
+
+  /** session.Manager.SetWorkspaceExpose: every path checked, nothing saved when one is refused. */
+  async setWorkspaceExpose(dir: string, paths: string[]): Promise<void> {
+    this.record('setWorkspaceExpose', dir, [...paths]);
+    const ws = this.#workspace(this.#checkDir(dir, 'setWorkspaceExpose'));
+    const clean: string[] = [];
+    for (const raw of paths) {
+      const p = raw.trim();
+      if (p === '') continue;
+      if (!p.startsWith('/')) throw new BridgeError(`"${p}": give an absolute path`, 'setWorkspaceExpose');
+      const c = cleanPath(p);
+      if (this.missingPaths.has(c)) throw new BridgeError(`${c} cannot be shown to commands: stat ${c}: no such file or directory`, 'setWorkspaceExpose');
+      if (c === '/' || isWithin(FAKE_HOME, c)) throw new BridgeError(`${c} cannot be shown to commands: it is or holds your home folder`, 'setWorkspaceExpose');
+      if (isWithin(FAKE_DATA_DIR, c)) throw new BridgeError(`${c} cannot be shown to commands: it holds Loupe's data folder`, 'setWorkspaceExpose');
+      clean.push(c);
+    }
+    ws.expose = clean;
+  }
+
+  async pickFolder(title: string): Promise<string> {
+    this.record('pickFolder', title);
+    return this.folderToPick;
   }
 
   async forgetGrants(dir: string): Promise<void> {

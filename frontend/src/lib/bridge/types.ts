@@ -47,6 +47,8 @@ export interface Bridge {
   answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void>;
   /** Native folder picker; "" when cancelled. */
   pickWorkspace(): Promise<string>;
+  /** Native folder picker with the title given; "" when cancelled. */
+  pickFolder(title: string): Promise<string>;
   /** The exact JSON body sent to Ollama for a model_request event. */
   rawRequest(sessionId: string, seq: number): Promise<string>;
   getSettings(): Promise<Settings>;
@@ -72,12 +74,18 @@ export interface Bridge {
   /** Validates and saves; rejects with what is wrong (a rule that does not parse…). */
   saveSettings(s: Settings): Promise<void>;
 
-  // Safety. Trust, network and remembered answers are per workspace folder.
+  // Safety. Trust, network, exposed paths and remembered answers are per workspace folder.
   /** A workspace's .loupe/settings.json, whether it is trusted, its network setting and remembered answers. */
   workspace(dir: string): Promise<WorkspaceInfo>;
   /** Trusts (or stops trusting) the workspace's settings file as it is now. */
   trustWorkspace(dir: string, trust: boolean): Promise<void>;
   setWorkspaceNetwork(dir: string, allow: boolean): Promise<void>;
+  /**
+   * Sets the host paths the workspace's commands may also read
+   * (read-only), replacing the list. Rejects, saving nothing, with why a
+   * path is refused (not absolute, missing, the home folder, Loupe's data).
+   */
+  setWorkspaceExpose(dir: string, paths: string[]): Promise<void>;
   /** Drops the answers remembered "always for this workspace". */
   forgetGrants(dir: string): Promise<void>;
   /** Which OS protections commands get on this machine. */

@@ -215,13 +215,15 @@ describe('WailsBridge', () => {
 
   it('calls the safety methods with the Go names and fills in what Go leaves nil', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    for (const name of ['AnswerFor', 'TrustWorkspace', 'SetWorkspaceNetwork', 'ForgetGrants']) wails.App[name] = vi.fn(async () => undefined);
+    for (const name of ['AnswerFor', 'TrustWorkspace', 'SetWorkspaceNetwork', 'SetWorkspaceExpose', 'ForgetGrants']) wails.App[name] = vi.fn(async () => undefined);
+    wails.App['PickFolder'] = vi.fn(async () => '/opt/sdk');
     wails.App['Protections'] = async () => ({
       LandlockABI: 0,
       Writes: { Name: 'Writes', Active: false, Detail: 'no Landlock' },
       Network: { Name: 'Network', Active: true, Detail: 'netns' },
       Processes: { Name: 'Processes', Active: true, Detail: 'pidns' },
       Secrets: { Name: 'Secrets', Active: true, Detail: 'mountns' },
+      Sockets: { Name: 'Sockets', Active: true, Detail: 'no host sockets' },
       Limits: { Name: 'Limits', Active: true, Detail: 'rlimits' },
     });
     wails.App['Workspace'] = vi.fn(async () => ({ dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, grants: null }));
@@ -234,7 +236,17 @@ describe('WailsBridge', () => {
     expect(wails.App['AnswerFor']).toHaveBeenCalledWith('ask-1', true, 'session');
     const p = await bridge.protections();
     expect(p.Writes).toEqual({ Name: 'Writes', Active: false, Detail: 'no Landlock' });
-    expect(await bridge.workspace('/w')).toMatchObject({ dir: '/w', grants: [], settings: { rules: [], commands: [] } });
+    expect(p.Sockets).toEqual({ Name: 'Sockets', Active: true, Detail: 'no host sockets' });
+    // Go's nil slices (expose, grants) arrive as null or not at all.
+    expect(await bridge.workspace('/w')).toMatchObject({ dir: '/w', grants: [], expose: [], settings: { rules: [], commands: [] } });
+    wails.App['Workspace'] = vi.fn(async () => ({ dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, expose: ['/opt/sdk'], grants: [] }));
+    expect((await bridge.workspace('/w')).expose).toEqual(['/opt/sdk']);
+    await bridge.setWorkspaceExpose('/w', ['/opt/sdk', '/data']);
+    expect(wails.App['SetWorkspaceExpose']).toHaveBeenCalledWith('/w', ['/opt/sdk', '/data']);
+    expect(await bridge.pickFolder('Choose a folder commands may read')).toBe('/opt/sdk');
+    expect(wails.App['PickFolder']).toHaveBeenCalledWith('Choose a folder commands may read');
+    wails.App['SetWorkspaceExpose'] = () => Promise.reject('/home/me cannot be shown to commands: it is or holds your home folder');
+    await expect(bridge.setWorkspaceExpose('/w', ['/home/me'])).rejects.toThrow('it is or holds your home folder');
     await bridge.trustWorkspace('/w', true);
     await bridge.setWorkspaceNetwork('/w', false);
     await bridge.forgetGrants('/w');

@@ -180,6 +180,11 @@ export class WailsBridge implements Bridge {
     return typeof dir === 'string' ? dir : '';
   }
 
+  async pickFolder(title: string): Promise<string> {
+    const dir = await call<unknown>('PickFolder', () => App.PickFolder(title));
+    return typeof dir === 'string' ? dir : '';
+  }
+
   async rawRequest(sessionId: string, seq: number): Promise<string> {
     const body = await call<unknown>('RawRequest', () => App.RawRequest(sessionId, seq));
     return typeof body === 'string' ? body : JSON.stringify(body);
@@ -206,6 +211,10 @@ export class WailsBridge implements Bridge {
 
   async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
     await call('SetWorkspaceNetwork', () => App.SetWorkspaceNetwork(dir, allow));
+  }
+
+  async setWorkspaceExpose(dir: string, paths: string[]): Promise<void> {
+    await call('SetWorkspaceExpose', () => App.SetWorkspaceExpose(dir, [...paths]));
   }
 
   async forgetGrants(dir: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { sandboxedProtections, unconfinedProtections } from '../bridge/fake';
 import type { Approval } from '../types';
-import { answerScopes, approvalShow, onceOnlyWhy, scopeHint } from './approval';
+import { answerScopes, approvalShow, onceOnlyWhy, scopeHint, unsandboxedCommand } from './approval';
 
 const command: Approval = {
   id: 'ap1',
@@ -60,5 +61,25 @@ describe('answerScopes', () => {
     expect(onceOnlyWhy({ ...command, call: undefined })).toMatch(/which call/);
     expect(answerScopes({ ...command, call: { tool: 'run_command', read_only: false, command: '  ' } })).toEqual(['once']);
     expect(answerScopes({ ...command, tool: 'x', call: { tool: 'x', read_only: false, paths: ['a', 'b'] } })).toEqual(['once']);
+  });
+});
+
+describe('unsandboxedCommand', () => {
+  it('names the protections a command would run without when commands are not sandboxed', () => {
+    const p = sandboxedProtections();
+    p.Writes = { Name: 'Writes', Active: false, Detail: 'writes anywhere your user can write are allowed: no Landlock' };
+    p.Sockets = { Name: 'Sockets', Active: false, Detail: 'Unix sockets outside the sandbox are reachable' };
+    const u = unsandboxedCommand(command, p);
+    expect(u?.missing.map((m) => m.Name)).toEqual(['Writes', 'Sockets']);
+    expect(u?.text).toBe(
+      'Not sandboxed: this command would run without writes and sockets (Settings → Protections). Loupe asks before every command on this machine, whatever your rules allow.',
+    );
+  });
+
+  it('says nothing for a sandboxed machine, another tool, or protections not known yet', () => {
+    expect(unsandboxedCommand(command, sandboxedProtections())).toBeNull();
+    expect(unsandboxedCommand({ ...command, tool: 'write_file' }, unconfinedProtections())).toBeNull();
+    expect(unsandboxedCommand(command, null)).toBeNull();
+    expect(unsandboxedCommand(command, unconfinedProtections())?.text).toContain('without writes, secrets, network, sockets and processes');
   });
 });

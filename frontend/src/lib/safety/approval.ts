@@ -1,8 +1,10 @@
 // What an approval card shows and which answers it offers. The broker
 // refuses to remember an answer that is once_only or has no call, and
 // GrantFor cannot remember an empty command or several paths: the card
-// offers only "once" then, and says why.
-import { isRecord, type Approval, type JsonValue, type Scope } from '../types';
+// offers only "once" then, and says why. A command on a machine that
+// cannot confine commands says which protections it would run without.
+import { isRecord, type Approval, type JsonValue, type Protection, type Protections, type Scope } from '../types';
+import { isSandboxed, missingNames, missingRequired } from './protections';
 import { RUN_COMMAND } from './rules';
 
 /** What will happen if the call is approved. */
@@ -44,6 +46,27 @@ export function approvalShow(a: Approval): ApprovalShow {
 /** The scopes a card offers, in button order. */
 export function answerScopes(a: Approval): Scope[] {
   return onceOnlyWhy(a) === '' ? ['once', 'session', 'workspace'] : ['once'];
+}
+
+/** What a command would run without, on a machine that cannot confine commands. */
+export interface Unsandboxed {
+  /** The missing protections, as the probe describes them. */
+  missing: Protection[];
+  /** Names them in a sentence, and says that Loupe asks before every command. */
+  text: string;
+}
+
+/**
+ * For a run_command question while commands are not sandboxed: which
+ * protections the command would run without. null for other tools, when
+ * commands are sandboxed, or when the protections are not known yet.
+ */
+export function unsandboxedCommand(a: Approval, p: Protections | null | undefined): Unsandboxed | null {
+  if (a.tool !== RUN_COMMAND || !p || isSandboxed(p)) return null;
+  return {
+    missing: missingRequired(p),
+    text: `Not sandboxed: this command would run without ${missingNames(p)} (Settings → Protections). Loupe asks before every command on this machine, whatever your rules allow.`,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // One workspace folder's safety settings as the Settings page shows them:
 // its .loupe/settings.json and whether it is trusted, network access for
-// its commands, and the answers remembered "always for this workspace".
+// its commands, the host paths its commands may also read, and the answers
+// remembered "always for this workspace".
 // Every change is made by the backend and then read back, so what the
 // page shows is what the backend holds.
 import type { Bridge } from '../bridge/types';
@@ -16,6 +17,8 @@ export class WorkspaceState {
   busy = $state(false);
   /** Why the last read or change failed, in the backend's words. */
   error = $state<string | null>(null);
+  /** Why the last change to the exposed paths was refused, shown beside them. */
+  exposeError = $state<string | null>(null);
 
   constructor(bridge: Bridge, dir: string) {
     this.#bridge = bridge;
@@ -35,11 +38,15 @@ export class WorkspaceState {
     }
   }
 
-  /** Makes a change, then reads the workspace back; a refusal stays on show. */
-  async #change(what: () => Promise<void>): Promise<boolean> {
+  /**
+   * Makes a change, then reads the workspace back; a refusal stays on show
+   * (in exposeError for the exposed paths, in error for the rest).
+   */
+  async #change(what: () => Promise<void>, where: 'error' | 'exposeError' = 'error'): Promise<boolean> {
     if (this.busy) return false;
     this.busy = true;
     this.error = null;
+    this.exposeError = null;
     let refused: string | null = null;
     try {
       await what();
@@ -48,7 +55,7 @@ export class WorkspaceState {
     }
     await this.load();
     this.busy = false;
-    if (refused != null) this.error = refused;
+    if (refused != null) this[where] = refused;
     return refused == null;
   }
 
@@ -59,6 +66,21 @@ export class WorkspaceState {
 
   setNetwork(allow: boolean): Promise<boolean> {
     return this.#change(() => this.#bridge.setWorkspaceNetwork(this.dir, allow));
+  }
+
+  /** Sets the host paths the workspace's commands may also read (the whole list). */
+  setExpose(paths: string[]): Promise<boolean> {
+    return this.#change(() => this.#bridge.setWorkspaceExpose(this.dir, paths), 'exposeError');
+  }
+
+  /** The native folder picker, for a folder to expose; "" when cancelled or when it failed (exposeError says why). */
+  async pickExposeFolder(): Promise<string> {
+    try {
+      return await this.#bridge.pickFolder('Choose a folder commands may read');
+    } catch (e) {
+      this.exposeError = `Could not open the folder picker: ${message(e)}`;
+      return '';
+    }
   }
 
   /** Forgets every answer remembered for this workspace. */

@@ -75,6 +75,12 @@ export interface WorkspaceInfo {
   settings_error?: string;
   settings: WorkspaceSettings;
   allow_network: boolean;
+  /**
+   * Host paths the workspace's commands may also read (read-only): a
+   * toolchain under the home folder, a shared data set. Nothing else
+   * outside the workspace and the system's folders is in their view.
+   */
+  expose: string[];
   /** Answers remembered "always for this workspace". */
   grants: Grant[] | null;
 }
@@ -95,6 +101,8 @@ export interface Protections {
   Network: Protection;
   Processes: Protection;
   Secrets: Protection;
+  /** No Unix socket outside the sandbox (tmux, ssh-agent, D-Bus, Docker) is reachable. */
+  Sockets: Protection;
   /** Not required for commands to count as sandboxed. */
   Limits: Protection;
 }
@@ -130,6 +138,7 @@ export function protectionsOf(v: unknown): Protections {
     Network: protectionOf(r['Network'], 'Network'),
     Processes: protectionOf(r['Processes'], 'Processes'),
     Secrets: protectionOf(r['Secrets'], 'Secrets'),
+    Sockets: protectionOf(r['Sockets'], 'Sockets'),
     Limits: protectionOf(r['Limits'], 'Limits'),
   };
 }
@@ -150,6 +159,7 @@ export function workspaceInfoOf(v: unknown): WorkspaceInfo {
       allow_network: s['allow_network'] === true,
     },
     allow_network: r['allow_network'] === true,
+    expose: Array.isArray(r['expose']) ? (r['expose'] as unknown[]).filter((p): p is string => typeof p === 'string') : [],
     grants: Array.isArray(r['grants']) ? (r['grants'] as Grant[]) : [],
   };
 }

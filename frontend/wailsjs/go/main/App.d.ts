@@ -31,6 +31,8 @@ export function NewSession(arg1:string,arg2:string):Promise<session.Summary>;
 
 export function OpenSession(arg1:string):Promise<session.Detail>;
 
+export function PickFolder(arg1:string):Promise<string>;
+
 export function PickWorkspace():Promise<string>;
 
 export function Protections():Promise<sandbox.Protections>;
@@ -48,6 +50,8 @@ export function SetBreakpoints(arg1:string,arg2:session.Breakpoints):Promise<voi
 export function SetModel(arg1:string,arg2:string):Promise<void>;
 
 export function SetStepping(arg1:string,arg2:boolean):Promise<void>;
+
+export function SetWorkspaceExpose(arg1:string,arg2:Array<string>):Promise<void>;
 
 export function SetWorkspaceNetwork(arg1:string,arg2:boolean):Promise<void>;
 

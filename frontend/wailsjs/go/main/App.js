@@ -54,6 +54,10 @@ export function OpenSession(arg1) {
   return window['go']['main']['App']['OpenSession'](arg1);
 }
 
+export function PickFolder(arg1) {
+  return window['go']['main']['App']['PickFolder'](arg1);
+}
+
 export function PickWorkspace() {
   return window['go']['main']['App']['PickWorkspace']();
 }
@@ -88,6 +92,10 @@ export function SetModel(arg1, arg2) {
 
 export function SetStepping(arg1, arg2) {
   return window['go']['main']['App']['SetStepping'](arg1, arg2);
+}
+
+export function SetWorkspaceExpose(arg1, arg2) {
+  return window['go']['main']['App']['SetWorkspaceExpose'](arg1, arg2);
 }
 
 export function SetWorkspaceNetwork(arg1, arg2) {
