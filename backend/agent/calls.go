@@ -23,6 +23,9 @@ type pendingCall struct {
 	// What the log already holds for it (a restored run).
 	permitted *trace.Permission
 	result    *trace.ToolResult
+	// guard holds an allowed call to its decision: the tool checks the
+	// file it opens against it (tools.WithGuard).
+	guard tools.Guard
 }
 
 // runCalls takes the calls of one complete message through the harness:
@@ -154,6 +157,8 @@ func (a *Agent) stepCall(ctx context.Context, p *pendingCall) error {
 			}
 		} else if p.permitted.Decision == trace.Deny {
 			p.outcome = deniedResult(p.call, p.permitted.By)
+		} else if p.outcome == nil {
+			p.guard = a.restoredGuard(p)
 		}
 		var res trace.ToolResult
 		if p.outcome != nil {
@@ -245,7 +250,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 	args := argsObject(p.call.Args)
 	allow, by := false, ""
 	call, err := permission.CallFor(p.call.Name, args, p.tool.ReadOnly())
-	d := a.cfg.Policy.Decide(call)
+	d, guard := a.cfg.Policy.DecideGuarded(call)
 	if err != nil {
 		d = permission.Decision{Verdict: permission.Refuse, By: "rule: the call's arguments could not be read (" + err.Error() + ")"}
 	}
@@ -275,6 +280,7 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 			by = "rule: could not ask (" + err.Error() + ")"
 		default:
 			allow, by = ans.Allow, ans.By
+			guard = guard.ApprovedByPerson()
 			if ans.Grant != nil {
 				a.cfg.Policy.Grants = append(a.cfg.Policy.Grants, *ans.Grant)
 				if a.cfg.OnGrant != nil {
@@ -284,7 +290,9 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 		}
 	}
 	decision := trace.Allow
-	if !allow {
+	if allow {
+		p.guard = guard
+	} else {
 		decision = trace.Deny
 		p.outcome = deniedResult(p.call, by)
 	}
@@ -293,6 +301,28 @@ func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
 	}
 	return nil
 }
+
+// restoredGuard rebuilds the guard of a call that the log says was allowed
+// before the app exited: the decision is taken again on where its paths
+// lead now. When that decision asks, the allow in the log came from a
+// person.
+func (a *Agent) restoredGuard(p *pendingCall) tools.Guard {
+	call, err := permission.CallFor(p.call.Name, argsObject(p.call.Args), p.tool.ReadOnly())
+	if err != nil {
+		return refuseAll{err}
+	}
+	d, g := a.cfg.Policy.DecideGuarded(call)
+	if d.Verdict == permission.Ask {
+		g = g.ApprovedByPerson()
+	}
+	return g
+}
+
+// refuseAll is the guard of a call whose arguments the policy could not
+// read.
+type refuseAll struct{ err error }
+
+func (r refuseAll) Check(string) error { return fmt.Errorf("refused: %v", r.err) }
 
 // execute runs the allowed calls concurrently (bounded) and records each
 // result as soon as it and every result before it are ready, so the log
@@ -343,6 +373,9 @@ func runOne(ctx context.Context, p pendingCall) (res trace.ToolResult) {
 		}
 		res.DurationMs = time.Since(start).Milliseconds()
 	}()
+	if p.guard != nil {
+		ctx = tools.WithGuard(ctx, p.guard)
+	}
 	out, err := p.tool.Run(ctx, argsObject(p.call.Args))
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	switch {

@@ -20,17 +20,31 @@
 //     allow grants > ask rules > allow rules > the tool's setting > the
 //     mode. Grants beat ask rules because the user made them for exactly
 //     that call.
-//   - Protected paths: **/.git/config, **/.git/hooks/**, .env* at any
-//     depth, the workspace's .loupe/ (its settings file: the model must
-//     not be able to trust itself) and Loupe's own settings and database
-//     files (Policy.ProtectedFiles, with -wal, -shm and -journal) when they
-//     lie in the workspace. Changing them asks in every mode including
-//     auto, each time (Decision.OnceOnly; the broker refuses to remember
-//     such an answer). They are matched case-insensitively, lexically (so
-//     a file that does not exist yet is covered) and through symlinks.
-//     Reading them is not protected; a deny rule does that. In ask_all a
-//     protected change asks like everything else; it is not refused, so
-//     that "ask every time" never silently refuses.
+//   - Protected paths: **/.git/config, **/.git/config.worktree,
+//     **/.git/hooks/**, submodules' **/.git/modules/**/config and
+//     **/.git/modules/**/hooks/**, .env* at any depth, the workspace's
+//     .loupe/ (its settings file: the model must not be able to trust
+//     itself) and Loupe's own settings and database files
+//     (Policy.ProtectedFiles, with -wal, -shm and -journal) when they lie
+//     in the workspace. Changing them asks in every mode including auto,
+//     each time (Decision.OnceOnly; the broker refuses to remember such an
+//     answer). They are matched case-insensitively, lexically (so a file
+//     that does not exist yet is covered) and through symlinks. Reading
+//     them is not protected; a deny rule does that. In ask_all a protected
+//     change asks like everything else; it is not refused, so that "ask
+//     every time" never silently refuses.
+//   - Paths are judged as given and where they really lead, found by the
+//     tools' own resolver (tools.Workspace.Resolve): every symlink of a
+//     chain followed as opening the path follows it, a dangling link to
+//     where its target would be created. What the policy judges is what
+//     the tool opens.
+//   - Decided, then changed: the calls of a message are decided first and
+//     run in parallel, so a command may turn a path into a symlink after
+//     its decision. DecideGuarded returns, with the decision, a CallGuard
+//     that the agent hands the tool (tools.WithGuard); once the tool has
+//     opened its file it checks what it opened, and anything but the
+//     files the decision was taken on is refused, before a byte is read
+//     or written.
 //   - Paths that lead outside the workspace ("..", absolute paths
 //     elsewhere, symlinks out) are refused; the tools refuse them too.
 //     Absolute paths need Policy.Workspace to be placed.

@@ -25,19 +25,18 @@ import (
 //
 // In auto mode (and for tools set to always) a command that has parts
 // Loupe cannot see asks when there are command deny rules to respect.
+//
+// Paths are judged as given and where they really lead
+// (tools.Workspace.Resolve, the resolver the tools open files with).
+// DecideGuarded also returns the guard that holds the tool to this
+// decision when it opens its file.
 func (p Policy) Decide(c Call) Decision {
-	d := p.decide(c)
-	if c.Tool == RunCommand && p.Unconfined != "" && d.Verdict == Run {
-		// Without OS confinement nothing but the user stands between a
-		// command and the machine: ask every time, whatever allowed it.
-		d = Decision{Verdict: Ask, OnceOnly: true, Reasons: append(d.Reasons, "commands are not sandboxed here: "+p.Unconfined)}
-	}
+	d, _ := p.DecideGuarded(c)
 	return d
 }
 
-func (p Policy) decide(c Call) Decision {
+func (p Policy) decide(c Call, ps paths) Decision {
 	rs := p.ruleSet()
-	ps := p.place(c.Paths)
 	if len(ps.outside) > 0 {
 		return Decision{Verdict: Refuse, By: "rule: paths outside the workspace are refused",
 			Reasons: []string{fmt.Sprintf("%s is outside the workspace", strings.Join(ps.outside, ", "))}}

@@ -1,9 +1,12 @@
 package permission
 
 import (
+	"errors"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/tools"
 )
 
 // This file places a call's paths in the workspace (through symlinks)
@@ -20,8 +23,18 @@ func (ps paths) all() []string { return append(append([]string{}, ps.rel...), ps
 
 func (p Policy) place(list []string) paths {
 	var ps paths
+	var ws *tools.Workspace
+	if p.Workspace != "" && len(list) > 0 {
+		// One handle on the workspace for all of the call's paths; if it
+		// cannot be opened, paths are placed lexically only (the tools
+		// cannot open it either).
+		if w, err := tools.OpenWorkspace(p.Workspace); err == nil {
+			ws = w
+			defer w.Close()
+		}
+	}
 	for _, q := range list {
-		rel, alias, ok := p.placeOne(q)
+		rel, alias, ok := p.placeOne(ws, q)
 		if !ok {
 			ps.outside = append(ps.outside, q)
 			continue
@@ -34,9 +47,11 @@ func (p Policy) place(list []string) paths {
 	return ps
 }
 
-// placeOne makes q workspace-relative. alias is q with symlinks resolved
-// (for the part of it that exists), when a workspace is known.
-func (p Policy) placeOne(q string) (rel, alias string, ok bool) {
+// placeOne makes q workspace-relative. alias is where q really leads, as
+// the tools resolve it (tools.Workspace.Resolve: every symlink followed
+// the way opening q follows it; the part that does not exist kept as
+// given), when the workspace is open.
+func (p Policy) placeOne(ws *tools.Workspace, q string) (rel, alias string, ok bool) {
 	q = cleanPath(q)
 	if path.IsAbs(q) || filepath.IsAbs(filepath.FromSlash(q)) {
 		if p.Workspace == "" {
@@ -51,23 +66,19 @@ func (p Policy) placeOne(q string) (rel, alias string, ok bool) {
 	if q == ".." || strings.HasPrefix(q, "../") {
 		return "", "", false
 	}
-	if p.Workspace == "" {
+	if ws == nil {
 		return q, "", true
 	}
-	real, err := filepath.EvalSymlinks(p.Workspace)
-	if err != nil {
-		return q, "", true
-	}
-	resolved := resolveExisting(filepath.Join(real, filepath.FromSlash(q)))
-	r, err := filepath.Rel(real, resolved)
-	if err != nil {
-		return "", "", false
-	}
-	r = filepath.ToSlash(r)
-	if r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+	r, err := ws.Resolve(q)
+	switch {
+	case errors.Is(err, tools.ErrOutsideWorkspace):
 		return "", "", false // a symlink leads out
+	case err != nil:
+		// The tool cannot open it either (a file on the way is not a
+		// directory, a symlink loop): it will fail the same way.
+		return q, "", true
 	}
-	return q, r, true
+	return q, r.Real, true
 }
 
 // relTo makes an absolute path relative to the workspace, as given or
@@ -90,31 +101,13 @@ func (p Policy) relTo(abs string) (string, bool) {
 	return "", false
 }
 
-// resolveExisting resolves symlinks in the longest existing prefix of p
-// and appends the rest, so that a file about to be created is placed
-// where its parent directory really is.
-func resolveExisting(p string) string {
-	var rest []string
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
-
 // Built-in protected paths: changing them always asks, in every mode.
 var builtinProtected = []string{
 	"**/.git/config",
+	"**/.git/config.worktree",
 	"**/.git/hooks",
+	"**/.git/modules/**/config", // submodules' repositories
+	"**/.git/modules/**/hooks",
 	".env*",
 	"/.loupe", // workspace settings: the model must not trust itself
 }

@@ -212,6 +212,12 @@ func TestProtectedPaths(t *testing.T) {
 			{Tool: "write_file", Paths: []string{".git/hooks/pre-commit"}}, // does not exist yet
 			{Tool: "write_file", Paths: []string{"sub/.git/hooks/post-checkout"}},
 			{Tool: "write_file", Paths: []string{".GIT/HOOKS/pre-push"}},
+			{Tool: "write_file", Paths: []string{".git/config.worktree"}},
+			{Tool: "write_file", Paths: []string{"sub/.git/config.worktree"}},
+			{Tool: "write_file", Paths: []string{".git/modules/lib/config"}}, // a submodule's repository
+			{Tool: "edit_file", Paths: []string{".git/modules/a/b/config"}},  // a nested submodule
+			{Tool: "write_file", Paths: []string{".git/modules/lib/hooks/post-checkout"}},
+			{Tool: "write_file", Paths: []string{"vendor/x/.git/modules/y/hooks/pre-commit"}},
 			{Tool: "write_file", Paths: []string{".loupe/settings.json"}},
 			{Tool: "write_file", Paths: []string{"data/loupe.db-wal"}},
 			{Tool: "write_file", Paths: []string{filepath.Join(ws, ".env")}},    // absolute
@@ -232,8 +238,10 @@ func TestProtectedPaths(t *testing.T) {
 		if d := p.Decide(Call{Tool: "read_file", ReadOnly: true, Paths: []string{".git/config"}}); d.Verdict != Run {
 			t.Errorf("%s: reading .git/config: %v", mode, d.Verdict)
 		}
-		if d := p.Decide(Call{Tool: "write_file", Paths: []string{"main.go"}}); d.Verdict != Run {
-			t.Errorf("%s: writing main.go: %v", mode, d.Verdict)
+		for _, q := range []string{"main.go", ".git/modules/lib/description", ".git/modules/lib/HEAD", "docs/config"} {
+			if d := p.Decide(Call{Tool: "write_file", Paths: []string{q}}); d.Verdict != Run {
+				t.Errorf("%s: writing %s: %v %q", mode, q, d.Verdict, d.Reasons)
+			}
 		}
 	}
 }

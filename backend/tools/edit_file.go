@@ -35,7 +35,7 @@ func (editFile) ReadOnly() bool     { return false }
 
 // plan works out the edit without writing; it fails, leaving the file as
 // it is, unless old_string matches as required.
-func (t editFile) plan(args json.RawMessage) (c change, count, line int, err error) {
+func (t editFile) plan(ctx context.Context, args json.RawMessage) (c change, count, line int, err error) {
 	in, err := decode[editFileInput]("edit_file", args)
 	if err != nil {
 		return c, 0, 0, err
@@ -46,12 +46,12 @@ func (t editFile) plan(args json.RawMessage) (c change, count, line int, err err
 	if in.OldString == in.NewString {
 		return c, 0, 0, errors.New("old_string and new_string are the same; there is nothing to change")
 	}
-	rel, err := t.ws.rel(in.Path)
+	r, err := t.ws.Resolve(in.Path)
 	if err != nil {
 		return c, 0, 0, err
 	}
-	rel, err = t.ws.resolveTarget(in.Path, rel)
-	if err != nil {
+	rel := r.Real
+	if err := checkOpened(ctx, rel); err != nil {
 		return c, 0, 0, err
 	}
 	old, mode, existed, err := t.ws.current(in.Path, rel)
@@ -88,8 +88,8 @@ func (t editFile) plan(args json.RawMessage) (c change, count, line int, err err
 	return c, count, line, nil
 }
 
-func (t editFile) Preview(_ context.Context, args json.RawMessage) (trace.Display, error) {
-	c, _, _, err := t.plan(args)
+func (t editFile) Preview(ctx context.Context, args json.RawMessage) (trace.Display, error) {
+	c, _, _, err := t.plan(ctx, args)
 	if err != nil {
 		return trace.Display{}, err
 	}
@@ -99,14 +99,14 @@ func (t editFile) Preview(_ context.Context, args json.RawMessage) (trace.Displa
 func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	t.ws.writeMu.Lock()
 	defer t.ws.writeMu.Unlock()
-	c, count, line, err := t.plan(args)
+	c, count, line, err := t.plan(ctx, args)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode); err != nil {
+	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode, guardOf(ctx)); err != nil {
 		return Result{}, err
 	}
 	t.ws.seen.remember(c.rel, []byte(c.new))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -48,16 +49,15 @@ func (s *Seen) changedSince(rel string, content []byte) bool {
 // Track makes the workspace's tools use s.
 func (w *Workspace) Track(s *Seen) { w.seen = s }
 
-// rememberFile hashes the whole file at rel as the model has now seen it.
-func (w *Workspace) rememberFile(rel string) {
+// rememberOpen hashes the whole of the open file f, found at rel, as the
+// model has now seen it.
+func (w *Workspace) rememberOpen(rel string, f *os.File) {
 	if w.seen == nil {
 		return
 	}
-	f, err := w.root.Open(native(rel))
-	if err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return
 	}
-	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return
@@ -79,40 +79,38 @@ func (c change) fileChange() trace.FileChange {
 	return fc
 }
 
-// ReadFile reads a regular file of the workspace; exists is false when
-// there is none.
+// ReadFile reads a regular file of the workspace (through symlinks);
+// exists is false when there is none.
 func (w *Workspace) ReadFile(p string) (content []byte, exists bool, err error) {
-	rel, err := w.rel(p)
-	if err != nil {
+	r, err := w.Resolve(p)
+	if err != nil || !r.Exists {
 		return nil, false, err
 	}
-	if _, err := w.root.Lstat(native(rel)); errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	b, _, err := w.readRegular(p, rel)
-	if err != nil {
+	s, _, existed, err := w.current(p, r.Real)
+	if err != nil || !existed {
 		return nil, false, err
 	}
-	return b, true, nil
+	return []byte(s), true, nil
 }
 
 // WriteFile replaces (or creates) a file of the workspace atomically,
-// keeping an existing file's mode.
+// keeping an existing file's mode. A symlink is written through, as
+// write_file does.
 func (w *Workspace) WriteFile(p string, data []byte) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
-	rel, err := w.rel(p)
+	r, err := w.Resolve(p)
 	if err != nil {
 		return err
 	}
-	_, mode, _, err := w.current(p, rel)
+	_, mode, _, err := w.current(p, r.Real)
 	if err != nil {
 		return err
 	}
-	if err := w.writeAtomic(p, rel, data, mode); err != nil {
+	if err := w.writeAtomic(p, r.Real, data, mode, nil); err != nil {
 		return err
 	}
-	w.seen.remember(rel, data)
+	w.seen.remember(r.Real, data)
 	return nil
 }
 

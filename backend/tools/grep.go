@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -63,17 +64,17 @@ func (t grepTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if where == "" {
 		where = "."
 	}
-	rel, err := t.ws.rel(where)
+	r, err := t.ws.Resolve(where)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := t.ws.stat(where, rel)
-	if err != nil {
-		return Result{}, err
+	rel := r.Lexical
+	if !r.Exists {
+		return Result{}, &notExistError{where}
 	}
 
 	s := &grepSearch{ws: t.ws, re: re}
-	if fi.IsDir() {
+	if r.IsDir {
 		err = t.ws.walk(ctx, rel, func(p string, d fs.DirEntry) {
 			if s.full() || !d.Type().IsRegular() || !includes(in.Include, p) {
 				return
@@ -84,10 +85,19 @@ func (t grepTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 			return Result{}, err
 		}
 	} else {
-		if err := mustBeRegular(where, fi); err != nil {
+		// One file: opened and checked like read_file's.
+		f, _, exists, err := t.ws.openResolved(where, r.Real)
+		if err != nil {
 			return Result{}, err
 		}
-		s.file(rel)
+		if !exists {
+			return Result{}, &notExistError{where}
+		}
+		defer f.Close()
+		if err := checkOpened(ctx, r.Real); err != nil {
+			return Result{}, err
+		}
+		s.search(rel, f)
 	}
 	if s.err != nil {
 		return Result{}, s.err
@@ -146,6 +156,11 @@ func (s *grepSearch) file(rel string) {
 		return
 	}
 	defer f.Close()
+	s.search(rel, f)
+}
+
+// search searches the open file f, found at rel.
+func (s *grepSearch) search(rel string, f *os.File) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileBytes {
 		return
 	}

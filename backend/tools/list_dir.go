@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 
@@ -39,18 +38,26 @@ func (t listDir) Run(ctx context.Context, args json.RawMessage) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	rel, err := t.ws.rel(in.Path)
+	r, err := t.ws.Resolve(in.Path)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := t.ws.stat(in.Path, rel)
-	if err != nil {
-		return Result{}, err
+	rel := r.Real
+	if !r.Exists {
+		return Result{}, &notExistError{in.Path}
 	}
-	if !fi.IsDir() {
+	if !r.IsDir {
 		return Result{}, fmt.Errorf("%s is a file, not a directory; use read_file to read it", in.Path)
 	}
-	f, err := t.ws.root.Open(native(rel))
+	d, err := t.ws.openDir(in.Path, rel, "read")
+	if err != nil {
+		return Result{}, err
+	}
+	defer d.Close()
+	if err := checkOpened(ctx, rel); err != nil {
+		return Result{}, err
+	}
+	f, err := d.Open(".")
 	if err != nil {
 		return Result{}, explain(in.Path, err)
 	}
@@ -78,7 +85,7 @@ func (t listDir) Run(ctx context.Context, args json.RawMessage) (Result, error) 
 		case e.IsDir():
 			name += "/"
 		case e.Type()&fs.ModeSymlink != 0:
-			if target, err := t.ws.root.Readlink(native(path.Join(rel, name))); err == nil {
+			if target, err := d.Readlink(name); err == nil {
 				name += " -> " + target
 			}
 		}

@@ -55,23 +55,23 @@ func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	rel, err := t.ws.rel(in.Path)
+	r, err := t.ws.Resolve(in.Path)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := t.ws.stat(in.Path, rel)
+	rel := r.Real
+	f, fi, exists, err := t.ws.openResolved(in.Path, rel)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := mustBeRegular(in.Path, fi); err != nil {
-		return Result{}, err
-	}
-	f, fi, err := t.ws.openRegular(in.Path, rel)
-	if err != nil {
-		return Result{}, err
+	if !exists {
+		return Result{}, &notExistError{in.Path}
 	}
 	defer f.Close()
-	defer t.ws.rememberFile(rel)
+	if err := checkOpened(ctx, rel); err != nil {
+		return Result{}, err
+	}
+	defer t.ws.rememberOpen(rel, f)
 
 	display := &trace.Display{Path: rel}
 	br := bufio.NewReaderSize(f, 64<<10)

@@ -118,7 +118,7 @@ func explain(p string, err error) error {
 		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("%s does not exist", p)
+			return &notExistError{p}
 		case errors.Is(err, fs.ErrPermission):
 			return fmt.Errorf("permission denied: %s", p)
 		}
@@ -127,53 +127,16 @@ func explain(p string, err error) error {
 	return err
 }
 
+// notExistError says that p does not exist; it matches fs.ErrNotExist.
+type notExistError struct{ path string }
+
+func (e *notExistError) Error() string        { return e.path + " does not exist" }
+func (e *notExistError) Is(target error) bool { return target == fs.ErrNotExist }
+
 // stat follows symlinks (within the workspace).
 func (w *Workspace) stat(p, rel string) (fs.FileInfo, error) {
 	fi, err := w.root.Stat(native(rel))
 	return fi, explain(p, err)
-}
-
-// openRegular opens a file for reading and checks, on the open file, that
-// it is a regular file. Opening does not block: a FIFO swapped in after
-// any earlier check is refused here instead of hanging the read.
-func (w *Workspace) openRegular(p, rel string) (*os.File, fs.FileInfo, error) {
-	f, err := w.root.OpenFile(native(rel), os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, nil, explain(p, err)
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = mustBeRegular(p, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
-// readRegular reads a whole regular file.
-func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
-	fi, err := w.stat(p, rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := mustBeRegular(p, fi); err != nil {
-		return nil, nil, err
-	}
-	if fi.Size() > maxEditBytes {
-		return nil, nil, fmt.Errorf("%s is too large to edit (%d bytes; the limit is %d)", p, fi.Size(), maxEditBytes)
-	}
-	f, fi, err := w.openRegular(p, rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
-	if err == nil && len(b) > maxEditBytes {
-		err = fmt.Errorf("%s grew past the %d-byte limit while being read", p, maxEditBytes)
-	}
-	return b, fi, explain(p, err)
 }
 
 func mustBeRegular(p string, fi fs.FileInfo) error {
@@ -190,74 +153,226 @@ func mustBeRegular(p string, fi fs.FileInfo) error {
 // edit.
 const maxEditBytes = 16 << 20
 
-// resolveTarget follows a symlink at the end of rel (if any) so that
-// writing "link" replaces the file the link points to, not the link
-// itself. It returns the workspace-relative path to write. A link that
-// leads out of the workspace is refused. A relative link target is joined
-// to the link's directory lexically; where that directory is itself
-// reached through a symlink this may name a different file than the
-// kernel would, but never one outside the workspace: every operation on
-// the result still goes through os.Root.
-func (w *Workspace) resolveTarget(p, rel string) (string, error) {
-	for range 40 {
-		fi, err := w.root.Lstat(native(rel))
-		if errors.Is(err, fs.ErrNotExist) {
-			return rel, nil // a new file
-		}
-		if err != nil {
-			return "", explain(p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return rel, nil
-		}
-		target, err := w.root.Readlink(native(rel))
-		if err != nil {
-			return "", explain(p, err)
-		}
-		var next string
-		if filepath.IsAbs(target) {
-			next, err = w.rel(target)
-		} else {
-			next, err = w.rel(path.Join(path.Dir(rel), filepath.ToSlash(target)))
-		}
-		if err != nil {
-			return "", &outsideError{path: p, via: "a symlink leads out of it"}
-		}
-		rel = next
+// The functions below open a path that Resolve returned, and check what
+// they opened: every directory on the way, and the file at the end, must
+// be the entry that is at that name now and not a symlink (lstat the
+// name, open it, compare the opened file with what lstat saw). A path
+// changed in between, by a parallel command say, is refused rather than
+// followed: following it is how a check made on one file ends up
+// approving a write to another.
+
+// openDir opens the directory rel (resolved: no symlinks) as a Root of its
+// own, one component at a time.
+func (w *Workspace) openDir(p, rel, op string) (*os.Root, error) {
+	d, m, err := w.walkDir(p, rel, false, op)
+	if m != nil {
+		m.close()
 	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+	return d, err
 }
 
-// current reads the file at rel (already resolved by resolveTarget) as it
-// is before a write: its content and mode, or existed=false.
-func (w *Workspace) current(p, rel string) (content string, mode fs.FileMode, existed bool, err error) {
-	_, err = w.root.Lstat(native(rel))
+// walkDir opens the directory rel as openDir does; with create, it makes
+// the directories that are missing and returns them, for undo.
+func (w *Workspace) walkDir(p, rel string, create bool, op string) (*os.Root, *madeDirs, error) {
+	cur, err := w.root.OpenRoot(".")
+	if err != nil {
+		return nil, nil, explain(p, err)
+	}
+	m := &madeDirs{}
+	for _, c := range splitRel(rel) {
+		if c == "" || c == "." {
+			continue
+		}
+		next, made, err := openStep(p, cur, c, create, op)
+		if made != nil {
+			m.parents = append(m.parents, cur) // kept open to undo
+			m.names = append(m.names, c)
+			m.infos = append(m.infos, made)
+		} else {
+			cur.Close()
+		}
+		if err != nil {
+			m.undo()
+			m.close()
+			return nil, nil, err
+		}
+		cur = next
+	}
+	return cur, m, nil
+}
+
+// madeDirs are the directories a write made on the way to its file, each
+// with the open directory it was made in.
+type madeDirs struct {
+	parents []*os.Root
+	names   []string
+	infos   []fs.FileInfo
+}
+
+func (m *madeDirs) close() {
+	for _, r := range m.parents {
+		r.Close()
+	}
+	m.parents = nil
+}
+
+// undo removes the directories made, innermost first, as long as each is
+// still the (empty) directory that was made.
+func (m *madeDirs) undo() {
+	for i := len(m.parents) - 1; i >= 0; i-- {
+		fi, err := m.parents[i].Lstat(m.names[i])
+		if err != nil || !fi.IsDir() || !os.SameFile(fi, m.infos[i]) || m.parents[i].Remove(m.names[i]) != nil {
+			return
+		}
+	}
+}
+
+// openStep opens the directory name in d, checking that it is the
+// directory that was there before it was opened. made is set when it
+// created the directory.
+func openStep(p string, d *os.Root, name string, create bool, op string) (next *os.Root, made fs.FileInfo, err error) {
+	fi, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		err = d.Mkdir(name, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, nil, explain(p, err)
+		}
+		created := err == nil
+		fi, err = d.Lstat(name)
+		if created && err == nil && fi.IsDir() {
+			made = fi
+		}
+	}
+	if err != nil {
+		return nil, made, explain(p, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, made, &changedError{path: p, op: op}
+	case !fi.IsDir():
+		return nil, made, fmt.Errorf("%s: %s is not a directory", p, name)
+	}
+	next, err = d.OpenRoot(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, made, explain(p, err)
+		}
+		return nil, made, &changedError{path: p, op: op}
+	}
+	st, err := next.Stat(".")
+	if err != nil || !os.SameFile(fi, st) {
+		next.Close()
+		return nil, made, &changedError{path: p, op: op}
+	}
+	return next, made, nil
+}
+
+// openResolved opens the regular file rel (resolved) for reading. exists
+// is false, without an error, when there is nothing at rel. A FIFO or
+// device is refused before it is opened, and the open does not block.
+func (w *Workspace) openResolved(p, rel string) (f *os.File, fi fs.FileInfo, exists bool, err error) {
+	d, err := w.openDir(p, path.Dir(rel), "read")
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", 0o644, false, nil
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer d.Close()
+	base := path.Base(rel)
+	fi, err = d.Lstat(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, explain(p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, nil, false, &changedError{path: p, op: "read"}
+	}
+	if err := mustBeRegular(p, fi); err != nil {
+		return nil, nil, false, err
+	}
+	f, err = d.OpenFile(base, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, nil, false, explain(p, err)
+		}
+		return nil, nil, false, &changedError{path: p, op: "read"}
+	}
+	st, err := f.Stat()
+	if err != nil || !os.SameFile(fi, st) || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, false, &changedError{path: p, op: "read"}
+	}
+	return f, st, true, nil
+}
+
+// current reads the file at rel (resolved) as it is before a write: its
+// content and mode, or existed=false.
+func (w *Workspace) current(p, rel string) (content string, mode fs.FileMode, existed bool, err error) {
+	f, fi, exists, err := w.openResolved(p, rel)
+	if err != nil || !exists {
+		return "", 0o644, false, err
+	}
+	defer f.Close()
+	if fi.Size() > maxEditBytes {
+		return "", 0, false, fmt.Errorf("%s is too large to edit (%d bytes; the limit is %d)", p, fi.Size(), maxEditBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	if err == nil && len(b) > maxEditBytes {
+		err = fmt.Errorf("%s grew past the %d-byte limit while being read", p, maxEditBytes)
 	}
 	if err != nil {
 		return "", 0, false, explain(p, err)
 	}
-	b, fi, err := w.readRegular(p, rel)
-	if err != nil {
-		return "", 0, false, err
-	}
 	return string(b), fi.Mode().Perm(), true, nil
 }
 
-// writeAtomic replaces the file at rel with data: it writes a temporary
-// file in the same directory and renames it over the target, so a reader
-// sees the old file or the new one, never a partial write. Missing parent
-// directories are created (inside the workspace: os.Root refuses the rest).
-func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode) error {
-	dir := path.Dir(rel)
-	if dir != "." {
-		if err := w.root.MkdirAll(native(dir), 0o755); err != nil {
-			return explain(p, err)
+// writeAtomic replaces the entry rel (resolved) with a regular file
+// holding data: it writes a temporary file in rel's directory and renames
+// it over rel, so a reader sees the old file or the new one, never a
+// partial write. Missing parent directories are created.
+//
+// The directory is opened first (walkDir checks every component), then
+// the guard, if any, checks rel; the temporary file and the rename both
+// happen in that open directory, so swapping a directory on the way for a
+// symlink cannot redirect them. A symlink that appears at rel itself is
+// replaced, not followed. Where the kernel can say where an open
+// directory is now (Linux), that is checked again after the rename; if
+// the directory was moved meanwhile, the old entry is put back. On every
+// refusal or failure the temporary file, and the directories made for
+// the file, are removed.
+func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode, g Guard) error {
+	dir, base := path.Dir(rel), path.Base(rel)
+	if base == "." || base == "/" {
+		return fmt.Errorf("%s is the workspace directory, not a file", p)
+	}
+	d, made, err := w.walkDir(p, dir, true, "written")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	written := false
+	defer func() {
+		if !written {
+			made.undo()
+		}
+		made.close()
+	}()
+	if err := w.checkDirAt(p, d, dir); err != nil {
+		return err
+	}
+	if g != nil {
+		if err := g.Check(rel); err != nil {
+			return err
 		}
 	}
-	tmp := path.Join(dir, fmt.Sprintf(".%s.loupe-%d.tmp", path.Base(rel), rand.Uint64()))
-	f, err := w.root.OpenFile(native(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp := fmt.Sprintf(".%s.loupe-%d.tmp", base, rand.Uint64())
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &changedError{path: p, op: "written"} // the directory was removed
+	}
 	if err != nil {
 		return explain(p, err)
 	}
@@ -271,12 +386,61 @@ func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode) er
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = w.root.Rename(native(tmp), native(rel))
-	}
 	if err != nil {
-		_ = w.root.Remove(native(tmp))
+		_ = d.Remove(tmp)
 		return explain(p, err)
+	}
+	// Keep the old entry under another name until the directory is known
+	// to be where it was, so that it can be put back.
+	backup := ""
+	if _, ok := dirPath(d); ok {
+		bak := fmt.Sprintf(".%s.loupe-%d.old", base, rand.Uint64())
+		if d.Link(base, bak) == nil {
+			backup = bak
+		}
+	}
+	if err := d.Rename(tmp, base); err != nil {
+		_ = d.Remove(tmp)
+		if backup != "" {
+			_ = d.Remove(backup)
+		}
+		if fi, serr := d.Lstat(base); serr == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory; use list_dir to see what it contains", p)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return &changedError{path: p, op: "written"} // the directory was removed
+		}
+		return explain(p, err)
+	}
+	if err := w.checkDirAt(p, d, dir); err != nil {
+		if backup != "" {
+			_ = d.Rename(backup, base)
+		} else {
+			_ = d.Remove(base)
+		}
+		return err
+	}
+	if backup != "" {
+		_ = d.Remove(backup)
+	}
+	written = true
+	return nil
+}
+
+// checkDirAt checks, where the kernel can say it, that the open directory
+// d is still the workspace's directory dir.
+func (w *Workspace) checkDirAt(p string, d *os.Root, dir string) error {
+	where, ok := dirPath(d)
+	if !ok {
+		return nil
+	}
+	top, ok := dirPath(w.root)
+	if !ok {
+		return nil
+	}
+	r, err := filepath.Rel(top, where)
+	if err != nil || filepath.ToSlash(r) != dir {
+		return &changedError{path: p, op: "written"}
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ type writeFile struct{ ws *Workspace }
 func (writeFile) Spec() llm.ToolSpec { return writeFileSpec }
 func (writeFile) ReadOnly() bool     { return false }
 
-// change is a planned write: the file's path (symlinks at the end
+// change is a planned write: the file's path (resolved: symlinks
 // followed), its content before and after, and the mode to keep.
 type change struct {
 	rel      string
@@ -41,31 +41,30 @@ type change struct {
 
 func (c change) diff() string { return unifiedDiff(c.rel, c.old, c.new, !c.existed) }
 
-func (t writeFile) plan(args json.RawMessage) (change, error) {
+func (t writeFile) plan(ctx context.Context, args json.RawMessage) (change, error) {
 	in, err := decode[writeFileInput]("write_file", args)
 	if err != nil {
 		return change{}, err
 	}
-	rel, err := t.ws.rel(in.Path)
+	r, err := t.ws.Resolve(in.Path)
 	if err != nil {
 		return change{}, err
 	}
-	if rel == "." {
+	if r.Lexical == "." || r.Real == "." {
 		return change{}, fmt.Errorf("%s is the workspace directory, not a file", in.Path)
 	}
-	rel, err = t.ws.resolveTarget(in.Path, rel)
+	if err := checkOpened(ctx, r.Real); err != nil {
+		return change{}, err
+	}
+	old, mode, existed, err := t.ws.current(in.Path, r.Real)
 	if err != nil {
 		return change{}, err
 	}
-	old, mode, existed, err := t.ws.current(in.Path, rel)
-	if err != nil {
-		return change{}, err
-	}
-	return change{rel: rel, old: old, new: in.Content, mode: mode, existed: existed}, nil
+	return change{rel: r.Real, old: old, new: in.Content, mode: mode, existed: existed}, nil
 }
 
-func (t writeFile) Preview(_ context.Context, args json.RawMessage) (trace.Display, error) {
-	c, err := t.plan(args)
+func (t writeFile) Preview(ctx context.Context, args json.RawMessage) (trace.Display, error) {
+	c, err := t.plan(ctx, args)
 	if err != nil {
 		return trace.Display{}, err
 	}
@@ -75,14 +74,14 @@ func (t writeFile) Preview(_ context.Context, args json.RawMessage) (trace.Displ
 func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	t.ws.writeMu.Lock()
 	defer t.ws.writeMu.Unlock()
-	c, err := t.plan(args)
+	c, err := t.plan(ctx, args)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode); err != nil {
+	if err := t.ws.writeAtomic(c.rel, c.rel, []byte(c.new), c.mode, guardOf(ctx)); err != nil {
 		return Result{}, err
 	}
 	t.ws.seen.remember(c.rel, []byte(c.new))
