@@ -62,15 +62,50 @@
 //     zsh, ksh, python*, perl, ruby, node, php, lua …), eval of text built
 //     at run time, sh -c of such text, other shells' languages (fish, csh,
 //     pwsh), running as another user (sudo, doas, su, pkexec), runners
-//     Loupe does not unwrap (watch, flock, ssh, strace, chroot …), git -c
+//     Loupe does not unwrap exactly (watch, flock, ssh, strace, chroot …),
+//     aliases defined in the command, git -c
 //     and --config-env (configuration can run programs), git config
 //     --global/--system/--file, cd to an unknown place or out of the
 //     workspace, control characters, a parse failure. A git config that
 //     sets something counts as a write to .git/config (protected).
-//   - awk, sed and the like are ordinary commands: their program is an
-//     argument, so an allow rule must match it word for word. Interpreters
-//     given a script or inline code (python x.py, perl -e …) are ordinary
-//     commands too; only reading the program from stdin is flagged.
+//   - Writer options: commands that usually only read can write files or
+//     run programs with some options, and an allow rule for the read
+//     ("git log *", "sort *", "sed *") does not cover them unless it
+//     spells the option out in its own word ("sort -o * *", "sed -i *"):
+//     find -fprint/-fprint0/-fprintf/-fls/-delete, sort -o/--output and
+//     --compress-program, sed -i/--in-place, -f and scripts with w, W,
+//     s///w, e or s///e, git --output (log, diff, show …), format-patch
+//     and archive -o, git grep -O, ls-remote/fetch/clone --upload-pack,
+//     rg --pre/--pre-glob/--hostname-bin, tee FILE, dd of=, awk programs
+//     with print > file, pipes, system() or @include and awk -f/-i/-l,
+//     curl -o/-O/-D/-c/-K, wget -O FILE/-o/-e, tar in any mode but -t
+//     and -d and its -I/--to-command, uniq and xxd's output operand,
+//     less -o, man -P/-H, shuf/iconv/sdiff/tree -o, yq -i, file -C,
+//     openssl -out, fd -x and vim -c. A program Loupe cannot read to the
+//     end counts as writing. The files they name count as writes, so a
+//     protected one asks in every mode. Commands they run (rg --pre CMD,
+//     tar --to-command, awk system("…"), sed e …) count for deny rules
+//     and need allow rules of their own.
+//   - Opaque commands run code no parser can see into: interpreters given
+//     inline code or a script (python3 -c, perl -e, node x.js), shells
+//     given a script file, source and ., programs run by a path (./x),
+//     make and the like, package scripts (npm run, npx, yarn), go
+//     run/test/generate, cargo run/test/build, assignments that load code
+//     (LD_PRELOAD, PATH, BASH_ENV …). With command deny or ask rules
+//     configured, such a command asks, in every mode, auto included,
+//     unless a rule for its exact line (a remembered answer) allows it;
+//     the reason says what is hidden and which rules it cannot check.
+//     With no such rules it is an ordinary command. Rule.Limits says so
+//     for the settings page and suggests the equivalent path rule, which
+//     the sandbox enforces for commands too.
+//   - What the command defines for itself is expanded so that deny rules
+//     see it: aliases (alias x=rm), functions called with their
+//     arguments (f(){ rm -rf "$@"; }; f d), sh -c scripts with their
+//     arguments, eval of literal text, scripts written with echo, printf
+//     or cat <<EOF and then run (sh s.sh, ./s.sh, source), trap
+//     commands, commands named in settings (git -c alias.x='!…',
+//     core.pager, LESSOPEN, EDITOR …), and what sudo, doas, su -c,
+//     busybox, watch and the like start.
 //   - Wrappers are unwrapped and their inner command checked instead:
 //     env (its NAME=value words stay in front of the command), timeout,
 //     nice, nohup, setsid, stdbuf, ionice, time, exec, command, builtin,
@@ -91,10 +126,11 @@
 //     mentions are placed right; a command that mentions or writes a
 //     protected path asks, and one that mentions a path a deny rule covers
 //     asks (it is not refused: a word is not always a path).
-//   - In auto mode, and for tools set to always, a command with parts that
-//     cannot be seen (an interpreter reading stdin, eval of run-time text,
-//     a variable command name …) asks when command deny rules exist,
-//     since they could not be checked.
+//   - A command with parts that cannot be seen (an interpreter reading
+//     stdin, eval of run-time text, a variable command name, the opaque
+//     commands above) asks when command deny or ask rules exist, since
+//     they could not be checked: in auto mode, for tools set to always
+//     and under allow rules alike.
 //   - Deny or ask rules that do not compile make the calls they are about
 //     ask (allow rules that do not compile are ignored). Validate rules
 //     when they are saved (Rule.Validate, Policy.Validate).

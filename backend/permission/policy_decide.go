@@ -96,6 +96,10 @@ func (p Policy) decide(c Call, ps paths) Decision {
 		}
 	}
 
+	// Command ask rules cannot be checked against what Loupe cannot see
+	// either.
+	denyUnchecked = denyUnchecked || len(unseenRules(rs, c.Tool, a)) > 0
+
 	// 2. Protected paths.
 	prot := p.protectedPaths()
 	if !c.ReadOnly {
@@ -146,13 +150,14 @@ func (p Policy) decide(c Call, ps paths) Decision {
 		return Decision{Verdict: Run, By: by}
 	}
 
-	unchecked := "parts of it cannot be checked against your deny rules"
+	if denyUnchecked {
+		// Whatever the tool's setting and the mode: Loupe cannot see
+		// what part of it runs, so the rules could not be checked.
+		return Decision{Verdict: Ask, Reasons: append([]string{uncheckedReason(rs, c.Tool, a)}, commandReasons(a, nil)...)}
+	}
 	// 6. The tool's own setting.
 	switch p.Tools[c.Tool] {
 	case ToolAlways:
-		if denyUnchecked {
-			return Decision{Verdict: Ask, Reasons: append([]string{unchecked}, commandReasons(a, nil)...)}
-		}
 		return Decision{Verdict: Run, By: fmt.Sprintf("rule: %s is set to always", c.Tool)}
 	case ToolAsk:
 		return Decision{Verdict: Ask, By: fmt.Sprintf("rule: %s is set to ask", c.Tool), Reasons: p.askReasons(c, ps, a, missing)}
@@ -161,9 +166,6 @@ func (p Policy) decide(c Call, ps paths) Decision {
 	// 7. The mode.
 	switch p.Mode {
 	case ModeAuto:
-		if denyUnchecked {
-			return Decision{Verdict: Ask, Reasons: append([]string{unchecked}, commandReasons(a, nil)...)}
-		}
 		return Decision{Verdict: Run, By: "auto mode"}
 	case ModeAskAll:
 		return Decision{Verdict: Ask, Reasons: append([]string{"Ask every time is on"}, p.askReasons(c, ps, a, missing)...)}
@@ -211,6 +213,7 @@ func commandReasons(a *analysis, missing []*command) []string {
 			break
 		}
 		out = appendNew(out, fmt.Sprintf("no rule allows %s", wordsText(m.self)))
+		out = append(out, writerReasons(m)...)
 	}
 	return out
 }

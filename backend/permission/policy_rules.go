@@ -116,6 +116,11 @@ func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked b
 				return r.by, true, nil
 			}
 		}
+		if denyUnchecked {
+			// Part of it cannot be seen, so deny rules could not be
+			// checked: only a rule for this exact line vouches for it.
+			return "", false, nil
+		}
 		var missing []*command
 		for _, cmd := range a.cmds {
 			missing = allowCommand(rules, cmd, &bys, missing)
@@ -154,7 +159,7 @@ func allowCommand(rules []*compiled, cmd *command, bys *[]string, missing []*com
 	if cmd.self != nil && !cmd.noRule {
 		found := false
 		for _, r := range rules {
-			if r.cmd != nil && r.cmd.matchStrict(cmd.self) {
+			if r.cmd != nil && r.cmd.matchStrict(cmd.self) && r.cmd.names(cmd.writers) {
 				*bys = appendNew(*bys, r.by)
 				found = true
 				break

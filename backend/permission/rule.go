@@ -226,6 +226,8 @@ type patWord struct {
 	bare    bool // a bare *: any one word
 	slashed bool // contains a slash (a command name matched in full)
 	assign  bool
+	lit     string // the word without its wildcard stars
+	text    string // the word as written (after NAME= for assignments)
 }
 
 func compileCommand(src string) (*cmdPattern, error) {
@@ -244,7 +246,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 	p := &cmdPattern{}
 	add := func(w *syntax.Word, prefix string, assign bool) error {
 		var re strings.Builder
-		var text strings.Builder
+		var text, lit strings.Builder
 		re.WriteString("^")
 		re.WriteString(regexp.QuoteMeta(prefix))
 		text.WriteString(prefix)
@@ -259,6 +261,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 						i++
 						re.WriteString(regexp.QuoteMeta(v[i : i+1]))
 						text.WriteByte(v[i])
+						lit.WriteByte(v[i])
 						bare = false
 					case v[i] == '*':
 						re.WriteString("(?s:.*)")
@@ -266,6 +269,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 					default:
 						re.WriteString(regexp.QuoteMeta(v[i : i+1]))
 						text.WriteByte(v[i])
+						lit.WriteByte(v[i])
 						bare = false
 					}
 				}
@@ -275,6 +279,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 				}
 				re.WriteString(regexp.QuoteMeta(x.Value))
 				text.WriteString(x.Value)
+				lit.WriteString(x.Value)
 				bare = false
 			case *syntax.DblQuoted:
 				for _, dp := range x.Parts {
@@ -285,6 +290,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 					v := unescapeDbl(l.Value)
 					re.WriteString(regexp.QuoteMeta(v))
 					text.WriteString(v)
+					lit.WriteString(v)
 				}
 				bare = false
 			default:
@@ -293,7 +299,7 @@ func compileCommand(src string) (*cmdPattern, error) {
 		}
 		re.WriteString("$")
 		bare = bare && text.String() == "*" && prefix == ""
-		p.words = append(p.words, patWord{re: regexp.MustCompile(re.String()), bare: bare, slashed: strings.Contains(text.String(), "/"), assign: assign})
+		p.words = append(p.words, patWord{re: regexp.MustCompile(re.String()), bare: bare, slashed: strings.Contains(text.String(), "/"), assign: assign, lit: lit.String(), text: strings.TrimPrefix(text.String(), prefix)})
 		return nil
 	}
 	for _, as := range call.Assigns {
@@ -361,6 +367,23 @@ func (p *cmdPattern) matchStrict(ws []word) bool {
 				return false
 			}
 		case !pw.re.MatchString(w.text):
+			return false
+		}
+	}
+	return true
+}
+
+// names reports whether the pattern spells out each writer word of a
+// command it matches strictly: the writer's word must stand under a
+// pattern word of its own (not a * or the trailing *) that contains the
+// writer's key. "sort -o * *" names sort -o; "sort *" does not.
+func (p *cmdPattern) names(writers []writer) bool {
+	for _, w := range writers {
+		if w.at >= len(p.words) {
+			return false
+		}
+		pw := p.words[w.at]
+		if pw.bare || !strings.Contains(pw.lit, w.key) {
 			return false
 		}
 	}

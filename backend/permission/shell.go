@@ -25,6 +25,10 @@ const maxCommandBytes = 64 << 10
 // maxNesting bounds sh -c / eval nesting.
 const maxNesting = 4
 
+// maxCommands bounds how many commands one analysis builds (wrappers of
+// wrappers, runners' candidates, expansions); beyond it the command asks.
+const maxCommands = 2000
+
 // wordKind says how much of a word is known before the shell runs.
 type wordKind uint8
 
@@ -59,6 +63,22 @@ type command struct {
 	// noRule marks builtins that need no rule: cd into the workspace,
 	// true, false, :, pwd, command -v.
 	noRule bool
+	// writers are words of self that make a command which otherwise only
+	// reads write a file or run another program (sort -o, sed -i,
+	// git log --output, rg --pre …). An allow rule allows the command
+	// only if its word at that place spells the option out.
+	writers []writer
+}
+
+// writer is one word that makes a command write or run something.
+type writer struct {
+	at int // index in command.self
+	// key is what the allow rule's word must contain, apart from its
+	// stars: the option ("-o", "--output"), or the whole word (a sed
+	// script, the file tee writes).
+	key string
+	// what says it for the approval card: "writes to a file (sort -o)".
+	what string
 }
 
 func (c *command) String() string { return wordsText(c.words) }
@@ -95,8 +115,21 @@ type analysis struct {
 	reasons []string
 	// opaque is set when some code cannot be seen at all (a pipe into an
 	// interpreter, eval of text built at run time, a command name in a
-	// variable): deny rules cannot be checked against it.
+	// variable, inline interpreter code, a script file, make): deny rules
+	// cannot be checked against it.
 	opaque bool
+	// unseen names what Loupe cannot see into, for the reason given when
+	// deny rules cannot be checked: "python3 -c (inline code)", "make (the
+	// Makefile's commands)". Unlike reasons, these do not stop allow rules
+	// by themselves.
+	unseen []string
+	// aliases and funcs are defined in the command itself; files are
+	// what the command writes to a file before it may run it as a script
+	// (path → text). They let deny rules see through them.
+	aliases   map[string]string
+	funcs     map[string]funcDef
+	files     map[string]string
+	expanding map[string]bool // aliases and functions being expanded
 	// writes are redirect targets that are written; mentions are literal
 	// words that may be paths. Both are joined with the directory the
 	// command will be in (relative to the workspace) when known.
@@ -116,9 +149,28 @@ func (a *analysis) reason(format string, args ...any) {
 	a.reasons = append(a.reasons, r)
 }
 
+// unseenPart notes something whose commands Loupe cannot see.
+func (a *analysis) unseenPart(format string, args ...any) {
+	a.opaque = true
+	u := fmt.Sprintf(format, args...)
+	for _, have := range a.unseen {
+		if have == u {
+			return
+		}
+	}
+	a.unseen = append(a.unseen, u)
+}
+
+// funcDef is a shell function defined in the command, with the source
+// its body was parsed from (for snippets).
+type funcDef struct {
+	body *syntax.Stmt
+	src  string
+}
+
 // analyzeCommand classifies a run_command command.
 func analyzeCommand(src string) *analysis {
-	a := &analysis{}
+	a := &analysis{aliases: map[string]string{}, funcs: map[string]funcDef{}, files: map[string]string{}, expanding: map[string]bool{}}
 	if len(src) > maxCommandBytes {
 		a.reason("it is too long to check (%d bytes)", len(src))
 		a.opaque = true

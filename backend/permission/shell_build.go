@@ -41,9 +41,18 @@ func isInterpreter(name string) bool {
 
 // build makes a command of words and unwraps what it runs.
 func (c *classifier) build(words []word, fed bool) *command {
+	mentioned := c.mentioned
+	c.mentioned = false
 	cmd := &command{words: words, self: words}
+	if len(c.a.all) >= maxCommands {
+		c.a.reason("it has too many commands to check")
+		c.a.opaque = true
+		return cmd
+	}
 	c.a.all = append(c.a.all, cmd)
-	c.mention(words)
+	if !mentioned {
+		c.mention(words)
+	}
 	i := 0
 	for i < len(words) && words[i].assign {
 		i++
@@ -58,13 +67,18 @@ func (c *classifier) build(words []word, fed bool) *command {
 		return cmd
 	}
 	base := path.Base(name.text)
+	off := i + 1 // index of args[0] in words
+	c.envWords(cmd, env)
+	if strings.Contains(name.text, "/") && !systemProgram(name.text) {
+		c.a.unseenPart("%s (a program from the workspace or elsewhere)", name.text)
+		c.runFile(cmd, name, false)
+	}
 	inner := func(rest []word) {
 		if len(rest) == 0 {
 			return
 		}
-		in := append(append([]word{}, env...), rest...)
 		cmd.self = nil
-		cmd.inner = []*command{c.build(in, fed)}
+		cmd.inner = []*command{c.buildInner(withEnv(env, rest), fed)}
 	}
 	opaque := func(format string, args ...any) {
 		c.a.reason(format, args...)
@@ -147,6 +161,18 @@ func (c *classifier) build(words []word, fed bool) *command {
 		c.xargs(cmd, env, args, fed)
 	case base == "find":
 		c.find(cmd, words)
+	case base == "source" || base == ".":
+		if len(args) > 0 {
+			c.a.unseenPart("%s %s (a script file)", base, args[0].text)
+			c.runFile(cmd, args[0], true)
+		}
+	case base == "alias" && name.text == "alias":
+		c.alias(args)
+	case base == "trap":
+		// trap 'COMMAND' SIGNAL… runs COMMAND later, in this shell.
+		if len(args) > 1 && args[0].text != "-" && !strings.HasPrefix(args[0].text, "-") {
+			c.runsShell(cmd, args[0], "trap")
+		}
 	case base == "eval":
 		texts := make([]string, len(args))
 		for j, w := range args {
@@ -165,22 +191,56 @@ func (c *classifier) build(words []word, fed bool) *command {
 			opaque("it runs a %s script, which Loupe cannot check", base)
 		}
 	case asUser[base]:
-		opaque("it runs a command as another user (%s)", base)
+		c.asUser(cmd, base, env, args, fed)
 	case runners[base]:
-		opaque("it runs another command through %s, which Loupe cannot check", base)
+		c.runner(cmd, base, args, fed)
 	case base == "git":
-		c.git(args)
+		c.git(cmd, off, args)
 	case isInterpreter(base):
 		if fed && readsProgramFromStdin(args) {
 			opaque("it pipes into an interpreter (%s)", base)
+		} else {
+			c.interpreter(base, args)
 		}
+	case c.readerOptions(cmd, base, off, args):
+	default:
+		c.projectRunner(base, args)
 	}
+	c.callFunc(cmd, words, fed)
 	return cmd
 }
 
-// nested walks an sh -c or eval script.
+// buildInner builds a command whose words are some of a command already
+// built (a wrapper's command, find -exec's): their paths are noted once.
+func (c *classifier) buildInner(words []word, fed bool) *command {
+	c.mentioned = true
+	return c.build(words, fed)
+}
+
+// withEnv puts a wrapper's assignments in front of the command it runs,
+// copying only when there are any.
+func withEnv(env, rest []word) []word {
+	if len(env) == 0 {
+		return rest
+	}
+	return append(append(make([]word, 0, len(env)+len(rest)), env...), rest...)
+}
+
+// nested walks an eval script or an alias's expansion: it runs in this
+// shell, with this shell's $1 ….
 func (c *classifier) nested(src string, fed bool) []*command {
-	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd}
+	return c.nestedWith(src, fed, c.args, c.hasArgs)
+}
+
+// nestedArgs walks an sh -c script given its arguments ($1 …).
+func (c *classifier) nestedArgs(src string, fed bool, args []word) []*command {
+	return c.nestedWith(src, fed, args, true)
+}
+
+// nestedWith walks src; hasArgs says whether args are its $1 … (when
+// not, they are unknown).
+func (c *classifier) nestedWith(src string, fed bool, args []word, hasArgs bool) []*command {
+	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd, args: args, hasArgs: hasArgs}
 	cmds := sub.script(src, fed, c.depth+1)
 	c.cwd = sub.cwd
 	return cmds

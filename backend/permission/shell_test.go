@@ -380,6 +380,9 @@ func FuzzDecideCommand(f *testing.F) {
 		"nice -n", "command -v ls", "git", "git -C", "git config", "ls ${x:-$(rm y)}", "echo \\\n",
 		"ls 'a\nb'", "f() (rm x)", "until ls; do :; done", "while read l; do echo $l; done < f",
 		"python3 <<'EOF'\nimport os\nEOF", "bash -o pipefail -c 'ls | sh'", "ls # ; rm x",
+		"alias ls='ls -l'\nls", "alias x='rm'; x y", "f(){ f; }; f", "f(){ ls \"$@\"; }; f a", "sh -c 'ls \"$1\"' _ a",
+		"echo ls > s.sh; sh s.sh", "echo 'sh s.sh' > s.sh; . ./s.sh", "sed -n 's/a/b/w f' x", "awk '{print > \"f\"}'",
+		"awk 'BEGIN{system(\"ls\")}'", "sudo -s ls", "git log --output=x", "tar xf a", "find . -fprint f",
 	} {
 		f.Add(s)
 	}

@@ -20,6 +20,13 @@ type classifier struct {
 	// start); "" once it is not known.
 	cwd  string
 	cmds []*command
+	// args are $1 … when hasArgs is set (in a function called in the
+	// command, an sh -c script given arguments); otherwise unknown.
+	args    []word
+	hasArgs bool
+	// mentioned tells the next build that its words' paths are noted
+	// already (buildInner).
+	mentioned bool
 }
 
 // script parses and walks src; it returns the commands it runs.
@@ -35,7 +42,7 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 		c.a.opaque = true
 		return nil
 	}
-	sub := &classifier{a: c.a, src: src, depth: depth, cwd: c.cwd}
+	sub := &classifier{a: c.a, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs}
 	substs := sub.scan(f)
 	for _, s := range f.Stmts {
 		sub.stmt(s, fed)
@@ -43,7 +50,7 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 	// Commands inside substitutions run too: deny rules must see them.
 	// They cannot be allowed by word rules (scan gave a reason).
 	for _, list := range substs {
-		inner := &classifier{a: c.a, src: src, depth: depth, cwd: sub.cwd}
+		inner := &classifier{a: c.a, src: src, depth: depth, cwd: sub.cwd, args: c.args, hasArgs: c.hasArgs}
 		for _, s := range list {
 			inner.stmt(s, false)
 		}
@@ -122,6 +129,7 @@ func (c *classifier) stmt(s *syntax.Stmt, fed bool) {
 		}
 	}
 	c.command(s.Cmd, fed)
+	c.recordWrite(s)
 }
 
 // control walks a branch or loop body: a cd inside it leaves the directory
@@ -180,15 +188,31 @@ func (c *classifier) command(cmd syntax.Command, fed bool) {
 	case *syntax.TimeClause:
 		c.stmt(x.Stmt, fed)
 	case *syntax.FuncDecl:
-		// scan gave the reason; the body's commands still count for deny.
-		before := c.cwd
+		// scan gave the reason; the body's commands still count for deny,
+		// here with unknown arguments and again where it is called
+		// (callFunc) with the arguments it is given.
+		if x.Name != nil {
+			c.a.funcs[x.Name.Value] = funcDef{body: x.Body, src: c.src}
+		}
+		before, args, has := c.cwd, c.args, c.hasArgs
+		c.args, c.hasArgs = nil, false
 		c.stmt(x.Body, false)
-		c.cwd = before
+		c.cwd, c.args, c.hasArgs = before, args, has
 	case *syntax.CoprocClause:
 		c.stmt(x.Stmt, false)
-	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.DeclClause:
+	case *syntax.DeclClause:
+		// No command runs now (scan gave the reason), but a variable
+		// exported here may name a command or load code later.
+		var words []word
+		for _, as := range x.Args {
+			if as.Name != nil {
+				words = append(words, c.assign(as))
+			}
+		}
+		c.envWords(&command{}, words)
+	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
 		// No command runs (substitutions inside were found by scan);
-		// arithmetic and declarations have their reason from scan.
+		// arithmetic has its reason from scan.
 	default:
 		c.a.reason("it uses shell syntax Loupe does not check (%s)", c.snippet(cmd, 40))
 		c.a.opaque = true
@@ -273,12 +297,25 @@ func (c *classifier) call(x *syntax.CallExpr, fed bool) {
 			names[i] = w.text
 		}
 		c.a.reason("it sets shell variables (%s)", strings.Join(names, " "))
+		c.envWords(&command{}, words) // PAGER=…, PATH=… count for what runs later
 		return
 	}
 	for _, w := range x.Args {
+		if c.hasArgs && allArgs(w) {
+			for _, a := range c.args {
+				a.assign = false
+				words = append(words, a)
+			}
+			continue
+		}
 		words = append(words, c.word(w))
 	}
-	c.cmds = append(c.cmds, c.build(words, fed))
+	cmd := c.build(words, fed)
+	c.cmds = append(c.cmds, cmd)
+	if name, val, ok := c.aliasOf(x); ok {
+		c.a.reason("it runs an alias defined in the same command (%s)", name)
+		c.expandAlias(cmd, x, name, val, fed)
+	}
 }
 
 // mention records the words of a command that may be paths, placed in the

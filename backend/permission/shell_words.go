@@ -56,15 +56,34 @@ func (c *classifier) word(w *syntax.Word) word {
 				kind = wDyn
 			}
 			for _, dp := range x.Parts {
-				if l, ok := dp.(*syntax.Lit); ok {
-					b.WriteString(unescapeDbl(l.Value))
-				} else {
+				switch y := dp.(type) {
+				case *syntax.Lit:
+					b.WriteString(unescapeDbl(y.Value))
+				case *syntax.ParamExp:
+					if p, ok := c.positional(y); ok && p.kind != wDyn {
+						b.WriteString(p.text)
+					} else {
+						kind = wDyn
+					}
+				default:
 					kind = wDyn
 				}
 			}
 		case *syntax.ExtGlob:
 			kind = max(kind, wGlob)
 			b.WriteString(c.snippet(x, 200))
+		case *syntax.ParamExp:
+			// $1 … of a function called in the command: its argument,
+			// split and expanded by the shell, so only glob-known.
+			p, ok := c.positional(x)
+			if !ok || p.kind == wDyn {
+				kind = wDyn
+				break
+			}
+			b.WriteString(p.text)
+			if p.kind == wGlob || strings.ContainsAny(p.text, " \t\n*?[") {
+				kind = max(kind, wGlob)
+			}
 		default:
 			kind = wDyn
 		}

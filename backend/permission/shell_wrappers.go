@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -152,6 +153,20 @@ options:
 		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string=") || strings.HasPrefix(t, "-S"):
 			c.a.reason("it runs a command that env splits from a string (%s)", t)
 			c.a.opaque = true
+			// The string splits much as the shell splits words: read it so
+			// that deny rules see the command.
+			str, rest := word{}, args[1:]
+			switch {
+			case strings.HasPrefix(t, "--split-string="):
+				str = word{text: strings.TrimPrefix(t, "--split-string="), kind: w.kind}
+			case strings.HasPrefix(t, "-S") && len(t) > 2:
+				str = word{text: t[2:], kind: w.kind}
+			case len(rest) > 0:
+				str, rest = rest[0], rest[1:]
+			}
+			if str.kind != wDyn && str.text != "" {
+				c.runsShell(cmd, joinWords(append(append([]word{}, env...), append([]word{str}, rest...)...)), "env -S")
+			}
 			return
 		case strings.HasPrefix(t, "-") && t != "-":
 			c.a.reason("it runs a command through env with options Loupe does not know (%s)", t)
@@ -170,9 +185,8 @@ options:
 	if len(args) == 0 {
 		return // env alone prints the environment: the command itself
 	}
-	in := append(append([]word{}, env...), args...)
 	cmd.self = nil
-	cmd.inner = []*command{c.build(in, fed)}
+	cmd.inner = []*command{c.buildInner(withEnv(env, args), fed)}
 }
 
 func isAssignWord(w word) bool {
@@ -204,7 +218,7 @@ func (c *classifier) xargs(cmd *command, env, args []word, fed bool) {
 	}
 	in := append(append(append([]word{}, env...), rest...), word{text: "<arguments from input>", kind: wDyn})
 	cmd.self = nil
-	cmd.inner = []*command{c.build(in, false)}
+	cmd.inner = []*command{c.buildInner(in, false)}
 }
 
 // find checks find's own words and each -exec/-execdir/-ok/-okdir command;
@@ -231,9 +245,20 @@ func (c *classifier) find(cmd *command, words []word) {
 				c.a.opaque = true
 				return
 			}
-			cmd.inner = append(cmd.inner, c.build(in, false))
+			cmd.inner = append(cmd.inner, c.buildInner(in, false))
 			i = j
 			continue
+		}
+		if w.kind == wLit {
+			switch w.text {
+			case "-fprint", "-fprint0", "-fprintf", "-fls":
+				cmd.mark(len(self), w.text, fmt.Sprintf("writes to a file (find %s)", w.text))
+				if i+1 < len(words) {
+					c.target(words[i+1])
+				}
+			case "-delete":
+				cmd.mark(len(self), w.text, "deletes what it finds (find -delete)")
+			}
 		}
 		self = append(self, w)
 	}
@@ -261,7 +286,12 @@ loop:
 		case t == "--" || t == "-":
 			i++
 			break loop
-		case t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file":
+		case t == "--rcfile" || t == "--init-file":
+			if i+1 < len(args) {
+				c.a.unseenPart("%s %s %s (a startup file)", name, t, args[i+1].text)
+			}
+			i++
+		case t == "-o" || t == "+o" || t == "-O" || t == "+O":
 			i++
 		case strings.HasPrefix(t, "--"):
 		case (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1:
@@ -286,9 +316,17 @@ loop:
 			return
 		}
 		cmd.self = nil
-		cmd.inner = c.nested(args[i].text, fed)
+		// sh -c SCRIPT NAME ARGS…: ARGS are $1 … for the script.
+		var pos []word
+		if i+2 < len(args) {
+			pos = args[i+2:]
+		}
+		cmd.inner = c.nestedArgs(args[i].text, fed, pos)
 	case i < len(args) && !stdin:
-		// A script file: the command itself, as written, needs a rule.
+		// A script file: the command itself, as written, needs a rule,
+		// and what the script runs is not seen.
+		c.a.unseenPart("%s %s (a script file)", name, args[i].text)
+		c.runFile(cmd, args[i], false)
 	case fed:
 		c.a.reason("it pipes into an interpreter (%s)", name)
 		c.a.opaque = true
@@ -312,8 +350,10 @@ func readsProgramFromStdin(args []word) bool {
 	return true
 }
 
-// git flags global options that change what git runs.
-func (c *classifier) git(args []word) {
+// git flags global options that change what git runs, and reads the
+// subcommand's options (shell_git.go). off is the index of args[0] in
+// cmd's words.
+func (c *classifier) git(cmd *command, off int, args []word) {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if w.kind == wDyn {
@@ -326,6 +366,9 @@ func (c *classifier) git(args []word) {
 		case t == "-c" || strings.HasPrefix(t, "--config-env"):
 			c.a.reason("it sets git configuration on the command line (git %s), which can run programs", t)
 			c.a.opaque = true
+			if t == "-c" && i+1 < len(args) {
+				c.gitConfigValue(cmd, args[i+1])
+			}
 			return
 		case strings.HasPrefix(t, "--exec-path="), strings.HasPrefix(t, "--git-dir"), strings.HasPrefix(t, "--work-tree"), strings.HasPrefix(t, "--namespace"):
 			c.a.reason("it points git somewhere else (git %s)", t)
@@ -337,7 +380,8 @@ func (c *classifier) git(args []word) {
 			c.gitConfig(args[i+1:])
 			return
 		default:
-			return // the subcommand
+			c.gitSub(cmd, t, off+i+1, args[i+1:])
+			return
 		}
 	}
 }
