@@ -415,3 +415,8 @@ func (a *App) ForgetGrants(dir string) error {
 
 // Protections says which OS protections commands get on this machine.
 func (a *App) Protections() sandbox.Protections { return session.Protections() }
+
+// RuleLimits says what a rule cannot hold (a command deny rule cannot see
+// inside inline interpreter code or scripts) and which path rules would
+// hold it whatever runs, for the rule editor.
+func (a *App) RuleLimits(r permission.Rule) permission.RuleLimits { return r.Limits() }

@@ -307,6 +307,28 @@ describe('settings', () => {
     await waitFor(() => expect(screen.queryByTestId('settings-form')).toBeNull());
     expect(fake.settings.rules).toEqual([]);
   });
+
+  it('says what a command deny rule cannot see and adds the path rule that holds whatever runs', slow, async () => {
+    const { fake } = setup(oneEdit, { settings: { rules: [{ effect: 'deny', command: 'cat .env' }] } });
+    fake.ruleLimitsByRule.set('deny cat .env', {
+      limits: ['Loupe cannot see inside inline interpreter code (python3 -c, perl -e, node -e), scripts (sh build.sh, ./run.sh, source env.sh), make or npm run …'],
+      path_rules: [{ effect: 'deny', path: '.env' }],
+    });
+    await openSettings();
+    expect((await screen.findByTestId('rule-limit')).textContent).toContain('cannot see inside inline interpreter code');
+    expect(fake.callsOf('ruleLimits')).toEqual([[{ effect: 'deny', command: 'cat .env' }]]);
+    await fireEvent.click(screen.getByTestId('rule-add-path'));
+    expect(screen.getAllByTestId('rule-row').map((r) => r.getAttribute('data-effect'))).toEqual(['deny', 'deny']);
+    expect(screen.getByTestId('rule-path-present').textContent).toContain('deny .env');
+    // A path rule has no limits: the backend is not asked about it.
+    expect(fake.callsOf('ruleLimits')).toHaveLength(1);
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(fake.callsOf('saveSettings')).toHaveLength(1));
+    expect((fake.callsOf('saveSettings')[0]![0] as Settings).rules).toEqual([
+      { effect: 'deny', command: 'cat .env' },
+      { effect: 'deny', path: '.env' },
+    ]);
+  });
 });
 
 describe('workspace', () => {

@@ -232,6 +232,38 @@ export namespace permission {
 		    return a;
 		}
 	}
+	export class RuleLimits {
+	    limits?: string[];
+	    path_rules?: Rule[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limits = source["limits"];
+	        this.path_rules = this.convertValues(source["path_rules"], Rule);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class WorkspaceSettings {
 	    rules?: Rule[];

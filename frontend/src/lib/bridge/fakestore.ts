@@ -2,7 +2,7 @@
 // in memory like the backend keeps them, every command recorded, and the
 // event side driven by hand (emit…, commit). The safety and step-through
 // behaviour are layered on top (fakesafety.ts, fakestep.ts).
-import { checkRule } from '../safety';
+import { checkRule, ruleText } from '../safety';
 import {
   PERMISSION_MODES,
   TOOL_SETTINGS,
@@ -14,6 +14,8 @@ import {
   type ModelInfo,
   type PayloadMap,
   type Protections,
+  type Rule,
+  type RuleLimits,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
@@ -87,6 +89,12 @@ export class FakeStore {
   onStop?: (id: string) => void;
   /** Opened links, for tests. */
   readonly opened: string[] = [];
+  /**
+   * What ruleLimits answers, by the rule's text ("deny cat .env"): the
+   * backend's permission.Rule.Limits is not copied here; a rule not listed
+   * has no limits.
+   */
+  readonly ruleLimitsByRule = new Map<string, RuleLimits>();
   #nextId = 1;
 
   constructor(opts: FakeOptions = {}) {
@@ -273,6 +281,12 @@ export class FakeStore {
     if (perm.length) probs.push(`permission settings: ${perm.join('; ')}`);
     if (probs.length) throw new BridgeError(`settings not saved: ${probs.join('; ')}`, 'saveSettings');
     this.settings = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
+  }
+
+  async ruleLimits(rule: Rule): Promise<RuleLimits> {
+    this.record('ruleLimits', rule);
+    const l = this.ruleLimitsByRule.get(ruleText(rule));
+    return l ? structuredClone(l) : { limits: [], path_rules: [] };
   }
 
   close(): void {

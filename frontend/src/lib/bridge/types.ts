@@ -7,6 +7,8 @@ import type {
   Protections,
   RequestEdit,
   RestoreResult,
+  Rule,
+  RuleLimits,
   Scope,
   SessionSnapshot,
   Settings,
@@ -73,6 +75,8 @@ export interface Bridge {
   editResult(id: string, content: string): Promise<void>;
   /** Validates and saves; rejects with what is wrong (a rule that does not parse…). */
   saveSettings(s: Settings): Promise<void>;
+  /** What a rule cannot hold (a command deny rule is blind to inline code and scripts) and the path rules that would. */
+  ruleLimits(rule: Rule): Promise<RuleLimits>;
 
   // Safety. Trust, network, exposed paths and remembered answers are per workspace folder.
   /** A workspace's .loupe/settings.json, whether it is trusted, its network setting and remembered answers. */

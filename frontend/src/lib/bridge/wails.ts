@@ -15,6 +15,8 @@ import {
   type Protections,
   type RequestEdit,
   type RestoreResult,
+  type Rule,
+  type RuleLimits,
   type Scope,
   type SessionSnapshot,
   type Settings,
@@ -24,6 +26,7 @@ import {
   type WorkspaceInfo,
   protectionsOf,
   restoreResultOf,
+  ruleLimitsOf,
   settingsOf,
   summaryOf,
   workspaceInfoOf,
@@ -199,6 +202,11 @@ export class WailsBridge implements Bridge {
     // side only reads the JSON fields, which a plain object carries.
     const plain = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
     await call('SaveSettings', () => App.SaveSettings(plain as unknown as Parameters<typeof App.SaveSettings>[0]));
+  }
+
+  async ruleLimits(rule: Rule): Promise<RuleLimits> {
+    const plain = { ...rule };
+    return ruleLimitsOf(await call<unknown>('RuleLimits', () => App.RuleLimits(plain as unknown as Parameters<typeof App.RuleLimits>[0])));
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {

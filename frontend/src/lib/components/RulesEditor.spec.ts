@@ -1,14 +1,15 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Rule } from '../types';
+import { limitsKey } from '../safety';
+import type { Rule, RuleLimits } from '../types';
 import RulesEditor from './RulesEditor.svelte';
 
 afterEach(cleanup);
 
-function show(rules: Rule[] = []) {
+function show(rules: Rule[] = [], limits: Record<string, RuleLimits> = {}) {
   const onchange = vi.fn();
-  render(RulesEditor, { props: { rules, onchange } });
+  render(RulesEditor, { props: { rules, onchange, limits } });
   return onchange;
 }
 
@@ -81,5 +82,34 @@ describe('RulesEditor', () => {
     expect((screen.getByTestId('rule-effect') as HTMLSelectElement).value).toBe('deny');
     await fireEvent.click(screen.getByTestId('rule-add'));
     expect(onchange).toHaveBeenCalledWith([{ effect: 'deny', path: '.env*' }]);
+  });
+
+  it('says under a command deny rule what it cannot see, and adds the path rule in one click', async () => {
+    const deny: Rule = { effect: 'deny', command: 'cat .env' };
+    const limits = {
+      [limitsKey(deny)]: {
+        limits: ['Loupe cannot see inside inline interpreter code (python3 -c, perl -e, node -e), scripts …'],
+        path_rules: [{ effect: 'deny', path: '.env' }],
+      },
+    };
+    const onchange = show([{ effect: 'allow', command: 'ls *' }, deny], limits);
+    const shown = screen.getAllByTestId('rule-limits');
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.getAttribute('data-index')).toBe('1');
+    expect(screen.getByTestId('rule-limit').textContent).toContain('cannot see inside inline interpreter code');
+    const add = screen.getByTestId('rule-add-path');
+    expect(add.getAttribute('data-rule')).toBe('deny .env');
+    await fireEvent.click(add);
+    expect(onchange).toHaveBeenCalledWith([{ effect: 'allow', command: 'ls *' }, deny, { effect: 'deny', path: '.env' }]);
+  });
+
+  it('says the path rule is there once it is, and offers nothing for rules without limits', () => {
+    const deny: Rule = { effect: 'deny', command: 'cat .env' };
+    show([deny, { effect: 'deny', path: '.env' }], { [limitsKey(deny)]: { limits: ['…'], path_rules: [{ effect: 'deny', path: '.env' }] } });
+    expect(screen.queryByTestId('rule-add-path')).toBeNull();
+    expect(screen.getByTestId('rule-path-present').textContent).toContain('deny .env');
+    cleanup();
+    show([{ effect: 'allow', command: 'go test ./...' }, { effect: 'deny', path: '.env*' }]);
+    expect(screen.queryByTestId('rule-limits')).toBeNull();
   });
 });

@@ -1,8 +1,9 @@
 // Permission rules as the settings page edits them: how a rule reads, the
 // mistakes the page can catch before saving (the backend checks every rule
-// again with a real shell parser and says what is wrong), examples, and how
-// a remembered answer reads.
-import type { Grant, Rule, RuleEffect } from '../types';
+// again with a real shell parser and says what is wrong), examples, how
+// a remembered answer reads, and the path rules the page offers where a
+// command rule cannot see (the backend's permission.Rule.Limits says which).
+import type { Grant, Rule, RuleEffect, RuleLimits } from '../types';
 
 /** The tool whose command the classifier reads (permission.RunCommand). */
 export const RUN_COMMAND = 'run_command';
@@ -166,3 +167,48 @@ export const EFFECT_LABELS: Record<RuleEffect, string> = {
   ask: 'Ask',
   deny: 'Deny',
 };
+
+/**
+ * Whether the backend has something to say about what a rule cannot hold
+ * (permission.Rule.Limits): command deny and ask rules and exact command
+ * lines that pass checkRule. Other rules are not asked about.
+ */
+export function hasLimits(r: Rule): boolean {
+  return (r.effect === 'deny' || r.effect === 'ask') && Boolean(r.command || r.command_line) && checkRule(r) === '';
+}
+
+/** The key a rule's limits are kept under: rules that say the same thing share it. */
+export function limitsKey(r: Rule): string {
+  return JSON.stringify(cleanRule(r));
+}
+
+/** The rules to ask the backend about: those with limits that are not known yet, each once. */
+export function limitsToLoad(rules: readonly Rule[], known: Readonly<Record<string, RuleLimits>>): Rule[] {
+  const out: Rule[] = [];
+  const seen = new Set<string>();
+  for (const r of rules) {
+    const k = limitsKey(r);
+    if (!hasLimits(r) || k in known || seen.has(k)) continue;
+    seen.add(k);
+    out.push(cleanRule(r));
+  }
+  return out;
+}
+
+/** The suggested path rules of a rule's limits, split into those to offer and those already in the list. */
+export function pathRuleOffers(limits: RuleLimits | undefined, rules: readonly Rule[]): { offer: Rule[]; present: Rule[] } {
+  const offer: Rule[] = [];
+  const present: Rule[] = [];
+  for (const p of limits?.path_rules ?? []) {
+    const r = cleanRule(p);
+    if (checkRule(r) !== '' || [...offer, ...present].some((x) => sameRule(x, r))) continue;
+    if (rules.some((x) => sameRule(x, r))) present.push(r);
+    else offer.push(r);
+  }
+  return { offer, present };
+}
+
+/** The list with r added at the end, unless a rule saying the same is there already. */
+export function withRule(rules: readonly Rule[], r: Rule): Rule[] {
+  return rules.some((x) => sameRule(x, r)) ? [...rules] : [...rules, cleanRule(r)];
+}

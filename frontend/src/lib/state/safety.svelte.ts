@@ -3,8 +3,8 @@
 // restore to before a step), with the user's yes first when files changed
 // outside Loupe. LoupeApp holds one and shows it under its own names.
 import type { Bridge } from '../bridge/types';
-import { isSandboxed } from '../safety';
-import type { Conflict, Protections } from '../types';
+import { isSandboxed, limitsKey, limitsToLoad } from '../safety';
+import type { Conflict, Protections, Rule, RuleLimits } from '../types';
 import { message } from './errors';
 import { WorkspaceState } from './workspace.svelte';
 
@@ -25,12 +25,15 @@ export class SafetyState {
   restoring = $state(false);
   /** A restore waits for the user's yes: files changed outside Loupe. */
   restoreConfirm = $state.raw<RestoreConfirm | null>(null);
+  /** What command rules cannot hold, by limitsKey (the backend's permission.Rule.Limits); filled by loadRuleLimits. */
+  ruleLimits = $state.raw<Record<string, RuleLimits>>({});
 
   readonly #bridge: Bridge;
   /** The open session's id, or null. */
   readonly #currentId: () => string | null;
   readonly #notify: (msg: string, tone?: 'info' | 'error') => void;
   #workspaces = new Map<string, WorkspaceState>();
+  #limitsAsked = new Set<string>();
 
   constructor(bridge: Bridge, currentId: () => string | null, notify: (msg: string, tone?: 'info' | 'error') => void) {
     this.#bridge = bridge;
@@ -44,6 +47,25 @@ export class SafetyState {
     } catch (e) {
       this.#notify(`Could not find out which protections commands get: ${message(e)}`, 'error');
     }
+  }
+
+  /** Asks the backend what the rules cannot hold, for those not asked about yet. */
+  async loadRuleLimits(rules: readonly Rule[]): Promise<void> {
+    const todo = limitsToLoad(rules, this.ruleLimits).filter((r) => !this.#limitsAsked.has(limitsKey(r)));
+    for (const r of todo) this.#limitsAsked.add(limitsKey(r));
+    const failed: string[] = [];
+    await Promise.all(
+      todo.map(async (r) => {
+        try {
+          const l = await this.#bridge.ruleLimits(r);
+          this.ruleLimits = { ...this.ruleLimits, [limitsKey(r)]: l };
+        } catch (e) {
+          this.#limitsAsked.delete(limitsKey(r)); // ask again next time
+          failed.push(message(e));
+        }
+      }),
+    );
+    if (failed.length) this.#notify(`Could not find out what a rule cannot check: ${failed[0]}`, 'error');
   }
 
   /** The safety settings of a workspace folder (one state per folder, kept while the app runs). */

@@ -173,3 +173,22 @@ export function restoreResultOf(v: unknown): RestoreResult {
     conflicts: Array.isArray(r['conflicts']) ? (r['conflicts'] as Conflict[]) : [],
   };
 }
+
+/**
+ * permission.RuleLimits: what a rule cannot hold, in plain sentences (a
+ * command deny rule cannot see inside inline interpreter code or
+ * scripts), and the deny path rules that would hold it whatever runs.
+ */
+export interface RuleLimits {
+  limits: string[];
+  path_rules: Rule[];
+}
+
+/** A RuleLimits from the backend with Go nil slices (omitted fields) made empty. */
+export function ruleLimitsOf(v: unknown): RuleLimits {
+  const r = isRecord(v) ? v : {};
+  return {
+    limits: Array.isArray(r['limits']) ? (r['limits'] as unknown[]).filter((s): s is string => typeof s === 'string') : [],
+    path_rules: Array.isArray(r['path_rules']) ? (r['path_rules'] as unknown[]).filter((p): p is Rule => isRecord(p) && typeof p['effect'] === 'string') : [],
+  };
+}

@@ -4,6 +4,7 @@ import {session} from '../models';
 import {ollama} from '../models';
 import {sandbox} from '../models';
 import {main} from '../models';
+import {permission} from '../models';
 
 export function Answer(arg1:string,arg2:boolean):Promise<void>;
 
@@ -40,6 +41,8 @@ export function Protections():Promise<sandbox.Protections>;
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
 export function RestoreFiles(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;
+
+export function RuleLimits(arg1:permission.Rule):Promise<permission.RuleLimits>;
 
 export function SaveSettings(arg1:session.Settings):Promise<void>;
 

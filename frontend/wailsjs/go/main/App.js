@@ -74,6 +74,10 @@ export function RestoreFiles(arg1, arg2, arg3) {
   return window['go']['main']['App']['RestoreFiles'](arg1, arg2, arg3);
 }
 
+export function RuleLimits(arg1) {
+  return window['go']['main']['App']['RuleLimits'](arg1);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
 }
