@@ -2,15 +2,18 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
@@ -141,6 +144,41 @@ func TestExposedPathsAreCheckedAndKept(t *testing.T) {
 	for _, bad := range []string{"relative/dir", filepath.Join(tool, "missing"), home, "/"} {
 		if err := h.m.SetWorkspaceExpose(ctx, h.ws, []string{bad}); err == nil {
 			t.Errorf("exposing %s was accepted", bad)
+		}
+	}
+}
+
+// A write killed halfway (Loupe stopped between writing its temporary file
+// and renaming it) leaves nothing behind once Loupe starts again.
+func TestRecoveryRemovesPartialWrites(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	ctx := context.Background()
+	args := json.RawMessage(`{"path":"src/main.go","content":"package main"}`)
+	for _, e := range []trace.Event{
+		trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}),
+		trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: testModel}),
+		trace.New(trace.KindModelResponse, 1, 1, trace.ModelResponse{ToolCalls: []llmCall{{ID: "call_1", Name: "write_file", Args: args}}, DoneReason: "stop"}),
+		trace.New(trace.KindToolCall, 1, 1, trace.ToolCall{CallID: "call_1", Name: "write_file", Args: args, Valid: true}),
+	} {
+		e.SessionID = h.id
+		if _, err := h.st.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.write("src/.main.go.loupe-1234567.tmp", "package ma")  // what the killed write left
+	h.write("src/.other.go.loupe-99.tmp", "not this call's") // another file's: kept
+	h.write("src/.main.go.loupe-notes.tmp", "the user's")    // not a name Loupe makes: kept
+	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	invariants.Check(t, h.events())
+	if _, err := os.Stat(filepath.Join(h.ws, "src", ".main.go.loupe-1234567.tmp")); err == nil {
+		t.Error("the killed write's temporary file is still there")
+	}
+	for _, keep := range []string{".other.go.loupe-99.tmp", ".main.go.loupe-notes.tmp"} {
+		if _, err := os.Stat(filepath.Join(h.ws, "src", keep)); err != nil {
+			t.Errorf("%s was removed", keep)
 		}
 	}
 }

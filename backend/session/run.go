@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -241,6 +242,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 			}
 			go func() { _, _ = p.run() }()
 		default:
+			removePartialWrites(s.Workspace, evs)
 			ag := agent.New(agent.Config{SessionID: s.ID}, nil, recorder{store: m.store, sink: m.sink}, nil, nil, nil, nil, evs)
 			if _, err := ag.Recover(ctx); err != nil {
 				errs = append(errs, err)
@@ -251,6 +253,34 @@ func (m *Manager) Recover(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removePartialWrites removes the temporary files that the file writes of
+// a crashed run, those with no result, may have left in the workspace.
+func removePartialWrites(ws string, evs []trace.Event) {
+	answered := map[string]bool{}
+	for _, e := range evs {
+		if e.Kind == trace.KindToolResult {
+			if r, err := trace.Decode[trace.ToolResult](e); err == nil {
+				answered[r.CallID] = true
+			}
+		}
+	}
+	for _, e := range evs {
+		if e.Kind != trace.KindToolCall {
+			continue
+		}
+		c, err := trace.Decode[trace.ToolCall](e)
+		if err != nil || answered[c.CallID] || (c.Name != "write_file" && c.Name != "edit_file") {
+			continue
+		}
+		var args struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(c.Args, &args) == nil && args.Path != "" {
+			tools.RemovePartialWrites(ws, args.Path)
+		}
+	}
 }
 
 func (m *Manager) approver() agent.Approver {
