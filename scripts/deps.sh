@@ -13,6 +13,7 @@ packages=(
   tesseract-ocr                               # reads the real window's text in its smoke test
   chromium                                    # the browser engine of the end-to-end test
   nlohmann-json3-dev libstb-dev               # headers the real Ollama server build needs
+  git tmux openssh-client socat netcat-openbsd python3 # what the sandbox attack suite (testkit/attacks) attacks with
 )
 missing=()
 for p in "${packages[@]}"; do
