@@ -132,6 +132,16 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	if err != nil {
 		return out, err
 	}
+	if hc.View != nil {
+		// A repository the command made would run its settings' programs
+		// the next time the user runs git there.
+		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos) {
+			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
+				out.Text += "\n"
+			}
+			out.Text += "[loupe: " + note + "]\n"
+		}
+	}
 	if len(missing) == 0 {
 		out.Confined = true
 	} else {
@@ -216,6 +226,7 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		}
 	}
 	v.Hide = hide
+	v.Git = worktreeShares(ws)
 	plan, err := planWorkspace(ws, c.Guard, hide)
 	if err != nil {
 		return v, err

@@ -317,6 +317,11 @@ func viewWritable(v viewConfig) []string {
 	if v.Home != "" {
 		w = append(w, v.Home)
 	}
+	for _, g := range v.Git {
+		if g.Writable {
+			w = append(w, g.Path)
+		}
+	}
 	if _, err := os.Stat("/dev/pts/ptmx"); err == nil {
 		w = append(w, "/dev/pts")
 	}

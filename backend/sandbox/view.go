@@ -70,6 +70,9 @@ type viewPlan struct {
 	Pins     []string `json:"pins,omitempty"`
 	ReadOnly []string `json:"read_only,omitempty"`
 	Hidden   []string `json:"hidden,omitempty"`
+	// repos are the repositories found, by the path of their .git
+	// folder or file, to tell afterwards which ones the command made.
+	repos map[string]gitRepo
 }
 
 // Len is how many mounts the plan makes.
@@ -96,37 +99,54 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			}
 		}
 	}
-	if guard != nil {
-		n := 0
-		err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == ws {
-					return err
-				}
-				return nil // unreadable: the command cannot read it either
-			}
-			if p == ws {
-				return nil
-			}
-			if d.IsDir() {
-				ensureHooksDir(p)
-			}
-			if n++; n > maxScanEntries {
-				return fmt.Errorf("the workspace has more than %d files and folders to check", maxScanEntries)
-			}
-			rel := filepath.ToSlash(p[len(ws)+1:])
-			a := guard(rel, d.IsDir())
-			if a == Writable {
-				return nil
-			}
-			add(p, a)
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		})
+	plan.repos = map[string]gitRepo{}
+	n := 0
+	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
+			if p == ws {
+				return err
+			}
+			return nil // unreadable: the command cannot read it either
+		}
+		if p == ws {
+			return nil
+		}
+		if n++; n > maxScanEntries {
+			return fmt.Errorf("the workspace has more than %d files and folders to check", maxScanEntries)
+		}
+		if d.IsDir() {
+			ensureHooksDir(p)
+		}
+		noteRepo(plan.repos, p, d)
+		if d.Type()&fs.ModeSocket != 0 {
+			// A server's socket in the workspace (a tmux or database
+			// server the user runs there) would run whatever the
+			// command asks outside the sandbox.
+			add(p, Hidden)
+			return nil
+		}
+		if guard == nil {
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(ws)+1:])
+		a := guard(rel, d.IsDir())
+		if a == Writable {
+			return nil
+		}
+		add(p, a)
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
+	}
+	if guard != nil {
+		for _, r := range plan.repos {
+			for _, p := range programsInWorktree(r, ws) {
+				add(p, ReadOnly)
+			}
 		}
 	}
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
@@ -146,6 +166,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	sortByDepth(plan.Pins)
 	sortByDepth(plan.ReadOnly)
 	sortByDepth(plan.Hidden)
+	plan.ReadOnly = withoutCovered(plan.ReadOnly, plan.ReadOnly)
 	if plan.Len() > maxGuardedPaths {
 		return viewPlan{}, fmt.Errorf("sandbox: %w: the workspace has %d paths to make read-only or hide, more than the %d one command can have; narrow the path rules",
 			ErrTooManyGuarded, plan.Len(), maxGuardedPaths)

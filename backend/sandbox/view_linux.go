@@ -35,6 +35,9 @@ type viewConfig struct {
 	// their own paths: a per-workspace setting, say a toolchain under the
 	// home directory.
 	Expose []string `json:"expose,omitempty"`
+	// Git are folders outside the workspace that its git needs (a linked
+	// worktree's repository), each read-only unless Writable, in order.
+	Git []gitShare `json:"git,omitempty"`
 	// Plan is what is read-only or hidden inside the workspace.
 	Plan viewPlan `json:"plan"`
 	// Hide are absolute paths covered wherever they are visible in the
@@ -146,6 +149,11 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 	for _, p := range v.Expose {
 		if err := bindInto(p, at(p), true, true); err != nil {
 			return pidMax, privateProc, fmt.Errorf("expose %s: %w", p, err)
+		}
+	}
+	for _, g := range v.Git {
+		if err := bindInto(g.Path, at(g.Path), true, !g.Writable); err != nil {
+			return pidMax, privateProc, fmt.Errorf("the workspace's repository %s: %w", g.Path, err)
 		}
 	}
 	if v.Workspace != "" {

@@ -481,3 +481,88 @@ echo evil >> .git/config; echo "write=$?"`)
 		t.Errorf("a mount was changed: %s", out.Text)
 	}
 }
+
+func TestViewHidesSocketsInTheWorkspace(t *testing.T) {
+	needs(t, protections(t).Sockets)
+	ws := t.TempDir()
+	sock := filepath.Join(ws, ".tmux.sock")
+	n := listenUnix(t, "unix", sock)
+	out := crun(t, Confined{Workspace: ws}, fmt.Sprintf("%q %s unix .tmux.sock", testExe(t), testNetArg))
+	if strings.Contains(out.Text, "connected") || n.Load() != 0 {
+		t.Errorf("a command reached a server's socket in the workspace: %q", out.Text)
+	}
+}
+
+// A repository the command makes (here in a folder of a bigger one, where
+// nothing existed to make read-only) is disarmed afterwards when its
+// settings would run a program.
+func TestNewRepositoryThatRunsProgramsIsDisarmed(t *testing.T) {
+	needs(t, protections(t).Writes)
+	mono := t.TempDir()
+	git(t, mono, "init", "-q")
+	ws := filepath.Join(mono, "app")
+	os.MkdirAll(ws, 0o755)
+	marker := filepath.Join(t.TempDir(), "RAN")
+	out := crun(t, Confined{Workspace: ws, Guard: gitGuard}, `git init -q && for d in .gi?; do printf '[core]\n\tfsmonitor = touch `+marker+`\n' >> $d/config; done; mkdir -p sub && cd sub && git init -q && echo '#!/bin/sh' > .git/hooks/post-checkout; echo done`)
+	t.Logf("%s", out.Text)
+	if !strings.Contains(out.Text, "renamed it to .git.loupe-disarmed") || !strings.Contains(out.Text, "fsmonitor") || !strings.Contains(out.Text, "hook, post-checkout") {
+		t.Errorf("output does not say what was disarmed: %q", out.Text)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git")); err == nil {
+		t.Fatal("the planted repository is still where git finds it")
+	}
+	git(t, ws, "status") // as the user would: finds the bigger repository
+	git(t, filepath.Join(ws, "sub"), "status")
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("git ran the planted fsmonitor")
+	}
+	// A plain `git init` stays as it is.
+	ws2 := t.TempDir()
+	out = crun(t, Confined{Workspace: ws2, Guard: gitGuard}, `git init -q && git -c user.email=a@b -c user.name=n commit -q --allow-empty -m m && echo ok`)
+	if _, err := os.Stat(filepath.Join(ws2, ".git", "HEAD")); err != nil || strings.Contains(out.Text, "disarmed") {
+		t.Errorf("a plain new repository was touched: %q", out.Text)
+	}
+}
+
+// core.hooksPath = .husky/_ puts hooks in the working tree, where the guard
+// sees plain files: they are read-only too.
+func TestHooksInTheWorkingTreeAreReadOnly(t *testing.T) {
+	needs(t, protections(t).Writes)
+	ws := t.TempDir()
+	git(t, ws, "init", "-q")
+	os.MkdirAll(filepath.Join(ws, ".husky", "_"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".husky", "pre-commit"), []byte("npm test\n"), 0o755)
+	git(t, ws, "config", "core.hooksPath", ".husky/_")
+	out := crun(t, Confined{Workspace: ws, Guard: gitGuard}, `echo 'touch MARKER' >> .husky/pre-commit; echo x > .husky/_/h; echo end`)
+	if b, _ := os.ReadFile(filepath.Join(ws, ".husky", "pre-commit")); string(b) != "npm test\n" {
+		t.Errorf("a hook in the working tree was changed: %q (%s)", b, out.Text)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".husky", "_", "h")); err == nil {
+		t.Error("a hook was added to the working tree's hooks folder")
+	}
+}
+
+// A workspace that is a linked worktree can commit, and cannot change the
+// settings of the repository it belongs to.
+func TestLinkedWorktreeWorks(t *testing.T) {
+	needs(t, protections(t).Writes)
+	main := t.TempDir()
+	git(t, main, "init", "-q")
+	git(t, main, "commit", "-q", "--allow-empty", "-m", "first")
+	ws := filepath.Join(t.TempDir(), "feature")
+	git(t, main, "worktree", "add", "-q", "-b", "feature", ws)
+	cfg, _ := os.ReadFile(filepath.Join(main, ".git", "config"))
+	out := crun(t, Confined{Workspace: ws, Guard: gitGuard}, `git -c user.email=a@b -c user.name=n commit -q --allow-empty -m inside && git log --format=%s -1
+git config core.fsmonitor 'touch MARKER'; echo '../../../../evil' > "$(git rev-parse --git-dir)/commondir"; echo end`)
+	t.Logf("%s", out.Text)
+	if !strings.HasPrefix(out.Text, "inside\n") {
+		t.Errorf("git in a linked worktree: %q", out.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(main, ".git", "config")); string(b) != string(cfg) {
+		t.Errorf("the repository's settings changed:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(main, ".git", "worktrees", "feature", "commondir")); strings.Contains(string(b), "evil") {
+		t.Error("the worktree's pointer to its repository was changed")
+	}
+	git(t, ws, "status")
+}
