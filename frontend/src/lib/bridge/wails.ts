@@ -5,6 +5,9 @@ import * as App from '../../../wailsjs/go/main/App';
 import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 import {
   CHANNELS,
+  approvalClosedOf,
+  approvalOf,
+  deltaOf,
   isRecord,
   parseEvent,
   type Approval,
@@ -84,15 +87,8 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.delta,
         (v: unknown) => {
-          if (isRecord(v) && typeof v['session_id'] === 'string') {
-            this.#hub.push('deltas', {
-              session_id: v['session_id'],
-              run: Number(v['run'] ?? 0),
-              round: Number(v['round'] ?? 0),
-              content: typeof v['content'] === 'string' ? v['content'] : '',
-              thinking: typeof v['thinking'] === 'string' ? v['thinking'] : '',
-            });
-          }
+          const d = deltaOf(v);
+          if (d) this.#hub.push('deltas', d);
         },
         -1,
       ),
@@ -106,15 +102,16 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.approval,
         (v: unknown) => {
-          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('approvals', v as unknown as Approval);
+          const a = approvalOf(v);
+          if (a) this.#hub.push('approvals', a);
         },
         -1,
       ),
       EventsOnMultiple(
         CHANNELS.approvalClosed,
         (v: unknown) => {
-          if (isRecord(v) && typeof v['id'] === 'string')
-            this.#hub.push('approvalsClosed', v as unknown as ApprovalClosed);
+          const c = approvalClosedOf(v);
+          if (c) this.#hub.push('approvalsClosed', c);
         },
         -1,
       ),

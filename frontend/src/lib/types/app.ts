@@ -186,6 +186,28 @@ export interface Delta {
   thinking: string;
 }
 
+/** A delta as the backend sends it (app.go's DeltaMessage, empty fields left out), or null when it is not one. */
+export function deltaOf(v: unknown): Delta | null {
+  if (!isRecord(v) || typeof v['session_id'] !== 'string') return null;
+  return {
+    session_id: v['session_id'],
+    run: Number(v['run'] ?? 0),
+    round: Number(v['round'] ?? 0),
+    content: typeof v['content'] === 'string' ? v['content'] : '',
+    thinking: typeof v['thinking'] === 'string' ? v['thinking'] : '',
+  };
+}
+
+/** An approval as the backend sends it, or null when it has no id. Other fields are trusted as the Go type encodes them. */
+export function approvalOf(v: unknown): Approval | null {
+  return isRecord(v) && typeof v['id'] === 'string' ? (v as unknown as Approval) : null;
+}
+
+/** A closed approval as the backend sends it, or null when it has no id. */
+export function approvalClosedOf(v: unknown): ApprovalClosed | null {
+  return isRecord(v) && typeof v['id'] === 'string' ? { id: v['id'], decision: typeof v['decision'] === 'string' ? v['decision'] : '' } : null;
+}
+
 /** Names of the runtime events the backend emits. */
 export const CHANNELS = {
   event: 'loupe:event',

@@ -1,0 +1,793 @@
+package session_test
+
+// Recordings for the frontend. Each scenario drives the Manager the way
+// the window does (the methods app.go binds, named as the frontend's
+// Bridge names them) and records the commands it sends interleaved with
+// what came back on the window's channels. The frontend's replay bridge
+// plays these files into the real UI: the UI's specs test against what
+// the engine really does, and there is no second engine in TypeScript.
+//
+// `go test ./backend/session -run Recordings -update` rewrites them; a
+// normal run fails when the engine's output changes.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/golden"
+	"github.com/loupe-dev/loupe/testkit/invariants"
+)
+
+// Where the frontend reads the recordings from.
+var recordingsDir = filepath.Join("..", "..", "frontend", "src", "lib", "replay", "recordings")
+
+// What a recording calls the things that differ from run to run.
+const (
+	recordedWorkspace = "/home/me/project"
+	recordedSession   = "session-1"
+	recordedHome      = "/home/me"
+	recordedModel     = "qwen3:0.6b"
+)
+
+var recordedStart = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+
+// window is the Loupe window as the scenarios see it: a Manager wired like
+// app.go wires it, whose every call from the UI and every message to the
+// UI is recorded.
+type window struct {
+	t       *testing.T
+	srv     *ollamatest.Server
+	st      *store.Store
+	m       *session.Manager
+	rec     *golden.Recorder
+	broker  *permission.Broker
+	ws      string
+	id      string
+	replace [][2]string
+	// from is the number of steps when the last command began: waits look
+	// at what came after it.
+	from int
+}
+
+// windowSink forwards what the Manager sends the UI to the recording, in
+// the shapes app.go emits.
+type windowSink struct{ rec *golden.Recorder }
+
+// deltaMessage is app.go's DeltaMessage: a streamed piece of an answer.
+type deltaMessage struct {
+	SessionID string `json:"session_id"`
+	Run       int    `json:"run"`
+	Round     int    `json:"round"`
+	Content   string `json:"content,omitempty"`
+	Thinking  string `json:"thinking,omitempty"`
+}
+
+func (s windowSink) Event(e trace.Event) { s.rec.Event(e) }
+func (s windowSink) Delta(id string, d agent.Delta) {
+	s.rec.Delta(deltaMessage{SessionID: id, Run: d.Run, Round: d.Round, Content: d.Content, Thinking: d.Thinking})
+}
+func (s windowSink) Session(sum session.Summary) { s.rec.Session(sum) }
+
+// openWindow starts a recording: a fresh database and workspace (README.md
+// and notes.txt), the fake Ollama with one model, saved settings in the
+// given mode, and one new session.
+func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*session.Settings)) *window {
+	t.Helper()
+	srv := ollamatest.New(t)
+	srv.SetClock(func() time.Time { return recordedStart })
+	srv.AddModel(ollamatest.ModelSpec{Name: recordedModel, ContextLength: 40960})
+	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rec := golden.NewRecorder(t, scenario, about)
+	broker := permission.NewBroker()
+	broker.OnOpen = func(r permission.Request) { rec.Approval(r) }
+	broker.OnClose = func(id, decision string) { rec.ApprovalClosed(map[string]string{"id": id, "decision": decision}) }
+	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, windowSink{rec})
+	t.Cleanup(m.StopAll)
+	w := &window{t: t, srv: srv, st: st, m: m, rec: rec, broker: broker, ws: fixedLengthDir(t)}
+	w.write("README.md", "# Demo\nhello from the workspace\n")
+	w.write("notes.txt", "alpha\nbeta\n")
+	s := session.DefaultSettings()
+	s.PermissionMode = mode
+	if edit != nil {
+		edit(&s)
+	}
+	ctx := context.Background()
+	if err := m.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.Create(ctx, w.ws, recordedModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.id = sum.ID
+	saved, err := m.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Start(sum, saved)
+	w.replace = [][2]string{{w.ws, recordedWorkspace}, {w.id, recordedSession}}
+	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+		w.replace = append(w.replace, [2]string{home, recordedHome})
+	}
+	return w
+}
+
+func (w *window) write(name, content string) {
+	w.t.Helper()
+	p := filepath.Join(w.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *window) read(name string) string {
+	b, _ := os.ReadFile(filepath.Join(w.ws, name))
+	return string(b)
+}
+
+// --- the UI's commands --------------------------------------------------
+
+func (w *window) command(method string, do func() (any, error), args ...any) error {
+	w.from = w.rec.Len()
+	return w.rec.Command(method, do, args...)
+}
+
+func (w *window) must(err error) {
+	w.t.Helper()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func none(err error) (any, error) { return nil, err }
+
+func (w *window) send(text string) {
+	w.t.Helper()
+	w.must(w.command("send", func() (any, error) { return none(w.m.Start(context.Background(), w.id, text, session.RunOptions{})) }, w.id, text))
+}
+
+func (w *window) answer(approvalID string, allow bool, scope permission.Scope) {
+	w.t.Helper()
+	// The window answers through the broker, as App.AnswerFor does.
+	w.must(w.command("answerFor", func() (any, error) { return none(w.answerFor(approvalID, allow, scope)) }, approvalID, allow, scope))
+}
+
+func (w *window) stop() {
+	w.must(w.command("stop", func() (any, error) { w.m.Stop(w.id); return nil, nil }, w.id))
+}
+
+func (w *window) setStepping(on bool) {
+	w.t.Helper()
+	w.must(w.command("setStepping", func() (any, error) { return none(w.m.SetStepping(context.Background(), w.id, on)) }, w.id, on))
+}
+
+func (w *window) setBreakpoints(bp session.Breakpoints) {
+	w.t.Helper()
+	w.must(w.command("setBreakpoints", func() (any, error) { return none(w.m.SetBreakpoints(context.Background(), w.id, bp)) }, w.id, bp))
+}
+
+func (w *window) step() {
+	w.t.Helper()
+	w.must(w.command("step", func() (any, error) { return none(w.m.Resume(w.id, trace.ActionStep)) }, w.id))
+}
+
+func (w *window) continueRun() {
+	w.t.Helper()
+	w.must(w.command("continueRun", func() (any, error) { return none(w.m.Resume(w.id, trace.ActionContinue)) }, w.id))
+}
+
+func (w *window) editRequest(e session.RequestEdit) {
+	w.t.Helper()
+	w.must(w.command("editRequest", func() (any, error) { return none(w.m.EditRequest(context.Background(), w.id, e)) }, w.id, e))
+}
+
+func (w *window) editArgs(args string) error {
+	return w.command("editArgs", func() (any, error) { return none(w.m.EditArgs(context.Background(), w.id, args)) }, w.id, args)
+}
+
+func (w *window) skipCall(observation string) {
+	w.t.Helper()
+	w.must(w.command("skipCall", func() (any, error) { return none(w.m.SkipCall(context.Background(), w.id, observation)) }, w.id, observation))
+}
+
+func (w *window) editResult(content string) {
+	w.t.Helper()
+	w.must(w.command("editResult", func() (any, error) { return none(w.m.EditResult(context.Background(), w.id, content)) }, w.id, content))
+}
+
+func (w *window) undoRun(run int, force bool) session.RestoreResult {
+	w.t.Helper()
+	var res session.RestoreResult
+	w.must(w.command("undoRun", func() (any, error) {
+		var err error
+		res, err = w.m.UndoRun(context.Background(), w.id, run, force)
+		return res, err
+	}, w.id, run, force))
+	return res
+}
+
+func (w *window) restoreFiles(seq int64, force bool) session.RestoreResult {
+	w.t.Helper()
+	var res session.RestoreResult
+	w.must(w.command("restoreFiles", func() (any, error) {
+		var err error
+		res, err = w.m.RestoreFiles(context.Background(), w.id, seq, force)
+		return res, err
+	}, w.id, seq, force))
+	return res
+}
+
+func (w *window) saveSettings(s session.Settings) error {
+	return w.command("saveSettings", func() (any, error) { return none(w.m.SaveSettings(context.Background(), s)) }, s)
+}
+
+func (w *window) trustWorkspace(trust bool) {
+	w.t.Helper()
+	w.must(w.command("trustWorkspace", func() (any, error) { return none(w.m.TrustWorkspace(context.Background(), w.ws, trust)) }, w.ws, trust))
+}
+
+func (w *window) setWorkspaceNetwork(allow bool) {
+	w.t.Helper()
+	w.must(w.command("setWorkspaceNetwork", func() (any, error) { return none(w.m.SetWorkspaceNetwork(context.Background(), w.ws, allow)) }, w.ws, allow))
+}
+
+func (w *window) setWorkspaceExpose(paths []string) error {
+	return w.command("setWorkspaceExpose", func() (any, error) { return none(w.m.SetWorkspaceExpose(context.Background(), w.ws, paths)) }, w.ws, paths)
+}
+
+func (w *window) forgetGrants() {
+	w.t.Helper()
+	w.must(w.command("forgetGrants", func() (any, error) { return none(w.m.ForgetGrants(context.Background(), w.ws)) }, w.ws))
+}
+
+// workspace records the UI reading the workspace's state.
+func (w *window) workspace() session.WorkspaceInfo {
+	w.t.Helper()
+	var info session.WorkspaceInfo
+	w.must(w.rec.Query("workspace", func() (any, error) {
+		var err error
+		info, err = w.m.Workspace(context.Background(), w.ws)
+		return info, err
+	}, w.ws))
+	return info
+}
+
+// ruleLimits records the rule editor asking what a rule cannot hold.
+func (w *window) ruleLimits(r permission.Rule) {
+	w.t.Helper()
+	w.must(w.rec.Query("ruleLimits", func() (any, error) { return r.Limits(), nil }, r))
+}
+
+// --- waiting for the engine -----------------------------------------------
+
+// since returns the steps recorded after the last command began.
+func (w *window) since(steps []golden.Step) []golden.Step {
+	if w.from > len(steps) {
+		return nil
+	}
+	return steps[w.from:]
+}
+
+// untilPaused waits for the run to wait at point.
+func (w *window) untilPaused(point string) {
+	w.t.Helper()
+	w.rec.Wait("a pause at "+point, func(steps []golden.Step) bool {
+		for _, s := range w.since(steps) {
+			var sum session.Summary
+			if s.Session != nil && json.Unmarshal(s.Session, &sum) == nil && sum.Paused != nil && sum.Paused.Point == point {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// untilAsked waits for a question to the user and returns its id.
+func (w *window) untilAsked() permission.Request {
+	w.t.Helper()
+	var r permission.Request
+	w.rec.Wait("an approval", func(steps []golden.Step) bool {
+		for _, s := range w.since(steps) {
+			if s.Approval != nil {
+				return json.Unmarshal(s.Approval, &r) == nil
+			}
+		}
+		return false
+	})
+	return r
+}
+
+// untilEnded waits until the run has ended and the window was told.
+func (w *window) untilEnded() trace.RunEnd {
+	w.t.Helper()
+	var end trace.RunEnd
+	w.rec.Wait("the run to end", func(steps []golden.Step) bool {
+		ended := false
+		for _, s := range w.since(steps) {
+			var e trace.Event
+			if s.Event != nil && json.Unmarshal(s.Event, &e) == nil && e.Kind == trace.KindRunEnd {
+				end, _ = trace.Decode[trace.RunEnd](e)
+				ended = true
+			}
+			var sum session.Summary
+			if ended && s.Session != nil && json.Unmarshal(s.Session, &sum) == nil && !sum.Running {
+				return true
+			}
+		}
+		return false
+	})
+	return end
+}
+
+// untilDeltas waits for n streamed pieces of an answer.
+func (w *window) untilDeltas(n int) {
+	w.t.Helper()
+	w.rec.Wait("streamed deltas", func(steps []golden.Step) bool {
+		got := 0
+		for _, s := range w.since(steps) {
+			if s.Delta != nil {
+				got++
+			}
+		}
+		return got >= n
+	})
+}
+
+func (w *window) events() []trace.Event {
+	w.t.Helper()
+	evs, err := w.st.Events(context.Background(), w.id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return evs
+}
+
+func (w *window) seqOf(kind trace.Kind, nth int) int64 {
+	w.t.Helper()
+	for _, e := range w.events() {
+		if e.Kind == kind {
+			if nth == 0 {
+				return e.Seq
+			}
+			nth--
+		}
+	}
+	w.t.Fatalf("no %s event", kind)
+	return 0
+}
+
+// save checks the log's invariants, keeps the rebuilt body of every
+// request for the Raw view, and compares the recording with its file.
+func (w *window) save() {
+	w.t.Helper()
+	evs := w.events()
+	invariants.Check(w.t, evs)
+	for _, e := range evs {
+		if e.Kind != trace.KindModelRequest {
+			continue
+		}
+		raw, err := w.m.RawRequest(context.Background(), w.id, e.Seq)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.rec.RawRequest(e.Seq, raw)
+	}
+	got := w.rec.Bytes(golden.RecordOptions{Replace: w.replace, Start: recordedStart})
+	name := strings.TrimPrefix(w.t.Name(), "TestRecordings/")
+	golden.Check(w.t, filepath.Join(recordingsDir, name+".json"), got, *update, "run `go test ./backend/session -run Recordings -update`")
+}
+
+func text(pieces ...string) ollamatest.Reply { return ollamatest.Text(pieces...) }
+
+// say is a reply with some text and then tool calls.
+func say(content string, cs ...ollamatest.Call) ollamatest.Reply {
+	return ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: content}}, ToolCalls: cs}
+}
+
+// --- the scenarios ----------------------------------------------------------
+
+func TestRecordings(t *testing.T) {
+	// A command asks; the user approves it once from its card.
+	t.Run("approve_command", func(t *testing.T) {
+		w := openWindow(t, "approve_command", "A command asks first; the user approves it once and the model answers. Then breakpoints are set from the stored timeline.", permission.ModeAsk, nil)
+		w.srv.Script(
+			say("I will write it with a command.", call("call_1", "run_command", `{"command":"echo hello > hello.txt"}`)),
+			text("The command wrote ", "hello.txt."),
+		)
+		w.send("Write hello.txt with a command")
+		a := w.untilAsked()
+		w.answer(a.ID, true, permission.ScopeOnce)
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		if w.read("hello.txt") != "hello\n" {
+			t.Fatal("the approved command did not run")
+		}
+		w.rec.Mark("end")
+		// Breakpoints set from the stored timeline: on a checkpoint, then
+		// on the tool of a call, then off that tool again.
+		w.setBreakpoints(session.Breakpoints{Points: []string{trace.PointAfterResponse}, Tools: []string{}})
+		w.setBreakpoints(session.Breakpoints{Points: []string{trace.PointAfterResponse}, Tools: []string{"run_command"}})
+		w.setBreakpoints(session.Breakpoints{Points: []string{trace.PointAfterResponse}, Tools: []string{}})
+		w.save()
+	})
+
+	// A write to a protected file asks once only; the user denies it.
+	t.Run("deny_protected", func(t *testing.T) {
+		w := openWindow(t, "deny_protected", "A write to .env asks, once only; the user denies it and the model hears so.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(call("call_1", "write_file", `{"path":".env","content":"TOKEN=secret\n"}`)),
+			text("I left .env alone."),
+		)
+		w.send("Put a token in .env")
+		a := w.untilAsked()
+		if !a.OnceOnly {
+			t.Fatalf("approval %+v is not once only", a)
+		}
+		w.answer(a.ID, false, permission.ScopeOnce)
+		w.untilEnded()
+		if _, err := os.Stat(filepath.Join(w.ws, ".env")); err == nil {
+			t.Fatal("the denied write ran")
+		}
+		w.save()
+	})
+
+	// "For this session": the same kind of call later runs without asking.
+	t.Run("approve_for_session", func(t *testing.T) {
+		w := openWindow(t, "approve_for_session", "An edit approved for the session; the next run's edit of the same file does not ask.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("Shouted."),
+			calls(call("call_2", "edit_file", `{"path":"README.md","old_string":"HELLO","new_string":"Hello"}`)),
+			text("Calmer now."),
+		)
+		w.send("Shout hello in the README")
+		a := w.untilAsked()
+		w.answer(a.ID, true, permission.ScopeSession)
+		w.untilEnded()
+		w.rec.Mark("run 1 done")
+		w.send("Make it calmer")
+		w.untilEnded()
+		for _, s := range w.since(w.rec.Steps()) {
+			if s.Approval != nil {
+				t.Fatal("the second edit asked again")
+			}
+		}
+		w.save()
+	})
+
+	// "Always for this workspace": the workspace keeps it until forgotten.
+	t.Run("approve_for_workspace", func(t *testing.T) {
+		w := openWindow(t, "approve_for_workspace", "An edit approved always for the workspace; the workspace lists it, and forgets it.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("Shouted."),
+		)
+		w.send("Shout hello in the README")
+		a := w.untilAsked()
+		w.answer(a.ID, true, permission.ScopeWorkspace)
+		w.untilEnded()
+		if info := w.workspace(); len(info.Grants) != 1 {
+			t.Fatalf("grants = %+v", info.Grants)
+		}
+		w.forgetGrants()
+		if info := w.workspace(); len(info.Grants) != 0 {
+			t.Fatalf("grants after forgetting = %+v", info.Grants)
+		}
+		w.save()
+	})
+
+	// Three calls in one message, answered in call order.
+	t.Run("parallel_calls", func(t *testing.T) {
+		w := openWindow(t, "parallel_calls", "The model asks for three reads at once; they run together and go back in call order.", permission.ModeAuto, nil)
+		w.srv.Script(
+			say("Looking at three things at once.",
+				call("call_1", "read_file", `{"path":"README.md"}`),
+				call("call_2", "read_file", `{"path":"notes.txt"}`),
+				call("call_3", "list_dir", `{"path":"."}`)),
+			text("The README greets you; ", "the notes say alpha and beta."),
+		)
+		w.send("Read everything")
+		w.untilEnded()
+		w.rec.Mark("end")
+		w.save()
+	})
+
+	// Unknown tool, arguments that do not fit, a tool that fails.
+	t.Run("error_kinds", func(t *testing.T) {
+		w := openWindow(t, "error_kinds", "Three calls that go wrong in three different ways, each told to the model as such.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(
+				call("call_1", "delete_everything", `{}`),
+				call("call_2", "read_file", `{"path":7}`),
+				call("call_3", "read_file", `{"path":"missing.txt"}`),
+			),
+			text("I see what went wrong."),
+		)
+		w.send("Try things")
+		w.untilEnded()
+		w.save()
+	})
+
+	// Step mode: a pause at each of the four checkpoints of both rounds.
+	t.Run("step_through", func(t *testing.T) {
+		w := openWindow(t, "step_through", "Step mode on: the run pauses at every checkpoint and the user steps six times.", permission.ModeAsk, nil)
+		w.srv.Script(
+			say("I will list the folder.", call("call_1", "list_dir", `{"path":"."}`)),
+			text("Two files: ", "README.md and notes.txt."),
+		)
+		w.setStepping(true)
+		w.send("What is here?")
+		for _, p := range []string{trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult, trace.PointBeforeRequest, trace.PointAfterResponse} {
+			w.untilPaused(p)
+			w.rec.Mark("paused " + p)
+			w.step()
+		}
+		w.untilEnded()
+		w.save()
+	})
+
+	// Every kind of edit at the pauses, and a refused one.
+	t.Run("step_edits", func(t *testing.T) {
+		w := openWindow(t, "step_edits", "Step mode: the user edits the request, the call's arguments (once wrongly) and the result before the model sees them.", permission.ModeAuto, nil)
+		w.srv.Script(
+			say("Reading it.", call("call_1", "read_file", `{"path":"missing.txt"}`)),
+			text("It says hello."),
+		)
+		w.setStepping(true)
+		w.send("Read missing.txt")
+		w.untilPaused(trace.PointBeforeRequest)
+		system := "Answer in one word."
+		opts := w.pending().Request.Options
+		opts.NumCtx = 4096
+		w.editRequest(session.RequestEdit{System: &system, Options: &opts,
+			Messages: []session.MessageEdit{{Seq: w.pending().Request.Messages[0].Seq, Content: "Read README.md"}}})
+		w.step()
+		w.untilPaused(trace.PointAfterResponse)
+		w.step()
+		w.untilPaused(trace.PointBeforeTool)
+		w.rec.Mark("paused before_tool")
+		if err := w.editArgs(`{"file": "README.md"}`); err == nil {
+			t.Fatal("arguments without a path were taken")
+		}
+		w.must(w.editArgs(`{"path": "README.md"}`))
+		w.step()
+		w.untilPaused(trace.PointAfterResult)
+		w.rec.Mark("paused after_result")
+		w.editResult("The README says: hello (edited)")
+		w.continueRun()
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		w.save()
+	})
+
+	// A breakpoint on a tool; the user answers the call without running it.
+	t.Run("breakpoint_skip", func(t *testing.T) {
+		w := openWindow(t, "breakpoint_skip", "A breakpoint on write_file pauses before the call; the user skips it with an observation of their own.", permission.ModeAuto, nil)
+		w.srv.Script(
+			calls(call("call_1", "write_file", `{"path":"x.txt","content":"x"}`)),
+			text("OK, you wrote it."),
+		)
+		w.setBreakpoints(session.Breakpoints{Points: []string{}, Tools: []string{"write_file"}})
+		w.rec.Mark("breakpoint set")
+		w.send("Write x.txt")
+		w.untilPaused(trace.PointBeforeTool)
+		w.skipCall("I wrote it myself.")
+		w.untilEnded()
+		if _, err := os.Stat(filepath.Join(w.ws, "x.txt")); err == nil {
+			t.Fatal("the skipped call ran")
+		}
+		w.save()
+	})
+
+	// Stop while the run waits at a pause.
+	t.Run("stop_paused", func(t *testing.T) {
+		w := openWindow(t, "stop_paused", "Step mode: the user stops the run while it waits before its first request.", permission.ModeAsk, nil)
+		w.srv.Script(text("Hi."))
+		w.setStepping(true)
+		w.send("Say hi")
+		w.untilPaused(trace.PointBeforeRequest)
+		w.stop()
+		if end := w.untilEnded(); end.Reason != trace.EndCancelled {
+			t.Fatalf("end = %+v", end)
+		}
+		w.save()
+	})
+
+	// Stop while the answer streams in.
+	t.Run("stop_streaming", func(t *testing.T) {
+		w := openWindow(t, "stop_streaming", "The answer streams in and stalls; the user stops the run.", permission.ModeAuto, nil)
+		w.srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "Hello "}, {Content: "there"}, {Content: ", and more"}}, Fault: ollamatest.StallAfter(2)})
+		w.send("Greet me")
+		w.untilDeltas(2)
+		w.stop()
+		if end := w.untilEnded(); end.Reason != trace.EndCancelled {
+			t.Fatalf("end = %+v", end)
+		}
+		w.save()
+	})
+
+	// Undo a turn: its file change goes, the earlier turn's stays.
+	t.Run("undo_turn", func(t *testing.T) {
+		w := openWindow(t, "undo_turn", "Two turns each edit a file after asking; the user undoes the second turn.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("Shouted."),
+			calls(call("call_2", "edit_file", `{"path":"notes.txt","old_string":"beta","new_string":"BETA"}`)),
+			text("Done."),
+		)
+		w.send("Shout hello in the README")
+		w.answer(w.untilAsked().ID, true, permission.ScopeOnce)
+		w.untilEnded()
+		w.rec.Mark("run 1 done")
+		w.send("Shout beta in the notes")
+		a := w.untilAsked()
+		w.rec.Mark("run 2 asking")
+		w.answer(a.ID, true, permission.ScopeOnce)
+		w.untilEnded()
+		w.rec.Mark("run 2 done")
+		if res := w.undoRun(2, false); !res.Done {
+			t.Fatalf("undo = %+v", res)
+		}
+		if w.read("notes.txt") != "alpha\nbeta\n" || w.read("README.md") != "# Demo\nHELLO from the workspace\n" {
+			t.Fatal("undo of run 2 did not put notes.txt back alone")
+		}
+		w.save()
+	})
+
+	// Undo over a change made outside Loupe: asked, cancelled, forced.
+	t.Run("undo_conflict", func(t *testing.T) {
+		w := openWindow(t, "undo_conflict", "A file the agent edited is changed by hand; undo names it, is cancelled twice, then overwrites it.", permission.ModeAuto, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("Shouted."),
+		)
+		w.send("Shout hello in the README")
+		w.untilEnded()
+		w.write("README.md", "# Demo\nmy own change\n")
+		w.rec.Outside("README.md changed by hand")
+		for range 3 {
+			if res := w.undoRun(1, false); res.Done || len(res.Conflicts) != 1 {
+				t.Fatalf("undo over a change = %+v", res)
+			}
+		}
+		if res := w.undoRun(1, true); !res.Done {
+			t.Fatalf("forced undo = %+v", res)
+		}
+		if w.read("README.md") != "# Demo\nhello from the workspace\n" {
+			t.Fatal("forced undo did not put README.md back")
+		}
+		w.save()
+	})
+
+	// Restore to before a step: later changes go, earlier ones stay.
+	t.Run("restore_step", func(t *testing.T) {
+		w := openWindow(t, "restore_step", "Two edits in two rounds; the user restores the files to before the second.", permission.ModeAuto, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello from the workspace","new_string":"Step one."}`)),
+			calls(call("call_2", "edit_file", `{"path":"README.md","old_string":"Step one.","new_string":"Step two."}`)),
+			text("Two steps done."),
+		)
+		w.send("Edit the README in two steps")
+		w.untilEnded()
+		if res := w.restoreFiles(w.seqOf(trace.KindToolCall, 1), false); !res.Done {
+			t.Fatalf("restore = %+v", res)
+		}
+		if w.read("README.md") != "# Demo\nStep one.\n" {
+			t.Fatalf("README.md after the restore = %q", w.read("README.md"))
+		}
+		w.save()
+	})
+
+	// The settings page: a rule the backend refuses, then one it takes.
+	t.Run("settings", func(t *testing.T) {
+		w := openWindow(t, "settings", "The user saves a rule with a bad glob (refused, with why), then a command deny rule and its path rule.", permission.ModeAsk, nil)
+		s, err := w.m.Settings(context.Background())
+		w.must(err)
+		bad := s
+		bad.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "src/[ab"}}
+		if err := w.saveSettings(bad); err == nil {
+			t.Fatal("a bad glob was saved")
+		}
+		deny := permission.Rule{Effect: permission.EffectDeny, Command: "cat .env"}
+		w.ruleLimits(deny)
+		good := s
+		good.Rules = []permission.Rule{deny, {Effect: permission.EffectDeny, Path: ".env"}}
+		w.must(w.saveSettings(good))
+		w.save()
+	})
+
+	// A workspace's settings file: untrusted, trusted, changed, and the
+	// folders its commands may also read.
+	t.Run("workspace", func(t *testing.T) {
+		w := openWindow(t, "workspace", "A workspace with its own settings file: a run says it is not trusted; the user trusts it, it changes, and the user turns network on and exposes a folder.", permission.ModeAsk, nil)
+		w.write(".loupe/settings.json", `{"rules":[{"effect":"allow","command":"make test"}],"commands":["go test ./..."],"allow_network":true}`+"\n")
+		sdk := t.TempDir()
+		w.replace = append(w.replace, [2]string{sdk, "/opt/sdk"})
+		w.srv.Script(text("Hello."))
+		w.send("Hi")
+		w.untilEnded()
+		w.workspace()
+		w.trustWorkspace(true)
+		if !w.workspace().Trusted {
+			t.Fatal("not trusted after trusting")
+		}
+		w.write(".loupe/settings.json", `{"rules":[{"effect":"allow","command":"rm *"}]}`+"\n")
+		w.rec.Outside(".loupe/settings.json changed")
+		if w.workspace().Trusted {
+			t.Fatal("a changed settings file is still trusted")
+		}
+		w.setWorkspaceNetwork(true)
+		w.workspace()
+		w.must(w.setWorkspaceExpose([]string{sdk}))
+		w.workspace()
+		if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+			if err := w.setWorkspaceExpose([]string{home}); err == nil {
+				t.Fatal("the home folder was exposed")
+			}
+		}
+		w.must(w.setWorkspaceExpose([]string{}))
+		w.workspace()
+		w.save()
+	})
+
+	// The tour the browser demo plays: a look around, then a change that
+	// asks, then its undo.
+	t.Run("tour", func(t *testing.T) {
+		w := openWindow(t, "tour", "What the browser demo shows: the agent looks around, answers, then edits the README after asking; the edit is undone.", permission.ModeAsk, nil)
+		w.srv.Script(
+			ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "I will list "}, {Content: "the workspace first."}},
+				ToolCalls: []ollamatest.Call{call("call_1", "list_dir", `{"path":"."}`)}},
+			say("Two files; I will read both.",
+				call("call_2", "read_file", `{"path":"README.md"}`),
+				call("call_3", "read_file", `{"path":"notes.txt"}`)),
+			text("This is a **demo** workspace:\n\n", "- `README.md` says hello from the workspace.\n", "- `notes.txt` lists *alpha* and *beta*."),
+			say("I will make the greeting louder.", call("call_4", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("The README now says **HELLO**. ", "\"Undo this turn\" puts it back."),
+		)
+		w.send("What is in this project?")
+		w.untilEnded()
+		w.rec.Mark("run 1 done")
+		w.send("Make the README's greeting louder")
+		w.answer(w.untilAsked().ID, true, permission.ScopeOnce)
+		w.untilEnded()
+		w.undoRun(2, false)
+		w.save()
+	})
+}
+
+// pending is where the run waits now, as the window last heard it.
+func (w *window) pending() *session.Pause {
+	w.t.Helper()
+	d, err := w.m.Open(context.Background(), w.id)
+	w.must(err)
+	if d.Summary.Paused == nil {
+		w.t.Fatal("not paused")
+	}
+	return d.Summary.Paused
+}
+
+// answerFor is App.AnswerFor: the broker takes the answer and its scope.
+func (w *window) answerFor(id string, allow bool, scope permission.Scope) error {
+	return w.broker.Reply(id, allow, scope)
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../types';
+import { ReplayBridge } from './bridge';
+import { parseRecording } from './recording';
+import { recording } from './recordings';
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/** A replay whose delivered events are collected. */
+function replayOf(name: string, opts: ConstructorParameters<typeof ReplayBridge>[1] = {}) {
+  const replay = new ReplayBridge(recording(name), opts);
+  const got: TraceEvent[] = [];
+  replay.onEvents((b) => got.push(...b));
+  return { replay, got };
+}
+
+describe('ReplayBridge', () => {
+  it('plays nothing until the UI sends the first command, then the engine’s answer up to the next one', async () => {
+    const { replay, got } = replayOf('approve_command');
+    expect(replay.waitingFor).toBe('send("session-1", "Write hello.txt with a command")');
+    await replay.send('session-1', 'Write hello.txt with a command');
+    await settle();
+    // Up to the approval: the call waits for the user.
+    expect(got.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call']);
+    expect(replay.waitingFor).toBe('answerFor("ask-1", true, "once")');
+    const snap = await replay.openSession('session-1');
+    expect(snap.approvals.map((a) => a.id)).toEqual(['ask-1']);
+    expect(snap.summary.running).toBe(true);
+  });
+
+  it('fails the spec when the UI sends another command than the recorded one, and refuses it', async () => {
+    const { replay } = replayOf('approve_command');
+    await replay.send('session-1', 'Write hello.txt with a command');
+    await expect(replay.answerFor('ask-1', false, 'once')).rejects.toThrow(/recording has answerFor\("ask-1", true, "once"\)/);
+    expect(() => replay.check()).toThrow(/the UI sent answerFor\("ask-1", false, "once"\)/);
+  });
+
+  it('fails the spec when the UI sends a command the recording does not have at all', async () => {
+    const { replay } = replayOf('approve_command');
+    await expect(replay.stop('session-1')).rejects.toThrow();
+    expect(() => replay.check()).toThrow(/stop\("session-1"\) where the recording has send/);
+  });
+
+  it('fails expectDone while a recorded command was not sent', async () => {
+    const { replay } = replayOf('stop_paused');
+    await replay.setStepping('session-1', true);
+    await replay.send('session-1', 'Say hi');
+    expect(() => replay.expectDone()).toThrow(/still waits for stop\("session-1"\)/);
+    await replay.stop('session-1');
+    expect(() => replay.expectDone()).not.toThrow();
+  });
+
+  it('answers a failed command with the backend’s error', async () => {
+    const replay = new ReplayBridge(recording('step_edits'), { from: 'paused before_tool' });
+    await expect(replay.editArgs('session-1', '{"file": "README.md"}')).rejects.toThrow(/missing required property "path"/);
+    expect(replay.problems).toEqual([]);
+  });
+
+  it('starts from a mark with what came before as stored history, paused where the run waited', async () => {
+    const replay = new ReplayBridge(recording('step_through'), { from: 'paused before_tool' });
+    const snap = await replay.openSession('session-1');
+    expect(snap.summary.paused?.point).toBe('before_tool');
+    expect(snap.events.at(-1)?.kind).toBe('checkpoint');
+    expect(replay.waitingFor).toBe('step("session-1")');
+    expect(() => new ReplayBridge(recording('step_through'), { from: 'nowhere' })).toThrow(/no mark "nowhere"/);
+  });
+
+  it('answers reads with the last answer before where it is, and outside changes happen when the spec says', async () => {
+    const replay = new ReplayBridge(recording('workspace'));
+    await replay.send('session-1', 'Hi');
+    expect((await replay.workspace('/home/me/project')).trusted).toBe(false);
+    await replay.trustWorkspace('/home/me/project', true);
+    expect((await replay.workspace('/home/me/project')).trusted).toBe(true);
+    replay.outside();
+    expect((await replay.workspace('/home/me/project')).trusted).toBe(false);
+    expect(() => replay.outside()).toThrow(/not an outside change/);
+    await expect(replay.workspace('/elsewhere')).rejects.toThrow(/no answer to workspace/);
+  });
+
+  it('rejects a call on request without using up the recording', async () => {
+    const replay = new ReplayBridge(recording('step_through'));
+    replay.reject('setStepping', 'not now');
+    await expect(replay.setStepping('session-1', true)).rejects.toThrow('not now');
+    await replay.setStepping('session-1', true);
+    expect(replay.problems).toEqual([]);
+  });
+
+  it('takes any arguments when lenient, and says what it can do when the method is wrong', async () => {
+    const replay = new ReplayBridge(recording('approve_command'), { lenient: true });
+    await replay.send('session-1', 'something else');
+    await expect(replay.stop('session-1')).rejects.toThrow(/can only do "answerFor"/);
+    expect(replay.problems).toEqual([]);
+  });
+
+  it('serves the request bodies the backend rebuilt, for requests it has played', async () => {
+    const replay = new ReplayBridge(recording('approve_command'), { from: 'end' });
+    const body = JSON.parse(await replay.rawRequest('session-1', 7));
+    expect(body.messages.at(-1).role).toBe('tool');
+    await expect(new ReplayBridge(recording('approve_command')).rawRequest('session-1', 7)).rejects.toThrow(/no request 7/);
+  });
+
+  it('refuses a file that is not a recording', () => {
+    expect(() => parseRecording({ steps: [] })).toThrow('not a recording');
+    expect(() => parseRecording({ scenario: 'x', steps: [{ event: {}, delta: {} }] })).toThrow('x step 0: has event, delta');
+  });
+});

@@ -1,0 +1,485 @@
+// A Bridge that plays a recording of the Go engine (recording.ts) into the
+// real state classes and components. It sends the UI what the engine sent,
+// and at each command step waits for the UI to send that command: the
+// method and its arguments must be the recorded ones. Anything else is a
+// problem that fails the spec (check()), and a command the UI never sends
+// leaves the replay waiting (expectDone()). Reads the UI may make at any
+// time (sessions, settings, a workspace's state, raw requests) are answered
+// from what the recording holds up to where it is.
+import { BridgeError, type Bridge, type Listener, type Unsubscribe } from '../bridge/types';
+import { EventHub, type Scheduler } from '../bridge/hub';
+import {
+  approvalClosedOf,
+  approvalOf,
+  deltaOf,
+  parseEvent,
+  restoreResultOf,
+  ruleLimitsOf,
+  settingsOf,
+  summaryOf,
+  workspaceInfoOf,
+  type Approval,
+  type ApprovalClosed,
+  type Breakpoints,
+  type Delta,
+  type JsonValue,
+  type ModelInfo,
+  type Protections,
+  type RequestEdit,
+  type RestoreResult,
+  type Rule,
+  type RuleLimits,
+  type Scope,
+  type SessionSnapshot,
+  type Settings,
+  type StatusInfo,
+  type Summary,
+  type TraceEvent,
+  type WorkspaceInfo,
+} from '../types';
+import { models as machineModels, reachableStatus, sandboxedProtections } from './machine';
+import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
+
+/** Names replay errors in the UI and marks replay code in a bundle (scripts/check-bundle.mjs). */
+export const REPLAY_MARK = 'loupe:replay';
+
+export interface ReplayOptions {
+  /** A mark of the recording: everything before it has already happened (stored, as when a session is reopened). */
+  from?: string;
+  /** How event batches are flushed; a microtask by default. */
+  schedule?: Scheduler;
+  /** Ollama's state and the installed models: the machine's, not the engine's, so not recorded. */
+  status?: Partial<StatusInfo>;
+  models?: ModelInfo[];
+  /** What commands get on this machine (not recorded: it differs by machine). */
+  protections?: Protections;
+  /** What the native folder pickers return ("" = cancelled). */
+  pick?: string;
+  /** Milliseconds between played steps, so a person can follow (the demo); 0 plays at once. */
+  paceMs?: number;
+  /** Take a command whose method is the recorded one, whatever its arguments (the demo: type anything). */
+  lenient?: boolean;
+}
+
+/** A call the UI made, in order. */
+export interface ReplayCall {
+  method: string;
+  args: unknown[];
+}
+
+export class ReplayBridge implements Bridge {
+  readonly recording: Recording;
+  /** Every call the UI made, commands and reads. */
+  readonly calls: ReplayCall[] = [];
+  /** What went against the recording: a spec fails when this is not empty. */
+  readonly problems: string[] = [];
+  /** Links the UI opened. */
+  readonly opened: string[] = [];
+  statusInfo: StatusInfo;
+  models: ModelInfo[];
+  protectionsInfo: Protections;
+  pick: string;
+
+  readonly #hub: EventHub;
+  readonly #steps: Step[];
+  readonly #paceMs: number;
+  readonly #lenient: boolean;
+  /** The next step to play. */
+  #pos = 0;
+  #summary: Summary | null;
+  #events: TraceEvent[] = [];
+  #approvals = new Map<string, Approval>();
+  #settings: Settings;
+  #rejects = new Map<string, string[]>();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #closed = false;
+
+  constructor(recording: Recording, opts: ReplayOptions = {}) {
+    this.recording = recording;
+    this.#steps = recording.steps;
+    this.#hub = new EventHub(opts.schedule ?? ((f) => queueMicrotask(f)));
+    this.#paceMs = opts.paceMs ?? 0;
+    this.#lenient = opts.lenient ?? false;
+    this.statusInfo = { ...reachableStatus, ...opts.status };
+    this.models = opts.models ?? machineModels;
+    this.protectionsInfo = opts.protections ?? sandboxedProtections();
+    this.pick = opts.pick ?? '';
+    this.#summary = recording.session ? summaryOf(recording.session) : null;
+    this.#settings = settingsOf(recording.settings);
+    if (opts.from !== undefined) {
+      const at = this.#steps.findIndex((s) => s.mark === opts.from);
+      if (at < 0) throw new Error(`${REPLAY_MARK}: ${recording.scenario} has no mark "${opts.from}"`);
+      // History: what happened before is stored, not streamed.
+      while (this.#pos < at) {
+        const s = this.#steps[this.#pos++]!;
+        if (s.command) this.#took(s.command, s.command.args);
+        else this.#apply(s, false);
+      }
+    }
+    this.#play();
+  }
+
+  // --- for specs ---------------------------------------------------------------
+
+  /** Fails when the UI sent a command the recording does not have next. */
+  check(): void {
+    if (this.problems.length) throw new Error(`${REPLAY_MARK}: ${this.recording.scenario}: ${this.problems.join('; ')}`);
+  }
+
+  /** The step the replay waits at ("" at the end). */
+  get waitingFor(): string {
+    const s = this.#steps[this.#pos];
+    if (!s) return '';
+    if (s.command) return `${s.command.method}(${s.command.args.map((a) => JSON.stringify(a)).join(', ')})`;
+    return stepKind(s);
+  }
+
+  /** Fails unless every recorded command was sent, and nothing else (use inside waitFor). */
+  expectDone(): void {
+    this.check();
+    this.#playNow();
+    if (this.#pos < this.#steps.length) throw new Error(`${REPLAY_MARK}: ${this.recording.scenario} still waits for ${this.waitingFor}`);
+  }
+
+  /** Fails unless the replay waits for this command next (use inside waitFor). */
+  expectWaitingFor(method: string): void {
+    this.check();
+    const s = this.#steps[this.#pos];
+    if (s?.command?.method !== method) throw new Error(`${REPLAY_MARK}: waits for ${this.waitingFor || 'nothing'}, not ${method}`);
+  }
+
+  /** The recorded outside change happens now (a file edited by hand). */
+  outside(): void {
+    this.#playNow();
+    const s = this.#steps[this.#pos];
+    if (s?.outside === undefined) throw new Error(`${REPLAY_MARK}: waits for ${this.waitingFor || 'nothing'}, not an outside change`);
+    this.#pos++;
+    this.#play();
+  }
+
+  /** The next call of method fails with message, without using up the recording (for the UI's error paths). */
+  reject(method: string, message: string): void {
+    this.#rejects.set(method, [...(this.#rejects.get(method) ?? []), message]);
+  }
+
+  /** The events played so far. */
+  get events(): readonly TraceEvent[] {
+    return this.#events;
+  }
+
+  get summary(): Summary | null {
+    return this.#summary;
+  }
+
+  callsOf(method: string): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  /** Delivers queued batches now. */
+  flush(): void {
+    this.#hub.flush();
+  }
+
+  // --- playing -----------------------------------------------------------------
+
+  /** Applies one step to the state; live, it also goes to the listeners. */
+  #apply(s: Step, live: boolean): void {
+    if (s.event !== undefined) {
+      const e = parseEvent(s.event);
+      if (!e) {
+        this.problems.push(`step ${this.#pos - 1} is not an event the UI can parse`);
+        return;
+      }
+      this.#events.push(e);
+      if (live) this.#hub.push('events', e);
+    } else if (s.session !== undefined) {
+      const sum = summaryOf(s.session);
+      this.#summary = sum;
+      if (live) this.#hub.push('sessions', sum);
+    } else if (s.delta !== undefined) {
+      const d = deltaOf(s.delta);
+      if (d && live) this.#hub.push('deltas', d);
+    } else if (s.approval !== undefined) {
+      const a = approvalOf(s.approval);
+      if (!a) return;
+      this.#approvals.set(a.id, a);
+      if (live) this.#hub.push('approvals', a);
+    } else if (s.approval_closed !== undefined) {
+      const c = approvalClosedOf(s.approval_closed);
+      if (!c) return;
+      this.#approvals.delete(c.id);
+      if (live) this.#hub.push('approvalsClosed', c);
+    }
+  }
+
+  /** Plays until the next step the UI or the spec must take (a command, an outside change) or the end. */
+  #play(): void {
+    if (this.#paceMs > 0) {
+      this.#schedulePaced();
+      return;
+    }
+    this.#playNow();
+  }
+
+  #playNow(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    for (let s = this.#steps[this.#pos]; s && !s.command && s.outside === undefined; s = this.#steps[this.#pos]) {
+      this.#pos++;
+      this.#apply(s, true);
+    }
+  }
+
+  #schedulePaced(): void {
+    if (this.#timer || this.#closed) return;
+    const s = this.#steps[this.#pos];
+    if (!s || s.command || s.outside !== undefined) return;
+    // Deltas stream faster than events commit.
+    const wait = s.delta !== undefined ? this.#paceMs / 6 : s.event !== undefined ? this.#paceMs : 0;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#pos++;
+      this.#apply(s, true);
+      this.#schedulePaced();
+    }, wait);
+  }
+
+  /** A command the recording took: what it changes of the replay's own state. */
+  #took(c: RecordedCall, args: unknown[]): void {
+    if (c.error !== undefined) return;
+    if (c.method === 'saveSettings') this.#settings = settingsOf(args[0]);
+    if (c.method === 'newSession' && c.result) this.#summary = summaryOf(c.result);
+  }
+
+  /** The UI sends a command: it must be the one the recording has next. */
+  async #command(method: string, args: unknown[]): Promise<JsonValue | undefined> {
+    this.calls.push({ method, args });
+    const rejected = this.#rejects.get(method)?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, method);
+    // What the engine sent before this point has arrived by now.
+    this.#playNow();
+    const s = this.#steps[this.#pos];
+    const c = s?.command;
+    const sent = `${method}(${args.map((a) => JSON.stringify(a)).join(', ')})`;
+    if (!c || c.method !== method || (!this.#lenient && !sameJson(args, c.args))) {
+      const want = s ? (c ? `${c.method}(${c.args.map((a) => JSON.stringify(a)).join(', ')})` : stepKind(s)) : 'nothing more';
+      const problem = `the UI sent ${sent} where the recording has ${want}`;
+      if (!this.#lenient) this.problems.push(problem);
+      throw new BridgeError(this.#lenient ? `This demo plays a recorded session; it can only ${c ? `do "${c.method}"` : 'be watched'} now.` : `${REPLAY_MARK}: ${problem}`, method);
+    }
+    this.#pos++;
+    this.#took(c, args);
+    this.#play();
+    if (c.error !== undefined) throw new BridgeError(c.error, method);
+    return c.result;
+  }
+
+  /**
+   * A read answered from the recording: the last answer recorded before the
+   * step the replay waits at, else the first one after it.
+   */
+  #query(method: string, args: unknown[]): JsonValue | undefined {
+    this.calls.push({ method, args });
+    const rejected = this.#rejects.get(method)?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, method);
+    this.#playNow();
+    let found: RecordedCall | undefined;
+    for (let i = 0; i < this.#steps.length; i++) {
+      const q = this.#steps[i]!.query;
+      if (!q || q.method !== method || !sameJson(args, q.args)) continue;
+      if (i >= this.#pos && found) break;
+      found = q;
+      if (i >= this.#pos) break;
+    }
+    if (!found) throw new BridgeError(`${REPLAY_MARK}: ${this.recording.scenario} has no answer to ${method}`, method);
+    if (found.error !== undefined) throw new BridgeError(found.error, method);
+    return found.result;
+  }
+
+  // --- the Bridge ------------------------------------------------------------------
+
+  async status(): Promise<StatusInfo> {
+    this.calls.push({ method: 'status', args: [] });
+    return { ...this.statusInfo };
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    this.calls.push({ method: 'listModels', args: [] });
+    return this.statusInfo.reachable ? [...this.models] : [];
+  }
+
+  async listSessions(): Promise<Summary[]> {
+    this.calls.push({ method: 'listSessions', args: [] });
+    return this.#summary ? [{ ...this.#summary }] : [];
+  }
+
+  async newSession(workspace: string, model: string): Promise<Summary> {
+    return summaryOf(await this.#command('newSession', [workspace, model]));
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.#command('deleteSession', [id]);
+  }
+
+  async setModel(id: string, model: string): Promise<void> {
+    await this.#command('setModel', [id, model]);
+  }
+
+  async openSession(id: string): Promise<SessionSnapshot> {
+    this.calls.push({ method: 'openSession', args: [id] });
+    this.#playNow();
+    if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, 'openSession');
+    return {
+      summary: { ...this.#summary },
+      events: [...this.#events],
+      approvals: [...this.#approvals.values()].filter((a) => a.session_id === id),
+    };
+  }
+
+  async send(id: string, text: string): Promise<void> {
+    await this.#command('send', [id, text]);
+  }
+
+  async stop(id: string): Promise<void> {
+    await this.#command('stop', [id]);
+  }
+
+  async answer(approvalId: string, allow: boolean): Promise<void> {
+    await this.#command('answer', [approvalId, allow]);
+  }
+
+  async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
+    await this.#command('answerFor', [approvalId, allow, scope]);
+  }
+
+  async pickWorkspace(): Promise<string> {
+    this.calls.push({ method: 'pickWorkspace', args: [] });
+    return this.pick;
+  }
+
+  async pickFolder(title: string): Promise<string> {
+    this.calls.push({ method: 'pickFolder', args: [title] });
+    return this.pick;
+  }
+
+  async rawRequest(sessionId: string, seq: number): Promise<string> {
+    this.calls.push({ method: 'rawRequest', args: [sessionId, seq] });
+    const body = this.recording.raw_requests[String(seq)];
+    if (body === undefined || !this.#events.some((e) => e.seq === seq && e.kind === 'model_request')) {
+      throw new BridgeError(`${REPLAY_MARK}: no request ${seq} in ${this.recording.scenario}`, 'rawRequest');
+    }
+    return body;
+  }
+
+  async getSettings(): Promise<Settings> {
+    this.calls.push({ method: 'getSettings', args: [] });
+    return structuredClone(this.#settings);
+  }
+
+  async saveSettings(s: Settings): Promise<void> {
+    await this.#command('saveSettings', [s]);
+  }
+
+  async ruleLimits(rule: Rule): Promise<RuleLimits> {
+    return ruleLimitsOf(this.#query('ruleLimits', [rule]));
+  }
+
+  async workspace(dir: string): Promise<WorkspaceInfo> {
+    return workspaceInfoOf(this.#query('workspace', [dir]));
+  }
+
+  async trustWorkspace(dir: string, trust: boolean): Promise<void> {
+    await this.#command('trustWorkspace', [dir, trust]);
+  }
+
+  async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
+    await this.#command('setWorkspaceNetwork', [dir, allow]);
+  }
+
+  async setWorkspaceExpose(dir: string, paths: string[]): Promise<void> {
+    await this.#command('setWorkspaceExpose', [dir, [...paths]]);
+  }
+
+  async forgetGrants(dir: string): Promise<void> {
+    await this.#command('forgetGrants', [dir]);
+  }
+
+  async protections(): Promise<Protections> {
+    this.calls.push({ method: 'protections', args: [] });
+    return structuredClone(this.protectionsInfo);
+  }
+
+  async restoreFiles(id: string, seq: number, force: boolean): Promise<RestoreResult> {
+    return restoreResultOf(await this.#command('restoreFiles', [id, seq, force]));
+  }
+
+  async undoRun(id: string, run: number, force: boolean): Promise<RestoreResult> {
+    return restoreResultOf(await this.#command('undoRun', [id, run, force]));
+  }
+
+  async setStepping(id: string, on: boolean): Promise<void> {
+    await this.#command('setStepping', [id, on]);
+  }
+
+  async setBreakpoints(id: string, bp: Breakpoints): Promise<void> {
+    await this.#command('setBreakpoints', [id, { points: [...(bp.points ?? [])], tools: [...(bp.tools ?? [])] }]);
+  }
+
+  async step(id: string): Promise<void> {
+    await this.#command('step', [id]);
+  }
+
+  async continueRun(id: string): Promise<void> {
+    await this.#command('continueRun', [id]);
+  }
+
+  async editRequest(id: string, edit: RequestEdit): Promise<void> {
+    await this.#command('editRequest', [id, edit]);
+  }
+
+  async editArgs(id: string, args: string): Promise<void> {
+    await this.#command('editArgs', [id, args]);
+  }
+
+  async skipCall(id: string, observation: string): Promise<void> {
+    await this.#command('skipCall', [id, observation]);
+  }
+
+  async editResult(id: string, content: string): Promise<void> {
+    await this.#command('editResult', [id, content]);
+  }
+
+  openURL(url: string): void {
+    this.calls.push({ method: 'openURL', args: [url] });
+    this.opened.push(url);
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  onEvents(fn: Listener<TraceEvent>): Unsubscribe {
+    return this.#hub.on('events', fn);
+  }
+
+  onDeltas(fn: Listener<Delta>): Unsubscribe {
+    return this.#hub.on('deltas', fn);
+  }
+
+  onSessions(fn: Listener<Summary>): Unsubscribe {
+    return this.#hub.on('sessions', fn);
+  }
+
+  onApprovals(fn: Listener<Approval>): Unsubscribe {
+    return this.#hub.on('approvals', fn);
+  }
+
+  onApprovalsClosed(fn: Listener<ApprovalClosed>): Unsubscribe {
+    return this.#hub.on('approvalsClosed', fn);
+  }
+}
+
