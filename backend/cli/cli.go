@@ -68,7 +68,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   loupe                      open the window
-  loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] "prompt"
+  loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N] "prompt"
                              run one session to its end and print its timeline
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
@@ -112,6 +112,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
+	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -133,6 +134,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &printer{w: stdout, json: *asJSON}
 	m := session.NewManager(st, ollama.New(h, nil), nil, out)
+	if *maxRounds != 0 {
+		set, err := m.Settings(context.Background())
+		if err == nil {
+			set.MaxRounds = *maxRounds
+			err = m.SaveSettings(context.Background(), set)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loupe: --max-rounds: %v\n", err)
+			return ExitUsage
+		}
+	}
 	sandbox.RemoveLeftovers() // what commands of a killed Loupe left behind
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -16,6 +16,21 @@
 //	  "repeat": false
 //	}
 //
+// With -rounds N it answers conversations of any length without a script,
+// instantly, for benchmarks of the tool loop: every chat request gets one
+// list_dir call until the conversation holds N-1 answers of the model, and
+// then a text answer, so each conversation has N rounds. The call's path is
+// "." and "./" in turn (the same folder), so that a client that stops a
+// model repeating the same call does not stop this one. It holds
+// any number of conversations, one after the other or at once, because the
+// round is read from each request's history. Its work per request does not
+// grow with the history: the messages are counted, not decoded, and no
+// request is kept once answered. Without -script it installs one model,
+// "tiny"; with -script, the script's replies come first. -save-request FILE
+// writes the body of the first chat request that carries tools to FILE, byte
+// for byte, so that another client can send the same tools, system prompt
+// and options.
+//
 // Once listening it prints "fakeollama listening on URL" to stdout. It
 // stops on SIGINT or SIGTERM.
 package main
@@ -32,24 +47,40 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
-	script := flag.String("script", "", "JSON script file with models and replies (required)")
+	script := flag.String("script", "", "JSON script file with models and replies (required without -rounds)")
+	rounds := flag.Int("rounds", 0, "answer each conversation with N-1 list_dir calls, then text: N rounds")
+	saveRequest := flag.String("save-request", "", "with -rounds: write the body of the first chat request with tools to this file")
 	flag.Parse()
-	if *script == "" {
-		fmt.Fprintln(os.Stderr, "fakeollama: -script FILE is required")
+	if *script == "" && *rounds <= 0 {
+		fmt.Fprintln(os.Stderr, "fakeollama: -script FILE or -rounds N is required")
 		flag.Usage()
 		os.Exit(2)
 	}
-	f, err := ollamatest.LoadScript(*script)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakeollama:", err)
-		os.Exit(1)
+	var f ollamatest.ScriptFile
+	if *script != "" {
+		var err error
+		if f, err = ollamatest.LoadScript(*script); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeollama:", err)
+			os.Exit(1)
+		}
+	} else {
+		f.Models = []ollamatest.ModelSpec{roundsModel}
 	}
-	srv, err := ollamatest.Start(*addr)
+	start := ollamatest.Start
+	if *rounds > 0 {
+		start = func(addr string) (*ollamatest.Server, error) {
+			return ollamatest.StartWrapped(addr, reshape(*saveRequest))
+		}
+	}
+	srv, err := start(*addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeollama:", err)
 		os.Exit(1)
 	}
 	srv.Load(f)
+	if *rounds > 0 {
+		srv.Respond(roundsResponder(srv, *rounds))
+	}
 	fmt.Println("fakeollama listening on", srv.URL())
 
 	sig := make(chan os.Signal, 1)
