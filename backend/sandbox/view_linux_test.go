@@ -566,3 +566,30 @@ git config core.fsmonitor 'touch MARKER'; echo '../../../../evil' > "$(git rev-p
 	}
 	git(t, ws, "status")
 }
+
+// Without a mount namespace there is no view: protected paths, the home
+// folder and sockets outside are reachable, and the probe says so, so that
+// the policy asks before every command.
+func TestDescribeWithoutAView(t *testing.T) {
+	why := map[string]string{"mount": "refused by this kernel", "net": "refused by this kernel"}
+	p := describe(setup{UserNS: true, PIDNS: true}, 7, "", why, false)
+	for _, x := range []Protection{p.Writes, p.Secrets, p.Sockets} {
+		if x.Active {
+			t.Errorf("%s is active without a view: %s", x.Name, x.Detail)
+		}
+		if !strings.Contains(x.Detail, "refused by this kernel") {
+			t.Errorf("%s does not say why: %s", x.Name, x.Detail)
+		}
+	}
+	if p.Sandboxed() || !strings.HasPrefix(p.Summary(), "commands are not sandboxed: ") {
+		t.Errorf("Sandboxed()=%v, Summary %q", p.Sandboxed(), p.Summary())
+	}
+	full := describe(setup{UserNS: true, PIDNS: true, MountNS: true, NetNS: true, PrivateProc: true}, 7, "", nil, true)
+	if !full.Sandboxed() {
+		t.Errorf("everything there, yet not sandboxed: %s", full.Summary())
+	}
+	noLandlock := describe(setup{UserNS: true, PIDNS: true, MountNS: true, NetNS: true}, 0, "no Landlock here", nil, true)
+	if noLandlock.Writes.Active || noLandlock.Sandboxed() {
+		t.Errorf("without Landlock writes count as confined: %s", noLandlock.Writes.Detail)
+	}
+}
