@@ -159,6 +159,7 @@ func TestCompact(t *testing.T) {
 		{`{"model":"m","messages":[{"role":"user","content":"x"}]}`, true, 0, false},
 		{`{"messages":[{"role":"assistant","content":"a \"role\":\"assistant\" ]}"},{"role": "assistant"}],"tools":[{"type":"function"}],"model":"m"}`, true, 2, true},
 		{` { "model" : "m" , "messages" : [ {"role":"tool","content":"[{"} ] , "tools" : null } `, true, 0, false},
+		{`{"model":"m","messages":[{"role":"tool","content":"assistant","assistant":"role"},{"role":1,"x":"assistant"}]}`, true, 0, false},
 		{`{"model":"m","messages":[]}`, false, 0, false},
 		{`{"model":"m"}`, false, 0, false},
 		{`[1,2]`, false, 0, false},

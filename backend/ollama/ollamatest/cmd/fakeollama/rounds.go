@@ -85,10 +85,12 @@ func reshape(save string) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
+			// Sized from Content-Length: a long history is read in one go.
+			buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+			if _, err := buf.ReadFrom(r.Body); err != nil {
 				return
 			}
+			body := buf.Bytes()
 			if small, hasTools, ok := compact(body); ok {
 				if save != "" && hasTools {
 					once.Do(func() {
@@ -109,15 +111,14 @@ func reshape(save string) func(http.Handler) http.Handler {
 // compact returns body with its top-level "messages" array replaced by the
 // marker message, and whether the request has tools. It reads only the top
 // level of the object and jumps over strings, so it costs far less than
-// decoding. Answers of the model are counted as the `"role":"assistant"`
-// pairs in the messages (a string cannot hold that pair unescaped).
+// decoding.
 func compact(body []byte) (small []byte, hasTools, ok bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return nil, false, false
 	}
 	i++
-	msgStart, msgEnd := -1, -1
+	msgStart, msgEnd, answered := -1, -1, 0
 	for {
 		i = skipSpace(body, i)
 		if i < len(body) && body[i] == '}' {
@@ -136,7 +137,11 @@ func compact(body []byte) (small []byte, hasTools, ok bool) {
 			return nil, false, false
 		}
 		i = skipSpace(body, i+1)
-		end := valueEnd(body, i)
+		var count *int
+		if key == "messages" {
+			count = &answered
+		}
+		end := valueEnd(body, i, count)
 		if end < 0 {
 			return nil, false, false
 		}
@@ -155,16 +160,16 @@ func compact(body []byte) (small []byte, hasTools, ok bool) {
 	if msgStart < 0 || body[msgStart] != '[' || msgEnd-msgStart <= 2 {
 		return nil, false, false // no history: let the fake answer as Ollama does
 	}
-	msgs := body[msgStart:msgEnd]
-	answered := bytes.Count(msgs, []byte(`"role":"assistant"`)) + bytes.Count(msgs, []byte(`"role": "assistant"`))
 	var b bytes.Buffer
-	b.Grow(len(body) - len(msgs) + 100)
+	b.Grow(len(body) - (msgEnd - msgStart) + 100)
 	b.Write(body[:msgStart])
 	fmt.Fprintf(&b, `[{"role":"user","content":"`+marker+`"}]`, answered, len(body))
 	b.Write(body[msgEnd:])
 	return b.Bytes(), hasTools, true
 }
 
+// skipSpace returns the index of the first byte from b[i] on that is not
+// white space.
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -194,8 +199,11 @@ func stringEnd(b []byte, i int) int {
 }
 
 // valueEnd returns the index just past the JSON value starting at b[i],
-// or -1.
-func valueEnd(b []byte, i int) int {
+// or -1. With assistants set, it counts there the "role": "assistant"
+// pairs in the value: the answers of the model, in a messages array. (A
+// tool call's arguments holding that pair would count too; the fake's own
+// calls never do.)
+func valueEnd(b []byte, i int, assistants *int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -217,6 +225,9 @@ func valueEnd(b []byte, i int) int {
 			if j < 0 {
 				return -1
 			}
+			if assistants != nil && j-i == len(`"assistant"`) && string(b[i:j]) == `"assistant"` && afterRole(b, i) {
+				*assistants++
+			}
 			i = j
 			continue
 		case '[', '{':
@@ -230,4 +241,27 @@ func valueEnd(b []byte, i int) int {
 		i++
 	}
 	return -1
+}
+
+// afterRole reports whether the string starting at b[i] is the value of a
+// "role" key: `"role"`, a colon and spaces come right before it.
+func afterRole(b []byte, i int) bool {
+	k := spaceBefore(b, i)
+	if k < 0 || b[k] != ':' {
+		return false
+	}
+	k = spaceBefore(b, k)
+	const key = `"role"`
+	start := k + 1 - len(key)
+	return start >= 0 && string(b[start:k+1]) == key && (start == 0 || b[start-1] != '\\')
+}
+
+// spaceBefore returns the index of the last byte before b[i] that is not
+// white space, or -1.
+func spaceBefore(b []byte, i int) int {
+	k := i - 1
+	for k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+		k--
+	}
+	return k
 }
