@@ -59,6 +59,8 @@ type window struct {
 	// from is the number of steps when the last command began: waits look
 	// at what came after it.
 	from int
+	// deleted is set once the UI deleted the session.
+	deleted bool
 }
 
 // windowSink forwards what the Manager sends the UI to the recording, in
@@ -85,6 +87,33 @@ func (s windowSink) Session(sum session.Summary) { s.rec.Session(sum) }
 // given mode, and one new session.
 func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*session.Settings)) *window {
 	t.Helper()
+	w := newWindow(t, scenario, about, mode, edit)
+	ctx := context.Background()
+	sum, err := w.m.Create(ctx, w.ws, recordedModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.started(&sum)
+	return w
+}
+
+// started begins the recording with the session the window shows (nil:
+// none yet) and the saved settings.
+func (w *window) started(sum *session.Summary) {
+	w.t.Helper()
+	saved, err := w.m.Settings(context.Background())
+	w.must(err)
+	if sum == nil {
+		w.rec.Start(nil, saved)
+		return
+	}
+	w.id = sum.ID
+	w.rec.Start(sum, saved)
+}
+
+// newWindow wires the window without a session.
+func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*session.Settings)) *window {
+	t.Helper()
 	srv := ollamatest.New(t)
 	srv.SetClock(func() time.Time { return recordedStart })
 	srv.AddModel(ollamatest.ModelSpec{Name: recordedModel, ContextLength: 40960})
@@ -107,24 +136,14 @@ func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit
 	if edit != nil {
 		edit(&s)
 	}
-	ctx := context.Background()
-	if err := m.SaveSettings(ctx, s); err != nil {
+	if err := m.SaveSettings(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := m.Create(ctx, w.ws, recordedModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.id = sum.ID
-	saved, err := m.Settings(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Start(sum, saved)
-	w.replace = [][2]string{{w.ws, recordedWorkspace}, {w.id, recordedSession}}
+	// The home folder first: the other stable names must not be touched.
 	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
 		w.replace = append(w.replace, [2]string{home, recordedHome})
 	}
+	w.replace = append(w.replace, [2]string{w.ws, recordedWorkspace})
 	return w
 }
 
@@ -163,6 +182,32 @@ func none(err error) (any, error) { return nil, err }
 func (w *window) send(text string) {
 	w.t.Helper()
 	w.must(w.command("send", func() (any, error) { return none(w.m.Start(context.Background(), w.id, text, session.RunOptions{})) }, w.id, text))
+}
+
+func (w *window) newSession(model string) {
+	w.t.Helper()
+	w.must(w.command("newSession", func() (any, error) {
+		sum, err := w.m.Create(context.Background(), w.ws, model)
+		w.id = sum.ID
+		return sum, err
+	}, w.ws, model))
+}
+
+func (w *window) setModel(model string) {
+	w.t.Helper()
+	w.must(w.command("setModel", func() (any, error) { return none(w.m.SetModel(context.Background(), w.id, model)) }, w.id, model))
+}
+
+func (w *window) deleteSession() {
+	w.t.Helper()
+	w.keep()
+	w.deleted = true
+	w.must(w.command("deleteSession", func() (any, error) { return none(w.m.Delete(context.Background(), w.id)) }, w.id))
+}
+
+// trySend is a send the backend may refuse.
+func (w *window) trySend(text string) error {
+	return w.command("send", func() (any, error) { return none(w.m.Start(context.Background(), w.id, text, session.RunOptions{})) }, w.id, text)
 }
 
 func (w *window) answer(approvalID string, allow bool, scope permission.Scope) {
@@ -375,9 +420,25 @@ func (w *window) seqOf(kind trace.Kind, nth int) int64 {
 	return 0
 }
 
-// save checks the log's invariants, keeps the rebuilt body of every
-// request for the Raw view, and compares the recording with its file.
+// save compares the recording with its file, after checking the log's
+// invariants and keeping the rebuilt body of every request for the Raw
+// view (done before a deleted session went).
 func (w *window) save() {
+	w.t.Helper()
+	if !w.deleted {
+		w.keep()
+	}
+	replace := w.replace
+	if w.id != "" {
+		replace = append(replace, [2]string{w.id, recordedSession})
+	}
+	got := w.rec.Bytes(golden.RecordOptions{Replace: replace, Start: recordedStart})
+	name := strings.TrimPrefix(w.t.Name(), "TestRecordings/")
+	golden.Check(w.t, filepath.Join(recordingsDir, name+".json"), got, *update, "run `go test ./backend/session -run Recordings -update`")
+}
+
+// keep checks the session's log and keeps the rebuilt request bodies.
+func (w *window) keep() {
 	w.t.Helper()
 	evs := w.events()
 	invariants.Check(w.t, evs)
@@ -391,9 +452,6 @@ func (w *window) save() {
 		}
 		w.rec.RawRequest(e.Seq, raw)
 	}
-	got := w.rec.Bytes(golden.RecordOptions{Replace: w.replace, Start: recordedStart})
-	name := strings.TrimPrefix(w.t.Name(), "TestRecordings/")
-	golden.Check(w.t, filepath.Join(recordingsDir, name+".json"), got, *update, "run `go test ./backend/session -run Recordings -update`")
 }
 
 func text(pieces ...string) ollamatest.Reply { return ollamatest.Text(pieces...) }
@@ -699,34 +757,45 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
-	// The settings page: a rule the backend refuses, then one it takes.
+	// The settings page, saved three times: a mode, a tool setting and a
+	// rule; a system prompt the backend refuses, then its fix; a command
+	// deny rule with the path rule that holds whatever runs.
 	t.Run("settings", func(t *testing.T) {
-		w := openWindow(t, "settings", "The user saves a rule with a bad glob (refused, with why), then a command deny rule and its path rule.", permission.ModeAsk, nil)
+		w := openWindow(t, "settings", "The user saves settings three times: a mode, a tool setting and a rule; a system prompt the backend refuses and then its fix; a command deny rule with the path rule its limits suggest.", permission.ModeAsk, nil)
 		s, err := w.m.Settings(context.Background())
 		w.must(err)
-		bad := s
-		bad.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "src/[ab"}}
-		if err := w.saveSettings(bad); err == nil {
-			t.Fatal("a bad glob was saved")
+		s.PermissionMode = permission.ModeAskAll
+		s.Tools = map[string]permission.ToolSetting{"run_command": permission.ToolNever}
+		s.Rules = []permission.Rule{{Effect: permission.EffectAllow, Command: "go test ./..."}}
+		w.must(w.saveSettings(s))
+		w.rec.Mark("saved")
+		broken := s
+		broken.SystemPrompt = "You work in {{.Workspace"
+		if err := w.saveSettings(broken); err == nil {
+			t.Fatal("a system prompt that does not parse was saved")
 		}
+		s.SystemPrompt = "You work in {{.Workspace}}."
+		w.must(w.saveSettings(s))
+		w.rec.Mark("prompt saved")
 		deny := permission.Rule{Effect: permission.EffectDeny, Command: "cat .env"}
 		w.ruleLimits(deny)
-		good := s
-		good.Rules = []permission.Rule{deny, {Effect: permission.EffectDeny, Path: ".env"}}
-		w.must(w.saveSettings(good))
+		s.Rules = append(s.Rules, deny, permission.Rule{Effect: permission.EffectDeny, Path: ".env"})
+		w.must(w.saveSettings(s))
 		w.save()
 	})
 
-	// A workspace's settings file: untrusted, trusted, changed, and the
-	// folders its commands may also read.
+	// A workspace's settings file: untrusted, trusted, changed, broken;
+	// network for its commands, and the folders they may also read.
 	t.Run("workspace", func(t *testing.T) {
-		w := openWindow(t, "workspace", "A workspace with its own settings file: a run says it is not trusted; the user trusts it, it changes, and the user turns network on and exposes a folder.", permission.ModeAsk, nil)
+		w := openWindow(t, "workspace", "A workspace with its own settings file: a run says it is not trusted; the user trusts it, it changes, the user turns network on and exposes a folder (the home folder is refused), and the file breaks.", permission.ModeAsk,
+			func(s *session.Settings) { s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "secrets/**"}} })
 		w.write(".loupe/settings.json", `{"rules":[{"effect":"allow","command":"make test"}],"commands":["go test ./..."],"allow_network":true}`+"\n")
 		sdk := t.TempDir()
 		w.replace = append(w.replace, [2]string{sdk, "/opt/sdk"})
 		w.srv.Script(text("Hello."))
 		w.send("Hi")
 		w.untilEnded()
+		w.rec.Mark("run done")
 		w.workspace()
 		w.trustWorkspace(true)
 		if !w.workspace().Trusted {
@@ -741,13 +810,45 @@ func TestRecordings(t *testing.T) {
 		w.workspace()
 		w.must(w.setWorkspaceExpose([]string{sdk}))
 		w.workspace()
-		if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
-			if err := w.setWorkspaceExpose([]string{home}); err == nil {
-				t.Fatal("the home folder was exposed")
-			}
+		w.rec.Mark("exposed")
+		home, err := os.UserHomeDir()
+		w.must(err)
+		if err := w.setWorkspaceExpose([]string{sdk, home}); err == nil {
+			t.Fatal("the home folder was exposed")
 		}
+		w.workspace()
 		w.must(w.setWorkspaceExpose([]string{}))
 		w.workspace()
+		w.write(".loupe/settings.json", "{\"rules\": [\n")
+		w.rec.Outside(".loupe/settings.json broken")
+		if w.workspace().SettingsError == "" {
+			t.Fatal("a broken settings file was read")
+		}
+		w.rec.Mark("broken")
+		if err := w.command("trustWorkspace", func() (any, error) { return none(w.m.TrustWorkspace(context.Background(), w.ws, true)) }, w.ws, true); err == nil {
+			t.Fatal("a broken settings file was trusted")
+		}
+		w.workspace()
+		w.save()
+	})
+
+	// The first session: created, sent to a model Ollama does not have
+	// (refused), then to one it has; then deleted.
+	t.Run("new_session", func(t *testing.T) {
+		w := newWindow(t, "new_session", "No session yet: the user creates one, picks a model Ollama does not have (the send is refused), picks one it has, gets an answer, and deletes the session.", permission.ModeAsk, nil)
+		w.started(nil)
+		w.newSession(recordedModel)
+		w.rec.Mark("created")
+		w.setModel("llama3.2:1b")
+		if err := w.trySend("Hi"); err == nil {
+			t.Fatal("a send to a model Ollama does not have was taken")
+		}
+		w.setModel(recordedModel)
+		w.srv.Script(text("Hello!"))
+		w.send("Hi")
+		w.untilEnded()
+		w.rec.Mark("answered")
+		w.deleteSession()
 		w.save()
 	})
 

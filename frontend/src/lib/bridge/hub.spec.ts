@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventLog } from './fixtures';
+import { EventLog } from '../testing/events';
 import { Deduper, EventHub, type Scheduler } from './hub';
 
 /** A scheduler the test fires by hand, like one animation frame. */

@@ -26,8 +26,9 @@ export type Listener<T> = (batch: T[]) => void;
 
 /**
  * Everything the UI asks of the Go side and hears from it. The Wails
- * implementation is the only code that touches wailsjs; tests and the demo
- * use FakeBridge. Commands reject with an Error whose message is readable.
+ * implementation is the only code that touches wailsjs; specs and the demo
+ * use lib/replay's ReplayBridge, which plays recordings of the Go engine.
+ * Commands reject with an Error whose message is readable.
  */
 export interface Bridge {
   status(): Promise<StatusInfo>;

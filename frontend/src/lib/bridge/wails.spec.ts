@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type TraceEvent } from '../types';
-import { EventLog } from './fixtures';
+import { EventLog } from '../testing/events';
 import type { Scheduler } from './hub';
 import { BridgeError } from './types';
 import { WailsBridge, wailsAvailable } from './wails';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../bridge/fake';
+import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
 import type { Approval } from '../types';
 import ApprovalCard from './ApprovalCard.svelte';
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeSummary } from '../bridge/fake';
+import { makeSummary } from '../testing/events';
 import ModelPicker from './ModelPicker.svelte';
 import SessionList from './SessionList.svelte';
 

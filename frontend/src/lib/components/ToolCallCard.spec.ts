@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import { buildTimeline, callStatus, type CallItem } from '../timeline';
 import type { Approval } from '../types';
 import ToolCallCard from './ToolCallCard.svelte';

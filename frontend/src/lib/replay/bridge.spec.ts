@@ -85,11 +85,13 @@ describe('ReplayBridge', () => {
     expect(replay.problems).toEqual([]);
   });
 
-  it('takes any arguments when lenient, and says what it can do when the method is wrong', async () => {
+  it('takes any message when lenient, and says what comes next when the UI sends another command', async () => {
     const replay = new ReplayBridge(recording('approve_command'), { lenient: true });
     await replay.send('session-1', 'something else');
-    await expect(replay.stop('session-1')).rejects.toThrow(/can only do "answerFor"/);
+    await expect(replay.stop('session-1')).rejects.toThrow(/next it does "Approve once"/);
+    await expect(replay.answerFor('ask-1', false, 'once')).rejects.toThrow(/next it does "Approve once"/);
     expect(replay.problems).toEqual([]);
+    await replay.answerFor('ask-1', true, 'once');
   });
 
   it('serves the request bodies the backend rebuilt, for requests it has played', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../bridge/fake';
+import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
 import type { Approval } from '../types';
 import { answerScopes, approvalShow, onceOnlyWhy, scopeHint, unsandboxedCommand } from './approval';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../bridge/fake';
+import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
 import { protectionsOf, workspaceInfoOf, type Protections, type WorkspaceInfo } from '../types';
 import {
   hiddenByRules,

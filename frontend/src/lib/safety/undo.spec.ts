@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import { buildTimeline, flattenCards } from '../timeline';
-import { callChanges, callRestoreSeq, planRestore, runChangedFiles, runUndoneBy } from './undo';
+import { callChanges, callRestoreSeq, runChangedFiles, runUndoneBy } from './undo';
 
 /** Run 1 edits a.txt and creates b.txt; run 2 edits a.txt again. */
 function log() {
@@ -22,47 +22,6 @@ function log() {
   l.end('answered'); // 14
   return l;
 }
-
-describe('planRestore', () => {
-  it('puts every file changed at or after the event back as it was before the first such change', () => {
-    const p = planRestore(log().events, 1, () => undefined);
-    expect(p.paths).toEqual(['a.txt', 'b.txt']);
-    expect(p.conflicts).toEqual([]);
-    expect(p.writes).toEqual([
-      { path: 'a.txt', content: 'a0' },
-      { path: 'b.txt', content: null },
-    ]);
-    expect(p.changes).toEqual([
-      { path: 'a.txt', before: 'a2', after: 'a0' },
-      { path: 'b.txt', before: 'b1', after: null },
-    ]);
-  });
-
-  it('leaves files changed only before the event alone', () => {
-    const p = planRestore(log().events, 9, () => undefined);
-    expect(p.writes).toEqual([{ path: 'a.txt', content: 'a1' }]);
-  });
-
-  it('reports files changed, deleted or created again outside Loupe', () => {
-    const now: Record<string, string | null> = { 'a.txt': 'edited by hand', 'b.txt': null };
-    const p = planRestore(log().events, 1, (f) => now[f]);
-    expect(p.conflicts).toEqual([
-      { path: 'a.txt', reason: 'it was changed outside Loupe' },
-      { path: 'b.txt', reason: 'it was deleted outside Loupe' },
-    ]);
-    const l = log();
-    l.result({ call_id: 'c9', name: 'x', changes: [{ path: 'b.txt', before: 'b1', after: null }] });
-    expect(planRestore(l.events, 1, () => 'back').conflicts).toContainEqual({ path: 'b.txt', reason: 'it was created again outside Loupe' });
-  });
-
-  it('knows the files as a restore left them', () => {
-    const l = log();
-    l.restore({ to_seq: 9, run: 2, restored: ['a.txt'], changes: [{ path: 'a.txt', before: 'a2', after: 'a1' }] });
-    // a.txt is a1 on disk now, as the restore left it: no conflict.
-    expect(planRestore(l.events, 1, () => 'a1').conflicts.filter((c) => c.path === 'a.txt')).toEqual([]);
-    expect(planRestore(l.events, 1, () => 'a2').conflicts).toContainEqual({ path: 'a.txt', reason: 'it was changed outside Loupe' });
-  });
-});
 
 describe('undo in the timeline', () => {
   it('lists the files a run and a call changed, and the seq a call restores to', () => {

@@ -1,16 +1,18 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeBridge, makeSummary } from '../bridge/fake';
-import { EventLog } from '../bridge/fixtures';
+import { ReplayBridge, type ReplayOptions } from '../replay/bridge';
+import { recording } from '../replay/recordings';
+import { makeSummary } from '../testing/events';
 import type { SessionSnapshot } from '../types';
 import { LoupeApp } from './app.svelte';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-function setup(opts: ConstructorParameters<typeof FakeBridge>[0] = {}) {
-  const fake = new FakeBridge({ sessions: [makeSummary({ id: 's1', title: 'One' })], ...opts });
-  const app = new LoupeApp(fake);
+/** The app's state on a replay of one of the engine's recordings. */
+function setup(name: string, opts: ReplayOptions = {}) {
+  const replay = new ReplayBridge(recording(name), opts);
+  const app = new LoupeApp(replay);
   const stop = app.start();
-  return { fake, app, stop };
+  return { replay, app, stop };
 }
 
 describe('LoupeApp', () => {
@@ -19,137 +21,139 @@ describe('LoupeApp', () => {
   });
 
   it('loads status, sessions, settings and models on start', async () => {
-    const { app, fake, stop } = setup({
-      models: [{ name: 'm', size: 1, family: '', parameter_size: '', quantization: '', capabilities: ['tools'], context_length: 1, modified_at: '' }],
-    });
+    const { app, replay, stop } = setup('approve_command');
     await settle();
     expect(app.status?.reachable).toBe(true);
-    expect(app.sessions.map((s) => s.id)).toEqual(['s1']);
+    expect(app.sessions.map((s) => s.id)).toEqual(['session-1']);
     expect(app.settings?.permission_mode).toBe('ask');
-    expect(app.models.map((m) => m.name)).toEqual(['m']);
-    expect(fake.callsOf('listModels')).toHaveLength(1);
+    expect(app.models.map((m) => m.name)).toEqual(replay.models.map((m) => m.name));
+    expect(replay.callsOf('listModels')).toHaveLength(1);
     stop();
   });
 
   it('keeps checking an unreachable Ollama and loads models once it answers', async () => {
     vi.useFakeTimers();
-    const { app, fake, stop } = setup({ status: { reachable: false, message: 'Start Ollama with "ollama serve".' } });
+    const { app, replay, stop } = setup('approve_command', { status: { reachable: false, message: 'Start Ollama with "ollama serve".' } });
     await vi.advanceTimersByTimeAsync(0);
     expect(app.status?.message).toContain('ollama serve');
     expect(app.modelsLoaded).toBe(true);
-    expect(fake.callsOf('listModels')).toHaveLength(0);
-    fake.statusInfo = { ...fake.statusInfo, reachable: true };
+    expect(replay.callsOf('listModels')).toHaveLength(0);
+    replay.statusInfo = { ...replay.statusInfo, reachable: true };
     await vi.advanceTimersByTimeAsync(5000);
     expect(app.status?.reachable).toBe(true);
-    expect(fake.callsOf('listModels')).toHaveLength(1);
+    expect(replay.callsOf('listModels')).toHaveLength(1);
     stop();
   });
 
   it('merges live events that arrive while the snapshot is loading', async () => {
-    const log = new EventLog('s1');
-    log.user('hi');
-    log.request();
-    const snapshotEvents = [...log.events];
-    const live = log.response({ content: 'hello' });
-    const { app, fake, stop } = setup();
-    let resolve!: (s: SessionSnapshot) => void;
-    fake.openSession = () => new Promise((r) => (resolve = r));
-    const opening = app.openSession('s1');
-    fake.emitEvent(live);
-    fake.emitEvent(new EventLog('other').user('not mine'));
+    const { app, replay, stop } = setup('approve_command');
     await settle();
-    resolve({ summary: makeSummary({ id: 's1' }), events: [...snapshotEvents, live], approvals: [] });
+    // The snapshot is read before the run starts and arrives after it began.
+    const snapshot = await replay.openSession('session-1');
+    let resolve!: (s: SessionSnapshot) => void;
+    replay.openSession = () => new Promise((r) => (resolve = r));
+    const opening = app.openSession('session-1');
+    await replay.send('session-1', 'Write hello.txt with a command');
+    await settle();
+    resolve(snapshot);
     await opening;
-    expect(app.current?.events.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(app.current?.events.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call']);
     expect(app.current?.loading).toBe(false);
     stop();
   });
 
   it('keeps the draft and shows why when Send is refused', async () => {
-    const { app, fake, stop } = setup();
-    await app.openSession('s1');
-    fake.failures['send'] = 'gemma3:1b does not support tools';
-    app.current!.draft = 'do it';
+    const { app, replay, stop } = setup('new_session', { from: 'created' });
+    await settle();
+    await app.openSession('session-1');
+    await app.setModel('llama3.2:1b');
+    app.current!.draft = 'Hi';
     await app.send();
-    expect(app.current!.draft).toBe('do it');
-    expect(app.current!.sendError).toBe('gemma3:1b does not support tools');
-    delete fake.failures['send'];
+    expect(app.current!.draft).toBe('Hi');
+    expect(app.current!.sendError).toContain('is not installed in Ollama');
+    await app.setModel('qwen3:0.6b');
     await app.send();
     expect(app.current!.draft).toBe('');
     expect(app.current!.sendError).toBeNull();
-    expect(app.current!.running).toBe(true);
-    expect(fake.callsOf('send')).toEqual([
-      ['s1', 'do it'],
-      ['s1', 'do it'],
+    await settle();
+    expect(replay.callsOf('send')).toEqual([
+      ['session-1', 'Hi'],
+      ['session-1', 'Hi'],
     ]);
+    replay.check();
     stop();
   });
 
   it('tracks approvals and answers them once', async () => {
-    const { app, fake, stop } = setup();
-    await app.openSession('s1');
-    fake.emitApproval({ id: 'ap1', session_id: 's1', call_id: 'c1', tool: 'run_command', args: {}, display: null, summary: '' });
+    const { app, replay, stop } = setup('approve_command');
     await settle();
-    expect(app.approvalForCall('c1')?.id).toBe('ap1');
-    expect(app.waiting.has('s1')).toBe(true);
-    await Promise.all([app.answer('ap1', true), app.answer('ap1', true)]);
-    expect(fake.callsOf('answerFor')).toEqual([['ap1', true, 'once']]);
-    expect(app.approvalForCall('c1')).toBeUndefined();
+    await app.openSession('session-1');
+    app.current!.draft = 'Write hello.txt with a command';
+    await app.send();
+    await settle();
+    expect(app.approvalForCall('call_1')?.id).toBe('ask-1');
+    expect(app.waiting.has('session-1')).toBe(true);
+    // A second answer to the same question is not sent: the replay would fail it.
+    await Promise.all([app.answer('ask-1', true), app.answer('ask-1', true)]);
+    expect(replay.callsOf('answerFor')).toEqual([['ask-1', true, 'once']]);
+    await settle();
+    expect(app.approvalForCall('call_1')).toBeUndefined();
+    replay.check();
     stop();
   });
 
   it('updates the open session from session events and run_end', async () => {
-    const { app, fake, stop } = setup();
-    await app.openSession('s1');
-    fake.emitSession(makeSummary({ id: 's1', title: 'Renamed', running: true, updated_at: '2026-02-01T00:00:00Z' }));
+    const { app, stop } = setup('stop_paused');
     await settle();
-    expect(app.current!.summary.title).toBe('Renamed');
+    await app.openSession('session-1');
+    await app.setStepping(true);
+    app.current!.draft = 'Say hi';
+    await app.send();
+    await settle();
+    expect(app.current!.summary.title).toBe('Say hi');
     expect(app.current!.running).toBe(true);
-    const log = new EventLog('s1');
-    log.user('x');
-    fake.emitEvent(log.events[0]!);
-    fake.emitEvent(log.end('cancelled'));
+    await app.stop();
     await settle();
     expect(app.current!.running).toBe(false);
+    expect(app.current!.summary.last_reason).toBe('cancelled');
     stop();
   });
 
   it('shows streaming text until the response is committed', async () => {
-    const { app, fake, stop } = setup();
-    await app.openSession('s1');
-    const log = new EventLog('s1');
-    log.user('x');
-    log.request();
-    fake.emitDelta({ session_id: 's1', run: 1, round: 1, content: 'Hel', thinking: '' });
-    fake.emitDelta({ session_id: 's1', run: 1, round: 1, content: 'lo', thinking: '' });
+    const { app, replay, stop } = setup('stop_streaming');
     await settle();
-    expect(app.liveText(1, 1)?.content).toBe('Hello');
-    fake.emitEvent(log.response({ content: 'Hello' }));
+    await app.openSession('session-1');
+    await replay.send('session-1', 'Greet me');
+    await settle();
+    expect(app.liveText(1, 1)?.content).toBe('Hello there');
+    await replay.stop('session-1');
     await settle();
     expect(app.liveText(1, 1)).toBeUndefined();
+    expect(app.current?.events.find((e) => e.kind === 'model_response')).toBeTruthy();
     stop();
   });
 
   it('deletes a session and leaves it if it was open', async () => {
-    const { app, stop } = setup();
-    await app.openSession('s1');
-    await app.deleteSession('s1');
+    const { app, replay, stop } = setup('new_session', { from: 'answered' });
+    await settle();
+    await app.openSession('session-1');
+    await app.deleteSession('session-1');
     expect(app.sessions).toEqual([]);
     expect(app.current).toBeNull();
     expect(app.view).toBe('home');
+    replay.expectDone();
     stop();
   });
 
-  it('caches one Raw source per event', async () => {
-    const { app, fake, stop } = setup();
-    const log = new EventLog('s1');
-    log.user('x');
-    const req = log.request();
-    for (const e of log.events) fake.emitEvent(e);
+  it('caches one Raw source per event, and loads what the backend rebuilt', async () => {
+    const { app, replay, stop } = setup('approve_command', { from: 'end' });
+    await settle();
+    await app.openSession('session-1');
+    const req = replay.events.find((e) => e.kind === 'model_request')!;
     const a = app.rawSource(req);
     expect(app.rawSource(req)).toBe(a);
     expect(a.exact).toBe(true);
-    expect(JSON.parse(await a.load()).model).toBe('qwen3:0.6b');
+    expect(await a.load()).toBe(replay.recording.raw_requests[String(req.seq)]);
     stop();
   });
 });

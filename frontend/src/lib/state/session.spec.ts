@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { makeSummary } from '../bridge/fake';
-import { EventLog } from '../bridge/fixtures';
-import { longLog } from '../bridge/demo';
+import { repeatRun, runOf } from '../replay/long';
+import { recording } from '../replay/recordings';
+import { EventLog, makeSummary } from '../testing/events';
 import { RUNS_SHOWN, SessionState } from './session.svelte';
 
 describe('SessionState', () => {
   it('shows the latest runs of a long session and more on demand', () => {
-    const s = new SessionState(makeSummary({ id: 'demo-long' }));
-    s.applyEvents(longLog(RUNS_SHOWN + 5).events);
+    const s = new SessionState(makeSummary({ id: 'long' }));
+    s.applyEvents(repeatRun(runOf(recording('tour'), 1), RUNS_SHOWN + 5, 'long'));
     expect(s.timeline.runs).toHaveLength(RUNS_SHOWN + 5);
     expect(s.shownRuns).toHaveLength(RUNS_SHOWN);
     expect(s.shownRuns[0]!.run).toBe(6);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import {
   explainCall,
   explainCheckpoint,
@@ -65,7 +65,7 @@ describe('explain', () => {
   it('explains what a request sends, num_ctx, and that it is sent again each round', () => {
     const log = new EventLog();
     log.user('x');
-    const first = log.request().payload;
+    const first = log.request({ history_seqs: [1], message_count: 2 }).payload;
     expect(explainRequest(first, 1)).toBe(
       'Loupe sent the model the system prompt, 1 message of history and the schemas of 2 tools; the model remembers nothing between requests. num_ctx 8,192 is its context window: the most tokens it can read at once, prompt and answer together.',
     );

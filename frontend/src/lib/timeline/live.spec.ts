@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import { applyDeltas, liveKey, settleLive } from './live';
 
 const d = (run: number, round: number, content: string, thinking = '', session_id = 's1') => ({

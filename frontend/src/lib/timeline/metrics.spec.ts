@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import { buildTimeline } from './group';
 import { estimateAccuracy, formatBytes, formatDuration, formatRate, roundMetrics, runTotals } from './metrics';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../bridge/fixtures';
+import { EventLog } from '../testing/events';
 import { buildTimeline, type CallItem } from './group';
 import { callStatus, permissionText } from './status';
 

@@ -1,5 +1,8 @@
-// Builds well-formed event logs for tests and the demo, numbering seq, run
-// and round the way the backend does.
+// Hand-built events for unit specs of the pure timeline functions: each
+// event is what the spec says, numbered (seq, run, round) in order. It is
+// not an engine: it decides nothing the engine decides (which events a
+// request's history holds, what a call returns, how a run ends). Specs of
+// what the engine does play its recordings (lib/replay) instead.
 import type {
   CheckpointPayload,
   EditPayload,
@@ -10,10 +13,30 @@ import type {
   ModelRequestPayload,
   ModelResponsePayload,
   PayloadMap,
+  Summary,
   ToolCallPayload,
   ToolResultPayload,
   TraceEvent,
 } from '../types';
+
+/** A session summary with everything a spec does not care about filled in. */
+export function makeSummary(p: Partial<Summary> & { id: string }): Summary {
+  const now = new Date(Date.UTC(2026, 0, 5, 10, 0, 0)).toISOString();
+  return {
+    title: 'Untitled session',
+    workspace: '/home/me/project',
+    model: 'qwen3:0.6b',
+    created_at: now,
+    updated_at: now,
+    last_reason: '',
+    event_count: 0,
+    running: false,
+    stepping: false,
+    breakpoints: { points: [], tools: [] },
+    paused: null,
+    ...p,
+  };
+}
 
 export const zeroMetrics: Metrics = {
   prompt_eval_count: 0,
@@ -62,11 +85,13 @@ export class EventLog {
     return this.add('user_message', { text });
   }
 
+  /**
+   * A model_request. Which events its history holds, and how many messages
+   * that makes, are the engine's to decide: give them when a spec needs
+   * them (history_seqs, message_count), else the request has none.
+   */
   request(p: Partial<ModelRequestPayload> = {}) {
     this.round++;
-    const history = this.events
-      .filter((e) => e.kind === 'user_message' || e.kind === 'model_response' || e.kind === 'tool_result')
-      .map((e) => e.seq);
     return this.add('model_request', {
       model: 'qwen3:0.6b',
       options: { num_ctx: 8192, temperature: 0.2 },
@@ -75,9 +100,9 @@ export class EventLog {
         { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } },
         { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object' } },
       ],
-      history_seqs: history,
-      message_count: history.length + 1,
-      prompt_estimate: 420 + history.length * 60,
+      history_seqs: [],
+      message_count: 1,
+      prompt_estimate: 420,
       ...p,
     });
   }
