@@ -1,0 +1,219 @@
+// Exact shapes of what the backend sends, field by field, as the types in
+// this folder declare them. parseEvent only checks an event's envelope (it
+// must stay cheap for 100,000 events); these say everything that does not
+// fit a payload: a missing field, a wrong type, a field the TS type does
+// not have, an unknown kind. The contract spec runs every recording and
+// golden log of the Go scenarios through them, so a change on the Go side
+// that the TS mirrors miss fails a test.
+import { KINDS, type Kind } from './events';
+import { isRecord } from './json';
+
+/** Appends what is wrong with v (at path) to out. */
+type Shape = (v: unknown, path: string, out: string[]) => void;
+
+const str: Shape = (v, p, out) => {
+  if (typeof v !== 'string') out.push(`${p}: want a string, got ${JSON.stringify(v)}`);
+};
+const num: Shape = (v, p, out) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) out.push(`${p}: want a number, got ${JSON.stringify(v)}`);
+};
+const bool: Shape = (v, p, out) => {
+  if (typeof v !== 'boolean') out.push(`${p}: want true or false, got ${JSON.stringify(v)}`);
+};
+/** Any JSON value (json.RawMessage fields). */
+const json: Shape = () => {};
+const nullable =
+  (s: Shape): Shape =>
+  (v, p, out) => {
+    if (v !== null) s(v, p, out);
+  };
+const arr =
+  (s: Shape): Shape =>
+  (v, p, out) => {
+    if (!Array.isArray(v)) out.push(`${p}: want a list, got ${JSON.stringify(v)}`);
+    else v.forEach((x, i) => s(x, `${p}[${i}]`, out));
+  };
+const oneOf =
+  (...values: string[]): Shape =>
+  (v, p, out) => {
+    if (typeof v !== 'string' || !values.includes(v)) out.push(`${p}: want one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
+  };
+const map =
+  (s: Shape): Shape =>
+  (v, p, out) => {
+    if (!isRecord(v)) out.push(`${p}: want an object, got ${JSON.stringify(v)}`);
+    else for (const [k, x] of Object.entries(v)) s(x, `${p}.${k}`, out);
+  };
+
+/** An object with these fields; a key ending in ? may be missing. Fields the type does not have are reported. */
+function obj(fields: Record<string, Shape>): Shape {
+  const known = new Map(Object.entries(fields).map(([k, s]) => [k.replace(/\?$/, ''), { shape: s, optional: k.endsWith('?') }]));
+  return (v, p, out) => {
+    if (!isRecord(v)) {
+      out.push(`${p}: want an object, got ${JSON.stringify(v)}`);
+      return;
+    }
+    for (const [k, f] of known) {
+      if (!(k in v)) {
+        if (!f.optional) out.push(`${p}.${k}: missing`);
+      } else f.shape(v[k], `${p}.${k}`, out);
+    }
+    for (const k of Object.keys(v)) if (!known.has(k)) out.push(`${p}.${k}: not in the TS type`);
+  };
+}
+
+// llm.ts
+const toolSpec = obj({ name: str, description: str, parameters: json });
+const llmToolCall = obj({ id: str, index: num, name: str, args: json });
+const options = obj({ num_ctx: num, temperature: num });
+const metrics = obj({
+  prompt_eval_count: num,
+  eval_count: num,
+  total_duration: num,
+  load_duration: num,
+  prompt_eval_duration: num,
+  eval_duration: num,
+  time_to_first_token: num,
+});
+
+// events.ts
+const display = obj({ 'path?': str, 'diff?': str, 'command?': str });
+const fileChange = obj({ path: str, before: nullable(str), after: nullable(str) });
+const toolResult = obj({
+  call_id: str,
+  name: str,
+  content: str,
+  is_error: bool,
+  'error_kind?': str,
+  truncated: bool,
+  bytes: num,
+  'exit_code?': nullable(num),
+  duration_ms: num,
+  'display?': nullable(display),
+  'changes?': nullable(arr(fileChange)),
+});
+
+const payloads: Record<Kind, Shape> = {
+  user_message: obj({ text: str }),
+  model_request: obj({
+    model: str,
+    options,
+    'think?': nullable(bool),
+    system: str,
+    tools: nullable(arr(toolSpec)),
+    history_seqs: nullable(arr(num)),
+    message_count: num,
+    prompt_estimate: num,
+  }),
+  model_response: obj({
+    request_seq: num,
+    content: str,
+    'thinking?': str,
+    'tool_calls?': nullable(arr(llmToolCall)),
+    done_reason: str,
+    incomplete: bool,
+    metrics,
+    chunks: num,
+    'raw?': json,
+  }),
+  tool_call: obj({ call_id: str, name: str, args: json, valid: bool, 'error_kind?': str, 'problem?': str, read_only: bool }),
+  permission: obj({ call_id: str, tool: str, decision: str, by: str, 'reasons?': nullable(arr(str)) }),
+  tool_result: toolResult,
+  notice: obj({ code: str, message: str }),
+  error: obj({ code: str, message: str }),
+  run_end: obj({ reason: str, 'detail?': str, 'final_text?': str, rounds: num }),
+  checkpoint: obj({ point: str, state: str, 'call_id?': str, 'tool?': str, 'breakpoint?': bool, 'action?': str }),
+  edit: obj({ target: str, 'seq?': num, 'call_id?': str, before: json, after: json }),
+  restore: obj({ to_seq: num, 'run?': num, restored: nullable(arr(str)), 'overwritten?': nullable(arr(str)), 'changes?': nullable(arr(fileChange)) }),
+};
+
+const envelope = obj({ session_id: str, seq: num, kind: str, time: str, run: num, round: num, payload: json });
+
+/** What does not fit in an event (trace.Event) as events.ts types it; empty when it fits. */
+export function eventProblems(v: unknown, path = 'event'): string[] {
+  const out: string[] = [];
+  envelope(v, path, out);
+  if (!isRecord(v)) return out;
+  const kind = v['kind'];
+  if (typeof kind === 'string' && !(KINDS as readonly string[]).includes(kind)) out.push(`${path}.kind: "${kind}" is not a kind the UI knows`);
+  else if (typeof kind === 'string') payloads[kind as Kind](v['payload'], `${path}.payload(${kind})`, out);
+  return out;
+}
+
+// app.ts and safety.ts
+const rule = obj({ effect: str, 'tool?': str, 'command?': str, 'command_line?': str, 'path?': str });
+const grant = obj({ rule, scope: str });
+const policyCall = obj({ tool: str, read_only: bool, 'command?': str, 'paths?': nullable(arr(str)) });
+const breakpoints = obj({ points: nullable(arr(str)), tools: nullable(arr(str)) });
+const pendingMessage = obj({ seq: num, role: str, content: str, 'tool_calls?': nullable(arr(llmToolCall)), 'tool_call_id?': str, 'tool_name?': str });
+const pendingRequest = obj({ model: str, system: str, options, tools: nullable(arr(str)), messages: nullable(arr(pendingMessage)) });
+const pause = obj({
+  point: str,
+  run: num,
+  round: num,
+  'call_id?': str,
+  'tool?': str,
+  'request?': nullable(pendingRequest),
+  'args?': json,
+  'result?': nullable(toolResult),
+});
+const summary = obj({
+  id: str,
+  title: str,
+  workspace: str,
+  model: str,
+  created_at: str,
+  updated_at: str,
+  last_reason: str,
+  event_count: num,
+  running: bool,
+  stepping: bool,
+  breakpoints,
+  paused: nullable(pause),
+});
+const approval = obj({
+  id: str,
+  session_id: str,
+  call_id: str,
+  tool: str,
+  args: json,
+  display: nullable(display),
+  summary: str,
+  'call?': nullable(policyCall),
+  'reasons?': nullable(arr(str)),
+  'once_only?': bool,
+});
+const approvalClosed = obj({ id: str, decision: str });
+const delta = obj({ session_id: str, run: num, round: num, 'content?': str, 'thinking?': str });
+const settings = obj({
+  max_rounds: num,
+  num_ctx_cap: num,
+  temperature: num,
+  permission_mode: oneOf('ask_all', 'ask', 'auto'),
+  tools: map(oneOf('always', 'ask', 'never')),
+  rules: nullable(arr(rule)),
+  system_prompt: str,
+});
+const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
+const workspaceInfo = obj({
+  dir: str,
+  trusted: bool,
+  has_settings: bool,
+  'settings_error?': str,
+  settings: workspaceSettings,
+  allow_network: bool,
+  expose: arr(str),
+  grants: nullable(arr(grant)),
+});
+const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str }))) });
+const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
+
+/** The shapes of what the window hears and the commands' answers, by name. */
+export const SHAPES = { summary, approval, approvalClosed, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule } as const;
+
+/** What does not fit the named shape; empty when it fits. */
+export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {
+  const out: string[] = [];
+  SHAPES[name](v, path, out);
+  return out;
+}
