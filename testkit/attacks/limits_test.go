@@ -43,7 +43,10 @@ func TestRunawayCommandsHitALimit(t *testing.T) {
 		{
 			name: "fork bomb",
 			// /bin/sh (dash) rejects ":" as a function name: bash runs it.
-			command: func(tag string) string { return `bash -c ':(){ :|:& };: ` + tag + `'` },
+			// The bomb forks in the background; the shell then stays a
+			// few seconds, so that the bomb meets the limit before the
+			// command ends (and the sandbox kills what is left).
+			command: func(tag string) string { return `bash -c ':(){ :|:& };:; sleep 3 ` + tag + `'` },
 			timeout: 5000,
 			capped:  (*cage).tasksCapped,
 			said:    regexp.MustCompile(`(?i)fork|process`),
