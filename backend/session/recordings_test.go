@@ -788,7 +788,9 @@ func TestRecordings(t *testing.T) {
 	// network for its commands, and the folders they may also read.
 	t.Run("workspace", func(t *testing.T) {
 		w := openWindow(t, "workspace", "A workspace with its own settings file: a run says it is not trusted; the user trusts it, it changes, the user turns network on and exposes a folder (the home folder is refused), and the file breaks.", permission.ModeAsk,
-			func(s *session.Settings) { s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "secrets/**"}} })
+			func(s *session.Settings) {
+				s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "secrets/**"}}
+			})
 		w.write(".loupe/settings.json", `{"rules":[{"effect":"allow","command":"make test"}],"commands":["go test ./..."],"allow_network":true}`+"\n")
 		sdk := t.TempDir()
 		w.replace = append(w.replace, [2]string{sdk, "/opt/sdk"})
