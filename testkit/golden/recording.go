@@ -264,12 +264,44 @@ func (r *Recorder) Bytes(o RecordOptions) []byte {
 	})
 	b = durationMs.ReplaceAll(b, fmt.Appendf(nil, `${1}"duration_ms":%d`, recordedDurationMs))
 	b = firstToken.ReplaceAll(b, fmt.Appendf(nil, `${1}"time_to_first_token":%d`, recordedFirstTokenNs))
+	b = unescapeHTML(b)
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {
 		r.t.Fatalf("recording %s: %v", rec.Scenario, err)
 	}
 	out.WriteByte('\n')
 	return out.Bytes()
+}
+
+// unescapeHTML turns the \u003c, \u003e and \u0026 escapes that
+// json.Marshal put in payloads the engine encoded back into <, > and &:
+// the same strings, as a person reads them. An escaped backslash before
+// "u003c" is left alone, so text holding those six characters keeps them.
+func unescapeHTML(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+5 < len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "003c", "003C":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e", "003E":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		// Any other escape is kept whole, so its second byte is never
+		// read as the start of one.
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
 }
 
 // StepKinds lists the steps by what they are, for failure messages.
