@@ -22,7 +22,10 @@ echo "==> building loupe, fakeollama and the benchmark" >&2
 go build -o "$bin/loupe" .
 go build -o "$bin/fakeollama" ./backend/ollama/ollamatest/cmd/fakeollama
 go build -o "$bin/bench" ./bench/loop
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo "no git")
-git diff --quiet HEAD -- . 2>/dev/null || rev="$rev + changes"
+if rev=$(git rev-parse --short HEAD 2>/dev/null); then
+  git diff --quiet HEAD -- . || rev="$rev + changes"
+else
+  rev="not a git checkout"
+fi
 echo "==> $(nproc) cores, node $(node --version), $(go env GOVERSION), $rev" >&2
 "$bin/bench" -loupe "$bin/loupe" -fake "$bin/fakeollama" -peer bench/loop/peer.mjs "$@"
