@@ -78,7 +78,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE too: with the output gone (`| head`), it stops and cleans up.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, c.deadline)
 	defer cancel()
@@ -256,6 +257,7 @@ func (b *bench) withFake(ctx context.Context, n int, saveRequest string, fn func
 	}
 	cmd := exec.CommandContext(ctx, b.c.fake, args...)
 	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // even if this process is killed
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -318,6 +320,7 @@ func (b *bench) measure(ctx context.Context, f *fake, name string, args ...strin
 	var stderr strings.Builder
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = out, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Dir = b.root
 	fake0 := f.cpu()
 	start := time.Now()
