@@ -135,7 +135,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	if hc.View != nil {
 		// A repository the command made would run its settings' programs
 		// the next time the user runs git there.
-		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos) {
+		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent) {
 			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
 				out.Text += "\n"
 			}

@@ -1,12 +1,14 @@
 package sandbox
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Git runs programs named in a repository's settings and hooks the next
@@ -29,32 +31,73 @@ import (
 type gitRepo struct {
 	gitDir  string // the directory holding HEAD and config
 	pointer string // the .git file pointing at gitDir, if any
+	// present are the settings files of gitSettingFiles the git
+	// directory had when the command started.
+	present map[string]bool
 }
 
-// isGitDirName says whether the directory dir is a repository's git
-// directory by its place: a .git folder, or one under .git/modules.
-func isGitDirName(dir string) bool {
-	sep := string(filepath.Separator)
-	return filepath.Base(dir) == ".git" || strings.Contains(dir, sep+".git"+sep+"modules"+sep) || strings.Contains(dir, sep+".git"+sep+"worktrees"+sep)
+// gitSettingFiles are files of a git directory that git reads settings
+// from, or follows, and that a repository usually lacks: the guard cannot
+// make read-only what does not exist, so a command that creates one is
+// undone afterwards.
+var gitSettingFiles = []string{"commondir", "config.worktree", "info/attributes", "gitdir"}
+
+// maxGitFile bounds what is read of a file a command may have written.
+const maxGitFile = 1 << 20
+
+// readSmall reads a regular file of at most maxGitFile bytes, without
+// following a symlink at its end and without blocking on a FIFO.
+func readSmall(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > maxGitFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxGitFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
+	if err == nil && len(b) > maxGitFile {
+		err = fmt.Errorf("%s is larger than %d bytes", path, maxGitFile)
+	}
+	return b, err
 }
 
-// isGitDir says whether dir holds a repository (HEAD and config).
+// exists says whether p exists, without following a final symlink.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// isGitDir says whether dir is a repository by git's own rule: HEAD, and
+// objects and refs folders (a .git folder may lack them while being made;
+// then HEAD and config do).
 func isGitDir(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+	if !exists(filepath.Join(dir, "HEAD")) {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(dir, "config"))
-	return err == nil
+	if exists(filepath.Join(dir, "objects")) && exists(filepath.Join(dir, "refs")) {
+		return true
+	}
+	return filepath.Base(dir) == ".git" && exists(filepath.Join(dir, "config"))
 }
 
 // gitPointer reads a .git file ("gitdir: PATH") and returns the directory
 // it names, made absolute from the file's folder.
 func gitPointer(file string) (string, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > 4096 {
+	b, err := readSmall(file)
+	if err != nil {
 		return "", false
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
 	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
 	if !ok {
 		return "", false
@@ -66,16 +109,21 @@ func gitPointer(file string) (string, bool) {
 	return filepath.Clean(target), true
 }
 
-// noteRepo adds the entry at p to repos when it is a git directory or a
-// .git file.
+// noteRepo adds the entry at p to repos when it is a git directory (of any
+// name: git finds bare repositories too) or a .git file.
 func noteRepo(repos map[string]gitRepo, p string, d fs.DirEntry) {
 	switch {
-	case d.IsDir() && isGitDirName(p) && isGitDir(p):
-		repos[p] = gitRepo{gitDir: p}
-	case d.Type().IsRegular() && d.Name() == ".git":
-		if dir, ok := gitPointer(p); ok {
-			repos[p] = gitRepo{gitDir: dir, pointer: p}
+	case d.IsDir() && isGitDir(p):
+		r := gitRepo{gitDir: p, present: map[string]bool{}}
+		for _, f := range gitSettingFiles {
+			r.present[f] = exists(filepath.Join(p, f))
 		}
+		repos[p] = r
+	case d.Name() == ".git" && !d.IsDir():
+		// A .git file, or anything else in its place (git reads a
+		// symlink too): what it names is judged afterwards.
+		dir, _ := gitPointer(p)
+		repos[p] = gitRepo{gitDir: dir, pointer: p}
 	}
 }
 
@@ -88,7 +136,7 @@ func findRepos(ws string) map[string]gitRepo {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && isGitDirName(filepath.Dir(p)) {
+		if d.IsDir() && isGitDir(filepath.Dir(p)) {
 			switch d.Name() {
 			case "objects", "refs", "logs", "lfs":
 				return fs.SkipDir
@@ -115,13 +163,11 @@ func worktreeOf(r gitRepo) string {
 // folder named "_" (how husky lays out its hooks: "_/h" runs the scripts
 // beside it) counts with its parent.
 func programsInWorktree(r gitRepo, ws string) []string {
+	entries, _ := readGitConfig(filepath.Join(r.gitDir, "config"))
 	var out []string
-	for _, kv := range readGitConfig(filepath.Join(r.gitDir, "config")) {
-		if kv.value == "" || dangerousKey(kv) == "" || strings.HasPrefix(kv.key, "include") {
+	for _, kv := range entries {
+		if kv.value == "" || !runsProgram(kv) || strings.HasPrefix(kv.key, "include") || strings.HasSuffix(kv.key, ".path") {
 			continue
-		}
-		if strings.HasSuffix(kv.key, ".path") {
-			continue // a place, not a program
 		}
 		p := kv.value
 		if strings.EqualFold(kv.key, "core.hookspath") {
@@ -142,10 +188,8 @@ func programsInWorktree(r gitRepo, ws string) []string {
 			}
 			p = filepath.Clean(p)
 		}
-		if rel, ok := within(ws, p); ok && rel != "." {
-			if _, err := os.Lstat(p); err == nil {
-				out = append(out, p)
-			}
+		if rel, ok := within(ws, p); ok && rel != "." && exists(p) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -155,20 +199,18 @@ func programsInWorktree(r gitRepo, ws string) []string {
 type configEntry struct{ key, value string }
 
 // readGitConfig reads the settings of a git config file well enough to
-// find the ones that run programs: "[section]" / "[section "sub"]" headers
-// and "key = value" lines. It never runs git on a file a command wrote.
-func readGitConfig(path string) []configEntry {
-	f, err := os.Open(path)
+// judge them: "[section]" / "[section "sub"]" headers and "key = value"
+// lines. It never runs git on a file a command wrote. A file that cannot
+// be read whole (too large, not a regular file) is an error.
+func readGitConfig(path string) ([]configEntry, error) {
+	b, err := readSmall(path)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	defer f.Close()
 	var out []configEntry
 	section := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
@@ -191,7 +233,7 @@ func readGitConfig(path string) []configEntry {
 		key, value, _ := strings.Cut(line, "=")
 		out = append(out, configEntry{key: section + "." + strings.ToLower(strings.TrimSpace(key)), value: strings.Trim(strings.TrimSpace(value), `"`)})
 	}
-	return out
+	return out, nil
 }
 
 // runsPrograms are the last words of setting names under which git runs a
@@ -200,76 +242,153 @@ var runsPrograms = []string{
 	"fsmonitor", "hookspath", "sshcommand", "pager", "editor", "askpass", "gitproxy",
 	"external", "textconv", "command", "cmd", "program", "helper", "driver",
 	"clean", "smudge", "process", "path", "packobjectshook", "uploadpack", "receivepack",
-	"difffilter", "browser", "proxycommand",
+	"difffilter", "browser", "proxycommand", "update",
 }
 
-// dangerousKey says why one setting would have git run something (or
-// read another file, or work elsewhere), or "" when it would not.
-func dangerousKey(kv configEntry) string {
+// runsProgram says whether an existing repository's setting has git run a
+// program (for programsInWorktree).
+func runsProgram(kv configEntry) bool {
 	last := kv.key[strings.LastIndexByte(kv.key, '.')+1:]
-	if strings.HasPrefix(kv.key, "alias.") {
-		if strings.HasPrefix(kv.value, "!") {
-			return fmt.Sprintf("its setting %s runs %q", kv.key, kv.value)
-		}
-		return ""
-	}
-	if strings.HasPrefix(kv.key, "include") {
-		return fmt.Sprintf("its setting %s includes %q", kv.key, kv.value)
-	}
 	for _, w := range runsPrograms {
-		if last == w || strings.HasSuffix(last, w) {
-			return fmt.Sprintf("its setting %s = %q", kv.key, kv.value)
+		if strings.HasSuffix(last, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainSettings are the settings `git init` and `git clone` write: a
+// repository a command made with nothing else is left alone. Keys are
+// matched with any subsection ("remote.*.url").
+var plainSettings = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true,
+	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
+	"core.symlinks": true, "core.autocrlf": true, "extensions.objectformat": true,
+	"remote.*.url": true, "remote.*.fetch": true, "branch.*.remote": true,
+	"branch.*.merge": true, "branch.*.rebase": true, "init.defaultbranch": true,
+	"user.name": true, "user.email": true, "submodule.*.url": true, "submodule.*.active": true,
+	"core.worktree": true, "core.sparsecheckout": true,
+}
+
+// unusual says why a setting of a new repository is not one that git init
+// or clone writes, or "" when it is.
+func unusual(kv configEntry) string {
+	parts := strings.Split(kv.key, ".")
+	generic := kv.key
+	if len(parts) > 2 {
+		generic = parts[0] + ".*." + parts[len(parts)-1]
+	}
+	if !plainSettings[generic] {
+		return "its setting " + kv.key
+	}
+	if strings.HasSuffix(kv.key, ".url") && strings.Contains(kv.value, "::") {
+		return "its setting " + kv.key + " uses a remote helper"
+	}
+	return ""
+}
+
+// dangerous says why a repository a command made (or changed) would have
+// git run something or look elsewhere, or "" when it would not. It reads
+// nothing outside the workspace.
+func dangerous(r gitRepo, ws string, known map[string]gitRepo) string {
+	if r.gitDir == "" {
+		return "its .git file names no repository Loupe can read"
+	}
+	if _, inside := within(ws, r.gitDir); !inside {
+		return "its .git file points outside the workspace"
+	}
+	dirs := []string{r.gitDir}
+	// A worktree's git directory takes its settings from its common one.
+	if b, err := readSmall(filepath.Join(r.gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(r.gitDir, c)
+		}
+		c = filepath.Clean(c)
+		if _, inside := within(ws, c); !inside {
+			return "its commondir points outside the workspace"
+		}
+		if _, ok := known[c]; !ok {
+			dirs = append(dirs, c)
+		}
+	}
+	for _, dir := range dirs {
+		for _, f := range []string{"config", "config.worktree"} {
+			p := filepath.Join(dir, f)
+			if !exists(p) {
+				continue
+			}
+			entries, err := readGitConfig(p)
+			if err != nil {
+				return "its settings cannot be checked (" + f + ": " + err.Error() + ")"
+			}
+			for _, kv := range entries {
+				if why := unusual(kv); why != "" {
+					return why
+				}
+			}
+		}
+		ents, _ := os.ReadDir(filepath.Join(dir, "hooks"))
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".sample") {
+				return "it has a hook, " + e.Name()
+			}
+		}
+		if exists(filepath.Join(dir, "info", "attributes")) {
+			return "it has info/attributes"
 		}
 	}
 	return ""
 }
 
-// dangerous says why a repository's settings or hooks would run something
-// when the user runs git, or "" when they would not.
-func dangerous(r gitRepo) string {
-	for _, kv := range readGitConfig(filepath.Join(r.gitDir, "config")) {
-		if why := dangerousKey(kv); why != "" {
-			return why
-		}
-	}
-	ents, _ := os.ReadDir(filepath.Join(r.gitDir, "hooks"))
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".sample") {
-			return "it has a hook, " + e.Name()
-		}
-	}
-	return ""
-}
-
-// disarmNewRepos checks the repositories under ws that were not there
-// before the command (see the file comment) and renames those that would
-// run a program, so that git does not find them. It returns one sentence
-// per renamed repository, for the command's output.
-func disarmNewRepos(ws string, before map[string]gitRepo) []string {
+// disarmNewRepos undoes what the command did to the workspace's
+// repositories that could make git run a program (see the file comment):
+// a repository it made whose settings or hooks are not what git init
+// writes is renamed so that git does not find it; a settings file it added
+// to an existing repository (commondir, config.worktree, info/attributes)
+// is renamed; a database companion it created is removed. It returns one
+// sentence per change, for the command's output.
+func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []string {
 	var notes []string
+	rename := func(p, why string) {
+		moved := p + ".loupe-disarmed"
+		for i := 2; exists(moved); i++ {
+			moved = fmt.Sprintf("%s.loupe-disarmed-%d", p, i)
+		}
+		rel, _ := within(ws, p)
+		if err := os.Rename(p, moved); err != nil {
+			notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err))
+			return
+		}
+		movedRel, _ := within(ws, moved)
+		notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, movedRel))
+	}
+	// What the command added to repositories that were there.
+	for _, r := range before {
+		if r.pointer != "" {
+			continue
+		}
+		for _, f := range gitSettingFiles {
+			p := filepath.Join(r.gitDir, f)
+			if !r.present[f] && exists(p) {
+				rename(p, "git reads "+f+" for settings or a pointer to them")
+			}
+		}
+	}
 	for p, r := range findRepos(ws) {
 		old, existed := before[p]
 		if existed && old.gitDir == r.gitDir {
 			continue
 		}
-		why := dangerous(r)
-		if why == "" {
-			continue
+		if why := dangerous(r, ws, before); why != "" {
+			rename(p, why)
 		}
-		moved := p + ".loupe-disarmed"
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(moved); err != nil {
-				break
-			}
-			moved = fmt.Sprintf("%s.loupe-disarmed-%d", p, i)
+	}
+	for _, p := range absent {
+		if exists(p) && os.Remove(p) == nil {
+			rel, _ := within(ws, p)
+			notes = append(notes, "the command created "+rel+", beside Loupe's database; Loupe removed it")
 		}
-		rel, _ := within(ws, p)
-		if err := os.Rename(p, moved); err != nil {
-			notes = append(notes, fmt.Sprintf("the command made a git repository at %s that would run a program when git runs (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err))
-			continue
-		}
-		movedRel, _ := within(ws, moved)
-		notes = append(notes, fmt.Sprintf("the command made a git repository at %s that would run a program when git runs there (%s); Loupe renamed it to %s so that git does not use it", rel, why, movedRel))
 	}
 	return notes
 }
@@ -295,8 +414,23 @@ func worktreeShares(ws string) []gitShare {
 	if _, inside := within(ws, dir); inside || !isWorktreeGitDir(dir) {
 		return nil
 	}
+	// git's own link back from the worktree's git directory to this .git
+	// file: without it, a .git file a command wrote could adopt another
+	// project's worktree and open that repository to the workspace.
+	back, err := readSmall(filepath.Join(dir, "gitdir"))
+	if err != nil {
+		return nil
+	}
+	b := filepath.Clean(strings.TrimSpace(string(back)))
+	want := filepath.Join(ws, ".git")
+	if rb, err := filepath.EvalSymlinks(b); err == nil {
+		b = rb
+	}
+	if b != want {
+		return nil
+	}
 	common := dir
-	if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(dir, c)

@@ -198,6 +198,11 @@ func confineSelf(cfg *helperConfig) (helperReport, error) {
 		// From here on, paths are the view's.
 		cfg.Writable = viewWritable(v)
 	}
+	// A session keyring of its own: the one inherited from Loupe may hold
+	// the user's keys (Kerberos, network shares).
+	if _, _, errno := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); errno != 0 && errno != unix.ENOSYS {
+		return rep, fmt.Errorf("a session keyring of its own: %w", errno)
+	}
 	if err := setLimits(cfg); err != nil {
 		return rep, err
 	}

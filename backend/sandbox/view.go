@@ -73,6 +73,9 @@ type viewPlan struct {
 	// repos are the repositories found, by the path of their .git
 	// folder or file, to tell afterwards which ones the command made.
 	repos map[string]gitRepo
+	// absent are paths that must stay hidden (Loupe's database
+	// companions) and did not exist: one the command creates is removed.
+	absent []string
 }
 
 // Len is how many mounts the plan makes.
@@ -96,6 +99,12 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		if rel, ok := within(ws, h); ok && rel != "." {
 			if _, err := os.Lstat(h); err == nil {
 				add(h, Hidden)
+			} else if strings.HasSuffix(h, "-journal") {
+				// A rollback journal a command plants would be played
+				// into the database when Loupe next opens it. (The -wal
+				// and -shm exist while Loupe has the database open, and
+				// Loupe itself may create them meanwhile.)
+				plan.absent = append(plan.absent, h)
 			}
 		}
 	}

@@ -60,7 +60,14 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 
 // systemSecrets are hidden even though /etc is visible: where Loupe runs
 // as root, they would be readable.
-var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private"}
+var systemSecrets = []string{
+	"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+	"/etc/ssl/private", "/etc/security/opasswd", "/etc/NetworkManager/system-connections",
+	"/etc/wireguard", "/etc/krb5.keytab", "/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+}
+
+// systemSecretGlobs are hidden likewise, each file the pattern matches.
+var systemSecretGlobs = []string{"/etc/ssh/ssh_host_*_key"}
 
 // devices are bound from the host's /dev into the view's.
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
@@ -177,7 +184,12 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 			return pidMax, privateProc, err
 		}
 	}
-	for _, p := range append(append([]string{}, v.Hide...), systemSecrets...) {
+	secrets := append(append([]string{}, v.Hide...), systemSecrets...)
+	for _, g := range systemSecretGlobs {
+		m, _ := filepath.Glob(g)
+		secrets = append(secrets, m...)
+	}
+	for _, p := range secrets {
 		if _, err := os.Lstat(at(p)); err != nil {
 			continue // not in the view
 		}
