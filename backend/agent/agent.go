@@ -1,9 +1,11 @@
 // Package agent is the loop: send the history to the model, check the tool
-// calls it asks for, ask permission, run them, append the results, repeat
-// until the model answers without calls or a cap, an error or a cancel stops
-// it. Every step is an event committed through the Recorder before the next
-// step starts; the history sent to the model is projected from those events
-// by trace.BuildRequest, so what is shown is what was sent.
+// calls it asks for, decide and run each, append the results, repeat until
+// the model answers without calls or a cap, an error or a cancel stops it.
+// Every step is an event committed through the Recorder before the next
+// step starts, and the loop keeps what it needs (the history, the round's
+// calls) as it goes: it never reads the log back. The history sent to the
+// model is a trace.History fed with the same events, so what is shown is
+// what was sent.
 //
 // The package knows interfaces only: no Ollama, no store, no Wails.
 package agent
@@ -11,9 +13,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -34,6 +38,25 @@ type Approver interface {
 	Approve(ctx context.Context, r permission.Request) (permission.Answer, error)
 }
 
+// Pauser is the stepping hook. The loop asks it at each of its four
+// checkpoints (before a request, after the answer, before each call, after
+// each result) whether to stop there. When it stops, the loop records a
+// paused checkpoint, says where it waits, and takes Commands (edits, then
+// step, continue or skip) until one resumes it or the run is cancelled.
+// Edits are applied and recorded by the loop itself, so the log keeps one
+// writer.
+type Pauser interface {
+	// Stops reports whether to pause at c, and whether a breakpoint (not
+	// stepping) is the reason. It must not block: the loop also asks it
+	// ahead, to know which calls may pause.
+	Stops(c Checkpoint) (stop, breakpoint bool)
+	// Waiting tells where the run waits, again after each edit; nil when
+	// it goes on.
+	Waiting(c *Checkpoint)
+	// Commands delivers the user's commands while paused.
+	Commands() <-chan Command
+}
+
 // Delta is one streamed piece of the model's answer, for live display.
 type Delta struct {
 	Run      int    `json:"run"`
@@ -42,17 +65,38 @@ type Delta struct {
 	Thinking string `json:"thinking,omitempty"`
 }
 
-// Config is what one run needs besides its collaborators.
+// Seams are what the loop talks to.
+type Seams struct {
+	Model    Model
+	Recorder Recorder
+	// Tools are the tools offered to the model.
+	Tools    *tools.Registry
+	Approver Approver
+	// Pauser may be nil: the run never pauses.
+	Pauser Pauser
+	// OnDelta may be nil.
+	OnDelta func(Delta)
+}
+
+// Config is what one run needs besides its seams.
 type Config struct {
 	SessionID string
 	Model     string
 	System    string
 	Options   llm.Options
 	Think     *bool
+	// ToolSet is the id under which the session stores the tools' specs
+	// (0 when no tools are offered); requests refer to it.
+	ToolSet int
 	// MaxRounds caps model requests per run (default 50).
 	MaxRounds int
-	// MaxParallel bounds concurrent tool calls of one message (default 4).
+	// MaxParallel bounds the calls of one answer that run at once
+	// (default 4).
 	MaxParallel int
+	// RetryDelays are the waits before each new try of a request that
+	// failed before any of its answer arrived with an error that may pass
+	// (nil: RetryDelays).
+	RetryDelays []time.Duration
 	// Policy decides which calls run, ask or are refused.
 	Policy permission.Policy
 	// OnGrant keeps a "for this session" or "for this workspace" answer
@@ -66,6 +110,10 @@ type Config struct {
 // DefaultMaxRounds is the round cap when none is set.
 const DefaultMaxRounds = 50
 
+// RetryDelays are the default waits between tries of a request (Ollama
+// restarting, busy, failing on its side). A var so tests can shorten it.
+var RetryDelays = []time.Duration{time.Second, 3 * time.Second}
+
 func (c Config) maxRounds() int {
 	if c.MaxRounds <= 0 {
 		return DefaultMaxRounds
@@ -78,6 +126,13 @@ func (c Config) maxParallel() int {
 		return 4
 	}
 	return c.MaxParallel
+}
+
+func (c Config) retryDelays() []time.Duration {
+	if c.RetryDelays == nil {
+		return RetryDelays
+	}
+	return c.RetryDelays
 }
 
 // argsObject treats missing arguments as an empty object.

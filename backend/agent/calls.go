@@ -5,360 +5,341 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
-	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// pendingCall is one call of a message on its way through check,
-// permission and execution. A call with an outcome already (invalid,
-// denied, skipped) does not run.
-type pendingCall struct {
-	call    llm.ToolCall
-	tool    tools.Tool
+// call is one tool call of an answer on its way through the harness:
+// checked, decided, run, answered.
+type call struct {
+	// ToolCall holds the arguments as the call runs (a pause may edit
+	// them).
+	llm.ToolCall
+	tool tools.Tool // nil while the arguments do not fit
+	// outcome is set for a call that does not run: invalid, denied,
+	// skipped, or interrupted before a restart.
 	outcome *trace.ToolResult
-	// What the log already holds for it (a restored run).
-	permitted *trace.Permission
-	result    *trace.ToolResult
 	// guard holds an allowed call to its decision: the tool checks the
 	// file it opens against it (tools.WithGuard).
 	guard tools.Guard
+	// person is set for a call that may pause or has to ask: such calls
+	// take turns, in call order, so that one person is asked one thing at
+	// a time and steps see one call after the other.
+	person bool
+	// done delivers the call's result once, or is closed without one when
+	// the run stopped before the call got that far (the caller backfills).
+	done chan trace.ToolResult
+	// turnOver is closed once the call's result is recorded and its
+	// after_result checkpoint passed: the next person call may begin.
+	turnOver chan struct{}
+	// answered is set when the log holds the result already (a restored
+	// run).
+	answered *trace.ToolResult
 }
 
-// runCalls takes the calls of one complete message through the harness:
-// check each (recording it before anything runs), then either — when a
-// person may step through — one call at a time with its checkpoints, or
-// permission in call order and the allowed calls concurrently, results
-// recorded in call order. If ctx is cancelled it returns early; the caller
-// backfills.
-func (a *Agent) runCalls(ctx context.Context, calls []llm.ToolCall) error {
-	pending, err := a.takeUp(ctx, calls)
+// runCalls takes the calls of one complete answer through the harness.
+// Each is checked and recorded before anything runs. Then the calls that
+// need no one start at once, in call order, each decided as it starts and
+// run in parallel (bounded by MaxParallel); the calls that may pause or
+// must ask take turns, in call order, each decided when its turn comes;
+// and the results are recorded in call order as they become ready. If ctx
+// is cancelled it returns early; the caller backfills.
+func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) error {
+	calls, err := r.takeUp(ctx, asked, at)
 	if err != nil {
 		return err
 	}
-	if a.gate != nil && (a.gate.Active() || a.resumeAt != nil) {
-		for i := range pending {
-			if err := a.stepCall(ctx, &pending[i]); err != nil || ctx.Err() != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i := range pending {
-		if pending[i].outcome != nil {
-			continue
-		}
-		if err := a.permit(ctx, &pending[i]); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-	}
-	return a.execute(ctx, pending)
-}
+	xctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	slots := make(chan struct{}, r.cfg.maxParallel())
 
-// takeUp checks and records every call, or, for calls the log already
-// holds (a restored run), rebuilds where each stands.
-func (a *Agent) takeUp(ctx context.Context, calls []llm.ToolCall) ([]pendingCall, error) {
-	type known struct {
-		checked   bool
-		args      json.RawMessage
-		permitted *trace.Permission
-		result    *trace.ToolResult
-	}
-	seen := map[string]*known{}
+	// Calls that need no one go first, so that the log holds their
+	// decisions in call order, and a pause or a question holds none of
+	// them up.
+	var turns []*call
 	for _, c := range calls {
-		seen[c.ID] = &known{}
-	}
-	for _, e := range a.events {
-		switch e.Kind {
-		case trace.KindToolCall:
-			if p, err := trace.Decode[trace.ToolCall](e); err == nil && seen[p.CallID] != nil {
-				seen[p.CallID].checked = true
-			}
-		case trace.KindEdit:
-			if p, err := trace.Decode[trace.Edit](e); err == nil && p.Target == trace.EditArgs && seen[p.CallID] != nil {
-				seen[p.CallID].args = p.After
-			}
-		case trace.KindPermission:
-			if p, err := trace.Decode[trace.Permission](e); err == nil && seen[p.CallID] != nil {
-				seen[p.CallID].permitted = &p
-			}
-		case trace.KindToolResult:
-			if p, err := trace.Decode[trace.ToolResult](e); err == nil && seen[p.CallID] != nil {
-				seen[p.CallID].result = &p
-			}
+		if !c.person && c.answered == nil {
+			r.start(xctx, stop, c, slots)
+		}
+		if c.person {
+			turns = append(turns, c)
 		}
 	}
-	pending := make([]pendingCall, len(calls))
-	for i, c := range calls {
-		k := seen[c.ID]
-		if !k.checked {
-			p, err := a.check(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			pending[i] = p
-			continue
+	var wg sync.WaitGroup
+	wg.Go(func() { r.takeTurns(xctx, stop, turns, slots) })
+
+	var failed error
+	fail := func(err error) {
+		if failed == nil {
+			failed = err
+			stop(err)
 		}
-		if k.args != nil {
-			c.Args = k.args
-		}
-		pending[i] = a.validate(c)
-		pending[i].permitted, pending[i].result = k.permitted, k.result
 	}
-	return pending, nil
-}
-
-// validate checks a call against the registry, without recording.
-func (a *Agent) validate(c llm.ToolCall) pendingCall {
-	p := pendingCall{call: c}
-	tool, cerr := a.tools.Check(c.Name, argsObject(c.Args))
-	if cerr != nil {
-		p.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: cerr.Message, IsError: true, ErrorKind: cerr.Kind, Bytes: len(cerr.Message)}
-	} else {
-		p.tool = tool
-	}
-	return p
-}
-
-func (a *Agent) check(ctx context.Context, c llm.ToolCall) (pendingCall, error) {
-	p := a.validate(c)
-	ev := trace.ToolCall{CallID: c.ID, Name: c.Name, Args: argsObject(c.Args), Valid: p.tool != nil}
-	if p.tool != nil {
-		ev.ReadOnly = p.tool.ReadOnly()
-	} else {
-		ev.ErrorKind, ev.Problem = p.outcome.ErrorKind, p.outcome.Content
-	}
-	if _, err := a.record(ctx, trace.KindToolCall, ev); err != nil {
-		return p, errStore{err}
-	}
-	return p, nil
-}
-
-// stepCall takes one call through its checkpoints: before it (the user may
-// edit its arguments or skip it), permission, running, and after its
-// result (the user may edit what goes back).
-func (a *Agent) stepCall(ctx context.Context, p *pendingCall) error {
-	if p.result == nil {
-		if p.permitted == nil {
-			skip, err := a.beforeTool(ctx, p)
-			if err != nil || ctx.Err() != nil {
-				return err
-			}
-			if !skip && p.outcome == nil {
-				if err := a.permit(ctx, p); err != nil || ctx.Err() != nil {
-					return err
+	for _, c := range calls {
+		var res trace.ToolResult
+		ok := true
+		if c.answered != nil {
+			res = *c.answered
+		} else {
+			res, ok = <-c.done
+			if ok && failed == nil {
+				if _, err := r.record(ctx, trace.KindToolResult, res); err != nil {
+					fail(err)
 				}
 			}
-		} else if p.permitted.Decision == trace.Deny {
-			p.outcome = deniedResult(p.call, p.permitted.By)
-		} else if p.outcome == nil {
-			p.guard = a.restoredGuard(p)
 		}
-		var res trace.ToolResult
-		if p.outcome != nil {
-			res = *p.outcome
-		} else {
-			res = runOne(ctx, *p)
+		if c.person {
+			if ok && failed == nil {
+				if err := r.afterResult(xctx, c, res); err != nil {
+					fail(err)
+				}
+			}
+			close(c.turnOver)
 		}
-		if _, err := a.record(ctx, trace.KindToolResult, res); err != nil {
-			return errStore{err}
-		}
-		p.result = &res
 	}
-	return a.afterResult(ctx, p)
+	wg.Wait()
+	return failed
 }
 
-// beforeTool pauses before a call. It reports whether the user skipped it
-// (p.outcome then holds their observation).
-func (a *Agent) beforeTool(ctx context.Context, p *pendingCall) (bool, error) {
-	pp := &pause{cp: Checkpoint{Point: trace.PointBeforeTool, CallID: p.call.ID, Tool: p.call.Name, Args: argsObject(p.call.Args)}}
-	pp.edit = func(cmd Command) error {
-		if len(cmd.Args) == 0 {
-			return ErrNotHere
+// takeUp checks and records every call of the answer (before anything
+// runs), or, for calls the log already holds (a restored run), rebuilds
+// where each stands. It also finds the calls that may pause.
+func (r *run) takeUp(ctx context.Context, asked []llm.ToolCall, at *resumeAt) ([]*call, error) {
+	calls := make([]*call, len(asked))
+	for i, tc := range asked {
+		c := &call{ToolCall: tc, done: make(chan trace.ToolResult, 1), turnOver: make(chan struct{})}
+		calls[i] = c
+		var l *logged
+		if at != nil {
+			l = at.calls[tc.ID]
 		}
-		args := compactJSON(cmd.Args)
-		tool, cerr := a.tools.Check(p.call.Name, args)
-		if cerr != nil {
-			return errors.New(cerr.Message)
+		if l != nil && l.args != nil {
+			c.Args = l.args
 		}
-		if err := a.recordEdit(ctx, trace.EditArgs, 0, p.call.ID, argsObject(p.call.Args), json.RawMessage(args)); err != nil {
-			return err
+		r.check(c)
+		settled := false
+		switch {
+		case l == nil || !l.checked:
+			ev := trace.ToolCall{CallID: c.ID, Name: c.Name, Args: argsObject(c.Args), Valid: c.tool != nil}
+			if c.tool != nil {
+				ev.ReadOnly = c.tool.ReadOnly()
+			} else {
+				ev.ErrorKind, ev.Problem = c.outcome.ErrorKind, c.outcome.Content
+			}
+			if _, err := r.record(ctx, trace.KindToolCall, ev); err != nil {
+				return nil, err
+			}
+		case l.result != nil:
+			c.answered, settled = l.result, true
+		case l.permitted != nil && l.permitted.Decision == trace.Deny:
+			c.outcome, settled = deniedResult(c, l.permitted.By), true
+		case l.permitted != nil:
+			// Allowed, and perhaps running, when the app exited: whatever
+			// it did is not known, so it is not run again.
+			msg := "interrupted (app exited) before this call finished"
+			c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: msg, IsError: true, ErrorKind: trace.ErrInterrupted, Bytes: len(msg)}
+			settled = true
 		}
-		p.call.Args, p.tool, p.outcome = args, tool, nil
-		pp.cp.Args = args
-		return nil
+		switch {
+		case r.restored != nil && r.restored.CallID == c.ID:
+			c.person = true
+		case !settled:
+			c.person = r.mayPause(c)
+		}
 	}
-	cmd, err := a.checkpoint(ctx, pp)
+	return calls, nil
+}
+
+// mayPause asks the Pauser whether the call would stop at one of its
+// checkpoints.
+func (r *run) mayPause(c *call) bool {
+	p := r.a.seams.Pauser
+	if p == nil {
+		return false
+	}
+	before, _ := p.Stops(Checkpoint{Point: trace.PointBeforeTool, Run: r.num, Round: r.round, CallID: c.ID, Tool: c.Name, Args: argsObject(c.Args)})
+	after, _ := p.Stops(Checkpoint{Point: trace.PointAfterResult, Run: r.num, Round: r.round, CallID: c.ID, Tool: c.Name})
+	return before || after
+}
+
+// check validates a call against the registry, without recording.
+func (r *run) check(c *call) {
+	tool, cerr := r.a.seams.Tools.Check(c.Name, argsObject(c.Args))
+	if cerr != nil {
+		c.tool = nil
+		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: cerr.Message, IsError: true, ErrorKind: cerr.Kind, Bytes: len(cerr.Message)}
+		return
+	}
+	c.tool, c.outcome = tool, nil
+}
+
+// start decides a call that needs no one and starts it. A call the policy
+// asks about becomes a person call instead.
+func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, slots chan struct{}) {
+	if c.outcome != nil {
+		c.done <- *c.outcome
+		return
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		close(c.done)
+		return
+	}
+	v := r.perm.judge(c)
+	if v.asks() {
+		<-slots
+		c.person = true
+		return
+	}
+	if _, err := r.decide(ctx, c, v); err != nil {
+		<-slots
+		stop(err)
+		close(c.done)
+		return
+	}
+	if c.outcome != nil {
+		<-slots
+		c.done <- *c.outcome
+		return
+	}
+	go func() {
+		defer func() { <-slots }()
+		c.done <- runTool(ctx, c)
+	}()
+}
+
+// takeTurns takes the person calls one at a time, in call order: a turn
+// begins once the one before is over (its result recorded and checked
+// past).
+func (r *run) takeTurns(ctx context.Context, stop context.CancelCauseFunc, turns []*call, slots chan struct{}) {
+	for i, c := range turns {
+		if i > 0 {
+			<-turns[i-1].turnOver
+		}
+		if c.answered != nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			close(c.done)
+			continue
+		}
+		if err := r.turn(ctx, c, slots); err != nil {
+			stop(err)
+		}
+	}
+}
+
+// turn is one person call's way through its checkpoints: before it (the
+// user may edit its arguments or skip it), its decision (asking if the
+// policy says so), running. Its result and the checkpoint after it are
+// the recorder's.
+func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
+	ok := false
+	defer func() {
+		if !ok {
+			close(c.done)
+		}
+	}()
+	cmd, err := r.beforeTool(ctx, c)
 	if err != nil || ctx.Err() != nil {
-		return false, err
+		return err
 	}
 	if cmd.Action == trace.ActionSkip {
 		text := cmd.Observation
 		if text == "" {
 			text = "skipped by the user"
 		}
-		p.outcome = &trace.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: text, ErrorKind: trace.ErrSkipped, Bytes: len(text)}
-		return true, nil
+		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: text, ErrorKind: trace.ErrSkipped, Bytes: len(text)}
 	}
-	return false, nil
-}
-
-// afterResult pauses after a call's result is recorded; an edit changes
-// what the model will see.
-func (a *Agent) afterResult(ctx context.Context, p *pendingCall) error {
-	res := *p.result
-	for _, e := range a.events {
-		if e.Kind == trace.KindEdit {
-			if ed, err := trace.Decode[trace.Edit](e); err == nil && ed.Target == trace.EditResult && ed.CallID == res.CallID {
-				_ = json.Unmarshal(ed.After, &res.Content)
-			}
+	if c.outcome == nil {
+		decided, err := r.decide(ctx, c, r.perm.judge(c))
+		if err != nil || !decided {
+			return err
 		}
 	}
-	pp := &pause{cp: Checkpoint{Point: trace.PointAfterResult, CallID: p.call.ID, Tool: p.call.Name, Result: &res}}
-	pp.edit = func(cmd Command) error {
+	if c.outcome != nil {
+		ok = true
+		c.done <- *c.outcome
+		return nil
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	ok = true
+	c.done <- runTool(ctx, c)
+	<-slots
+	return nil
+}
+
+// beforeTool is the checkpoint before a call: its arguments may be edited
+// (and are checked again) or the call skipped.
+func (r *run) beforeTool(ctx context.Context, c *call) (Command, error) {
+	s := &stop{cp: Checkpoint{Point: trace.PointBeforeTool, CallID: c.ID, Tool: c.Name, Args: argsObject(c.Args)}}
+	s.edit = func(cmd Command) error {
+		if len(cmd.Args) == 0 {
+			return ErrNotHere
+		}
+		args := compactJSON(cmd.Args)
+		tool, cerr := r.a.seams.Tools.Check(c.Name, args)
+		if cerr != nil {
+			return errors.New(cerr.Message)
+		}
+		if err := r.recordEdit(ctx, trace.EditArgs, 0, c.ID, argsObject(c.Args), json.RawMessage(args)); err != nil {
+			return err
+		}
+		c.Args, c.tool, c.outcome = args, tool, nil
+		s.cp.Args = args
+		return nil
+	}
+	return r.pause(ctx, s)
+}
+
+// afterResult is the checkpoint after a call's result is recorded; an
+// edit changes what the model will see.
+func (r *run) afterResult(ctx context.Context, c *call, res trace.ToolResult) error {
+	r.mu.Lock()
+	if content, ok := r.hist.ResultContent(c.ID); ok {
+		res.Content = content
+	}
+	r.mu.Unlock()
+	s := &stop{cp: Checkpoint{Point: trace.PointAfterResult, CallID: c.ID, Tool: c.Name}}
+	s.show = func(cp *Checkpoint) {
+		shown := res
+		cp.Result = &shown
+	}
+	s.edit = func(cmd Command) error {
 		if cmd.Result == nil {
 			return ErrNotHere
 		}
 		if *cmd.Result == res.Content {
 			return nil
 		}
-		if err := a.recordEdit(ctx, trace.EditResult, 0, p.call.ID, res.Content, *cmd.Result); err != nil {
+		if err := r.recordEdit(ctx, trace.EditResult, 0, c.ID, res.Content, *cmd.Result); err != nil {
 			return err
 		}
 		res.Content = *cmd.Result
 		return nil
 	}
-	_, err := a.checkpoint(ctx, pp)
+	_, err := r.pause(ctx, s)
 	return err
 }
 
-func deniedResult(c llm.ToolCall, by string) *trace.ToolResult {
+func deniedResult(c *call, by string) *trace.ToolResult {
 	msg := fmt.Sprintf("denied: %s did not run (denied by %s). Ask the user or try another approach.", c.Name, by)
 	return &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: msg, IsError: true, ErrorKind: trace.ErrDenied, Bytes: len(msg)}
 }
 
-// permit decides whether one valid call may run, asking when the policy
-// says so, and records the decision. What the policy sees comes from the
-// tool's own arguments only: nothing else the model sends can widen it.
-func (a *Agent) permit(ctx context.Context, p *pendingCall) error {
-	args := argsObject(p.call.Args)
-	allow, by := false, ""
-	call, err := permission.CallFor(p.call.Name, args, p.tool.ReadOnly())
-	d, guard := a.cfg.Policy.DecideGuarded(call)
-	if err != nil {
-		d = permission.Decision{Verdict: permission.Refuse, By: "rule: the call's arguments could not be read (" + err.Error() + ")"}
-	}
-	switch d.Verdict {
-	case permission.Run:
-		allow, by = true, d.By
-	case permission.Refuse:
-		by = d.By
-	case permission.Ask:
-		req := permission.Request{SessionID: a.cfg.SessionID, CallID: p.call.ID, Tool: p.call.Name, Args: args,
-			Call: &call, Reasons: d.Reasons, OnceOnly: d.OnceOnly}
-		if pv, ok := p.tool.(tools.Previewer); ok {
-			if disp, err := pv.Preview(ctx, args); err == nil {
-				req.Display = disp
-			} else {
-				req.Summary = "preview unavailable: " + err.Error()
-			}
-		}
-		if req.Summary == "" {
-			req.Summary = summarize(p.call.Name, args)
-		}
-		ans, err := a.approver.Approve(ctx, req)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return nil // the run was stopped while waiting; the caller backfills
-		case err != nil:
-			by = "rule: could not ask (" + err.Error() + ")"
-		default:
-			allow, by = ans.Allow, ans.By
-			guard = guard.ApprovedByPerson()
-			if ans.Grant != nil {
-				a.cfg.Policy.Grants = append(a.cfg.Policy.Grants, *ans.Grant)
-				if a.cfg.OnGrant != nil {
-					a.cfg.OnGrant(*ans.Grant)
-				}
-			}
-		}
-	}
-	decision := trace.Allow
-	if allow {
-		p.guard = guard
-	} else {
-		decision = trace.Deny
-		p.outcome = deniedResult(p.call, by)
-	}
-	if _, err := a.record(ctx, trace.KindPermission, trace.Permission{CallID: p.call.ID, Tool: p.call.Name, Decision: decision, By: by, Reasons: d.Reasons}); err != nil {
-		return errStore{err}
-	}
-	return nil
-}
-
-// restoredGuard rebuilds the guard of a call that the log says was allowed
-// before the app exited: the decision is taken again on where its paths
-// lead now. When that decision asks, the allow in the log came from a
-// person.
-func (a *Agent) restoredGuard(p *pendingCall) tools.Guard {
-	call, err := permission.CallFor(p.call.Name, argsObject(p.call.Args), p.tool.ReadOnly())
-	if err != nil {
-		return refuseAll{err}
-	}
-	d, g := a.cfg.Policy.DecideGuarded(call)
-	if d.Verdict == permission.Ask {
-		g = g.ApprovedByPerson()
-	}
-	return g
-}
-
-// refuseAll is the guard of a call whose arguments the policy could not
-// read.
-type refuseAll struct{ err error }
-
-func (r refuseAll) Check(string) error { return fmt.Errorf("refused: %v", r.err) }
-
-// execute runs the allowed calls concurrently (bounded) and records each
-// result as soon as it and every result before it are ready, so the log
-// holds results in call order.
-func (a *Agent) execute(ctx context.Context, pending []pendingCall) error {
-	done := make([]chan trace.ToolResult, len(pending))
-	slots := make(chan struct{}, a.cfg.maxParallel())
-	for i := range pending {
-		done[i] = make(chan trace.ToolResult, 1)
-		if pending[i].outcome != nil {
-			done[i] <- *pending[i].outcome
-			continue
-		}
-		go func(p pendingCall, out chan<- trace.ToolResult) {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			out <- runOne(ctx, p)
-		}(pending[i], done[i])
-	}
-	for i := range pending {
-		res := <-done[i]
-		if _, err := a.record(ctx, trace.KindToolResult, res); err != nil {
-			// Drain the rest so no goroutine is left blocked.
-			for j := i + 1; j < len(pending); j++ {
-				<-done[j]
-			}
-			return errStore{err}
-		}
-	}
-	return nil
-}
-
-// runOne runs one tool and turns what happened into the observation the
-// model will read.
-func runOne(ctx context.Context, p pendingCall) (res trace.ToolResult) {
-	res = trace.ToolResult{CallID: p.call.ID, Name: p.call.Name}
+// runTool runs one allowed call and turns what happened into the
+// observation the model will read.
+func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
+	res = trace.ToolResult{CallID: c.ID, Name: c.Name}
 	if ctx.Err() != nil {
 		res.Content, res.IsError, res.ErrorKind = "cancelled: the user stopped the run before this call started", true, trace.ErrCancelled
 		res.Bytes = len(res.Content)
@@ -366,17 +347,17 @@ func runOne(ctx context.Context, p pendingCall) (res trace.ToolResult) {
 	}
 	start := time.Now()
 	defer func() {
-		if r := recover(); r != nil {
-			res.Content = fmt.Sprintf("%s failed: internal error: %v", p.call.Name, r)
+		if p := recover(); p != nil {
+			res.Content = fmt.Sprintf("%s failed: internal error: %v", c.Name, p)
 			res.IsError, res.ErrorKind = true, trace.ErrFailed
 			res.Bytes = len(res.Content)
 		}
 		res.DurationMs = time.Since(start).Milliseconds()
 	}()
-	if p.guard != nil {
-		ctx = tools.WithGuard(ctx, p.guard)
+	if c.guard != nil {
+		ctx = tools.WithGuard(ctx, c.guard)
 	}
-	out, err := p.tool.Run(ctx, argsObject(p.call.Args))
+	out, err := c.tool.Run(ctx, argsObject(c.Args))
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	switch {
 	case ctx.Err() != nil && (err != nil || out.IsError):
@@ -386,7 +367,7 @@ func runOne(ctx context.Context, p pendingCall) (res trace.ToolResult) {
 		}
 		res.IsError, res.ErrorKind = true, trace.ErrCancelled
 	case err != nil:
-		res.Content = fmt.Sprintf("%s failed: %v", p.call.Name, err)
+		res.Content = fmt.Sprintf("%s failed: %v", c.Name, err)
 		res.IsError, res.ErrorKind = true, trace.ErrFailed
 	default:
 		// A command that exits non-zero is an error the model should see,

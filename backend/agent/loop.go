@@ -7,60 +7,140 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/loupe-dev/loupe/backend/llm"
-	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// Agent runs the loop for one session. It is not safe to Run twice at once.
+// Agent runs one run of a session: a new one (Run), one that was paused
+// when the app last exited (Resume), or closes one the app left open
+// (Recover). Where the session's log stands is read once, when it starts.
 type Agent struct {
-	cfg      Config
-	model    Model
-	rec      Recorder
-	tools    *tools.Registry
-	approver Approver
-	gate     Gate
-	onDelta  func(Delta)
+	cfg   Config
+	seams Seams
+	log   []trace.Event
+}
 
-	// events is the session's log as committed so far; requests are
-	// projected from it, and where a restored run stands is read from it.
-	events []trace.Event
-	run    int
-	round  int
-	// resumeAt is the pause a restored run waits at first, without
-	// recording it again.
-	resumeAt *trace.Checkpoint
-	// lastCalls remembers recent rounds' calls to notice a model that
-	// repeats itself.
+// New builds an agent over a session's log as it is now.
+func New(cfg Config, seams Seams, log []trace.Event) *Agent {
+	if seams.OnDelta == nil {
+		seams.OnDelta = func(Delta) {}
+	}
+	return &Agent{cfg: cfg, seams: seams, log: log}
+}
+
+// run is one run's state. The loop keeps everything it needs here as it
+// records it; nothing is read back from the log.
+type run struct {
+	a     *Agent
+	cfg   Config
+	model Model
+	perm  *permits
+
+	num   int
+	round int
+	// specs are the tools offered, and toolsJSON the size of their JSON
+	// encoding (for the prompt estimate).
+	specs     []llm.ToolSpec
+	names     []string
+	toolsJSON int
+	// lastCalls are recent rounds' calls, to notice a model that repeats
+	// itself; lastText is the newest answer's text.
 	lastCalls []string
+	lastText  string
+	// restored is the pause a resumed run waits at first, without
+	// recording it again; checkpoints before it were passed already.
+	restored *trace.Checkpoint
+
+	// mu guards what the executor's goroutines share: the history and the
+	// calls still open.
+	mu   sync.Mutex
+	hist *trace.History
+	// open are the calls of complete answers that have no result yet, in
+	// the order they were asked for: what a stop must answer.
+	open []llm.ToolCall
 }
 
-// New builds an agent over a session's existing log. gate may be nil (no
-// stepping).
-func New(cfg Config, model Model, rec Recorder, reg *tools.Registry, approver Approver, gate Gate, onDelta func(Delta), history []trace.Event) *Agent {
-	if onDelta == nil {
-		onDelta = func(Delta) {}
-	}
-	return &Agent{cfg: cfg, model: model, rec: rec, tools: reg, approver: approver, gate: gate, onDelta: onDelta, events: append([]trace.Event(nil), history...)}
-}
-
-// Events returns the log as the agent knows it.
-func (a *Agent) Events() []trace.Event { return a.events }
-
-// record commits an event of the current run and round. Recording must
-// survive the run's cancellation (the cancel itself is recorded), so it
-// never uses the run's ctx for the write.
-func (a *Agent) record(ctx context.Context, kind trace.Kind, payload any) (trace.Event, error) {
-	e := trace.New(kind, a.run, a.round, payload)
-	e.SessionID = a.cfg.SessionID
-	e, err := a.rec.Append(context.WithoutCancel(ctx), e)
+// begin sets up a run over the agent's log: the history it forms, the
+// calls it leaves open and the newest answer's text.
+func (a *Agent) begin() (*run, error) {
+	hist, err := trace.Replay(a.log)
 	if err != nil {
-		return e, fmt.Errorf("record %s: %w", kind, err)
+		return nil, err
 	}
-	a.events = append(a.events, e)
-	return e, nil
+	r := &run{a: a, cfg: a.cfg, hist: hist, open: trace.Unanswered(a.log)}
+	r.model = retrying{model: a.seams.Model, delays: r.cfg.retryDelays(), notice: r.notice}
+	r.perm = &permits{policy: r.cfg.Policy, approver: a.seams.Approver, onGrant: r.cfg.OnGrant, sessionID: r.cfg.SessionID}
+	if a.seams.Tools != nil {
+		r.specs = a.seams.Tools.Specs()
+		r.names = a.seams.Tools.Names()
+	}
+	b, _ := json.Marshal(r.specs)
+	r.toolsJSON = len(b)
+	for _, e := range a.log {
+		r.num = max(r.num, e.Run)
+		if e.Kind == trace.KindModelResponse {
+			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {
+				r.lastText = p.Content
+			}
+		}
+	}
+	return r, nil
+}
+
+// Run appends the user's message and loops until the run ends. It returns
+// the run_end payload that closed the run. A non-nil error means the log
+// itself could not be written.
+func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
+	r, err := a.begin()
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	r.num++
+	if _, err := r.record(ctx, trace.KindUserMessage, trace.UserMessage{Text: text}); err != nil {
+		return trace.RunEnd{}, unwrapStore(err)
+	}
+	for _, n := range r.cfg.StartNotices {
+		if _, err := r.record(ctx, trace.KindNotice, n); err != nil {
+			return trace.RunEnd{}, unwrapStore(err)
+		}
+	}
+	return r.finish(ctx, nil)
+}
+
+// Resume continues a run that was paused when the app last exited, from
+// the checkpoint where it waits.
+func (a *Agent) Resume(ctx context.Context) (trace.RunEnd, error) {
+	r, err := a.begin()
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	at, err := r.resumePoint(a.log)
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	return r.finish(ctx, at)
+}
+
+// Recover closes a run the app left open when it exited (one that was not
+// paused): every call that was started or asked for gets an "interrupted
+// (app exited)" result, and the run gets its run_end.
+func (a *Agent) Recover(ctx context.Context) (bool, error) {
+	st := trace.StateOf(a.log)
+	if !st.Open || st.Paused != nil {
+		return false, nil
+	}
+	r, err := a.begin()
+	if err != nil {
+		return true, err
+	}
+	r.num, r.round = st.Run, st.Round
+	if err := r.backfill(ctx, trace.ErrInterrupted, "interrupted (app exited) before this call finished"); err != nil {
+		return true, unwrapStore(err)
+	}
+	_, err = r.record(ctx, trace.KindRunEnd, trace.RunEnd{Reason: trace.EndInterrupted, Detail: "Loupe exited while this run was going", Rounds: r.round, FinalText: r.lastText})
+	return true, unwrapStore(err)
 }
 
 // errStore marks a failure to write the log: the loop cannot go on without
@@ -68,216 +148,283 @@ func (a *Agent) record(ctx context.Context, kind trace.Kind, payload any) (trace
 type errStore struct{ err error }
 
 func (e errStore) Error() string { return "could not save the session: " + e.err.Error() }
+func (e errStore) Unwrap() error { return e.err }
 
-// Run appends the user's message and loops until the run ends. It returns
-// the run_end payload that closed the run. A non-nil error means the log
-// itself could not be written.
-func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
-	a.run = nextRun(a.events)
-	a.round = 0
-	if _, err := a.record(ctx, trace.KindUserMessage, trace.UserMessage{Text: text}); err != nil {
-		return trace.RunEnd{}, err
+// unwrapStore returns the store's own error for an errStore: callers of
+// the agent get what the Recorder said.
+func unwrapStore(err error) error {
+	var se errStore
+	if errors.As(err, &se) {
+		return se.err
 	}
-	for _, n := range a.cfg.StartNotices {
-		if _, err := a.record(ctx, trace.KindNotice, n); err != nil {
-			return trace.RunEnd{}, err
-		}
-	}
-	return a.finish(ctx)
+	return err
 }
 
-// Resume continues a run that was paused when the app last exited, from
-// the checkpoint where it waits.
-func (a *Agent) Resume(ctx context.Context) (trace.RunEnd, error) {
-	st := RunState(a.events)
-	if st.Paused == nil {
-		return trace.RunEnd{}, errors.New("agent: the session has no paused run to resume")
-	}
-	a.run, a.round, a.resumeAt = st.Run, st.Round, st.Paused
-	// The run goes on with what it was using: the last request's system
-	// prompt and options, and any edit of them since.
-	for _, e := range a.events {
-		if e.Run != a.run {
-			continue
-		}
-		switch e.Kind {
-		case trace.KindModelRequest:
-			if mr, err := trace.Decode[trace.ModelRequest](e); err == nil {
-				a.cfg.System, a.cfg.Options = mr.System, mr.Options
-			}
-		case trace.KindEdit:
-			if ed, err := trace.Decode[trace.Edit](e); err == nil {
-				switch ed.Target {
-				case trace.EditSystem:
-					_ = json.Unmarshal(ed.After, &a.cfg.System)
-				case trace.EditOptions:
-					_ = json.Unmarshal(ed.After, &a.cfg.Options)
-				}
-			}
-		}
-	}
-	return a.finish(ctx)
-}
-
-func (a *Agent) finish(ctx context.Context) (trace.RunEnd, error) {
-	end, err := a.loop(ctx)
+// record commits an event of the current run and round and adds it to what
+// the run keeps: the history, the open calls. Recording must survive the
+// run's cancellation (the cancel itself is recorded), so it never uses the
+// run's ctx for the write. It is safe to call from several goroutines; the
+// log holds the events in the order record was called.
+func (r *run) record(ctx context.Context, kind trace.Kind, payload any) (trace.Event, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := trace.New(kind, r.num, r.round, payload)
+	e.SessionID = r.cfg.SessionID
+	e, err := r.a.seams.Recorder.Append(context.WithoutCancel(ctx), e)
 	if err != nil {
-		var se errStore
-		if errors.As(err, &se) {
-			return trace.RunEnd{}, se.err
-		}
-		return trace.RunEnd{}, err
+		return e, errStore{fmt.Errorf("record %s: %w", kind, err)}
 	}
-	if _, err := a.record(ctx, trace.KindRunEnd, end); err != nil {
-		return end, err
+	switch p := payload.(type) {
+	case trace.UserMessage:
+		r.hist.AddUser(e.Seq, p)
+	case trace.ModelRequest:
+		r.hist.Requested(e.Seq)
+	case trace.ModelResponse:
+		r.hist.AddResponse(e.Seq, p)
+		r.lastText = p.Content
+		if !p.Incomplete {
+			r.open = append(r.open, p.ToolCalls...)
+		}
+	case trace.ToolResult:
+		r.hist.AddResult(e.Seq, p)
+		for i, c := range r.open {
+			if c.ID == p.CallID {
+				r.open = append(r.open[:i:i], r.open[i+1:]...)
+				break
+			}
+		}
+	case trace.Edit:
+		if err := r.hist.ApplyEdit(p); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+// finish runs the loop and records how the run ended.
+func (r *run) finish(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
+	end, err := r.loop(ctx, at)
+	if err != nil {
+		return trace.RunEnd{}, unwrapStore(err)
+	}
+	if _, err := r.record(ctx, trace.KindRunEnd, end); err != nil {
+		return end, unwrapStore(err)
 	}
 	return end, nil
 }
 
-func nextRun(events []trace.Event) int {
-	n := 0
-	for _, e := range events {
-		if e.Run > n {
-			n = e.Run
-		}
-	}
-	return n + 1
-}
-
-// loop runs rounds until the run ends. Each pass first looks at the log:
-// a complete answer whose calls are not all answered goes on to its tool
-// phase (also when a restored run resumes there); otherwise a new round
-// starts.
-func (a *Agent) loop(ctx context.Context) (trace.RunEnd, error) {
+// loop is the run: each round sends the history and gets an answer; an
+// answer without calls ends the run, otherwise its calls run and their
+// results go back in the next round. A resumed run starts where it waits
+// (at): in its round, with the answer it already has.
+func (r *run) loop(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 	for {
-		if ctx.Err() != nil {
-			return a.cancelled(ctx)
-		}
-		if resp, ok := a.lastResponse(); ok {
-			end, err := a.afterResponse(ctx, resp)
-			if err != nil || end != nil {
+		var answer trace.ModelResponse
+		if at != nil && at.answer != nil {
+			answer = *at.answer
+		} else {
+			if r.round >= r.cfg.maxRounds() {
+				return r.stopped(ctx, "round_cap", trace.EndRoundCap,
+					fmt.Sprintf("stopped after %d rounds (the round cap); raise it in Settings or send a message to continue", r.round))
+			}
+			r.round++
+			var end *trace.RunEnd
+			var err error
+			if answer, end, err = r.ask(ctx); err != nil || end != nil {
 				return deref(end), err
 			}
-			continue
 		}
-		if a.round >= a.cfg.maxRounds() {
-			msg := fmt.Sprintf("stopped after %d rounds (the round cap); raise it in Settings or send a message to continue", a.round)
-			if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "round_cap", Message: msg}); err != nil {
-				return trace.RunEnd{}, errStore{err}
-			}
-			return trace.RunEnd{Reason: trace.EndRoundCap, Detail: msg, Rounds: a.round}, nil
-		}
-		a.round++
-		if end, err := a.ask(ctx); err != nil || end != nil {
-			return deref(end), err
-		}
-	}
-}
-
-// lastResponse returns this run's last model response when the loop still
-// has to act on it: it is complete and is not followed by a new request,
-// and either has calls without results or ends the run.
-func (a *Agent) lastResponse() (trace.ModelResponse, bool) {
-	for i := len(a.events) - 1; i >= 0; i-- {
-		e := a.events[i]
-		if e.Run != a.run {
-			break
-		}
-		switch e.Kind {
-		case trace.KindModelRequest:
-			return trace.ModelResponse{}, false
-		case trace.KindModelResponse:
-			p, err := trace.Decode[trace.ModelResponse](e)
-			if err != nil || p.Incomplete {
-				return trace.ModelResponse{}, false
-			}
-			if len(p.ToolCalls) == 0 {
-				return p, true
-			}
-			answered := a.results()
-			for _, c := range p.ToolCalls {
-				if _, ok := answered[c.ID]; !ok {
-					return p, true
-				}
-			}
-			// Every call answered; a checkpoint after the last result may
-			// still be owed to a restored run.
-			if a.resumeAt != nil && a.resumeAt.Point == trace.PointAfterResult {
-				return p, true
-			}
-			return trace.ModelResponse{}, false
-		}
-	}
-	return trace.ModelResponse{}, false
-}
-
-// afterResponse pauses after the answer (when stepping), then ends the run
-// on a plain answer or runs the calls.
-func (a *Agent) afterResponse(ctx context.Context, resp trace.ModelResponse) (*trace.RunEnd, error) {
-	if !a.toolPhaseStarted(resp.ToolCalls) && (a.resumeAt == nil || a.resumeAt.Point == trace.PointAfterResponse) {
-		if _, err := a.checkpoint(ctx, &pause{cp: Checkpoint{Point: trace.PointAfterResponse}}); err != nil {
-			return nil, err
+		if _, err := r.pause(ctx, &stop{cp: Checkpoint{Point: trace.PointAfterResponse}}); err != nil {
+			return trace.RunEnd{}, err
 		}
 		if ctx.Err() != nil {
-			end, err := a.cancelled(ctx)
-			return &end, err
+			return r.cancelled(ctx)
+		}
+		if len(answer.ToolCalls) == 0 {
+			return r.answered(ctx, answer)
+		}
+		if err := r.runCalls(ctx, answer.ToolCalls, at); err != nil {
+			return trace.RunEnd{}, err
+		}
+		at = nil
+		// A restore point that was not met (a log edited by hand) must
+		// not hold the loop back.
+		r.restored = nil
+		if ctx.Err() != nil {
+			return r.cancelled(ctx)
+		}
+		if r.repeating(answer.ToolCalls) {
+			return r.stopped(ctx, "loop_detected", trace.EndRepeated,
+				fmt.Sprintf("stopped: the model asked for the same call%s %d rounds in a row, so it is probably stuck. Send a message to steer it.", plural(len(answer.ToolCalls)), repeatLimit))
 		}
 	}
-	if len(resp.ToolCalls) == 0 {
-		if strings.TrimSpace(resp.Content) == "" {
-			// Ollama drops a tool call it cannot parse (malformed JSON,
-			// a tool that was not offered), leaving an empty answer.
-			msg := "the model's answer is empty. If it was trying to call a tool, Ollama may have dropped a call it could not parse or one naming a tool that was not offered."
-			if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "empty_answer", Message: msg}); err != nil {
-				return nil, errStore{err}
-			}
-		}
-		return &trace.RunEnd{Reason: trace.EndAnswered, FinalText: resp.Content, Rounds: a.round}, nil
+}
+
+// ask builds the round's request, pauses before it when stepping (the user
+// may edit it), sends it and records the answer. A non-nil end means the
+// run is over (error, cancel, truncation).
+func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, error) {
+	mr := trace.ModelRequest{
+		Model:     r.cfg.Model,
+		Options:   r.cfg.Options,
+		Think:     r.cfg.Think,
+		System:    r.cfg.System,
+		ToolSet:   r.cfg.ToolSet,
+		ToolNames: r.names,
 	}
-	if err := a.runCalls(ctx, resp.ToolCalls); err != nil {
-		return nil, err
+	if err := r.beforeRequest(ctx, &mr); err != nil {
+		return trace.ModelResponse{}, nil, err
 	}
-	// A restore point that was not met (a log edited by hand) must not
-	// hold the loop back.
-	a.resumeAt = nil
 	if ctx.Err() != nil {
-		end, err := a.cancelled(ctx)
-		return &end, err
+		end, err := r.cancelled(ctx)
+		return trace.ModelResponse{}, &end, err
 	}
-	if end, err := a.repeating(ctx, resp.ToolCalls); end != nil || err != nil {
-		return end, err
+	r.mu.Lock()
+	mr.HistoryBase, mr.HistoryAdded = r.hist.Delta()
+	req := trace.BuildRequest(r.hist, mr, r.specs)
+	mr.MessageCount = len(req.Messages)
+	mr.PromptEstimate = r.hist.PromptEstimate(mr.System, r.toolsJSON)
+	r.mu.Unlock()
+	reqEv, err := r.record(ctx, trace.KindModelRequest, mr)
+	if err != nil {
+		return trace.ModelResponse{}, nil, err
 	}
-	return nil, nil
+
+	// req shares the history's memory: nothing adds to the history until
+	// Chat returns.
+	run, round := r.num, r.round
+	resp, chatErr := r.model.Chat(ctx, req, func(c llm.Chunk) {
+		r.a.seams.OnDelta(Delta{Run: run, Round: round, Content: c.Content, Thinking: c.Thinking})
+	})
+	if se := (errStore{}); errors.As(chatErr, &se) {
+		return trace.ModelResponse{}, nil, se
+	}
+	for i := range resp.Message.ToolCalls {
+		// Ollama gives every call an id; an older server may not. The
+		// history needs one to pair each result with its call.
+		if resp.Message.ToolCalls[i].ID == "" {
+			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d_%d", r.num, r.round, i)
+		}
+	}
+	answer := trace.ModelResponse{
+		RequestSeq: reqEv.Seq,
+		Content:    resp.Message.Content,
+		Thinking:   resp.Message.Thinking,
+		ToolCalls:  resp.Message.ToolCalls,
+		DoneReason: resp.DoneReason,
+		Incomplete: chatErr != nil || !resp.Complete(),
+		Metrics:    resp.Metrics,
+		Chunks:     resp.Chunks,
+		Raw:        resp.Raw,
+	}
+	if _, err := r.record(ctx, trace.KindModelResponse, answer); err != nil {
+		return answer, nil, err
+	}
+
+	var end trace.RunEnd
+	switch {
+	case chatErr != nil && ctx.Err() != nil:
+		end, err = r.cancelled(ctx)
+	case chatErr != nil:
+		msg := chatErr.Error()
+		if len(answer.ToolCalls) > 0 {
+			msg += fmt.Sprintf(" (the %d tool call(s) in the unfinished message were not run)", len(answer.ToolCalls))
+		}
+		if _, err := r.record(ctx, trace.KindError, trace.Error{Code: "model", Message: msg}); err != nil {
+			return answer, nil, err
+		}
+		end = trace.RunEnd{Reason: trace.EndError, Detail: msg, FinalText: answer.Content, Rounds: r.round}
+	case answer.Incomplete:
+		msg := "the model hit its output limit (done_reason \"length\") before finishing"
+		if len(answer.ToolCalls) > 0 {
+			msg += "; its tool calls were not run"
+		}
+		msg += ". Raise num_ctx or ask for a shorter step."
+		end, err = r.stopped(ctx, "truncated", trace.EndTruncated, msg)
+		end.FinalText = answer.Content
+	default:
+		return answer, nil, nil
+	}
+	return answer, &end, err
+}
+
+// notice records a harness decision of the current round; the retrying
+// model says through it that it tries again.
+func (r *run) notice(ctx context.Context, code, msg string) error {
+	_, err := r.record(ctx, trace.KindNotice, trace.Notice{Code: code, Message: msg})
+	return err
+}
+
+// answered ends the run on an answer without calls.
+func (r *run) answered(ctx context.Context, answer trace.ModelResponse) (trace.RunEnd, error) {
+	if strings.TrimSpace(answer.Content) == "" {
+		// Ollama drops a tool call it cannot parse (malformed JSON, a tool
+		// that was not offered), leaving an empty answer.
+		if err := r.notice(ctx, "empty_answer", "the model's answer is empty. If it was trying to call a tool, Ollama may have dropped a call it could not parse or one naming a tool that was not offered."); err != nil {
+			return trace.RunEnd{}, err
+		}
+	}
+	return trace.RunEnd{Reason: trace.EndAnswered, FinalText: answer.Content, Rounds: r.round}, nil
+}
+
+// stopped ends the run on a cap or limit, with a notice that says why.
+func (r *run) stopped(ctx context.Context, code, reason, msg string) (trace.RunEnd, error) {
+	if err := r.notice(ctx, code, msg); err != nil {
+		return trace.RunEnd{}, err
+	}
+	return trace.RunEnd{Reason: reason, Detail: msg, Rounds: r.round}, nil
+}
+
+// cancelled answers every call still open with "cancelled" and closes the
+// run.
+func (r *run) cancelled(ctx context.Context) (trace.RunEnd, error) {
+	if err := r.backfill(ctx, trace.ErrCancelled, "cancelled: the user stopped the run before this call finished"); err != nil {
+		return trace.RunEnd{}, err
+	}
+	return trace.RunEnd{Reason: trace.EndCancelled, Detail: "stopped by the user", Rounds: r.round, FinalText: r.lastText}, nil
+}
+
+// backfill gives every call still open a result of the given kind, so
+// that each call in the history has exactly one result.
+func (r *run) backfill(ctx context.Context, kind, content string) error {
+	r.mu.Lock()
+	open := append([]llm.ToolCall(nil), r.open...)
+	r.mu.Unlock()
+	for _, c := range open {
+		res := trace.ToolResult{CallID: c.ID, Name: c.Name, Content: content, IsError: true, ErrorKind: kind, Bytes: len(content)}
+		if _, err := r.record(ctx, trace.KindToolResult, res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // repeatLimit is how many rounds in a row may ask for exactly the same
 // calls before the loop stops: a small model stuck in a loop.
 const repeatLimit = 3
 
-func (a *Agent) repeating(ctx context.Context, calls []llm.ToolCall) (*trace.RunEnd, error) {
+// repeating notes this round's calls and reports whether the last
+// repeatLimit rounds asked for exactly the same ones.
+func (r *run) repeating(calls []llm.ToolCall) bool {
 	var sig strings.Builder
 	for _, c := range calls {
 		sig.WriteString(c.Name)
 		sig.Write(compactJSON(c.Args))
 		sig.WriteByte(0)
 	}
-	a.lastCalls = append(a.lastCalls, sig.String())
-	if len(a.lastCalls) > repeatLimit {
-		a.lastCalls = a.lastCalls[1:]
+	r.lastCalls = append(r.lastCalls, sig.String())
+	if len(r.lastCalls) > repeatLimit {
+		r.lastCalls = r.lastCalls[1:]
 	}
-	if len(a.lastCalls) < repeatLimit {
-		return nil, nil
+	if len(r.lastCalls) < repeatLimit {
+		return false
 	}
-	for _, s := range a.lastCalls[1:] {
-		if s != a.lastCalls[0] {
-			return nil, nil
+	for _, s := range r.lastCalls[1:] {
+		if s != r.lastCalls[0] {
+			return false
 		}
 	}
-	msg := fmt.Sprintf("stopped: the model asked for the same call%s %d rounds in a row, so it is probably stuck. Send a message to steer it.", plural(len(calls)), repeatLimit)
-	if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "loop_detected", Message: msg}); err != nil {
-		return nil, errStore{err}
-	}
-	return &trace.RunEnd{Reason: trace.EndRepeated, Detail: msg, Rounds: a.round}, nil
+	return true
 }
 
 func plural(n int) string {
@@ -295,264 +442,9 @@ func compactJSON(raw json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-// toolPhaseStarted reports whether any of these calls was taken up.
-func (a *Agent) toolPhaseStarted(calls []llm.ToolCall) bool {
-	ids := map[string]bool{}
-	for _, c := range calls {
-		ids[c.ID] = true
-	}
-	for _, e := range a.events {
-		if e.Kind == trace.KindToolCall {
-			if p, err := trace.Decode[trace.ToolCall](e); err == nil && ids[p.CallID] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// results maps call ids of this log to their result events' payloads.
-func (a *Agent) results() map[string]trace.ToolResult {
-	out := map[string]trace.ToolResult{}
-	for _, e := range a.events {
-		if e.Kind == trace.KindToolResult {
-			if p, err := trace.Decode[trace.ToolResult](e); err == nil {
-				out[p.CallID] = p
-			}
-		}
-	}
-	return out
-}
-
 func deref(e *trace.RunEnd) trace.RunEnd {
 	if e == nil {
 		return trace.RunEnd{}
 	}
 	return *e
-}
-
-// ask builds the next request, pauses before it when stepping (the user
-// may edit it), sends it and records the answer. A non-nil end means the
-// run is over (error, cancel, truncation).
-func (a *Agent) ask(ctx context.Context) (*trace.RunEnd, error) {
-	mr := trace.ModelRequest{
-		Model:       a.cfg.Model,
-		Options:     a.cfg.Options,
-		Think:       a.cfg.Think,
-		System:      a.cfg.System,
-		Tools:       a.tools.Specs(),
-		HistorySeqs: trace.HistorySeqs(a.events),
-	}
-	p := &pause{cp: Checkpoint{Point: trace.PointBeforeRequest}}
-	p.refresh = func() error {
-		msgs, err := trace.Project(a.events, mr.HistorySeqs)
-		p.cp.Request, p.cp.Messages = &mr, msgs
-		return err
-	}
-	p.edit = func(cmd Command) error {
-		if err := a.editRequest(ctx, &mr, cmd.Request); err != nil {
-			return err
-		}
-		return p.refresh()
-	}
-	if err := p.refresh(); err != nil {
-		return nil, err
-	}
-	if _, err := a.checkpoint(ctx, p); err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		end, err := a.cancelled(ctx)
-		return &end, err
-	}
-	req, err := trace.BuildRequest(a.events, mr)
-	if err != nil {
-		return nil, err
-	}
-	mr.MessageCount = len(req.Messages)
-	mr.PromptEstimate = trace.PromptEstimate(req)
-	reqEv, err := a.record(ctx, trace.KindModelRequest, mr)
-	if err != nil {
-		return nil, errStore{err}
-	}
-
-	resp, chatErr := a.chat(ctx, req)
-	if se := (errStore{}); errors.As(chatErr, &se) {
-		return nil, chatErr
-	}
-	for i := range resp.Message.ToolCalls {
-		// Ollama gives every call an id; an older server may not. The
-		// history needs one to pair each result with its call.
-		if resp.Message.ToolCalls[i].ID == "" {
-			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d_%d", a.run, a.round, i)
-		}
-	}
-	out := trace.ModelResponse{
-		RequestSeq: reqEv.Seq,
-		Content:    resp.Message.Content,
-		Thinking:   resp.Message.Thinking,
-		ToolCalls:  resp.Message.ToolCalls,
-		DoneReason: resp.DoneReason,
-		Incomplete: chatErr != nil || !resp.Complete(),
-		Metrics:    resp.Metrics,
-		Chunks:     resp.Chunks,
-		Raw:        resp.Raw,
-	}
-	if _, err := a.record(ctx, trace.KindModelResponse, out); err != nil {
-		return nil, errStore{err}
-	}
-
-	switch {
-	case chatErr != nil && ctx.Err() != nil:
-		end, err := a.cancelled(ctx)
-		return &end, err
-	case chatErr != nil:
-		msg := chatErr.Error()
-		if len(out.ToolCalls) > 0 {
-			msg += fmt.Sprintf(" (the %d tool call(s) in the unfinished message were not run)", len(out.ToolCalls))
-		}
-		if _, err := a.record(ctx, trace.KindError, trace.Error{Code: "model", Message: msg}); err != nil {
-			return nil, errStore{err}
-		}
-		return &trace.RunEnd{Reason: trace.EndError, Detail: msg, FinalText: out.Content, Rounds: a.round}, nil
-	case out.Incomplete:
-		msg := "the model hit its output limit (done_reason \"length\") before finishing"
-		if len(out.ToolCalls) > 0 {
-			msg += "; its tool calls were not run"
-		}
-		msg += ". Raise num_ctx or ask for a shorter step."
-		if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "truncated", Message: msg}); err != nil {
-			return nil, errStore{err}
-		}
-		return &trace.RunEnd{Reason: trace.EndTruncated, Detail: msg, FinalText: out.Content, Rounds: a.round}, nil
-	}
-	return nil, nil
-}
-
-// RetryDelays are the pauses before each new try of a request that failed
-// before any of its answer arrived, with an error that may pass (Ollama
-// restarting, busy, failing on its side). A var so tests can shorten it.
-var RetryDelays = []time.Duration{time.Second, 3 * time.Second}
-
-// chat sends the request, trying again (with a notice each time) when it
-// failed before anything arrived and the error may pass. A failure to
-// record the notice comes back as errStore.
-func (a *Agent) chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	run, round := a.run, a.round
-	for attempt := 0; ; attempt++ {
-		resp, chatErr := a.model.Chat(ctx, req, func(c llm.Chunk) {
-			a.onDelta(Delta{Run: run, Round: round, Content: c.Content, Thinking: c.Thinking})
-		})
-		if chatErr == nil || ctx.Err() != nil || resp.Chunks > 0 || attempt >= len(RetryDelays) || !llm.Temporary(chatErr) {
-			return resp, chatErr
-		}
-		wait := RetryDelays[attempt]
-		msg := fmt.Sprintf("%v; trying again in %s (try %d of %d)", chatErr, wait, attempt+2, len(RetryDelays)+1)
-		if _, err := a.record(ctx, trace.KindNotice, trace.Notice{Code: "retry", Message: msg}); err != nil {
-			return resp, errStore{err}
-		}
-		select {
-		case <-ctx.Done():
-			return resp, ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-}
-
-// cancelled answers every call still open with "cancelled" and closes the
-// run.
-func (a *Agent) cancelled(ctx context.Context) (trace.RunEnd, error) {
-	if err := a.backfill(ctx, trace.ErrCancelled, "cancelled: the user stopped the run before this call finished"); err != nil {
-		return trace.RunEnd{}, err
-	}
-	return trace.RunEnd{Reason: trace.EndCancelled, Detail: "stopped by the user", Rounds: a.round, FinalText: lastText(a.events)}, nil
-}
-
-// backfill gives every unanswered call of the log a result of the given
-// kind, so that each call in the history has exactly one result.
-func (a *Agent) backfill(ctx context.Context, kind, content string) error {
-	for _, c := range trace.Unanswered(a.events) {
-		res := trace.ToolResult{CallID: c.ID, Name: c.Name, Content: content, IsError: true, ErrorKind: kind, Bytes: len(content)}
-		if _, err := a.record(ctx, trace.KindToolResult, res); err != nil {
-			return errStore{err}
-		}
-	}
-	return nil
-}
-
-func lastText(events []trace.Event) string {
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Kind == trace.KindModelResponse {
-			p, err := trace.Decode[trace.ModelResponse](events[i])
-			if err == nil {
-				return p.Content
-			}
-		}
-	}
-	return ""
-}
-
-// Recover closes a run the app left open when it exited (one that was not
-// paused): every call that was started or asked for gets an "interrupted
-// (app exited)" result, and the run gets its run_end.
-func (a *Agent) Recover(ctx context.Context) (bool, error) {
-	st := RunState(a.events)
-	if !st.Open || st.Paused != nil {
-		return false, nil
-	}
-	a.run, a.round = st.Run, st.Round
-	if err := a.backfill(ctx, trace.ErrInterrupted, "interrupted (app exited) before this call finished"); err != nil {
-		return true, err
-	}
-	_, err := a.record(ctx, trace.KindRunEnd, trace.RunEnd{Reason: trace.EndInterrupted, Detail: "Loupe exited while this run was going", Rounds: a.round, FinalText: lastText(a.events)})
-	return true, err
-}
-
-// State is where a session's last run stands, read from its log.
-type State struct {
-	Open  bool
-	Run   int
-	Round int
-	// Paused is the checkpoint an open run waits at, or nil.
-	Paused *trace.Checkpoint
-}
-
-// RunState reads where the last run stands from the log.
-func RunState(events []trace.Event) State {
-	var st State
-	for _, e := range events {
-		switch e.Kind {
-		case trace.KindUserMessage:
-			st = State{Open: true, Run: e.Run}
-		case trace.KindRunEnd:
-			st.Open, st.Paused = false, nil
-		case trace.KindModelRequest:
-			st.Round = e.Round
-		case trace.KindCheckpoint:
-			cp, err := trace.Decode[trace.Checkpoint](e)
-			if err != nil {
-				continue
-			}
-			if cp.State == trace.Paused {
-				st.Paused = &cp
-				// A pause before a request comes before the request is
-				// recorded: its round is the one about to be sent.
-				st.Round = e.Round
-				if cp.Point == trace.PointBeforeRequest {
-					st.Round = e.Round - 1
-				}
-			} else {
-				st.Paused = nil
-			}
-		}
-	}
-	return st
-}
-
-func summarize(name string, args []byte) string {
-	s := strings.TrimSpace(string(args))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return name + " " + s
 }

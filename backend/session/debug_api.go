@@ -16,7 +16,7 @@ import (
 // waiting at a checkpoint.
 var ErrNotPaused = errors.New("this session is not paused at a checkpoint")
 
-// stepGate is a session's agent.Gate: whether it steps, its breakpoints,
+// stepGate is a session's agent.Pauser: whether it steps, its breakpoints,
 // where its run waits, and the channel commands reach the run through.
 type stepGate struct {
 	m  *Manager
@@ -69,13 +69,7 @@ func (b Breakpoints) normal() Breakpoints {
 	return b
 }
 
-func (g *stepGate) Active() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.stepping || len(g.bp.Points) > 0 || len(g.bp.Tools) > 0
-}
-
-func (g *stepGate) ShouldPause(c agent.Checkpoint) (bool, bool) {
+func (g *stepGate) Stops(c agent.Checkpoint) (bool, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
@@ -107,10 +101,7 @@ func (g *stepGate) Commands() <-chan agent.Command { return g.cmds }
 func pauseOf(c agent.Checkpoint) *Pause {
 	p := &Pause{Point: c.Point, Run: c.Run, Round: c.Round, CallID: c.CallID, Tool: c.Tool, Args: c.Args, Result: c.Result}
 	if c.Request != nil {
-		r := &PendingRequest{Model: c.Request.Model, System: c.Request.System, Options: c.Request.Options, Tools: []string{}, Messages: []PendingMessage{}}
-		for _, t := range c.Request.Tools {
-			r.Tools = append(r.Tools, t.Name)
-		}
+		r := &PendingRequest{Model: c.Request.Model, System: c.Request.System, Options: c.Request.Options, Tools: append([]string{}, c.Request.ToolNames...), Messages: []PendingMessage{}}
 		for _, m := range c.Messages {
 			r.Messages = append(r.Messages, PendingMessage{Seq: m.Seq, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName})
 		}

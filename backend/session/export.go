@@ -8,19 +8,23 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// ExportFormat version: bump when the JSON shape changes.
-const exportVersion = 1
+// ExportFormat version: bump when the JSON shape changes. Version 2:
+// requests name a tool set (tool_sets) and record their history as the
+// previous request's plus the events added.
+const exportVersion = 2
 
 // Exported is the JSON form of a session: its summary and its whole log,
-// the same event objects the UI gets.
+// the same event objects the UI gets, and the tool sets its requests name.
 type Exported struct {
-	Format  string        `json:"format"`
-	Version int           `json:"version"`
-	Session Summary       `json:"session"`
-	Events  []trace.Event `json:"events"`
+	Format   string                 `json:"format"`
+	Version  int                    `json:"version"`
+	Session  Summary                `json:"session"`
+	Events   []trace.Event          `json:"events"`
+	ToolSets map[int][]llm.ToolSpec `json:"tool_sets"`
 }
 
 // Export writes a session as json, md or html.
@@ -33,7 +37,7 @@ func (m *Manager) Export(ctx context.Context, id, format string, w io.Writer) er
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(Exported{Format: "loupe-session", Version: exportVersion, Session: d.Summary, Events: d.Events})
+		return enc.Encode(Exported{Format: "loupe-session", Version: exportVersion, Session: d.Summary, Events: d.Events, ToolSets: d.ToolSets})
 	case "md":
 		_, err := io.WriteString(w, Markdown(d))
 		return err
@@ -90,7 +94,7 @@ func Describe(e trace.Event) string {
 		return "user: " + oneLine(p.Text)
 	case trace.KindModelRequest:
 		p, _ := trace.Decode[trace.ModelRequest](e)
-		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
+		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
 	case trace.KindModelResponse:
 		p, _ := trace.Decode[trace.ModelResponse](e)
 		s := fmt.Sprintf("response (%s", p.DoneReason)
@@ -113,6 +117,9 @@ func Describe(e trace.Event) string {
 		return fmt.Sprintf("tool call %s %s", p.Name, oneLine(string(p.Args)))
 	case trace.KindPermission:
 		p, _ := trace.Decode[trace.Permission](e)
+		if p.Decision == trace.Ask {
+			return fmt.Sprintf("asked about %s: %s", p.Tool, oneLine(p.Summary))
+		}
 		return fmt.Sprintf("permission %s for %s (%s)", p.Decision, p.Tool, p.By)
 	case trace.KindToolResult:
 		p, _ := trace.Decode[trace.ToolResult](e)

@@ -6,6 +6,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -50,11 +52,13 @@ type Summary struct {
 	Paused *Pause `json:"paused"`
 }
 
-// Detail is an opened session: its summary, whole log and open questions.
+// Detail is an opened session: its summary, whole log, the tool sets its
+// requests name (model_request.tool_set) and open questions.
 type Detail struct {
-	Summary   Summary              `json:"summary"`
-	Events    []trace.Event        `json:"events"`
-	Approvals []permission.Request `json:"approvals"`
+	Summary   Summary                `json:"summary"`
+	Events    []trace.Event          `json:"events"`
+	ToolSets  map[int][]llm.ToolSpec `json:"tool_sets"`
+	Approvals []permission.Request   `json:"approvals"`
 }
 
 // Manager is safe for concurrent use.
@@ -222,7 +226,11 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	d := Detail{Summary: m.summary(s), Events: evs, Approvals: []permission.Request{}}
+	sets, err := m.toolSets(ctx, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Summary: m.summary(s), Events: evs, ToolSets: sets, Approvals: []permission.Request{}}
 	if m.broker != nil {
 		d.Approvals = append(d.Approvals, m.broker.Pending(id)...)
 	}
@@ -272,26 +280,55 @@ func (m *Manager) SaveSettings(ctx context.Context, s Settings) error {
 }
 
 // RawRequest rebuilds the exact body that was sent to Ollama for the
-// model_request event seq, with the same functions that built it.
+// model_request event seq, with the same functions that built it: the log
+// up to the request replayed into a history, and the request's tool set.
 func (m *Manager) RawRequest(ctx context.Context, id string, seq int64) (string, error) {
 	evs, err := m.store.Events(ctx, id)
 	if err != nil {
 		return "", err
 	}
 	i := sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
-	if i == len(evs) || evs[i].Seq != seq {
-		return "", fmt.Errorf("session %s has no event %d", id, seq)
+	if i == len(evs) || evs[i].Seq != seq || evs[i].Kind != trace.KindModelRequest {
+		return "", fmt.Errorf("session %s has no model request %d", id, seq)
 	}
 	mr, err := trace.Decode[trace.ModelRequest](evs[i])
 	if err != nil {
 		return "", err
 	}
-	req, err := trace.BuildRequest(evs[:i], mr)
+	var specs []llm.ToolSpec
+	if mr.ToolSet != 0 {
+		sets, err := m.toolSets(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		var ok bool
+		if specs, ok = sets[mr.ToolSet]; !ok {
+			return "", fmt.Errorf("session %s has no tool set %d (named by request %d)", id, mr.ToolSet, seq)
+		}
+	}
+	req, err := trace.Rebuild(evs, i, specs)
 	if err != nil {
 		return "", err
 	}
 	b, err := ollama.EncodeChatRequest(req)
 	return string(b), err
+}
+
+// toolSets returns a session's stored tool sets by id.
+func (m *Manager) toolSets(ctx context.Context, id string) (map[int][]llm.ToolSpec, error) {
+	raw, err := m.store.ToolSets(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int][]llm.ToolSpec, len(raw))
+	for k, b := range raw {
+		var specs []llm.ToolSpec
+		if err := json.Unmarshal(b, &specs); err != nil {
+			return nil, fmt.Errorf("session %s: tool set %d: %w", id, k, err)
+		}
+		out[k] = specs
+	}
+	return out, nil
 }
 
 // Answer delivers the user's answer to a permission question.

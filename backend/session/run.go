@@ -149,6 +149,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		// makes Ollama refuse the request; run as plain chat instead.
 		reg = reg.Subset()
 	}
+	if specs := reg.Specs(); len(specs) > 0 {
+		// The schemas are stored once per session; requests name them.
+		b, err := json.Marshal(specs)
+		if err == nil {
+			cfg.ToolSet, err = m.store.PutToolSet(ctx, id, b)
+		}
+		if err != nil {
+			ws.Close()
+			return nil, err
+		}
+	}
 
 	m.mu.Lock()
 	if _, busy := m.running[id]; busy {
@@ -167,8 +178,14 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		ws.Close()
 		return nil, err
 	}
-	rec := recorder{store: m.store, sink: m.sink}
-	ag := agent.New(cfg, m.model, rec, reg, approver, gate, func(d agent.Delta) { m.sink.Delta(id, d) }, evs)
+	ag := agent.New(cfg, agent.Seams{
+		Model:    m.model,
+		Recorder: recorder{store: m.store, sink: m.sink},
+		Tools:    reg,
+		Approver: approver,
+		Pauser:   gate,
+		OnDelta:  func(d agent.Delta) { m.sink.Delta(id, d) },
+	}, evs)
 	title := ""
 	if !resume && (s.Title == "" || s.Title == "New session") {
 		title = titleFrom(text)
@@ -216,11 +233,12 @@ func (m *Manager) release(id string, slot *activeRun) {
 // Recover deals with every run the app left open when it last exited, so
 // each session reopens with a valid history: a run paused at a checkpoint
 // waits there again; any other gets "interrupted (app exited)" results for
-// its open calls and a run_end.
+// its open calls and a run_end. Only sessions with an open run are looked
+// at (the store keeps which those are); their logs are read, no others.
 func (m *Manager) Recover(ctx context.Context) error {
 	// The scratch folders of commands a killed Loupe was running.
 	sandbox.RemoveLeftovers()
-	ss, err := m.store.ListSessions(ctx)
+	ss, err := m.store.OpenSessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -231,7 +249,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		st := agent.RunState(evs)
+		st := trace.StateOf(evs)
 		switch {
 		case !st.Open:
 		case st.Paused != nil:
@@ -243,7 +261,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 			go func() { _, _ = p.run() }()
 		default:
 			removePartialWrites(s.Workspace, evs)
-			ag := agent.New(agent.Config{SessionID: s.ID}, nil, recorder{store: m.store, sink: m.sink}, nil, nil, nil, nil, evs)
+			ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
 			if _, err := ag.Recover(ctx); err != nil {
 				errs = append(errs, err)
 				continue

@@ -20,9 +20,10 @@ import (
 // returns nil: a caller may run a tool after its tool_call event is
 // appended. On error nothing was stored. A missing session is ErrNotFound.
 //
-// Append also sets the session's updated_at, and its last_reason: cleared
-// by a user_message (a run opens), set by a run_end. It costs the same for
-// the first event as for the ten-thousandth.
+// Append also sets the session's updated_at, its last_reason (cleared by
+// a user_message, set by a run_end) and its open run (set by a
+// user_message, cleared by a run_end). It costs the same for the first
+// event as for the ten-thousandth.
 func (s *Store) Append(ctx context.Context, e trace.Event) (trace.Event, error) {
 	out, err := s.AppendBatch(ctx, []trace.Event{e})
 	if err != nil {
@@ -84,7 +85,8 @@ const (
 	nextSeqSQL = `UPDATE sessions SET
 			last_seq = last_seq + 1,
 			updated_at = ?,
-			last_reason = coalesce(?, last_reason)
+			last_reason = coalesce(?, last_reason),
+			open_run = coalesce(?, open_run)
 		WHERE id = ? RETURNING last_seq`
 	insertEventSQL = `INSERT INTO events
 		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
@@ -103,20 +105,21 @@ func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace
 	}
 	e.Time = fromNanos(e.Time.UnixNano())
 
-	// A NULL reason leaves last_reason as it is.
+	// A NULL reason or open run leaves the column as it is.
 	var reason *string
+	var open *int
 	switch e.Kind {
 	case trace.KindUserMessage:
-		reason = new("")
+		reason, open = new(""), &e.Run
 	case trace.KindRunEnd:
 		p, err := trace.Decode[trace.RunEnd](e)
 		if err != nil {
 			return trace.Event{}, fmt.Errorf("store: append: %w", err)
 		}
-		reason = &p.Reason
+		reason, open = &p.Reason, new(0)
 	}
 
-	err := nextSeq.QueryRowContext(ctx, now.UnixNano(), reason, e.SessionID).Scan(&e.Seq)
+	err := nextSeq.QueryRowContext(ctx, now.UnixNano(), reason, open, e.SessionID).Scan(&e.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Event{}, fmt.Errorf("store: append: %w", notFound(e.SessionID))
 	}

@@ -96,27 +96,38 @@ func TestAppendRejectsBadEvents(t *testing.T) {
 	}
 }
 
-func TestAppendTracksLastReason(t *testing.T) {
+func TestAppendTracksLastReasonAndOpenRun(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
 	sess := mustCreate(t, s, Session{})
+	other := mustCreate(t, s, Session{})
 	steps := []struct {
 		event trace.Event
 		want  string
+		open  int
 	}{
-		{trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}), ""},
-		{trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: "m"}), ""},
-		{trace.New(trace.KindRunEnd, 1, 1, trace.RunEnd{Reason: trace.EndAnswered}), trace.EndAnswered},
-		{trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x"}), trace.EndAnswered},
-		{trace.New(trace.KindUserMessage, 2, 0, trace.UserMessage{Text: "again"}), ""},
-		{trace.New(trace.KindRunEnd, 2, 3, trace.RunEnd{Reason: trace.EndRoundCap}), trace.EndRoundCap},
+		{trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}), "", 1},
+		{trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: "m"}), "", 1},
+		{trace.New(trace.KindRunEnd, 1, 1, trace.RunEnd{Reason: trace.EndAnswered}), trace.EndAnswered, 0},
+		{trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x"}), trace.EndAnswered, 0},
+		{trace.New(trace.KindUserMessage, 2, 0, trace.UserMessage{Text: "again"}), "", 2},
+		{trace.New(trace.KindNotice, 2, 1, trace.Notice{Code: "x"}), "", 2},
+		{trace.New(trace.KindRunEnd, 2, 3, trace.RunEnd{Reason: trace.EndRoundCap}), trace.EndRoundCap, 0},
+		{trace.New(trace.KindUserMessage, 3, 0, trace.UserMessage{Text: "left open"}), "", 3},
 	}
 	for i, step := range steps {
 		mustAppend(t, s, in(sess.ID, step.event))
 		got, _ := s.GetSession(ctx, sess.ID)
-		if got.LastReason != step.want {
-			t.Errorf("after event %d (%s): last_reason %q, want %q", i+1, step.event.Kind, got.LastReason, step.want)
+		if got.LastReason != step.want || got.OpenRun != step.open {
+			t.Errorf("after event %d (%s): last_reason %q, open run %d; want %q, %d", i+1, step.event.Kind, got.LastReason, got.OpenRun, step.want, step.open)
 		}
+	}
+	// Only the session with a run open is listed for recovery.
+	mustAppend(t, s, in(other.ID, trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "x"})))
+	mustAppend(t, s, in(other.ID, trace.New(trace.KindRunEnd, 1, 0, trace.RunEnd{Reason: trace.EndAnswered})))
+	open, err := s.OpenSessions(ctx)
+	if err != nil || len(open) != 1 || open[0].ID != sess.ID || open[0].OpenRun != 3 {
+		t.Fatalf("OpenSessions = %+v, %v; want only %s with run 3", open, err, sess.ID)
 	}
 }
 
@@ -262,13 +273,17 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		args  int
 		steps int // at least; an INSERT … VALUES has no plan steps
 	}{
-		"next seq":     {nextSeqSQL, 3, 1},
+		"next seq":     {nextSeqSQL, 4, 1},
 		"insert event": {insertEventSQL, 7, 0},
 		"events after": {eventsAfterSQL, 2, 1},
 		// The other statements every run makes (see statements.go).
 		"get session":    {getSessionSQL, 1, 1},
 		"update session": {updateSessionSQL, 5, 1},
 		"get setting":    {getSettingSQL, 1, 1},
+		// Recovery at start-up, and the tool set a run offers.
+		"open sessions": {openSessionsSQL, 0, 1},
+		"find tool set": {findToolSetSQL, 2, 1},
+		"tool sets":     {toolSetsSQL, 1, 1},
 	} {
 		rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.sql, make([]any, q.args)...)
 		if err != nil {

@@ -24,6 +24,9 @@ type Session struct {
 	LastReason string `json:"last_reason"`
 	// EventCount is the number of events, which is also the newest seq.
 	EventCount int `json:"event_count"`
+	// OpenRun is the run that is open (its user_message was appended, its
+	// run_end not yet), or 0.
+	OpenRun int `json:"open_run"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -33,12 +36,12 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	return s, err
@@ -54,7 +57,7 @@ func newID() string {
 
 // CreateSession stores a new, empty session and returns it as stored. An
 // empty ID gets a random one; a zero CreatedAt is now, a zero UpdatedAt is
-// CreatedAt. EventCount is ignored. An ID already in use is ErrExists.
+// CreatedAt. EventCount and OpenRun are ignored. An ID already in use is ErrExists.
 func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) {
 	if in.ID == "" {
 		in.ID = newID()
@@ -67,7 +70,7 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 	}
 	in.CreatedAt = fromNanos(in.CreatedAt.UnixNano())
 	in.UpdatedAt = fromNanos(in.UpdatedAt.UnixNano())
-	in.EventCount = 0
+	in.EventCount, in.OpenRun = 0, 0
 	res, err := s.w.ExecContext(ctx, `INSERT INTO sessions
 		(id, title, workspace, model, created_at, updated_at, last_reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -115,6 +118,30 @@ func (s *Store) ListSessions(ctx context.Context) ([]Session, error) {
 	}
 	return out, nil
 }
+
+// OpenSessions returns the sessions that have a run open, for recovery at
+// start-up: it reads an index of them, no log.
+func (s *Store) OpenSessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.r.QueryContext(ctx, openSessionsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: open sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: open sessions: %w", err)
+	}
+	return out, nil
+}
+
+const openSessionsSQL = `SELECT ` + sessionCols + ` FROM sessions WHERE open_run > 0`
 
 // UpdateSession changes the fields named in u, sets updated_at to now and
 // returns the session as stored, or ErrNotFound.

@@ -80,20 +80,36 @@ type UserMessage struct {
 	Text string `json:"text"`
 }
 
-// ModelRequest records one request exactly enough to rebuild its body: the
-// history is the events named by HistorySeqs, projected by Messages.
+// ModelRequest records one request exactly enough to rebuild its body.
+// Nothing in it grows with the session: the tools offered are a tool set
+// stored once per session and named by ToolSet, and the history is the
+// previous request's (HistoryBase) plus the events appended since
+// (HistoryAdded), projected by History.
 type ModelRequest struct {
-	Model       string         `json:"model"`
-	Options     llm.Options    `json:"options"`
-	Think       *bool          `json:"think,omitempty"`
-	System      string         `json:"system"`
-	Tools       []llm.ToolSpec `json:"tools"`
-	HistorySeqs []int64        `json:"history_seqs"`
+	Model   string      `json:"model"`
+	Options llm.Options `json:"options"`
+	Think   *bool       `json:"think,omitempty"`
+	System  string      `json:"system"`
+	// ToolSet names the session's stored tool set sent with the request
+	// (0: no tools); ToolNames are its tools' names, for reading the log.
+	ToolSet   int      `json:"tool_set,omitempty"`
+	ToolNames []string `json:"tool_names,omitempty"`
+	// HistoryBase is the seq of the session's previous model_request, whose
+	// history this one extends with the events HistoryAdded names (0: the
+	// history starts here).
+	HistoryBase  int64   `json:"history_base,omitempty"`
+	HistoryAdded []int64 `json:"history_added"`
 	// MessageCount includes the system message.
 	MessageCount int `json:"message_count"`
 	// PromptEstimate is Loupe's own token estimate (about 4 bytes a token),
 	// shown beside the count Ollama reports.
 	PromptEstimate int `json:"prompt_estimate"`
+
+	// Tools and HistorySeqs are how logs written before tool sets and
+	// history deltas recorded a request: every tool's schema, and every
+	// history event's seq, in each request. They are read, never written.
+	Tools       []llm.ToolSpec `json:"tools,omitempty"`
+	HistorySeqs []int64        `json:"history_seqs,omitempty"`
 }
 
 // ModelResponse is the model's whole message for one request.
@@ -140,21 +156,31 @@ type ToolCall struct {
 	ReadOnly bool `json:"read_only"`
 }
 
-// Permission decisions.
+// Permission decisions. Ask records a question put to the user, before
+// the answer (an allow or deny event for the same call) arrives.
 const (
 	Allow = "allow"
 	Deny  = "deny"
+	Ask   = "ask"
 )
 
-// Permission records who decided whether a call may run.
+// Permission records who decided whether a call may run, or (Decision
+// Ask) that a person is asked.
 type Permission struct {
 	CallID   string `json:"call_id"`
 	Tool     string `json:"tool"`
 	Decision string `json:"decision"`
 	// By says who or which rule decided; the UI shows "Allowed by <By>".
+	// For an ask it names the rule or setting that asks, if any.
 	By string `json:"by"`
 	// Reasons say why the policy asked (or refused), in plain words.
 	Reasons []string `json:"reasons,omitempty"`
+	// Summary and Display are what the question shows (on ask): the
+	// call in a line, and the diff or command it would run.
+	Summary string   `json:"summary,omitempty"`
+	Display *Display `json:"display,omitempty"`
+	// OnceOnly is set on an ask whose answer cannot be remembered.
+	OnceOnly bool `json:"once_only,omitempty"`
 }
 
 // Display is extra data for the UI that the model does not see.
@@ -258,7 +284,10 @@ const (
 
 // Checkpoint records a pause of a step-through run and how it ended. A run
 // whose last event is a paused checkpoint is still paused there, also
-// after the app restarts.
+// after the app restarts. A pause carries what may be edited there that
+// the log does not already hold: the pending request's system prompt and
+// options (before_request), the pending call's arguments (before_tool).
+// The history messages and the result are events of the log already.
 type Checkpoint struct {
 	Point  string `json:"point"`
 	State  string `json:"state"`
@@ -268,6 +297,12 @@ type Checkpoint struct {
 	Breakpoint bool `json:"breakpoint,omitempty"`
 	// Action says how a pause ended (on resumed).
 	Action string `json:"action,omitempty"`
+	// System and Options are the pending request's (before_request, on
+	// paused).
+	System  *string      `json:"system,omitempty"`
+	Options *llm.Options `json:"options,omitempty"`
+	// Args are the pending call's arguments (before_tool, on paused).
+	Args json.RawMessage `json:"args,omitempty"`
 }
 
 // Edit targets.

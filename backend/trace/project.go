@@ -2,17 +2,333 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
-// formsHistory tells whether an event of this kind becomes a message.
-func formsHistory(k Kind) bool {
-	return k == KindUserMessage || k == KindModelResponse || k == KindToolResult
+// History is a session's conversation as the model sees it, built event by
+// event: every user message, model answer and tool result becomes a
+// message, and every edit changes the message it names from then on. The
+// loop keeps one for its run and adds each event as it records it; the Raw
+// view replays a stored log into one. Both then build the request with
+// BuildRequest, so what is shown is what was sent.
+//
+// Adding an event costs the same however long the history is.
+type History struct {
+	// msgs[0] is kept for the system message; the conversation follows.
+	msgs []llm.Message
+	// seqs[i] is the event msgs[i] comes from (0 for the system slot).
+	seqs []int64
+	// size[i] is the JSON size of msgs[i], for PromptEstimate.
+	size  []int
+	total int
+	// at finds a message by its event; calls and results by call id (the
+	// latest message holding that call, the latest result for it).
+	at      map[int64]int
+	calls   map[string]int
+	results map[string]int
+	// lastRequest is the seq of the newest model_request; since lists the
+	// history events appended after it.
+	lastRequest int64
+	since       []int64
+	all         int
 }
 
-// HistorySeqs lists, in order, the events that form the conversation so far.
+// NewHistory returns an empty history.
+func NewHistory() *History {
+	return &History{
+		msgs: make([]llm.Message, 1), seqs: make([]int64, 1), size: make([]int, 1),
+		at: map[int64]int{}, calls: map[string]int{}, results: map[string]int{},
+	}
+}
+
+// Replay builds the history that the events form, in log order.
+func Replay(events []Event) (*History, error) {
+	h := NewHistory()
+	for _, e := range events {
+		if err := h.Add(e); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Add takes one event of the log: a message for the kinds that form the
+// history, an edit applied, a model_request noted as the base of the next
+// one. Other kinds change nothing.
+func (h *History) Add(e Event) error {
+	switch e.Kind {
+	case KindUserMessage:
+		p, err := Decode[UserMessage](e)
+		if err != nil {
+			return err
+		}
+		h.AddUser(e.Seq, p)
+	case KindModelResponse:
+		p, err := Decode[ModelResponse](e)
+		if err != nil {
+			return err
+		}
+		h.AddResponse(e.Seq, p)
+	case KindToolResult:
+		p, err := Decode[ToolResult](e)
+		if err != nil {
+			return err
+		}
+		h.AddResult(e.Seq, p)
+	case KindEdit:
+		p, err := Decode[Edit](e)
+		if err != nil {
+			return err
+		}
+		return h.ApplyEdit(p)
+	case KindModelRequest:
+		h.Requested(e.Seq)
+	}
+	return nil
+}
+
+// AddUser adds the user message of event seq.
+func (h *History) AddUser(seq int64, p UserMessage) {
+	h.add(seq, llm.Message{Role: llm.RoleUser, Content: p.Text})
+}
+
+// AddResponse adds the model's answer of event seq. An incomplete answer
+// keeps its text but not its tool calls, which never ran and have no
+// results; one with nothing left in it is not sent back at all.
+func (h *History) AddResponse(seq int64, p ModelResponse) {
+	m := llm.Message{Role: llm.RoleAssistant, Content: p.Content, Thinking: p.Thinking}
+	if !p.Incomplete {
+		m.ToolCalls = p.ToolCalls
+	}
+	if m.Content == "" && m.Thinking == "" && len(m.ToolCalls) == 0 {
+		// A request that failed before the model said anything left an
+		// empty message: sending it back would only confuse.
+		h.note(seq)
+		return
+	}
+	i := h.add(seq, m)
+	for _, c := range m.ToolCalls {
+		h.calls[c.ID] = i
+	}
+}
+
+// AddResult adds the observation of event seq.
+func (h *History) AddResult(seq int64, p ToolResult) {
+	i := h.add(seq, llm.Message{Role: llm.RoleTool, Content: p.Content, ToolCallID: p.CallID, ToolName: p.Name})
+	h.results[p.CallID] = i
+}
+
+// ApplyEdit changes what the model will see: a message's content, a
+// call's arguments, a result's content. Edits of the system prompt and
+// options are the request's, not the history's.
+func (h *History) ApplyEdit(ed Edit) error {
+	var i int
+	var ok bool
+	switch ed.Target {
+	case EditMessage:
+		i, ok = h.at[ed.Seq]
+	case EditResult:
+		i, ok = h.results[ed.CallID]
+	case EditArgs:
+		i, ok = h.calls[ed.CallID]
+		if ok {
+			// Copy the calls: the answer's payload may be shared.
+			calls := slices.Clone(h.msgs[i].ToolCalls)
+			for j := range calls {
+				if calls[j].ID == ed.CallID {
+					calls[j].Args = ed.After
+				}
+			}
+			h.msgs[i].ToolCalls = calls
+			h.resize(i)
+		}
+		return nil
+	default:
+		return nil
+	}
+	if !ok {
+		// An edit of something the model never saw (an empty answer)
+		// changes nothing it sees.
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(ed.After, &s); err != nil {
+		return fmt.Errorf("trace: %s edit: %w", ed.Target, err)
+	}
+	h.msgs[i].Content = s
+	h.resize(i)
+	return nil
+}
+
+// Requested notes that the model_request of event seq was recorded: the
+// next request's history extends its own.
+func (h *History) Requested(seq int64) {
+	h.lastRequest, h.since = seq, nil
+}
+
+// Delta is what the next request records of its history: the previous
+// request, and the history events appended since.
+func (h *History) Delta() (base int64, added []int64) {
+	added = h.since
+	if added == nil {
+		added = []int64{}
+	}
+	return h.lastRequest, added
+}
+
+// Has reports whether event seq is a message the model sees.
+func (h *History) Has(seq int64) bool {
+	_, ok := h.at[seq]
+	return ok
+}
+
+// ResultContent is what the model will see of the result for callID (its
+// latest result, with edits), if it has one.
+func (h *History) ResultContent(callID string) (string, bool) {
+	i, ok := h.results[callID]
+	if !ok {
+		return "", false
+	}
+	return h.msgs[i].Content, true
+}
+
+// Len is the number of events that form the history, including answers
+// left out because they were empty.
+func (h *History) Len() int { return h.all }
+
+// Messages is the request's message list: the system prompt (when there is
+// one), then the conversation. It shares the history's memory: it is
+// valid until the history next changes, and must not be modified.
+func (h *History) Messages(system string) []llm.Message {
+	if system == "" {
+		return h.msgs[1:]
+	}
+	h.msgs[0] = llm.Message{Role: llm.RoleSystem, Content: system}
+	return h.msgs
+}
+
+// Sourced is a history message with the event it comes from.
+type Sourced struct {
+	Seq int64
+	llm.Message
+}
+
+// Sourced returns a copy of the conversation with each message's event,
+// for showing a pending request.
+func (h *History) Sourced() []Sourced {
+	out := make([]Sourced, 0, len(h.msgs)-1)
+	for i := 1; i < len(h.msgs); i++ {
+		out = append(out, Sourced{Seq: h.seqs[i], Message: h.msgs[i]})
+	}
+	return out
+}
+
+func (h *History) add(seq int64, m llm.Message) int {
+	h.note(seq)
+	h.msgs = append(h.msgs, m)
+	h.seqs = append(h.seqs, seq)
+	h.size = append(h.size, 0)
+	i := len(h.msgs) - 1
+	h.at[seq] = i
+	h.resize(i)
+	return i
+}
+
+func (h *History) note(seq int64) {
+	h.since = append(h.since, seq)
+	h.all++
+}
+
+func (h *History) resize(i int) {
+	b, _ := json.Marshal(h.msgs[i])
+	h.total += len(b) - h.size[i]
+	h.size[i] = len(b)
+}
+
+// PromptEstimate is Loupe's rough token count of the request built from
+// this history with the given system prompt and tools (toolsJSON is the
+// tools' JSON encoding): about four bytes of JSON per token. It equals
+// PromptEstimateOf(that request) without encoding the history again.
+// Ollama's exact count arrives with the response.
+func (h *History) PromptEstimate(system string, toolsJSON int) int {
+	n, bytes := len(h.msgs)-1, h.total
+	if system != "" {
+		b, _ := json.Marshal(llm.Message{Role: llm.RoleSystem, Content: system})
+		n, bytes = n+1, bytes+len(b)
+	}
+	msgs := 2 + bytes // [ ... ]
+	if n > 1 {
+		msgs += n - 1 // commas
+	}
+	// {"m":MSGS,"t":TOOLS}
+	return (len(`{"m":,"t":}`) + msgs + toolsJSON + 3) / 4
+}
+
+// PromptEstimateOf is the estimate for a request already built.
+func PromptEstimateOf(r llm.Request) int {
+	b, _ := json.Marshal(struct {
+		M []llm.Message  `json:"m"`
+		T []llm.ToolSpec `json:"t"`
+	}{r.Messages, r.Tools})
+	return (len(b) + 3) / 4
+}
+
+// BuildRequest makes the request that a model_request describes, from the
+// history as it stood when the request was recorded and the tools of its
+// tool set. The loop calls it to make the request it sends, and the Raw
+// view calls it to show that request again: one function, so they agree.
+func BuildRequest(h *History, mr ModelRequest, tools []llm.ToolSpec) llm.Request {
+	return llm.Request{
+		Model:    mr.Model,
+		Messages: h.Messages(mr.System),
+		Tools:    tools,
+		Options:  mr.Options,
+		Think:    mr.Think,
+	}
+}
+
+// RequestHistory returns the seqs of the events that form the history of
+// the model_request events[i], following its chain of bases back (or, in
+// a log written before history deltas, its own list). events must be in
+// seq order.
+func RequestHistory(events []Event, i int) ([]int64, error) {
+	var parts [][]int64
+	for {
+		mr, err := Decode[ModelRequest](events[i])
+		if err != nil {
+			return nil, err
+		}
+		if mr.HistorySeqs != nil {
+			parts = append(parts, mr.HistorySeqs)
+			break
+		}
+		parts = append(parts, mr.HistoryAdded)
+		if mr.HistoryBase == 0 {
+			break
+		}
+		j := sort.Search(i, func(j int) bool { return events[j].Seq >= mr.HistoryBase })
+		if j == i || events[j].Seq != mr.HistoryBase || events[j].Kind != KindModelRequest {
+			return nil, fmt.Errorf("trace: request %d extends the history of event %d, which is not an earlier model_request", events[i].Seq, mr.HistoryBase)
+		}
+		i = j
+	}
+	var out []int64
+	for k := len(parts) - 1; k >= 0; k-- {
+		out = append(out, parts[k]...)
+	}
+	return out, nil
+}
+
+// ErrHistoryMismatch is returned when a request's recorded history is not
+// the history its log forms: the log was changed after it was written.
+var ErrHistoryMismatch = errors.New("trace: the request's recorded history does not match its log")
+
+// HistorySeqs lists, in order, the events that form the history.
 func HistorySeqs(events []Event) []int64 {
 	seqs := make([]int64, 0, len(events))
 	for _, e := range events {
@@ -23,145 +339,35 @@ func HistorySeqs(events []Event) []int64 {
 	return seqs
 }
 
-// Sourced is a history message with the event it comes from.
-type Sourced struct {
-	Seq int64
-	llm.Message
+// formsHistory tells whether an event of this kind becomes a message.
+func formsHistory(k Kind) bool {
+	return k == KindUserMessage || k == KindModelResponse || k == KindToolResult
 }
 
-// Project turns the named events into history messages, in order, with the
-// user's edits applied (see Edit): the model sees the edited conversation.
-// An incomplete model message keeps its text but not its tool calls, which
-// never ran and have no results; one with nothing in it is left out.
-func Project(events []Event, seqs []int64) ([]Sourced, error) {
-	bySeq := make(map[int64]Event, len(seqs))
-	want := make(map[int64]bool, len(seqs))
-	for _, s := range seqs {
-		want[s] = true
-	}
-	var edits []Edit
-	for _, e := range events {
-		if want[e.Seq] {
-			bySeq[e.Seq] = e
-		}
-		if e.Kind == KindEdit {
-			ed, err := Decode[Edit](e)
-			if err != nil {
-				return nil, err
-			}
-			edits = append(edits, ed)
-		}
-	}
-	out := make([]Sourced, 0, len(seqs))
-	for _, s := range seqs {
-		e, ok := bySeq[s]
-		if !ok {
-			return nil, fmt.Errorf("trace: history names event %d, which is not in the log", s)
-		}
-		m, err := message(e)
-		if err != nil {
-			return nil, err
-		}
-		if err := applyEdits(&m, s, edits); err != nil {
-			return nil, err
-		}
-		if m.Role == llm.RoleAssistant && m.Content == "" && m.Thinking == "" && len(m.ToolCalls) == 0 {
-			// A request that failed before the model said anything left
-			// an empty message: sending it back would only confuse.
-			continue
-		}
-		out = append(out, Sourced{Seq: s, Message: m})
-	}
-	return out, nil
-}
-
-// applyEdits applies, in log order, the edits that touch message m (from
-// event seq): its content, a call's arguments, a result's content.
-func applyEdits(m *llm.Message, seq int64, edits []Edit) error {
-	for _, ed := range edits {
-		switch {
-		case ed.Target == EditMessage && ed.Seq == seq,
-			ed.Target == EditResult && m.Role == llm.RoleTool && ed.CallID == m.ToolCallID:
-			var s string
-			if err := json.Unmarshal(ed.After, &s); err != nil {
-				return fmt.Errorf("trace: %s edit: %w", ed.Target, err)
-			}
-			m.Content = s
-		case ed.Target == EditArgs && m.Role == llm.RoleAssistant:
-			for i := range m.ToolCalls {
-				if m.ToolCalls[i].ID == ed.CallID {
-					// Copy the slice: the event's payload is shared.
-					calls := append([]llm.ToolCall(nil), m.ToolCalls...)
-					calls[i].Args = ed.After
-					m.ToolCalls = calls
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// Messages is the request's message list: the system prompt, then the
-// projected history.
-func Messages(events []Event, system string, seqs []int64) ([]llm.Message, error) {
-	src, err := Project(events, seqs)
-	if err != nil {
-		return nil, err
-	}
-	msgs := make([]llm.Message, 0, len(src)+1)
-	if system != "" {
-		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: system})
-	}
-	for _, s := range src {
-		msgs = append(msgs, s.Message)
-	}
-	return msgs, nil
-}
-
-func message(e Event) (llm.Message, error) {
-	switch e.Kind {
-	case KindUserMessage:
-		p, err := Decode[UserMessage](e)
-		return llm.Message{Role: llm.RoleUser, Content: p.Text}, err
-	case KindModelResponse:
-		p, err := Decode[ModelResponse](e)
-		m := llm.Message{Role: llm.RoleAssistant, Content: p.Content, Thinking: p.Thinking}
-		if !p.Incomplete {
-			m.ToolCalls = p.ToolCalls
-		}
-		return m, err
-	case KindToolResult:
-		p, err := Decode[ToolResult](e)
-		return llm.Message{Role: llm.RoleTool, Content: p.Content, ToolCallID: p.CallID, ToolName: p.Name}, err
-	}
-	return llm.Message{}, fmt.Errorf("trace: event %d of kind %s is not part of a history", e.Seq, e.Kind)
-}
-
-// BuildRequest rebuilds the model request that a model_request event
-// describes. The agent calls it to make the request it sends, and the Raw
-// view calls it to show that request again: one function, so they agree.
-func BuildRequest(events []Event, mr ModelRequest) (llm.Request, error) {
-	msgs, err := Messages(events, mr.System, mr.HistorySeqs)
+// Rebuild replays the log up to the model_request events[i] and returns
+// the request it describes, given the tools of its tool set (nil for a
+// log written before tool sets, whose request lists them itself). It
+// checks that the history the request recorded is the one its log forms.
+func Rebuild(events []Event, i int, tools []llm.ToolSpec) (llm.Request, error) {
+	mr, err := Decode[ModelRequest](events[i])
 	if err != nil {
 		return llm.Request{}, err
 	}
-	return llm.Request{
-		Model:    mr.Model,
-		Messages: msgs,
-		Tools:    mr.Tools,
-		Options:  mr.Options,
-		Think:    mr.Think,
-	}, nil
-}
-
-// PromptEstimate is Loupe's rough token count of a request: about four bytes
-// of JSON per token. Ollama's exact count arrives with the response.
-func PromptEstimate(r llm.Request) int {
-	b, _ := json.Marshal(struct {
-		M []llm.Message  `json:"m"`
-		T []llm.ToolSpec `json:"t"`
-	}{r.Messages, r.Tools})
-	return (len(b) + 3) / 4
+	named, err := RequestHistory(events, i)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	if !slices.Equal(named, HistorySeqs(events[:i])) {
+		return llm.Request{}, fmt.Errorf("%w (event %d)", ErrHistoryMismatch, events[i].Seq)
+	}
+	h, err := Replay(events[:i])
+	if err != nil {
+		return llm.Request{}, err
+	}
+	if mr.Tools != nil {
+		tools = mr.Tools
+	}
+	return BuildRequest(h, mr, tools), nil
 }
 
 // Unanswered returns the tool calls of complete model messages that have no
@@ -192,19 +398,4 @@ func Unanswered(events []Event) []llm.ToolCall {
 		}
 	}
 	return out
-}
-
-// OpenRun reports whether the log's last run has no run_end: the app exited
-// while it was running.
-func OpenRun(events []Event) bool {
-	open := false
-	for _, e := range events {
-		switch e.Kind {
-		case KindUserMessage:
-			open = true
-		case KindRunEnd:
-			open = false
-		}
-	}
-	return open
 }

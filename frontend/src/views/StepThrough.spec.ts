@@ -247,8 +247,8 @@ describe('Explain', slow, () => {
   });
 });
 
-// approve_command's run: user 1, request 2, response 3, call 4, permission
-// 5, result 6, request 7, response 8, end 9.
+// approve_command's run: user 1, request 2, response 3, call 4, question 5,
+// permission 6, result 7, request 8, response 9, end 10.
 describe('Playback', slow, () => {
   it('steps through a stored session with the arrow keys, the buttons and the slider, without calling the model', async () => {
     const replay = play('approve_command', { from: 'end' });
@@ -259,7 +259,7 @@ describe('Playback', slow, () => {
     await key('p');
     const pos = () => screen.getByTestId('playback-position').getAttribute('data-position');
     expect(pos()).toBe('1');
-    expect(screen.getByTestId('playback-position').textContent).toBe('1 / 9');
+    expect(screen.getByTestId('playback-position').textContent).toBe('1 / 10');
     expect(screen.queryByTestId('card-request')).toBeNull();
     await key('ArrowRight');
     expect(pos()).toBe('2');
@@ -268,15 +268,15 @@ describe('Playback', slow, () => {
     await fireEvent.click(screen.getByTestId('playback-next'));
     expect(screen.getByTestId('loop-diagram').getAttribute('data-step')).toBe('respond');
     await key('ArrowRight', { shiftKey: true });
-    expect(pos()).toBe('7');
+    expect(pos()).toBe('8');
     expect(screen.getAllByTestId('card-request')).toHaveLength(2);
     expect(screen.queryByTestId('card-end')).toBeNull();
-    await fireEvent.input(screen.getByTestId('playback-slider'), { target: { value: '5' } });
-    expect(pos()).toBe('5');
+    await fireEvent.input(screen.getByTestId('playback-slider'), { target: { value: '6' } });
+    expect(pos()).toBe('6');
     expect(screen.getByTestId('loop-diagram').getAttribute('data-step')).toBe('execute');
     expect(screen.queryByTestId('card-observation')).toBeNull();
     await key('End');
-    expect(pos()).toBe('9');
+    expect(pos()).toBe('10');
     expect(screen.getByTestId('card-end')).toBeTruthy();
     await key('Home');
     expect(pos()).toBe('1');
@@ -296,7 +296,7 @@ describe('Playback', slow, () => {
     await screen.findByTestId('card-end');
     (document.activeElement as HTMLElement | null)?.blur();
     await key('ArrowLeft');
-    expect(screen.getByTestId('playback-position').getAttribute('data-position')).toBe('8');
+    expect(screen.getByTestId('playback-position').getAttribute('data-position')).toBe('9');
   });
 });
 
@@ -309,11 +309,11 @@ describe('What the model saw', slow, () => {
     const second = (await screen.findAllByTestId('card-request'))[1]!;
     await fireEvent.click(within(second).getByTestId('model-saw-toggle'));
     const view = await screen.findByTestId('model-saw');
-    expect(view.getAttribute('data-seq')).toBe('7');
+    expect(view.getAttribute('data-seq')).toBe('8');
     await waitFor(() => expect(within(view).getAllByTestId('model-saw-message')).toHaveLength(3));
     // The counts the engine recorded: Ollama's for the answer, Loupe's estimate for the request.
-    const req = replay.events.find((e) => e.seq === 7);
-    const resp = replay.events.find((e) => e.seq === 8);
+    const req = replay.events.find((e) => e.seq === 8);
+    const resp = replay.events.find((e) => e.seq === 9);
     if (req?.kind !== 'model_request' || resp?.kind !== 'model_response') throw new Error('approve_command changed shape');
     expect(within(view).getByTestId('model-saw-tokens').textContent).toContain(
       `Ollama counted ${n(resp.payload.metrics.prompt_eval_count)} prompt tokens; Loupe estimated ${n(req.payload.prompt_estimate)}`,
@@ -339,7 +339,7 @@ describe('What the model saw', slow, () => {
     expect(first.getAttribute('data-seq')).toBe('2');
     await waitFor(() => expect(within(first).getByTestId('model-saw-summary').textContent).toContain('first request'));
     await key('ArrowRight', { shiftKey: true });
-    await waitFor(() => expect(screen.getByTestId('model-saw').getAttribute('data-seq')).toBe('7'));
+    await waitFor(() => expect(screen.getByTestId('model-saw').getAttribute('data-seq')).toBe('8'));
   });
 });
 

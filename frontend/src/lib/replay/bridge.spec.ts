@@ -20,8 +20,8 @@ describe('ReplayBridge', () => {
     expect(replay.waitingFor).toBe('send("session-1", "Write hello.txt with a command")');
     await replay.send('session-1', 'Write hello.txt with a command');
     await settle();
-    // Up to the approval: the call waits for the user.
-    expect(got.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call']);
+    // Up to the approval: the question is an event, and the call waits for the user.
+    expect(got.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call', 'permission']);
     expect(replay.waitingFor).toBe('answerFor("ask-1", true, "once")');
     const snap = await replay.openSession('session-1');
     expect(snap.approvals.map((a) => a.id)).toEqual(['ask-1']);
@@ -96,9 +96,9 @@ describe('ReplayBridge', () => {
 
   it('serves the request bodies the backend rebuilt, for requests it has played', async () => {
     const replay = new ReplayBridge(recording('approve_command'), { from: 'end' });
-    const body = JSON.parse(await replay.rawRequest('session-1', 7));
+    const body = JSON.parse(await replay.rawRequest('session-1', 8));
     expect(body.messages.at(-1).role).toBe('tool');
-    await expect(new ReplayBridge(recording('approve_command')).rawRequest('session-1', 7)).rejects.toThrow(/no request 7/);
+    await expect(new ReplayBridge(recording('approve_command')).rawRequest('session-1', 8)).rejects.toThrow(/no request 8/);
   });
 
   it('refuses a file that is not a recording', () => {

@@ -57,7 +57,7 @@ describe('LoupeApp', () => {
     await settle();
     resolve(snapshot);
     await opening;
-    expect(app.current?.events.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call']);
+    expect(app.current?.events.map((e) => e.kind)).toEqual(['user_message', 'model_request', 'model_response', 'tool_call', 'permission']);
     expect(app.current?.loading).toBe(false);
     stop();
   });

@@ -196,9 +196,12 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
         c.name = e.payload.name;
         break;
       }
-      case 'permission':
-        callFor(e, e.payload.call_id, e.payload.tool).permission = e;
+      case 'permission': {
+        // A question ("ask") is not a decision: the answer follows it.
+        const c = callFor(e, e.payload.call_id, e.payload.tool);
+        if (e.payload.decision !== 'ask') c.permission = e;
         break;
+      }
       case 'tool_result':
         callFor(e, e.payload.call_id, e.payload.name).result = e;
         break;

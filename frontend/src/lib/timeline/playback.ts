@@ -112,7 +112,7 @@ export function eventLabel(e: TraceEvent): string {
     case 'tool_call':
       return `Tool call ${e.payload.name}${e.payload.valid ? '' : ' (invalid)'}`;
     case 'permission':
-      return `${e.payload.decision === 'allow' ? 'Allowed' : 'Denied'}: ${e.payload.tool}`;
+      return `${e.payload.decision === 'allow' ? 'Allowed' : e.payload.decision === 'ask' ? 'Asked you about' : 'Denied'}: ${e.payload.tool}`;
     case 'tool_result':
       return `Result of ${e.payload.name}`;
     case 'checkpoint':

@@ -25,13 +25,28 @@ export interface UserMessagePayload {
   text: string;
 }
 
+/**
+ * A request, recorded so that its body can be rebuilt (the Raw view asks
+ * the backend for it). Nothing in it grows with the session: the tools are
+ * a tool set stored once per session (Detail.tool_sets) and named by
+ * tool_set, and the history is the previous request's (history_base) plus
+ * the events in history_added.
+ */
 export interface ModelRequestPayload {
   model: string;
   options: Options;
   think?: boolean | null;
   system: string;
-  tools: ToolSpec[] | null;
-  history_seqs: number[] | null;
+  /** The session's tool set sent with it; absent when no tools were offered. */
+  tool_set?: number;
+  tool_names?: string[] | null;
+  /** The seq of the previous model_request, whose history this one extends. */
+  history_base?: number;
+  /** The history events added since history_base. */
+  history_added?: number[] | null;
+  /** Logs written before tool sets and history deltas: every tool and every history seq. */
+  tools?: ToolSpec[] | null;
+  history_seqs?: number[] | null;
   /** Includes the system message. */
   message_count: number;
   /** Loupe's own token estimate (about 4 bytes a token). */
@@ -74,7 +89,8 @@ export interface ToolCallPayload {
   read_only: boolean;
 }
 
-export type Decision = 'allow' | 'deny';
+/** 'ask' records a question put to the user; the answer follows as allow or deny. */
+export type Decision = 'allow' | 'deny' | 'ask';
 
 export interface PermissionPayload {
   call_id: string;
@@ -84,6 +100,11 @@ export interface PermissionPayload {
   by: string;
   /** Why the policy asked (or refused), in plain words. */
   reasons?: string[] | null;
+  /** On ask: the call in a line, and the diff or command it would run. */
+  summary?: string;
+  display?: Display | null;
+  /** On ask: the answer cannot be remembered. */
+  once_only?: boolean;
 }
 
 export interface Display {
@@ -177,6 +198,11 @@ export interface CheckpointPayload {
   breakpoint?: boolean;
   /** How the pause ended, on resumed. */
   action?: ResumeAction | string;
+  /** On paused before a request: its system prompt and options, which may be edited. */
+  system?: string;
+  options?: Options;
+  /** On paused before a call: its arguments, which may be edited. */
+  args?: JsonValue;
 }
 
 /** What an edit changed (trace.Edit*). */

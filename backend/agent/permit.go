@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/tools"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// permits is how a run decides its calls: the policy, and a person through
+// the Approver when the policy asks. Answers "for this session" or "for
+// this workspace" become grants for the rest of the run.
+type permits struct {
+	mu        sync.Mutex
+	policy    permission.Policy
+	approver  Approver
+	onGrant   func(permission.Grant)
+	sessionID string
+}
+
+// verdict is what the policy says of a call, asking no one.
+type verdict struct {
+	call  permission.Call
+	d     permission.Decision
+	guard *permission.CallGuard
+}
+
+func (v verdict) asks() bool { return v.d.Verdict == permission.Ask }
+
+// judge asks the policy about a valid call, now: the decision is taken on
+// where its paths lead at this moment, and the guard holds the tool to it.
+// What the policy sees comes from the tool's own arguments only: nothing
+// else the model sends can widen it.
+func (p *permits) judge(c *call) verdict {
+	pc, err := permission.CallFor(c.Name, argsObject(c.Args), c.tool.ReadOnly())
+	p.mu.Lock()
+	d, g := p.policy.DecideGuarded(pc)
+	p.mu.Unlock()
+	if err != nil {
+		d = permission.Decision{Verdict: permission.Refuse, By: "rule: the call's arguments could not be read (" + err.Error() + ")"}
+	}
+	return verdict{call: pc, d: d, guard: g}
+}
+
+// grant keeps an answer given for longer than this call.
+func (p *permits) grant(g permission.Grant) {
+	p.mu.Lock()
+	p.policy.Grants = append(p.policy.Grants, g)
+	p.mu.Unlock()
+	if p.onGrant != nil {
+		p.onGrant(g)
+	}
+}
+
+// decide settles a call on the policy's verdict, asking a person when it
+// says so, and records the decision: an allowed call gets its guard, a
+// refused one its "denied" outcome. A question is an event too, recorded
+// before it is asked. It reports false when the run was stopped while
+// asking (nothing is decided; the caller backfills).
+func (r *run) decide(ctx context.Context, c *call, v verdict) (bool, error) {
+	allow, by := v.d.Verdict == permission.Run, v.d.By
+	var guard tools.Guard = v.guard
+	if v.asks() {
+		args := argsObject(c.Args)
+		req := permission.Request{SessionID: r.cfg.SessionID, CallID: c.ID, Tool: c.Name, Args: args,
+			Call: &v.call, Reasons: v.d.Reasons, OnceOnly: v.d.OnceOnly}
+		if pv, ok := c.tool.(tools.Previewer); ok {
+			if disp, err := pv.Preview(ctx, args); err == nil {
+				req.Display = disp
+			} else {
+				req.Summary = "preview unavailable: " + err.Error()
+			}
+		}
+		if req.Summary == "" {
+			req.Summary = summarize(c.Name, args)
+		}
+		q := trace.Permission{CallID: c.ID, Tool: c.Name, Decision: trace.Ask, By: v.d.By, Reasons: v.d.Reasons, Summary: req.Summary, OnceOnly: v.d.OnceOnly}
+		if req.Display != (trace.Display{}) {
+			disp := req.Display
+			q.Display = &disp
+		}
+		if _, err := r.record(ctx, trace.KindPermission, q); err != nil {
+			return false, err
+		}
+		ans, err := r.perm.approver.Approve(ctx, req)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return false, nil
+		case err != nil:
+			by = "rule: could not ask (" + err.Error() + ")"
+		default:
+			allow, by = ans.Allow, ans.By
+			guard = v.guard.ApprovedByPerson()
+			if ans.Grant != nil {
+				r.perm.grant(*ans.Grant)
+			}
+		}
+	}
+	decision := trace.Allow
+	if allow {
+		c.guard = guard
+	} else {
+		decision = trace.Deny
+		c.outcome = deniedResult(c, by)
+	}
+	if _, err := r.record(ctx, trace.KindPermission, trace.Permission{CallID: c.ID, Tool: c.Name, Decision: decision, By: by, Reasons: v.d.Reasons}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func summarize(name string, args []byte) string {
+	s := strings.TrimSpace(string(args))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return name + " " + s
+}

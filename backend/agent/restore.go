@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// resumeAt is where a restored run stands, read once from the log when it
+// resumes: the checkpoint it waits at and, when that comes after the
+// round's answer, the answer and what the log holds for each of its calls.
+type resumeAt struct {
+	answer *trace.ModelResponse
+	calls  map[string]*logged
+}
+
+// logged is what the log holds for one call of the restored round.
+type logged struct {
+	checked bool
+	// args are the arguments as last edited (nil: as the model sent them).
+	args      json.RawMessage
+	permitted *trace.Permission
+	result    *trace.ToolResult
+}
+
+// resumePoint reads from the log where its paused run waits, and sets the
+// run up to go on from there: its number and round, the system prompt and
+// options it was using (the last request's, with any edit since), and the
+// pause to wait at without recording it again.
+func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
+	st := trace.StateOf(log)
+	if st.Paused == nil {
+		return nil, errors.New("agent: the session has no paused run to resume")
+	}
+	r.num, r.round, r.restored = st.Run, st.Round, st.Paused
+	at := &resumeAt{}
+	var answer *trace.ModelResponse
+	for _, e := range log {
+		if e.Run != r.num {
+			continue
+		}
+		switch e.Kind {
+		case trace.KindModelRequest:
+			if mr, err := trace.Decode[trace.ModelRequest](e); err == nil {
+				r.cfg.System, r.cfg.Options = mr.System, mr.Options
+			}
+		case trace.KindModelResponse:
+			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {
+				answer = &p
+				at.calls = map[string]*logged{}
+				for _, c := range p.ToolCalls {
+					at.calls[c.ID] = &logged{}
+				}
+			}
+		case trace.KindEdit:
+			ed, err := trace.Decode[trace.Edit](e)
+			if err != nil {
+				continue
+			}
+			switch ed.Target {
+			case trace.EditSystem:
+				_ = json.Unmarshal(ed.After, &r.cfg.System)
+			case trace.EditOptions:
+				_ = json.Unmarshal(ed.After, &r.cfg.Options)
+			case trace.EditArgs:
+				if l := at.calls[ed.CallID]; l != nil {
+					l.args = ed.After
+				}
+			}
+		case trace.KindToolCall:
+			if p, err := trace.Decode[trace.ToolCall](e); err == nil && at.calls[p.CallID] != nil {
+				at.calls[p.CallID].checked = true
+			}
+		case trace.KindPermission:
+			if p, err := trace.Decode[trace.Permission](e); err == nil && p.Decision != trace.Ask && at.calls[p.CallID] != nil {
+				at.calls[p.CallID].permitted = &p
+			}
+		case trace.KindToolResult:
+			if p, err := trace.Decode[trace.ToolResult](e); err == nil && at.calls[p.CallID] != nil {
+				at.calls[p.CallID].result = &p
+			}
+		}
+	}
+	if st.Paused.Point != trace.PointBeforeRequest {
+		if answer == nil {
+			return nil, errors.New("agent: the run is paused after an answer its log does not hold")
+		}
+		at.answer = answer
+	}
+	return at, nil
+}
