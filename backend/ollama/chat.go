@@ -18,16 +18,29 @@ import (
 // EncodeChatRequest returns the exact bytes Chat sends as the body of
 // POST /api/chat for r: Chat sends what this returns.
 func EncodeChatRequest(r llm.Request) ([]byte, error) {
-	req, err := chatRequest(r)
+	return encodeChatRequest(r, nil)
+}
+
+// chatRequest converts a request to Ollama's form, messages and all.
+func chatRequest(r llm.Request) (*api.ChatRequest, error) {
+	req, err := chatHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(req)
+	req.Messages = make([]api.Message, 0, len(r.Messages))
+	for i, m := range r.Messages {
+		am, err := apiMessage(i, m)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, am)
+	}
+	return req, nil
 }
 
-// chatRequest converts a request to Ollama's form. It is the one place that
-// does so.
-func chatRequest(r llm.Request) (*api.ChatRequest, error) {
+// chatHeader converts everything of a request but its messages to
+// Ollama's form. With apiMessage it is the one place that does so.
+func chatHeader(r llm.Request) (*api.ChatRequest, error) {
 	if r.Model == "" {
 		return nil, errors.New("ollama: request names no model")
 	}
@@ -36,9 +49,8 @@ func chatRequest(r llm.Request) (*api.ChatRequest, error) {
 	}
 	stream := true
 	req := &api.ChatRequest{
-		Model:    r.Model,
-		Messages: make([]api.Message, 0, len(r.Messages)),
-		Stream:   &stream,
+		Model:  r.Model,
+		Stream: &stream,
 		Options: map[string]any{
 			"num_ctx":     r.Options.NumCtx,
 			"temperature": r.Options.Temperature,
@@ -46,26 +58,6 @@ func chatRequest(r llm.Request) (*api.ChatRequest, error) {
 	}
 	if r.Think != nil {
 		req.Think = &api.ThinkValue{Value: *r.Think}
-	}
-	for i, m := range r.Messages {
-		am := api.Message{
-			Role:       m.Role,
-			Content:    m.Content,
-			Thinking:   m.Thinking,
-			ToolName:   m.ToolName,
-			ToolCallID: m.ToolCallID,
-		}
-		for _, tc := range m.ToolCalls {
-			args, err := apiArgs(tc.Args)
-			if err != nil {
-				return nil, fmt.Errorf("ollama: message %d, tool call %s (%s): %w", i, tc.ID, tc.Name, err)
-			}
-			am.ToolCalls = append(am.ToolCalls, api.ToolCall{
-				ID:       tc.ID,
-				Function: api.ToolCallFunction{Index: tc.Index, Name: tc.Name, Arguments: args},
-			})
-		}
-		req.Messages = append(req.Messages, am)
 	}
 	for _, t := range r.Tools {
 		params := api.ToolFunctionParameters{Type: "object"}
@@ -84,6 +76,28 @@ func chatRequest(r llm.Request) (*api.ChatRequest, error) {
 		})
 	}
 	return req, nil
+}
+
+// apiMessage converts message i of a request to Ollama's form.
+func apiMessage(i int, m llm.Message) (api.Message, error) {
+	am := api.Message{
+		Role:       m.Role,
+		Content:    m.Content,
+		Thinking:   m.Thinking,
+		ToolName:   m.ToolName,
+		ToolCallID: m.ToolCallID,
+	}
+	for _, tc := range m.ToolCalls {
+		args, err := apiArgs(tc.Args)
+		if err != nil {
+			return am, fmt.Errorf("ollama: message %d, tool call %s (%s): %w", i, tc.ID, tc.Name, err)
+		}
+		am.ToolCalls = append(am.ToolCalls, api.ToolCall{
+			ID:       tc.ID,
+			Function: api.ToolCallFunction{Index: tc.Index, Name: tc.Name, Arguments: args},
+		})
+	}
+	return am, nil
 }
 
 // apiArgs turns a call's raw JSON arguments into Ollama's ordered map,
@@ -209,7 +223,7 @@ func (a *assembly) response() (llm.Response, error) {
 // with the error (a *StreamError, or ctx's error). Errors before the answer
 // starts are *UnreachableError, *ModelNotFoundError or *StatusError.
 func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
-	body, err := EncodeChatRequest(r)
+	body, err := encodeChatRequest(r, c.sent)
 	if err != nil {
 		return llm.Response{}, err
 	}

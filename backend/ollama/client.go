@@ -37,6 +37,9 @@ type Client struct {
 	base *url.URL
 	hc   *http.Client // for Chat, which streams without api.Client
 	api  *api.Client  // for everything else
+	// sent keeps the JSON of messages sent lately: a conversation's
+	// history is encoded once, not again in each of its requests.
+	sent *messageCache
 }
 
 // New returns a client for host, which may be written in any form
@@ -49,7 +52,7 @@ func New(host string, hc *http.Client) *Client {
 		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		hc = &http.Client{Transport: t}
 	}
-	return &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc)}
+	return &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc), sent: newMessageCache()}
 }
 
 // Host is the base URL the client talks to.

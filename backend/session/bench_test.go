@@ -1,12 +1,24 @@
 package session_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -43,4 +55,135 @@ func newBenchHarness(b *testing.B) *harness {
 		return calls(call("", "read_file", `{"path":"README.md"}`))
 	})
 	return benchHarness(b, srv, permission.ModeAsk)
+}
+
+// BenchmarkRounds runs whole sessions of 10, 100 and 1,000 rounds (a
+// list_dir call each round, then the answer) through the Manager, as the
+// app does: the real Ollama client over HTTP, the real tools, every event
+// committed to SQLite with synchronous=FULL. The fake Ollama answers at
+// once, from a process of its own, so that what is measured (time, and
+// allocations from the Go runtime's counters) is Loupe's side only. The
+// figures per round must not grow with the length of the session.
+func BenchmarkRounds(b *testing.B) {
+	url := benchFake(b)
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("rounds=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := store.Open(filepath.Join(b.TempDir(), "loupe.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			m := session.NewManager(st, ollama.New(url, nil), nil, nil)
+			defer m.StopAll()
+			settings := session.DefaultSettings()
+			settings.MaxRounds = n
+			if err := m.SaveSettings(ctx, settings); err != nil {
+				b.Fatal(err)
+			}
+			ws := fixedLengthDir(b)
+			if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			cpu := cpuTime()
+			b.ResetTimer()
+			for b.Loop() {
+				s, err := m.Create(ctx, ws, testModel)
+				if err != nil {
+					b.Fatal(err)
+				}
+				end, err := m.Run(ctx, s.ID, fmt.Sprintf("rounds=%d", n), session.RunOptions{})
+				if err != nil || end.Reason != trace.EndAnswered || end.Rounds != n {
+					b.Fatalf("end=%+v err=%v", end, err)
+				}
+			}
+			b.StopTimer()
+			cpu = cpuTime() - cpu
+			runtime.ReadMemStats(&after)
+			rounds := float64(b.N * n)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rounds, "ns/round")
+			b.ReportMetric(float64(cpu.Nanoseconds())/rounds, "cpu-ns/round")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/rounds, "allocs/round")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/rounds, "B/round")
+		})
+	}
+}
+
+// cpuTime is the CPU time (user and system) this process used so far: with
+// the fake in its own process, Loupe's.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchFakeEnv makes this test binary serve BenchmarkRounds' fake Ollama
+// instead of running tests (see TestMain).
+const benchFakeEnv = "LOUPE_BENCH_FAKE_OLLAMA"
+
+// benchFake starts the fake Ollama process and returns its URL. It dies
+// with the benchmark: it stops when its stdin closes.
+func benchFake(b *testing.B) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), benchFakeEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatalf("the fake Ollama did not start: %v", err)
+	}
+	return strings.TrimSpace(url)
+}
+
+// serveBenchFake is the fake's process: a conversation whose first message
+// says "rounds=N" gets a list_dir call per request ("." and "./" in turn,
+// so that no three rounds repeat) until its history holds N-1 answers,
+// then a text answer. It keeps no request.
+func serveBenchFake() {
+	srv, err := ollamatest.Start("127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 8192})
+	srv.Respond(func(req ollamatest.ChatRequest) ollamatest.Reply {
+		srv.ForgetRequests()
+		n, answered := 0, 0
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "user":
+				if n == 0 {
+					fmt.Sscanf(m.Content, "rounds=%d", &n)
+				}
+			case "assistant":
+				answered++
+			}
+		}
+		if answered+1 < n {
+			return calls(call("", "list_dir", []string{`{"path":"."}`, `{"path":"./"}`}[answered%2]))
+		}
+		return ollamatest.Text("Listed the folder.")
+	})
+	fmt.Println(srv.URL())
+	io.Copy(io.Discard, os.Stdin)
+	srv.Close()
 }

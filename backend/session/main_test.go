@@ -14,6 +14,11 @@ import (
 // commands re-run the current executable, as the app re-runs loupe.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	if os.Getenv(benchFakeEnv) != "" {
+		// BenchmarkRounds' fake Ollama, in a process of its own.
+		serveBenchFake()
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,109 @@
+package ollama
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+)
+
+// The body is json.Marshal of Ollama's request, byte for byte, whether its
+// messages come from the cache or not, as a conversation grows, changes
+// (an edited message) and ends.
+func TestEncodeChatRequestWithCacheIsMarshal(t *testing.T) {
+	think := false
+	base := llm.Request{
+		Model:   "qwen3:0.6b",
+		Options: llm.Options{NumCtx: 8192, Temperature: 0.2},
+		Think:   &think,
+		Tools: []llm.ToolSpec{{Name: "run_command", Description: "Run <cmd> & see", Parameters: json.RawMessage(
+			`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)}},
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "You are <careful> & brief."}, {Role: llm.RoleUser, Content: "héllo \u2028 \"quoted\""}}
+	cache := newMessageCache()
+	check := func(step string, r llm.Request) {
+		t.Helper()
+		want, err := chatRequest(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb, _ := json.Marshal(want)
+		for name, c := range map[string]*messageCache{"cache": cache, "none": nil} {
+			got, err := encodeChatRequest(r, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, wb) {
+				t.Fatalf("%s, %s: encoded\n%s\nwant\n%s", step, name, got, wb)
+			}
+		}
+	}
+	for round := range 40 {
+		r := base
+		r.Messages = msgs
+		check(fmt.Sprintf("round %d", round), r)
+		id := fmt.Sprintf("call_%d", round)
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Thinking: "t", ToolCalls: []llm.ToolCall{{ID: id, Index: 0, Name: "run_command", Args: json.RawMessage(fmt.Sprintf(` { "command" : "echo %d > out && cat out" , "n": 1.50 }`, round))}}},
+			llm.Message{Role: llm.RoleTool, Content: fmt.Sprintf("%d\n", round), ToolCallID: id, ToolName: "run_command"},
+		)
+		if round == 20 {
+			// An edit: a message already sent changes.
+			msgs[3].Content = "edited <b>"
+			msgs[2].ToolCalls = []llm.ToolCall{{ID: "call_0", Name: "run_command", Args: json.RawMessage(`{"command":"ls"}`)}}
+		}
+	}
+	// No system prompt, no tools, no messages.
+	check("empty", llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}})
+	// The cache keeps only what recent requests used.
+	for range 2 * keepRequests {
+		check("other", llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: []llm.Message{{Role: llm.RoleUser, Content: "other"}}})
+	}
+	if n := len(cache.byKey); n != 1 {
+		t.Fatalf("%d messages cached after the conversation ended, want only the one still sent", n)
+	}
+}
+
+// A message that cannot be encoded fails the same way with or without the
+// cache, and is not cached.
+func TestEncodeChatRequestErrorsWithCache(t *testing.T) {
+	r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: "x"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: "t", Args: json.RawMessage(`[1]`)}}},
+	}}
+	_, want := chatRequest(r)
+	cache := newMessageCache()
+	for range 2 {
+		if _, err := encodeChatRequest(r, cache); err == nil || err.Error() != want.Error() {
+			t.Fatalf("err = %v, want %v", err, want)
+		}
+	}
+	if _, err := encodeChatRequest(llm.Request{Options: llm.Options{NumCtx: 512}}, cache); err == nil {
+		t.Fatal("a request without a model was encoded")
+	}
+}
+
+// One client serves every session: the cache is shared safely.
+func TestEncodeChatRequestCacheConcurrently(t *testing.T) {
+	cache := newMessageCache()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			var msgs []llm.Message
+			for i := range 50 {
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("%d/%d", w, i)})
+				r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: msgs}
+				want, _ := chatRequest(r)
+				wb, _ := json.Marshal(want)
+				if got, err := encodeChatRequest(r, cache); err != nil || !bytes.Equal(got, wb) {
+					t.Errorf("worker %d request %d: %v", w, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
