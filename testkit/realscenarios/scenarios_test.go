@@ -166,9 +166,17 @@ func TestTwoCallsRunConcurrently(t *testing.T) {
 	}
 
 	// Round 2's history names both results, in call order.
-	mr := payloads[trace.ModelRequest](t, evs, trace.KindModelRequest)[1]
-	if h := mr.HistorySeqs; len(h) != 4 || h[2] != resultSeqs[0] || h[3] != resultSeqs[1] {
-		t.Errorf("round 2 history_seqs = %v, want the results %v last, in call order", h, resultSeqs)
+	var h []int64
+	for i, e := range evs {
+		if e.Kind == trace.KindModelRequest && e.Round == 2 {
+			var err error
+			if h, err = trace.RequestHistory(evs, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(h) != 4 || h[2] != resultSeqs[0] || h[3] != resultSeqs[1] {
+		t.Errorf("round 2 history = %v, want the results %v last, in call order", h, resultSeqs)
 	}
 	// And the body sent (rebuilt from the log, byte-identical to the wire)
 	// pairs them with the calls of the assistant message.
