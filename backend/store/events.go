@@ -25,42 +25,22 @@ import (
 // user_message, cleared by a run_end). It costs the same for the first
 // event as for the ten-thousandth.
 func (s *Store) Append(ctx context.Context, e trace.Event) (trace.Event, error) {
-	out, err := s.AppendBatch(ctx, []trace.Event{e})
-	if err != nil {
+	if err := checkEvent(e); err != nil {
 		return trace.Event{}, err
 	}
-	return out[0], nil
-}
-
-// AppendBatch appends events, in order, in one transaction: all or none.
-// It is Append for imports and forks, where one fsync per event is waste.
-// The events may belong to different sessions.
-func (s *Store) AppendBatch(ctx context.Context, events []trace.Event) ([]trace.Event, error) {
-	for _, e := range events {
-		if err := checkEvent(e); err != nil {
-			return nil, err
-		}
-	}
-	if len(events) == 0 {
-		return nil, nil
-	}
-	// BEGIN IMMEDIATE (the writer's _txlock): the seqs read below cannot
+	// BEGIN IMMEDIATE (the writer's _txlock): the seq read below cannot
 	// change under us, even from another process.
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("store: append: %w", err)
+		return trace.Event{}, fmt.Errorf("store: append: %w", err)
 	}
 	defer tx.Rollback()
-	nextSeq := tx.StmtContext(ctx, s.stmt.nextSeq)
-	insert := tx.StmtContext(ctx, s.stmt.insertEvent)
-	out := make([]trace.Event, len(events))
-	for i, e := range events {
-		if out[i], err = s.appendTx(ctx, nextSeq, insert, e); err != nil {
-			return nil, err
-		}
+	out, err := s.appendTx(ctx, tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent), e)
+	if err != nil {
+		return trace.Event{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("store: append: commit: %w", err)
+		return trace.Event{}, fmt.Errorf("store: append: commit: %w", err)
 	}
 	return out, nil
 }
@@ -90,8 +70,8 @@ const (
 		WHERE id = ? RETURNING last_seq`
 	insertEventSQL = `INSERT INTO events
 		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	eventsAfterSQL = `SELECT seq, kind, time, run, round, payload
-		FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`
+	eventsSQL = `SELECT seq, kind, time, run, round, payload
+		FROM events WHERE session_id = ? ORDER BY seq`
 )
 
 // appendTx stores one event with nextSeq and insert, the transaction's
@@ -136,13 +116,7 @@ func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace
 
 // Events returns a session's whole log in seq order, or ErrNotFound.
 func (s *Store) Events(ctx context.Context, sessionID string) ([]trace.Event, error) {
-	return s.EventsAfter(ctx, sessionID, 0)
-}
-
-// EventsAfter returns the events with seq > afterSeq in seq order, or
-// ErrNotFound. The UI uses it to catch up after missing live events.
-func (s *Store) EventsAfter(ctx context.Context, sessionID string, afterSeq int64) ([]trace.Event, error) {
-	rows, err := s.stmt.eventsAfter.QueryContext(ctx, sessionID, afterSeq)
+	rows, err := s.stmt.events.QueryContext(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
 	}

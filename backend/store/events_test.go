@@ -131,39 +131,6 @@ func TestAppendTracksLastReasonAndOpenRun(t *testing.T) {
 	}
 }
 
-func TestAppendBatchIsAllOrNothing(t *testing.T) {
-	s := openTemp(t)
-	ctx := t.Context()
-	a := mustCreate(t, s, Session{})
-	b := mustCreate(t, s, Session{})
-
-	_, err := s.AppendBatch(ctx, []trace.Event{
-		ev(a.ID, trace.KindNotice, `{}`),
-		ev("missing", trace.KindNotice, `{}`),
-	})
-	if !errors.Is(err, ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
-	if got, _ := s.GetSession(ctx, a.ID); got.EventCount != 0 {
-		t.Errorf("a failed batch left %d events", got.EventCount)
-	}
-
-	out, err := s.AppendBatch(ctx, []trace.Event{
-		ev(a.ID, trace.KindNotice, `1`),
-		ev(b.ID, trace.KindNotice, `2`),
-		ev(a.ID, trace.KindNotice, `3`),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := seqs(out); !slices.Equal(got, []int64{1, 1, 2}) {
-		t.Errorf("batch seqs = %v", got)
-	}
-	if out, err := s.AppendBatch(ctx, nil); out != nil || err != nil {
-		t.Errorf("empty batch: %v, %v", out, err)
-	}
-}
-
 func TestAppendWithDoneContextStoresNothing(t *testing.T) {
 	s := openTemp(t)
 	sess := mustCreate(t, s, Session{})
@@ -177,28 +144,28 @@ func TestAppendWithDoneContextStoresNothing(t *testing.T) {
 	}
 }
 
-func TestEventsAfter(t *testing.T) {
+func TestEventsInSeqOrder(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
 	sess := mustCreate(t, s, Session{})
+	other := mustCreate(t, s, Session{})
 	if got, err := s.Events(ctx, sess.ID); err != nil || got == nil || len(got) != 0 {
 		t.Fatalf("empty log: %v, %v (want an empty, non-nil list)", got, err)
 	}
 	for i := range 5 {
 		mustAppend(t, s, ev(sess.ID, trace.KindNotice, fmt.Sprint(i+1)))
+		mustAppend(t, s, ev(other.ID, trace.KindNotice, `0`))
 	}
-	for after, want := range map[int64][]int64{0: dense(5), 2: {3, 4, 5}, 5: {}, 9: {}, -1: dense(5)} {
-		got, err := s.EventsAfter(ctx, sess.ID, after)
-		if err != nil {
-			t.Fatalf("after %d: %v", after, err)
-		}
-		if !slices.Equal(seqs(got), want) {
-			t.Errorf("after %d: seqs %v, want %v", after, seqs(got), want)
-		}
-		for _, e := range got {
-			if string(e.Payload) != fmt.Sprint(e.Seq) || e.SessionID != sess.ID {
-				t.Errorf("event %d: %+v", e.Seq, e)
-			}
+	got, err := s.Events(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seqs(got), dense(5)) {
+		t.Errorf("seqs %v, want %v", seqs(got), dense(5))
+	}
+	for _, e := range got {
+		if string(e.Payload) != fmt.Sprint(e.Seq) || e.SessionID != sess.ID {
+			t.Errorf("event %d: %+v", e.Seq, e)
 		}
 	}
 }
@@ -265,25 +232,26 @@ func TestConcurrentAppendsGetDenseUniqueSeqs(t *testing.T) {
 }
 
 func TestHotQueriesUseKeys(t *testing.T) {
-	// An append or a catch-up read must find its rows by key, never by
+	// An append or a read of a log must find its rows by key, never by
 	// scanning a table or sorting: that is what keeps Append's cost flat.
+	// Every statement here has at least one plan step, each a SEARCH. The
+	// INSERT of an event has no plan to check (an INSERT … VALUES writes at
+	// its primary key); BenchmarkAppend watches its cost.
 	s := openTemp(t)
 	for name, q := range map[string]struct {
-		sql   string
-		args  int
-		steps int // at least; an INSERT … VALUES has no plan steps
+		sql  string
+		args int
 	}{
-		"next seq":     {nextSeqSQL, 4, 1},
-		"insert event": {insertEventSQL, 7, 0},
-		"events after": {eventsAfterSQL, 2, 1},
+		"next seq": {nextSeqSQL, 4},
+		"events":   {eventsSQL, 1},
 		// The other statements every run makes (see statements.go).
-		"get session":    {getSessionSQL, 1, 1},
-		"update session": {updateSessionSQL, 5, 1},
-		"get setting":    {getSettingSQL, 1, 1},
+		"get session":    {getSessionSQL, 1},
+		"update session": {updateSessionSQL, 5},
+		"get setting":    {getSettingSQL, 1},
 		// Recovery at start-up, and the tool set a run offers.
-		"open sessions": {openSessionsSQL, 0, 1},
-		"find tool set": {findToolSetSQL, 2, 1},
-		"tool sets":     {toolSetsSQL, 1, 1},
+		"open sessions": {openSessionsSQL, 0},
+		"find tool set": {findToolSetSQL, 2},
+		"tool sets":     {toolSetsSQL, 1},
 	} {
 		rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.sql, make([]any, q.args)...)
 		if err != nil {
@@ -301,8 +269,8 @@ func TestHotQueriesUseKeys(t *testing.T) {
 			}
 		}
 		rows.Close()
-		if steps < q.steps {
-			t.Errorf("%s: %d query plan steps, want at least %d", name, steps, q.steps)
+		if steps == 0 {
+			t.Errorf("%s: no query plan steps", name)
 		}
 	}
 }

@@ -82,7 +82,6 @@ func TestMissingSessionIsNotFound(t *testing.T) {
 		"DeleteSession": s.DeleteSession(ctx, "nope"),
 		"Append":        second(s.Append(ctx, ev("nope", trace.KindNotice, `{}`))),
 		"Events":        second(s.Events(ctx, "nope")),
-		"EventsAfter":   second(s.EventsAfter(ctx, "nope", 3)),
 	} {
 		if !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s: err = %v, want ErrNotFound", name, err)

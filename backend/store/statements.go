@@ -18,7 +18,7 @@ type statements struct {
 	// On s.w.
 	nextSeq, insertEvent, updateSession *sql.Stmt
 	// On s.r.
-	eventsAfter, getSession, getSetting *sql.Stmt
+	events, getSession, getSetting *sql.Stmt
 }
 
 const (
@@ -45,7 +45,7 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 		nextSeq:       prep(s.w, nextSeqSQL),
 		insertEvent:   prep(s.w, insertEventSQL),
 		updateSession: prep(s.w, updateSessionSQL),
-		eventsAfter:   prep(s.r, eventsAfterSQL),
+		events:        prep(s.r, eventsSQL),
 		getSession:    prep(s.r, getSessionSQL),
 		getSetting:    prep(s.r, getSettingSQL),
 	}
@@ -59,7 +59,7 @@ func (st *statements) close() error {
 	var errs []error
 	for _, p := range []*sql.Stmt{
 		st.nextSeq, st.insertEvent, st.updateSession,
-		st.eventsAfter, st.getSession, st.getSetting,
+		st.events, st.getSession, st.getSetting,
 	} {
 		if p != nil {
 			errs = append(errs, p.Close())
