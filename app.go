@@ -231,14 +231,6 @@ func (a *App) Stop(id string) error {
 	return nil
 }
 
-// Answer approves or denies a pending tool call, once.
-func (a *App) Answer(approvalID string, allow bool) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Answer(approvalID, allow)
-}
-
 // AnswerFor approves or denies a pending tool call and remembers the answer
 // for the scope: "once", "session" or "workspace".
 func (a *App) AnswerFor(approvalID string, allow bool, scope string) error {

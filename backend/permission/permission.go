@@ -64,16 +64,6 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 	return fmt.Errorf("permission: unknown verdict %q", b)
 }
 
-// Decide applies the mode alone to a call. The readOnly flag comes from the
-// tool's own definition, never from anything the model sent.
-//
-// Deprecated: kept for existing callers; it is Policy{Mode: mode}.Decide
-// of a call without tool, command or paths. Use Policy.Decide.
-func Decide(mode Mode, readOnly bool) (Verdict, string) {
-	d := Policy{Mode: mode}.Decide(Call{ReadOnly: readOnly})
-	return d.Verdict, d.By
-}
-
 // Request is a question to the user about one call.
 type Request struct {
 	ID        string          `json:"id"`
@@ -173,12 +163,6 @@ func (b *Broker) remove(id string) {
 	b.mu.Lock()
 	delete(b.pending, id)
 	b.mu.Unlock()
-}
-
-// Answer delivers the user's reply for this call only; the first answer
-// wins. It is Reply(id, allow, ScopeOnce), kept for existing callers.
-func (b *Broker) Answer(id string, allow bool) error {
-	return b.Reply(id, allow, ScopeOnce)
 }
 
 // Reply delivers the user's reply and how long it counts; the first answer

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestDecide(t *testing.T) {
+func TestModeAlone(t *testing.T) {
 	for _, tc := range []struct {
 		mode     Mode
 		readOnly bool
@@ -18,8 +18,8 @@ func TestDecide(t *testing.T) {
 		{ModeAuto, false, Run},
 		{ModeAuto, true, Run},
 	} {
-		if got, by := Decide(tc.mode, tc.readOnly); got != tc.want || by == "" && got == Run {
-			t.Errorf("Decide(%s, %v) = %v %q", tc.mode, tc.readOnly, got, by)
+		if d := (Policy{Mode: tc.mode}).Decide(Call{ReadOnly: tc.readOnly}); d.Verdict != tc.want || d.By == "" && d.Verdict == Run {
+			t.Errorf("mode %s, read-only %v: %v %q", tc.mode, tc.readOnly, d.Verdict, d.By)
 		}
 	}
 }
@@ -40,10 +40,10 @@ func TestFirstAnswerWins(t *testing.T) {
 	if got := b.Pending("s"); len(got) != 1 || got[0].ID != r.ID {
 		t.Fatalf("pending = %+v", got)
 	}
-	if err := b.Answer(r.ID, false); err != nil {
+	if err := b.Reply(r.ID, false, ScopeOnce); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Answer(r.ID, true); !errors.Is(err, ErrUnknownRequest) {
+	if err := b.Reply(r.ID, true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
 		t.Fatalf("second answer err = %v", err)
 	}
 	if a := <-done; a.Allow || a.By != "you" {

@@ -63,7 +63,7 @@ func TestCommandsCannotChangeProtectedOrReadDeniedPaths(t *testing.T) {
 		for {
 			select {
 			case a := <-h.asks:
-				h.m.Answer(a.ID, true)
+				h.answer(a.ID, true)
 			case <-stop:
 				return
 			}

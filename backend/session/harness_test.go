@@ -105,6 +105,11 @@ func (h *harness) run(text string) trace.RunEnd {
 	return end
 }
 
+// answer replies to a question for this call only, as the window does.
+func (h *harness) answer(approvalID string, allow bool) error {
+	return h.broker.Reply(approvalID, allow, permission.ScopeOnce)
+}
+
 func (h *harness) events() []trace.Event {
 	h.t.Helper()
 	evs, err := h.st.Events(context.Background(), h.id)

@@ -100,9 +100,6 @@ func (nopSink) Event(trace.Event)         {}
 func (nopSink) Delta(string, agent.Delta) {}
 func (nopSink) Session(Summary)           {}
 
-// Ollama returns the client the manager talks to.
-func (m *Manager) Ollama() *ollama.Client { return m.model }
-
 func (m *Manager) summary(s store.Session) Summary {
 	m.mu.Lock()
 	_, running := m.running[s.ID]
@@ -329,14 +326,6 @@ func (m *Manager) toolSets(ctx context.Context, id string) (map[int][]llm.ToolSp
 		out[k] = specs
 	}
 	return out, nil
-}
-
-// Answer delivers the user's answer to a permission question.
-func (m *Manager) Answer(approvalID string, allow bool) error {
-	if m.broker == nil {
-		return permission.ErrUnknownRequest
-	}
-	return m.broker.Answer(approvalID, allow)
 }
 
 // Stop cancels a session's run, if one is going. Running commands are

@@ -75,7 +75,7 @@ func TestParallelCallsAgainstSymlinkSwaps(t *testing.T) {
 		askMu.Unlock()
 		// Asked because x or d/config led to a protected file when it
 		// was decided: say no.
-		go broker.Answer(r.ID, false)
+		go broker.Reply(r.ID, false, permission.ScopeOnce)
 	}
 	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, &recordingSink{})
 	t.Cleanup(m.StopAll)

@@ -60,7 +60,7 @@ func TestDenyRuleAndProtectedPathAmongParallelCalls(t *testing.T) {
 		if a.CallID != "c2" || !a.OnceOnly {
 			t.Errorf("asked about %+v, want the protected .env write, once only", a)
 		}
-		h.m.Answer(a.ID, false)
+		h.answer(a.ID, false)
 	}()
 	h.run("write things")
 	evs := h.events()
@@ -128,7 +128,7 @@ func TestUntrustedWorkspaceSettingsCannotGrant(t *testing.T) {
 	h.srv.Script(calls(call("c1", "run_command", `{"command":"echo hi"}`)), ollamatest.Text("ok"))
 	go func() {
 		a := <-h.asks
-		h.m.Answer(a.ID, false)
+		h.answer(a.ID, false)
 	}()
 	h.run("hi")
 	var sawNotice bool

@@ -346,9 +346,9 @@ func TestApproveAndDeny(t *testing.T) {
 		if a.Display.Command != "echo approved > a.txt" {
 			t.Errorf("approval card shows %+v, want the full command", a.Display)
 		}
-		h.m.Answer(a.ID, true)
+		h.answer(a.ID, true)
 		d := <-h.asks
-		h.m.Answer(d.ID, false)
+		h.answer(d.ID, false)
 	}()
 	h.run("Write files")
 	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err != nil {
@@ -423,7 +423,7 @@ func TestCancelWhileAsking(t *testing.T) {
 	if end.Reason != trace.EndCancelled {
 		t.Fatalf("end = %+v", end)
 	}
-	if err := h.m.Answer(a.ID, true); !errors.Is(err, permission.ErrUnknownRequest) {
+	if err := h.answer(a.ID, true); !errors.Is(err, permission.ErrUnknownRequest) {
 		t.Fatalf("late answer err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {

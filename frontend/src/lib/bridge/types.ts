@@ -41,8 +41,6 @@ export interface Bridge {
   /** Starts a run. Rejects (e.g. model lacks tools, a run is already going). */
   send(id: string, text: string): Promise<void>;
   stop(id: string): Promise<void>;
-  /** Answers an approval for this call only (AnswerFor with scope "once"). */
-  answer(approvalId: string, allow: boolean): Promise<void>;
   /**
    * Answers an approval and remembers it for the scope. Rejects a longer
    * scope for a once_only question (which stays open).

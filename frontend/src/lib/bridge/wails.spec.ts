@@ -124,13 +124,13 @@ describe('WailsBridge', () => {
     const bridge = new WailsBridge(manual().schedule);
     wails.App['Send'] = vi.fn(async () => undefined);
     wails.App['RawRequest'] = vi.fn(async () => '{"model":"m"}');
-    wails.App['Answer'] = vi.fn(async () => undefined);
+    wails.App['AnswerFor'] = vi.fn(async () => undefined);
     await bridge.send('s1', 'do it');
     expect(wails.App['Send']).toHaveBeenCalledWith('s1', 'do it');
     expect(await bridge.rawRequest('s1', 7)).toBe('{"model":"m"}');
     expect(wails.App['RawRequest']).toHaveBeenCalledWith('s1', 7);
-    await bridge.answer('ap1', false);
-    expect(wails.App['Answer']).toHaveBeenCalledWith('ap1', false);
+    await bridge.answerFor('ap1', false, 'once');
+    expect(wails.App['AnswerFor']).toHaveBeenCalledWith('ap1', false, 'once');
     bridge.close();
   });
 

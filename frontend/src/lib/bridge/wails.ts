@@ -167,10 +167,6 @@ export class WailsBridge implements Bridge {
     await call('Stop', () => App.Stop(id));
   }
 
-  async answer(approvalId: string, allow: boolean): Promise<void> {
-    await call('Answer', () => App.Answer(approvalId, allow));
-  }
-
   async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
     await call('AnswerFor', () => App.AnswerFor(approvalId, allow, scope));
   }

@@ -365,10 +365,6 @@ export class ReplayBridge implements Bridge {
     await this.#command('stop', [id]);
   }
 
-  async answer(approvalId: string, allow: boolean): Promise<void> {
-    await this.#command('answer', [approvalId, allow]);
-  }
-
   async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
     await this.#command('answerFor', [approvalId, allow, scope]);
   }

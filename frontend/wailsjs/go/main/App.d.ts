@@ -6,8 +6,6 @@ import {sandbox} from '../models';
 import {main} from '../models';
 import {permission} from '../models';
 
-export function Answer(arg1:string,arg2:boolean):Promise<void>;
-
 export function AnswerFor(arg1:string,arg2:boolean,arg3:string):Promise<void>;
 
 export function Continue(arg1:string):Promise<void>;
