@@ -12,9 +12,9 @@ import (
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// ExportFormat version: bump when the JSON shape changes. Version 2:
-// requests name a tool set (tool_sets) and record their history as the
-// previous request's plus the events added.
+// exportVersion is the format of a JSON export: bump it when the shape
+// changes. Version 2: requests name a tool set (tool_sets) and record
+// their history as the previous request's plus the events added.
 const exportVersion = 2
 
 // Exported is the JSON form of a session: its summary and its whole log,

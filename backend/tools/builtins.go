@@ -49,7 +49,7 @@ var builtinEntries = sync.OnceValue(func() []*entry {
 	r, err := NewRegistry(builtinTools(nil, nil)...)
 	if err != nil {
 		// The built-in schemas are ours: a failure is a programming error,
-		// and TestBuiltins catches it.
+		// and TestBuiltinsMatchNewRegistry catches it.
 		panic(fmt.Sprintf("tools: %v", err))
 	}
 	return r.entries
