@@ -81,11 +81,17 @@ func TestStepThroughCheckpointsInOrder(t *testing.T) {
 			t.Fatal("the request was sent before the user stepped")
 		}
 		if p.Point == trace.PointBeforeTool {
-			if _, err := os.Stat(filepath.Join(h.ws, "README.md")); err != nil || len(results(t, h.events())) != 0 {
+			if len(results(t, h.events())) != 0 {
 				t.Fatal("the tool ran before the user stepped")
 			}
+			// A file made while the call waits: list_dir sees it only if it
+			// runs after the step.
+			h.write("made_at_pause.txt", "x\n")
 		}
 		step(t, h)
+	}
+	if rs := results(t, h.events()); len(rs) != 1 || !strings.Contains(rs[0].Content, "made_at_pause.txt") {
+		t.Fatalf("list_dir did not see the file made while it waited, so it ran before the step: %+v", rs)
 	}
 	want := "before_request/ after_response/ before_tool/call_1 after_result/call_1 before_request/ after_response/"
 	if strings.Join(got, " ") != want {
