@@ -90,6 +90,11 @@ func (c *Client) streamChat(ctx context.Context, model string, body []byte, fn f
 		return readStatusError(resp.StatusCode, lines, model)
 	}
 	for {
+		// Lines already buffered do not outlive a cancel: once ctx is done
+		// (say, by onChunk), not another line is taken.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		line, err := lines.next()
 		switch {
 		case err == io.EOF:

@@ -23,8 +23,8 @@ import (
 const (
 	// ScenarioText: a plain streamed answer of a few deltas.
 	ScenarioText = "text"
-	// ScenarioCancel: an answer long and slow enough to be cancelled after
-	// its first delta (several deltas, some time apart).
+	// ScenarioCancel: an answer of several deltas, cancelled in the
+	// callback of its first.
 	ScenarioCancel = "cancel"
 	// ScenarioToolCall: the model calls the tool "get_time" (no
 	// arguments needed) and finishes.
@@ -173,10 +173,9 @@ func Run(t *testing.T, s Setup) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		resp, err := s.Client.Chat(cctx, request(s.Model, info, "Count from 1 to 100, one number per line."), func(llm.Chunk) { cancel() })
+		// The cancel happens in the first delta's callback, so however fast
+		// the server is, Chat takes no line after it and must report it.
 		if err == nil {
-			if resp.Chunks <= 2 {
-				t.Skipf("the answer finished (%d lines) before the cancel could land", resp.Chunks)
-			}
 			t.Fatalf("no error after cancel; response %+v", resp)
 		}
 		if !errors.Is(err, context.Canceled) {
