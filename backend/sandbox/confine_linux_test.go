@@ -279,14 +279,19 @@ sh -c 'trap "" HUP TERM; sleep %[1]s' &
 	return s
 }
 
-// waitAlive waits until a process with arg is running, so that a test
+// waitAlive waits until n processes with arg are running, so that a test
 // does not pass merely because the command had not got that far.
-func waitAlive(t *testing.T, arg string) {
+func waitAlive(t *testing.T, arg string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(liveWithArg(t, arg)) == 0 {
+	for {
+		live := len(liveWithArg(t, arg))
+		if live >= n {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no process with %q ever started", arg)
+			t.Errorf("%d of %d processes with %q started", live, n, arg)
+			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -298,15 +303,16 @@ func TestConfinedTreeDiesOnCancelAndTimeout(t *testing.T) {
 
 	t.Run("cancel", func(t *testing.T) {
 		m := marker()
+		script := detachScript(t, m) + "sleep " + m
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
-			waitAlive(t, m)
-			time.Sleep(200 * time.Millisecond) // let every branch start
+			// Every branch is up: one sleep with the marker per branch.
+			waitAlive(t, m, strings.Count(script, "sleep "+m))
 			cancel()
 		}()
 		ws := t.TempDir()
 		start := time.Now()
-		out, err := Confined{Workspace: ws}.Run(ctx, Command{Dir: ws, Script: detachScript(t, m) + "sleep " + m, Timeout: time.Minute})
+		out, err := Confined{Workspace: ws}.Run(ctx, Command{Dir: ws, Script: script, Timeout: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
