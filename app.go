@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // Event channels the UI listens on (frontend/src/lib/bridge).
@@ -362,11 +363,11 @@ func (a *App) UndoRun(id string, run int, force bool) (session.RestoreResult, er
 
 // Workspace describes a workspace folder's trust, network and remembered
 // answers.
-func (a *App) Workspace(dir string) (session.WorkspaceInfo, error) {
+func (a *App) Workspace(dir string) (workspace.Info, error) {
 	if err := a.ready(); err != nil {
-		return session.WorkspaceInfo{}, err
+		return workspace.Info{}, err
 	}
-	return a.mgr.Workspace(a.ctx, dir)
+	return a.mgr.Workspaces().Info(a.ctx, dir)
 }
 
 // TrustWorkspace trusts (or not) the workspace's .loupe/settings.json as
@@ -375,7 +376,7 @@ func (a *App) TrustWorkspace(dir string, trust bool) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.mgr.TrustWorkspace(a.ctx, dir, trust)
+	return a.mgr.Workspaces().Trust(a.ctx, dir, trust)
 }
 
 // SetWorkspaceNetwork lets a workspace's commands use the network.
@@ -383,7 +384,7 @@ func (a *App) SetWorkspaceNetwork(dir string, allow bool) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.mgr.SetWorkspaceNetwork(a.ctx, dir, allow)
+	return a.mgr.Workspaces().SetNetwork(a.ctx, dir, allow)
 }
 
 // SetWorkspaceExpose sets the host paths a workspace's commands may read
@@ -394,7 +395,7 @@ func (a *App) SetWorkspaceExpose(dir string, paths []string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.mgr.SetWorkspaceExpose(a.ctx, dir, paths)
+	return a.mgr.Workspaces().SetExpose(a.ctx, dir, paths)
 }
 
 // ForgetGrants drops the answers remembered for a workspace.
@@ -402,11 +403,11 @@ func (a *App) ForgetGrants(dir string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.mgr.ForgetGrants(a.ctx, dir)
+	return a.mgr.Workspaces().ForgetGrants(a.ctx, dir)
 }
 
 // Protections says which OS protections commands get on this machine.
-func (a *App) Protections() sandbox.Protections { return session.Protections() }
+func (a *App) Protections() sandbox.Protections { return workspace.Protections() }
 
 // RuleLimits says what a rule cannot hold (a command deny rule cannot see
 // inside inline interpreter code or scripts) and which path rules would

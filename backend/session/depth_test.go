@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
@@ -23,7 +24,7 @@ import (
 
 func needSandbox(t *testing.T) {
 	t.Helper()
-	if p := session.Protections(); !p.Sandboxed() {
+	if p := workspace.Protections(); !p.Sandboxed() {
 		t.Fatalf("this machine's kernel cannot confine commands (%s): the safety-at-depth tests need it", p.Summary())
 	}
 }
@@ -133,16 +134,16 @@ func TestExposedPathsAreCheckedAndKept(t *testing.T) {
 	h := newHarness(t, permission.ModeAsk, nil)
 	ctx := context.Background()
 	tool := t.TempDir()
-	if err := h.m.SetWorkspaceExpose(ctx, h.ws, []string{tool, " "}); err != nil {
+	if err := h.m.Workspaces().SetExpose(ctx, h.ws, []string{tool, " "}); err != nil {
 		t.Fatal(err)
 	}
-	info, err := h.m.Workspace(ctx, h.ws)
+	info, err := h.m.Workspaces().Info(ctx, h.ws)
 	if err != nil || len(info.Expose) != 1 || info.Expose[0] != tool {
 		t.Fatalf("expose = %v, %v", info.Expose, err)
 	}
 	home, _ := os.UserHomeDir()
 	for _, bad := range []string{"relative/dir", filepath.Join(tool, "missing"), home, "/"} {
-		if err := h.m.SetWorkspaceExpose(ctx, h.ws, []string{bad}); err == nil {
+		if err := h.m.Workspaces().SetExpose(ctx, h.ws, []string{bad}); err == nil {
 			t.Errorf("exposing %s was accepted", bad)
 		}
 	}

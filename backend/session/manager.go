@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // Sink receives live updates: committed events, token deltas and session
@@ -76,8 +76,7 @@ type Manager struct {
 	seen map[string]*tools.Seen
 	// grants are the answers given "for this session".
 	grants map[string][]permission.Grant
-	// wsMu serialises read-modify-write of saved workspace states.
-	wsMu sync.Mutex
+	ws     *workspace.Workspaces
 }
 
 type activeRun struct {
@@ -91,8 +90,13 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	if sink == nil {
 		sink = nopSink{}
 	}
-	return &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}, grants: map[string][]permission.Grant{}}
+	return &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}, grants: map[string][]permission.Grant{},
+		ws: workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath()))}
 }
+
+// Workspaces is the trust, grants and settings of the workspaces the
+// manager's sessions run in.
+func (m *Manager) Workspaces() *workspace.Workspaces { return m.ws }
 
 type nopSink struct{}
 
@@ -115,10 +119,7 @@ func (m *Manager) summary(s store.Session) Summary {
 
 // Create starts a new, empty session on a workspace folder.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
-	ws, err := checkWorkspace(workspace)
-	if err == nil {
-		err = holdsDataDir(ws)
-	}
+	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -127,77 +128,6 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 		return Summary{}, err
 	}
 	return m.summary(s), nil
-}
-
-func checkWorkspace(dir string) (string, error) {
-	if strings.TrimSpace(dir) == "" {
-		return "", errors.New("choose a workspace folder first")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("workspace %q: %w", dir, err)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("workspace %s is not a folder", abs)
-	}
-	if err := notTooWide(abs); err != nil {
-		return "", err
-	}
-	return abs, nil
-}
-
-// notTooWide refuses a workspace that is the whole file system or holds
-// the home directory: everything in a workspace is the model's to read
-// and, through commands, to change.
-func notTooWide(abs string) error {
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		real = abs
-	}
-	if real == string(filepath.Separator) {
-		return fmt.Errorf("workspace %s is the whole file system; choose a project folder", abs)
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		if h, err := filepath.EvalSymlinks(home); err == nil {
-			home = h
-		}
-		if home == real {
-			return fmt.Errorf("workspace %s is your home folder, which holds your keys, settings and other projects; choose a project folder inside it", abs)
-		}
-		if inside(real, home) {
-			return fmt.Errorf("workspace %s holds your home folder (%s); choose a project folder", abs, home)
-		}
-	}
-	return nil
-}
-
-// holdsDataDir refuses a workspace that contains Loupe's data directory
-// (where the database and settings are kept unless --db says otherwise).
-// A database chosen elsewhere is not refused this way: its file and
-// companions are hidden from commands wherever they are.
-func holdsDataDir(ws string) error {
-	dataDir := filepath.Dir(store.DefaultPath())
-	if r, err := filepath.EvalSymlinks(dataDir); err == nil {
-		dataDir = r
-	}
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		real = ws
-	}
-	if real == dataDir || inside(real, dataDir) {
-		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
-	}
-	return nil
-}
-
-// inside says whether p is strictly under dir.
-func inside(dir, p string) bool {
-	r, err := filepath.Rel(dir, p)
-	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // List returns all sessions, most recent first.

@@ -26,6 +26,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/golden"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
@@ -287,30 +288,30 @@ func (w *window) saveSettings(s session.Settings) error {
 
 func (w *window) trustWorkspace(trust bool) {
 	w.t.Helper()
-	w.must(w.command("trustWorkspace", func() (any, error) { return none(w.m.TrustWorkspace(context.Background(), w.ws, trust)) }, w.ws, trust))
+	w.must(w.command("trustWorkspace", func() (any, error) { return none(w.m.Workspaces().Trust(context.Background(), w.ws, trust)) }, w.ws, trust))
 }
 
 func (w *window) setWorkspaceNetwork(allow bool) {
 	w.t.Helper()
-	w.must(w.command("setWorkspaceNetwork", func() (any, error) { return none(w.m.SetWorkspaceNetwork(context.Background(), w.ws, allow)) }, w.ws, allow))
+	w.must(w.command("setWorkspaceNetwork", func() (any, error) { return none(w.m.Workspaces().SetNetwork(context.Background(), w.ws, allow)) }, w.ws, allow))
 }
 
 func (w *window) setWorkspaceExpose(paths []string) error {
-	return w.command("setWorkspaceExpose", func() (any, error) { return none(w.m.SetWorkspaceExpose(context.Background(), w.ws, paths)) }, w.ws, paths)
+	return w.command("setWorkspaceExpose", func() (any, error) { return none(w.m.Workspaces().SetExpose(context.Background(), w.ws, paths)) }, w.ws, paths)
 }
 
 func (w *window) forgetGrants() {
 	w.t.Helper()
-	w.must(w.command("forgetGrants", func() (any, error) { return none(w.m.ForgetGrants(context.Background(), w.ws)) }, w.ws))
+	w.must(w.command("forgetGrants", func() (any, error) { return none(w.m.Workspaces().ForgetGrants(context.Background(), w.ws)) }, w.ws))
 }
 
 // workspace records the UI reading the workspace's state.
-func (w *window) workspace() session.WorkspaceInfo {
+func (w *window) workspace() workspace.Info {
 	w.t.Helper()
-	var info session.WorkspaceInfo
+	var info workspace.Info
 	w.must(w.rec.Query("workspace", func() (any, error) {
 		var err error
-		info, err = w.m.Workspace(context.Background(), w.ws)
+		info, err = w.m.Workspaces().Info(context.Background(), w.ws)
 		return info, err
 	}, w.ws))
 	return info
@@ -827,7 +828,7 @@ func TestRecordings(t *testing.T) {
 			t.Fatal("a broken settings file was read")
 		}
 		w.rec.Mark("broken")
-		if err := w.command("trustWorkspace", func() (any, error) { return none(w.m.TrustWorkspace(context.Background(), w.ws, true)) }, w.ws, true); err == nil {
+		if err := w.command("trustWorkspace", func() (any, error) { return none(w.m.Workspaces().Trust(context.Background(), w.ws, true)) }, w.ws, true); err == nil {
 			t.Fatal("a broken settings file was trusted")
 		}
 		w.workspace()

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // ErrBusy is returned when a session already has a run going.
@@ -109,11 +110,11 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if approver == nil {
 		approver = m.approver()
 	}
-	policy, runner, notices, err := m.policyFor(ctx, id, s.Workspace, settings, mode)
+	policy, runner, notices, err := m.ws.Assemble(ctx, s.Workspace, workspace.Run{Mode: mode, Tools: settings.Tools, Rules: settings.Rules, Grants: m.sessionGrants(id)})
 	if err != nil {
 		return nil, err
 	}
-	workspace := s.Workspace
+	dir := s.Workspace
 	cfg := agent.Config{
 		SessionID: id,
 		Model:     s.Model,
@@ -121,7 +122,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, settings.NumCtxCap), Temperature: settings.Temperature},
 		MaxRounds: settings.MaxRounds,
 		Policy:    policy,
-		OnGrant:   func(g permission.Grant) { m.keepGrant(id, workspace, g) },
+		OnGrant:   func(g permission.Grant) { m.keepGrant(id, dir, g) },
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)

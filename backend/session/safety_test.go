@@ -12,13 +12,14 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // Commands run confined by the OS, even in auto mode: a write outside the
 // workspace fails however the command is written.
 func TestCommandsAreConfined(t *testing.T) {
-	if p := session.Protections(); !p.Sandboxed() {
+	if p := workspace.Protections(); !p.Sandboxed() {
 		t.Skipf("this kernel cannot confine commands (%s); the policy then asks before every command, which TestUnconfinedAsks covers", p.Summary())
 	}
 	h := newHarness(t, permission.ModeAuto, nil)
@@ -145,7 +146,7 @@ func TestUntrustedWorkspaceSettingsCannotGrant(t *testing.T) {
 		t.Fatalf("untrusted settings allowed the command: %+v", rs[0])
 	}
 	// Trusted, the same rule lets it run.
-	if err := h.m.TrustWorkspace(context.Background(), h.ws, true); err != nil {
+	if err := h.m.Workspaces().Trust(context.Background(), h.ws, true); err != nil {
 		t.Fatal(err)
 	}
 	h.srv.Script(calls(call("c2", "run_command", `{"command":"echo hi"}`)), ollamatest.Text("ok"))
@@ -156,7 +157,7 @@ func TestUntrustedWorkspaceSettingsCannotGrant(t *testing.T) {
 	}
 	// Changing the file withdraws the trust.
 	h.write(".loupe/settings.json", `{"rules":[{"effect":"allow","tool":"run_command","command":"*"}]}`)
-	info, err := h.m.Workspace(context.Background(), h.ws)
+	info, err := h.m.Workspaces().Info(context.Background(), h.ws)
 	if err != nil || info.Trusted {
 		t.Fatalf("a changed settings file is still trusted: %+v %v", info, err)
 	}

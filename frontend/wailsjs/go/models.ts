@@ -734,51 +734,6 @@ export namespace session {
 		    return a;
 		}
 	}
-	
-	export class WorkspaceInfo {
-	    dir: string;
-	    trusted: boolean;
-	    has_settings: boolean;
-	    settings_error?: string;
-	    settings: permission.WorkspaceSettings;
-	    allow_network: boolean;
-	    expose: string[];
-	    grants: permission.Grant[];
-	
-	    static createFrom(source: any = {}) {
-	        return new WorkspaceInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.dir = source["dir"];
-	        this.trusted = source["trusted"];
-	        this.has_settings = source["has_settings"];
-	        this.settings_error = source["settings_error"];
-	        this.settings = this.convertValues(source["settings"], permission.WorkspaceSettings);
-	        this.allow_network = source["allow_network"];
-	        this.expose = source["expose"];
-	        this.grants = this.convertValues(source["grants"], permission.Grant);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
@@ -889,6 +844,55 @@ export namespace trace {
 	        this.duration_ms = source["duration_ms"];
 	        this.display = this.convertValues(source["display"], Display);
 	        this.changes = this.convertValues(source["changes"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace workspace {
+	
+	export class Info {
+	    dir: string;
+	    trusted: boolean;
+	    has_settings: boolean;
+	    settings_error?: string;
+	    settings: permission.WorkspaceSettings;
+	    allow_network: boolean;
+	    expose: string[];
+	    grants: permission.Grant[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.dir = source["dir"];
+	        this.trusted = source["trusted"];
+	        this.has_settings = source["has_settings"];
+	        this.settings_error = source["settings_error"];
+	        this.settings = this.convertValues(source["settings"], permission.WorkspaceSettings);
+	        this.allow_network = source["allow_network"];
+	        this.expose = source["expose"];
+	        this.grants = this.convertValues(source["grants"], permission.Grant);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

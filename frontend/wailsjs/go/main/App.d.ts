@@ -5,6 +5,7 @@ import {ollama} from '../models';
 import {sandbox} from '../models';
 import {main} from '../models';
 import {permission} from '../models';
+import {workspace} from '../models';
 
 export function AnswerFor(arg1:string,arg2:boolean,arg3:string):Promise<void>;
 
@@ -68,4 +69,4 @@ export function TrustWorkspace(arg1:string,arg2:boolean):Promise<void>;
 
 export function UndoRun(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;
 
-export function Workspace(arg1:string):Promise<session.WorkspaceInfo>;
+export function Workspace(arg1:string):Promise<workspace.Info>;

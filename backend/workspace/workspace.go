@@ -1,0 +1,354 @@
+// Package workspace keeps what Loupe knows about one workspace folder: its
+// trust, the answers remembered for it, its network and exposed paths, its
+// .loupe/settings.json, and the permission policy and command sandbox
+// assembled for a run in it.
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// Settings is where the workspaces' states are saved (the store's
+// settings table).
+type Settings interface {
+	GetSetting(ctx context.Context, key string, dst any) (bool, error)
+	PutSetting(ctx context.Context, key string, v any) error
+}
+
+// Workspaces is safe for concurrent use.
+type Workspaces struct {
+	settings Settings
+	// db is the database file: protected from tools, hidden from commands.
+	db string
+	// dataDir is Loupe's data folder: no workspace may hold it.
+	dataDir string
+	// mu serialises read-modify-write of saved workspace states.
+	mu sync.Mutex
+}
+
+// New keeps the workspaces' states in settings. db is the database file
+// and dataDir Loupe's default data folder.
+func New(settings Settings, db, dataDir string) *Workspaces {
+	return &Workspaces{settings: settings, db: db, dataDir: dataDir}
+}
+
+// Info is what Loupe keeps about a workspace folder: whether the
+// user trusts its .loupe/settings.json, whether its commands may use the
+// network, and the answers remembered "for this workspace".
+type Info struct {
+	Dir string `json:"dir"`
+	// Trusted is true when the user trusted the settings file as it is
+	// now; a changed file needs trusting again.
+	Trusted bool `json:"trusted"`
+	// HasSettings tells whether .loupe/settings.json exists;
+	// SettingsError says why it was ignored, if it was.
+	HasSettings   bool                         `json:"has_settings"`
+	SettingsError string                       `json:"settings_error,omitempty"`
+	Settings      permission.WorkspaceSettings `json:"settings"`
+	AllowNetwork  bool                         `json:"allow_network"`
+	// Expose lists host paths the workspace's commands may read (a
+	// toolchain under the home directory, say); nothing else outside the
+	// workspace and the system's directories is visible to them.
+	Expose []string           `json:"expose"`
+	Grants []permission.Grant `json:"grants"`
+}
+
+// state is what is saved per workspace.
+type state struct {
+	TrustedDigest string             `json:"trusted_digest,omitempty"`
+	AllowNetwork  bool               `json:"allow_network,omitempty"`
+	Expose        []string           `json:"expose,omitempty"`
+	Grants        []permission.Grant `json:"grants,omitempty"`
+}
+
+func key(dir string) string { return "workspace/" + dir }
+
+func (w *Workspaces) state(ctx context.Context, dir string) (state, error) {
+	var st state
+	_, err := w.settings.GetSetting(ctx, key(dir), &st)
+	return st, err
+}
+
+func (w *Workspaces) update(ctx context.Context, dir string, f func(*state)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st, err := w.state(ctx, dir)
+	if err != nil {
+		return err
+	}
+	f(&st)
+	return w.settings.PutSetting(ctx, key(dir), st)
+}
+
+// CheckNew is Check for a folder a session is about to be made on: it also
+// refuses one that holds Loupe's data folder.
+func (w *Workspaces) CheckNew(dir string) (string, error) {
+	abs, err := Check(dir)
+	if err == nil {
+		err = holdsDataDir(abs, w.dataDir)
+	}
+	return abs, err
+}
+
+// Info describes a workspace folder's trust and permissions.
+func (w *Workspaces) Info(ctx context.Context, dir string) (Info, error) {
+	abs, err := Check(dir)
+	if err != nil {
+		return Info{}, err
+	}
+	st, err := w.state(ctx, abs)
+	if err != nil {
+		return Info{}, err
+	}
+	info := Info{Dir: abs, AllowNetwork: st.AllowNetwork, Grants: st.Grants, Expose: st.Expose}
+	if info.Grants == nil {
+		info.Grants = []permission.Grant{}
+	}
+	if info.Expose == nil {
+		info.Expose = []string{}
+	}
+	ws, err := permission.LoadWorkspaceSettings(abs)
+	switch {
+	case err != nil:
+		info.HasSettings, info.SettingsError = true, err.Error()
+	case ws.Path != "":
+		info.HasSettings, info.Settings = true, ws
+		info.Trusted = st.TrustedDigest != "" && st.TrustedDigest == ws.Digest
+	}
+	return info, nil
+}
+
+// Trust trusts (or stops trusting) the workspace's settings file
+// as it is now. Until then, it cannot grant permissions or add commands.
+func (w *Workspaces) Trust(ctx context.Context, dir string, trust bool) error {
+	info, err := w.Info(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if trust && info.SettingsError != "" {
+		return fmt.Errorf("cannot trust it: %s", info.SettingsError)
+	}
+	return w.update(ctx, info.Dir, func(st *state) {
+		st.TrustedDigest = ""
+		if trust {
+			st.TrustedDigest = info.Settings.Digest
+		}
+	})
+}
+
+// SetNetwork lets the workspace's commands use the network, or not.
+func (w *Workspaces) SetNetwork(ctx context.Context, dir string, allow bool) error {
+	abs, err := Check(dir)
+	if err != nil {
+		return err
+	}
+	return w.update(ctx, abs, func(st *state) { st.AllowNetwork = allow })
+}
+
+// SetExpose sets the host paths the workspace's commands may read
+// (read-only). Each must be an absolute path that exists, and none may be
+// or hold Loupe's data folder or the home folder as a whole.
+func (w *Workspaces) SetExpose(ctx context.Context, dir string, paths []string) error {
+	abs, err := Check(dir)
+	if err != nil {
+		return err
+	}
+	clean := []string{}
+	for _, p := range paths {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("%q: give an absolute path", p)
+		}
+		p = filepath.Clean(p)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: %w", p, err)
+		}
+		if err := notTooWide(p); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: it is or holds your home folder", p)
+		}
+		if err := holdsDataDir(p, w.dataDir); err != nil {
+			return fmt.Errorf("%s cannot be shown to commands: it holds Loupe's data folder", p)
+		}
+		clean = append(clean, p)
+	}
+	return w.update(ctx, abs, func(st *state) { st.Expose = clean })
+}
+
+// ForgetGrants drops the answers remembered for a workspace.
+func (w *Workspaces) ForgetGrants(ctx context.Context, dir string) error {
+	abs, err := Check(dir)
+	if err != nil {
+		return err
+	}
+	return w.update(ctx, abs, func(st *state) { st.Grants = nil })
+}
+
+// Remember keeps an answer given "for this workspace".
+func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Grant) error {
+	return w.update(ctx, dir, func(st *state) { st.Grants = append(st.Grants, g) })
+}
+
+// Protections says which OS protections commands get on this machine.
+func Protections() sandbox.Protections { return sandbox.Probe() }
+
+// Run is what a run brings to the assembly of its policy.
+type Run struct {
+	Mode  permission.Mode
+	Tools map[string]permission.ToolSetting
+	Rules []permission.Rule
+	// Grants are the answers given for the run's session.
+	Grants []permission.Grant
+}
+
+// Assemble builds the permission policy and the command runner of a run
+// in dir, and notices for what the user should know before it starts.
+func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permission.Policy, sandbox.Runner, []trace.Notice, error) {
+	st, err := w.state(ctx, dir)
+	if err != nil {
+		return permission.Policy{}, nil, nil, err
+	}
+	pol := permission.Policy{Mode: run.Mode, Tools: run.Tools, Rules: run.Rules, Workspace: dir}
+	pol.ProtectedFiles = []string{w.db}
+	pol.Grants = append(append([]permission.Grant(nil), st.Grants...), run.Grants...)
+	var notices []trace.Notice
+	ws, err := permission.LoadWorkspaceSettings(dir)
+	switch {
+	case err != nil:
+		notices = append(notices, trace.Notice{Code: "workspace_settings", Message: err.Error()})
+	case ws.Path != "" && st.TrustedDigest != "" && st.TrustedDigest == ws.Digest:
+		pol.WorkspaceSettings, pol.Trusted = ws, true
+	case ws.Path != "":
+		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
+			Message: "this workspace has .loupe/settings.json; its rules are ignored until you trust the workspace (Settings → Workspace)"})
+	}
+	if err := holdsDataDir(dir, w.dataDir); err != nil {
+		return pol, nil, nil, err
+	}
+	prot := sandbox.Probe()
+	db := w.db
+	runner := sandbox.Confined{
+		Workspace:    dir,
+		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
+		// The view has none of these unless they are in the workspace or
+		// an exposed path; wherever they are, they are covered.
+		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", w.dataDir},
+		Guard:      pol.CommandGuard(),
+		Expose:     st.Expose,
+		CacheDir:   cacheDir(dir),
+		BestEffort: !prot.Sandboxed(),
+	}
+	if !prot.Sandboxed() {
+		pol.Unconfined = prot.Summary()
+		notices = append(notices, trace.Notice{Code: "not_sandboxed", Message: prot.Summary() + "; Loupe asks before every command"})
+	}
+	if err := pol.Validate(); err != nil {
+		return pol, nil, nil, fmt.Errorf("permission settings: %w", err)
+	}
+	return pol, runner, notices, nil
+}
+
+// cacheDir is a per-workspace folder that confined commands may write and
+// that lasts between commands (build caches).
+func cacheDir(workspace string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	// Keyed by a hash of the whole path: two workspaces never share one.
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(filepath.Clean(workspace))))
+	dir := filepath.Join(base, "loupe", "workspaces", sum)
+	if os.MkdirAll(dir, 0o700) != nil {
+		return ""
+	}
+	return dir
+}
+
+// Check makes dir absolute and says what is wrong with it as a workspace:
+// missing, not a folder, or too wide (the whole file system, the home
+// folder or a folder holding it).
+func Check(dir string) (string, error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", errors.New("choose a workspace folder first")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a folder", abs)
+	}
+	if err := notTooWide(abs); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// notTooWide refuses a workspace that is the whole file system or holds
+// the home directory: everything in a workspace is the model's to read
+// and, through commands, to change.
+func notTooWide(abs string) error {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	if real == string(filepath.Separator) {
+		return fmt.Errorf("workspace %s is the whole file system; choose a project folder", abs)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if h, err := filepath.EvalSymlinks(home); err == nil {
+			home = h
+		}
+		if home == real {
+			return fmt.Errorf("workspace %s is your home folder, which holds your keys, settings and other projects; choose a project folder inside it", abs)
+		}
+		if inside(real, home) {
+			return fmt.Errorf("workspace %s holds your home folder (%s); choose a project folder", abs, home)
+		}
+	}
+	return nil
+}
+
+// holdsDataDir refuses a workspace that contains Loupe's data directory
+// (where the database and settings are kept unless --db says otherwise).
+// A database chosen elsewhere is not refused this way: its file and
+// companions are hidden from commands wherever they are.
+func holdsDataDir(ws, dataDir string) error {
+	if dataDir == "" {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(dataDir); err == nil {
+		dataDir = r
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		real = ws
+	}
+	if real == dataDir || inside(real, dataDir) {
+		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
+	}
+	return nil
+}
+
+// inside says whether p is strictly under dir.
+func inside(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
