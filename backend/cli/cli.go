@@ -204,7 +204,6 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	defer st.Close()
-	m := session.NewManager(st, nil, nil, nil)
 	var w io.Writer = stdout
 	if *outFile != "" {
 		f, err := os.Create(*outFile)
@@ -215,7 +214,7 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	if err := m.Export(context.Background(), pos[0], *format, w); err != nil {
+	if err := session.Export(context.Background(), st, pos[0], *format, w); err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		if errors.Is(err, store.ErrNotFound) {
 			return ExitFailed
@@ -240,7 +239,7 @@ func (p *printer) Event(e trace.Event) {
 		fmt.Fprintf(p.w, "%s\n", b)
 		return
 	}
-	fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, session.Describe(e))
+	fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, trace.Describe(e))
 }
 
 func (p *printer) Delta(string, agent.Delta) {}

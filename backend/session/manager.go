@@ -108,13 +108,19 @@ func (m *Manager) summary(s store.Session) Summary {
 	m.mu.Lock()
 	_, running := m.running[s.ID]
 	m.mu.Unlock()
-	sum := Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
-		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Running: running,
-		Breakpoints: Breakpoints{}.normal()}
+	sum := summaryOf(s)
+	sum.Running = running
 	if g, err := m.gateFor(context.Background(), s.ID); err == nil {
 		sum.Stepping, sum.Breakpoints, sum.Paused = g.state()
 	}
 	return sum
+}
+
+// summaryOf is a stored session's summary, before anything live (a run, a
+// pause, its stepping) is added.
+func summaryOf(s store.Session) Summary {
+	return Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Breakpoints: Breakpoints{}.normal()}
 }
 
 // Create starts a new, empty session on a workspace folder.
@@ -153,7 +159,7 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	sets, err := m.toolSets(ctx, id)
+	sets, err := toolSets(ctx, m.store, id)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -224,7 +230,7 @@ func (m *Manager) RawRequest(ctx context.Context, id string, seq int64) (string,
 	}
 	var specs []llm.ToolSpec
 	if mr.ToolSet != 0 {
-		sets, err := m.toolSets(ctx, id)
+		sets, err := toolSets(ctx, m.store, id)
 		if err != nil {
 			return "", err
 		}
@@ -242,8 +248,8 @@ func (m *Manager) RawRequest(ctx context.Context, id string, seq int64) (string,
 }
 
 // toolSets returns a session's stored tool sets by id.
-func (m *Manager) toolSets(ctx context.Context, id string) (map[int][]llm.ToolSpec, error) {
-	raw, err := m.store.ToolSets(ctx, id)
+func toolSets(ctx context.Context, st *store.Store, id string) (map[int][]llm.ToolSpec, error) {
+	raw, err := st.ToolSets(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,120 @@
+package trace
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// Header is what a transcript says of its session before the log.
+type Header struct {
+	Title, Workspace, Model string
+}
+
+// Markdown renders a readable transcript of a session's log: each round's
+// request, the model's answer, each call and its observation.
+func Markdown(h Header, evs []Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\nWorkspace: `%s` · Model: `%s`\n", h.Title, h.Workspace, h.Model)
+	for _, e := range evs {
+		line := Describe(e)
+		switch e.Kind {
+		case KindUserMessage:
+			p, _ := Decode[UserMessage](e)
+			fmt.Fprintf(&b, "\n## Run %d\n\n**You:** %s\n", e.Run, p.Text)
+		case KindModelResponse:
+			p, _ := Decode[ModelResponse](e)
+			fmt.Fprintf(&b, "\n**Model (round %d):**\n\n", e.Round)
+			if p.Thinking != "" {
+				fmt.Fprintf(&b, "<details><summary>thinking</summary>\n\n%s\n\n</details>\n\n", p.Thinking)
+			}
+			if p.Content != "" {
+				b.WriteString(p.Content + "\n")
+			}
+		case KindToolResult:
+			p, _ := Decode[ToolResult](e)
+			fmt.Fprintf(&b, "\n%s\n\n```\n%s\n```\n", line, strings.ReplaceAll(p.Content, "```", "ʼʼʼ"))
+		default:
+			fmt.Fprintf(&b, "\n- %s\n", line)
+		}
+	}
+	return b.String()
+}
+
+// HTML renders the Markdown transcript as a standalone, escaped page.
+func HTML(h Header, evs []Event) string {
+	return "<!doctype html><meta charset=utf-8><title>" + html.EscapeString(h.Title) +
+		"</title><style>body{font:14px system-ui;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap}</style><pre>" +
+		html.EscapeString(Markdown(h, evs)) + "</pre>\n"
+}
+
+// Describe is a one-line account of an event, for the command line and the
+// transcript.
+func Describe(e Event) string {
+	switch e.Kind {
+	case KindUserMessage:
+		p, _ := Decode[UserMessage](e)
+		return "user: " + oneLine(p.Text)
+	case KindModelRequest:
+		p, _ := Decode[ModelRequest](e)
+		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
+	case KindModelResponse:
+		p, _ := Decode[ModelResponse](e)
+		s := fmt.Sprintf("response (%s", p.DoneReason)
+		if p.Incomplete {
+			s += ", incomplete"
+		}
+		s += fmt.Sprintf(", %d prompt + %d output tokens)", p.Metrics.PromptEvalCount, p.Metrics.EvalCount)
+		if p.Content != "" {
+			s += ": " + oneLine(p.Content)
+		}
+		for _, c := range p.ToolCalls {
+			s += fmt.Sprintf(" [call %s %s]", c.Name, oneLine(string(c.Args)))
+		}
+		return s
+	case KindToolCall:
+		p, _ := Decode[ToolCall](e)
+		if !p.Valid {
+			return fmt.Sprintf("tool call %s rejected (%s): %s", p.Name, p.ErrorKind, oneLine(p.Problem))
+		}
+		return fmt.Sprintf("tool call %s %s", p.Name, oneLine(string(p.Args)))
+	case KindPermission:
+		p, _ := Decode[Permission](e)
+		if p.Decision == Ask {
+			return fmt.Sprintf("asked about %s: %s", p.Tool, oneLine(p.Summary))
+		}
+		return fmt.Sprintf("permission %s for %s (%s)", p.Decision, p.Tool, p.By)
+	case KindToolResult:
+		p, _ := Decode[ToolResult](e)
+		status := "ok"
+		if p.IsError {
+			status = "error"
+			if p.ErrorKind != "" {
+				status += " " + p.ErrorKind
+			}
+		}
+		return fmt.Sprintf("result of %s (%s, %d bytes, %d ms): %s", p.Name, status, p.Bytes, p.DurationMs, oneLine(p.Content))
+	case KindNotice:
+		p, _ := Decode[Notice](e)
+		return "notice: " + p.Message
+	case KindError:
+		p, _ := Decode[Error](e)
+		return "error: " + p.Message
+	case KindRunEnd:
+		p, _ := Decode[RunEnd](e)
+		s := fmt.Sprintf("run ended: %s after %d round(s)", p.Reason, p.Rounds)
+		if p.Detail != "" {
+			s += " — " + p.Detail
+		}
+		return s
+	}
+	return string(e.Kind)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}
