@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -40,20 +39,10 @@ func (m *Manager) UndoRun(ctx context.Context, id string, run int, force bool) (
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	for _, e := range evs {
-		if e.Run == run {
-			return m.restore(ctx, id, e.Seq, run, force)
-		}
+	if seq, ok := trace.RunStart(evs, run); ok {
+		return m.restore(ctx, id, seq, run, force)
 	}
 	return RestoreResult{}, fmt.Errorf("session %s has no run %d", id, run)
-}
-
-// fileState is what the log says about one path.
-type fileState struct {
-	before   *string // content before the first change in range
-	last     *string // content after Loupe's last change, anywhere in the log
-	inRange  bool
-	sawFirst bool
 }
 
 func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, force bool) (RestoreResult, error) {
@@ -71,34 +60,9 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	files := map[string]*fileState{}
-	for _, e := range evs {
-		var changes []trace.FileChange
-		switch e.Kind {
-		case trace.KindToolResult:
-			p, err := trace.Decode[trace.ToolResult](e)
-			if err != nil {
-				return RestoreResult{}, err
-			}
-			changes = p.Changes
-		case trace.KindRestore:
-			p, err := trace.Decode[trace.Restore](e)
-			if err != nil {
-				return RestoreResult{}, err
-			}
-			changes = p.Changes
-		}
-		for _, c := range changes {
-			f := files[c.Path]
-			if f == nil {
-				f = &fileState{}
-				files[c.Path] = f
-			}
-			if e.Seq >= toSeq && !f.sawFirst {
-				f.before, f.sawFirst, f.inRange = c.Before, true, true
-			}
-			f.last = c.After
-		}
+	plan, err := trace.RestorePlan(evs, toSeq)
+	if err != nil {
+		return RestoreResult{}, err
 	}
 	ws, err := tools.OpenWorkspace(s.Workspace)
 	if err != nil {
@@ -107,43 +71,31 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	defer ws.Close()
 
 	res := RestoreResult{Restored: []string{}, Conflicts: []Conflict{}}
-	var paths []string
-	for p, f := range files {
-		if !f.inRange {
-			continue
-		}
-		paths = append(paths, p)
-		cur, exists, err := ws.ReadFile(p)
+	for _, f := range plan {
+		cur, exists, err := ws.ReadFile(f.Path)
 		if err != nil {
 			return RestoreResult{}, err
 		}
-		switch {
-		case f.last == nil && exists:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was created again outside Loupe"})
-		case f.last != nil && !exists:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was deleted outside Loupe"})
-		case f.last != nil && string(cur) != *f.last:
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Reason: "it was changed outside Loupe"})
+		if reason := f.Conflict(cur, exists); reason != "" {
+			res.Conflicts = append(res.Conflicts, Conflict{Path: f.Path, Reason: reason})
 		}
 	}
-	sort.Strings(paths)
-	sort.Slice(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Path < res.Conflicts[j].Path })
 	if len(res.Conflicts) > 0 && !force {
 		return res, nil
 	}
 	rec := trace.Restore{ToSeq: toSeq, Run: run}
-	for _, p := range paths {
-		f := files[p]
+	for _, f := range plan {
+		p := f.Path
 		cur, exists, _ := ws.ReadFile(p)
-		change := trace.FileChange{Path: p, After: f.before}
+		change := trace.FileChange{Path: p, After: f.Before}
 		if exists {
 			s := string(cur)
 			change.Before = &s
 		}
-		if f.before == nil {
+		if f.Before == nil {
 			err = ws.RemoveFile(p)
 		} else {
-			err = ws.WriteFile(p, []byte(*f.before))
+			err = ws.WriteFile(p, []byte(*f.Before))
 		}
 		if err != nil {
 			return res, fmt.Errorf("restoring %s: %w (files before it in this list were restored: %v)", p, err, res.Restored)
