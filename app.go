@@ -119,20 +119,9 @@ func (a *App) shutdown(context.Context) {
 // sink forwards live updates to the UI.
 type sink struct{ a *App }
 
-func (s sink) Event(e trace.Event) { runtime.EventsEmit(s.a.ctx, chanEvent, e) }
-func (s sink) Delta(id string, d agent.Delta) {
-	runtime.EventsEmit(s.a.ctx, chanDelta, DeltaMessage{SessionID: id, Run: d.Run, Round: d.Round, Content: d.Content, Thinking: d.Thinking})
-}
+func (s sink) Event(e trace.Event)         { runtime.EventsEmit(s.a.ctx, chanEvent, e) }
+func (s sink) Delta(d agent.Delta)         { runtime.EventsEmit(s.a.ctx, chanDelta, d) }
 func (s sink) Session(sum session.Summary) { runtime.EventsEmit(s.a.ctx, chanSession, sum) }
-
-// DeltaMessage is a streamed piece of a model answer.
-type DeltaMessage struct {
-	SessionID string `json:"session_id"`
-	Run       int    `json:"run"`
-	Round     int    `json:"round"`
-	Content   string `json:"content,omitempty"`
-	Thinking  string `json:"thinking,omitempty"`
-}
 
 // Status tells the UI where Ollama and the database are and whether they
 // work, with what to do when they don't.

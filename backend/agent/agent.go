@@ -57,9 +57,11 @@ type Pauser interface {
 	Commands() <-chan Command
 }
 
-// Delta is one streamed piece of the model's answer, for live display.
+// Delta is one streamed piece of the model's answer, for live display: the
+// window gets it as it is.
 type Delta struct {
-	Run      int    `json:"run"`
+	SessionID string `json:"session_id"`
+	Run       int    `json:"run"`
 	Round    int    `json:"round"`
 	Content  string `json:"content,omitempty"`
 	Thinking string `json:"thinking,omitempty"`

@@ -139,7 +139,7 @@ func (s *recordingSink) Event(e trace.Event) {
 	s.events = append(s.events, e)
 	s.mu.Unlock()
 }
-func (s *recordingSink) Delta(_ string, d agent.Delta) {
+func (s *recordingSink) Delta(d agent.Delta) {
 	s.mu.Lock()
 	s.deltas = append(s.deltas, d)
 	s.mu.Unlock()

@@ -30,7 +30,7 @@ import (
 // prints them. Calls come from run goroutines and must not block long.
 type Sink interface {
 	Event(e trace.Event)
-	Delta(sessionID string, d agent.Delta)
+	Delta(d agent.Delta)
 	Session(s Summary)
 }
 
@@ -100,9 +100,9 @@ func (m *Manager) Workspaces() *workspace.Workspaces { return m.ws }
 
 type nopSink struct{}
 
-func (nopSink) Event(trace.Event)         {}
-func (nopSink) Delta(string, agent.Delta) {}
-func (nopSink) Session(Summary)           {}
+func (nopSink) Event(trace.Event) {}
+func (nopSink) Delta(agent.Delta) {}
+func (nopSink) Session(Summary)   {}
 
 func (m *Manager) summary(s store.Session) Summary {
 	m.mu.Lock()

@@ -68,19 +68,8 @@ type window struct {
 // the shapes app.go emits.
 type windowSink struct{ rec *golden.Recorder }
 
-// deltaMessage is app.go's DeltaMessage: a streamed piece of an answer.
-type deltaMessage struct {
-	SessionID string `json:"session_id"`
-	Run       int    `json:"run"`
-	Round     int    `json:"round"`
-	Content   string `json:"content,omitempty"`
-	Thinking  string `json:"thinking,omitempty"`
-}
-
-func (s windowSink) Event(e trace.Event) { s.rec.Event(e) }
-func (s windowSink) Delta(id string, d agent.Delta) {
-	s.rec.Delta(deltaMessage{SessionID: id, Run: d.Run, Round: d.Round, Content: d.Content, Thinking: d.Thinking})
-}
+func (s windowSink) Event(e trace.Event)         { s.rec.Event(e) }
+func (s windowSink) Delta(d agent.Delta)         { s.rec.Delta(d) }
 func (s windowSink) Session(sum session.Summary) { s.rec.Session(sum) }
 
 // openWindow starts a recording: a fresh database and workspace (README.md

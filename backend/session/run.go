@@ -185,7 +185,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Tools:    reg,
 		Approver: approver,
 		Pauser:   gate,
-		OnDelta:  func(d agent.Delta) { m.sink.Delta(id, d) },
+		OnDelta:  m.sink.Delta,
 	}, evs)
 	title := ""
 	if !resume && (s.Title == "" || s.Title == "New session") {

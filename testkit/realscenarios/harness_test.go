@@ -287,7 +287,7 @@ func (s *sink) Event(e trace.Event) {
 	s.mu.Unlock()
 }
 
-func (s *sink) Delta(_ string, d agent.Delta) {
+func (s *sink) Delta(d agent.Delta) {
 	s.mu.Lock()
 	s.deltas = append(s.deltas, d)
 	f := s.onDelta

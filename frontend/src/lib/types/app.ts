@@ -186,7 +186,7 @@ export interface Delta {
   thinking: string;
 }
 
-/** A delta as the backend sends it (app.go's DeltaMessage, empty fields left out), or null when it is not one. */
+/** A delta as the backend sends it (agent.Delta, empty fields left out), or null when it is not one. */
 export function deltaOf(v: unknown): Delta | null {
   if (!isRecord(v) || typeof v['session_id'] !== 'string') return null;
   return {
