@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,8 +10,9 @@ import (
 )
 
 // Builtins reuses schemas prepared once per process; each registry must
-// still be what NewRegistry makes of the same tools, bound to its own
-// workspace and runner.
+// still behave as what NewRegistry makes of the same tools, bound to its
+// own workspace and runner: the same names, specs and tools, and the same
+// verdict on every call.
 func TestBuiltinsMatchNewRegistry(t *testing.T) {
 	ws, _ := newWorkspace(t, nil)
 	run := sandbox.Local{}
@@ -19,22 +21,18 @@ func TestBuiltinsMatchNewRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.entries) != len(want.entries) || len(got.byName) != len(want.byName) {
-		t.Fatalf("Builtins has %d entries (%d by name), NewRegistry %d (%d)",
-			len(got.entries), len(got.byName), len(want.entries), len(want.byName))
+	if !reflect.DeepEqual(got.Names(), want.Names()) || !reflect.DeepEqual(got.Specs(), want.Specs()) || !reflect.DeepEqual(got.Tools(), want.Tools()) {
+		t.Fatalf("Builtins lists %v, NewRegistry %v (or their specs or tools differ)", got.Names(), want.Names())
 	}
-	for i, g := range got.entries {
-		w := want.entries[i]
-		name := w.spec.Name
-		if g.tool != w.tool {
-			t.Errorf("%s: tool %#v, want %#v", name, g.tool, w.tool)
-		}
-		if !reflect.DeepEqual(g.spec, w.spec) || !reflect.DeepEqual(g.order, w.order) ||
-			!reflect.DeepEqual(g.required, w.required) || g.signature != w.signature {
-			t.Errorf("%s: prepared entry differs from NewRegistry's", name)
-		}
-		if got.byName[name] != g {
-			t.Errorf("%s: byName does not point at the listed entry", name)
+	calls := []string{`{}`, `{"path":"a.txt"}`, `{"path":7}`, `{"path":"a","content":"x"}`, `{"path":"a","old_string":"x","new_string":"y","replace_all":true}`,
+		`{"pattern":"*.go"}`, `{"pattern":"x","include":"*.go"}`, `{"command":"true","timeout_ms":10}`, `{"command":"true","extra":1}`, `not json`}
+	for _, name := range append(want.Names(), "no_such_tool") {
+		for _, args := range calls {
+			gt, ge := got.Check(name, json.RawMessage(args))
+			wt, we := want.Check(name, json.RawMessage(args))
+			if gt != wt || !reflect.DeepEqual(ge, we) {
+				t.Errorf("Check(%s, %s): Builtins %v %v, NewRegistry %v %v", name, args, gt, ge, wt, we)
+			}
 		}
 	}
 }
