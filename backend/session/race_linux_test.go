@@ -39,6 +39,7 @@ while [ ! -e flipper.stop ]; do
     rm -rf d
     mv -T d.real d 2>/dev/null || { rm -rf d; mv -T d.real d; }
   fi
+  [ -e flipper.up ] || : > flipper.up
 done
 `
 
@@ -136,7 +137,11 @@ func TestParallelCallsAgainstSymlinkSwaps(t *testing.T) {
 		})
 	}
 	defer stopFlipper()
-	time.Sleep(20 * time.Millisecond) // let the loop start
+	// The flipper has swapped both paths once: the race is on.
+	waitFor(t, func() bool {
+		_, err := os.Stat(filepath.Join(ws, "flipper.up"))
+		return err == nil
+	}, "the flipper to start")
 
 	end, err := m.Run(context.Background(), sum.ID, "write the files", session.RunOptions{})
 	stopFlipper()
