@@ -62,9 +62,9 @@ type Pauser interface {
 type Delta struct {
 	SessionID string `json:"session_id"`
 	Run       int    `json:"run"`
-	Round    int    `json:"round"`
-	Content  string `json:"content,omitempty"`
-	Thinking string `json:"thinking,omitempty"`
+	Round     int    `json:"round"`
+	Content   string `json:"content,omitempty"`
+	Thinking  string `json:"thinking,omitempty"`
 }
 
 // Seams are what the loop talks to.

@@ -242,5 +242,5 @@ func (p *printer) Event(e trace.Event) {
 	fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, trace.Describe(e))
 }
 
-func (p *printer) Delta(agent.Delta) {}
-func (p *printer) Session(session.Summary)   {}
+func (p *printer) Delta(agent.Delta)       {}
+func (p *printer) Session(session.Summary) {}
