@@ -360,55 +360,6 @@ func payloads[T trace.Payload](t *testing.T, evs []trace.Event) []T {
 	return out
 }
 
-// checkLog asserts the rules every log keeps: each call of a complete
-// answer has exactly one result, after its tool_call; no call of an
-// incomplete answer is taken up; every run ends exactly once.
-func checkLog(t *testing.T, evs []trace.Event) {
-	t.Helper()
-	calls, incomplete := map[string]bool{}, map[string]bool{}
-	results, checked := map[string]int{}, map[string]bool{}
-	runs, ends := map[int]bool{}, map[int]int{}
-	for _, e := range evs {
-		switch e.Kind {
-		case trace.KindUserMessage:
-			runs[e.Run] = true
-		case trace.KindRunEnd:
-			ends[e.Run]++
-		case trace.KindModelResponse:
-			p, _ := trace.Decode[trace.ModelResponse](e)
-			for _, c := range p.ToolCalls {
-				if p.Incomplete {
-					incomplete[c.ID] = true
-				} else {
-					calls[c.ID] = true
-				}
-			}
-		case trace.KindToolCall:
-			p, _ := trace.Decode[trace.ToolCall](e)
-			if incomplete[p.CallID] {
-				t.Errorf("call %s of an incomplete answer was taken up", p.CallID)
-			}
-			checked[p.CallID] = true
-		case trace.KindToolResult:
-			p, _ := trace.Decode[trace.ToolResult](e)
-			if !calls[p.CallID] {
-				t.Errorf("result for %s before (or without) its call", p.CallID)
-			}
-			results[p.CallID]++
-		}
-	}
-	for id := range calls {
-		if results[id] != 1 {
-			t.Errorf("call %s has %d results, want 1", id, results[id])
-		}
-	}
-	for r := range runs {
-		if ends[r] != 1 {
-			t.Errorf("run %d has %d run_end events, want 1", r, ends[r])
-		}
-	}
-}
-
 // resultsOf lists the results' call ids and kinds, in log order.
 func resultsOf(t *testing.T, evs []trace.Event) []string {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // The rules of the loop (DESIGN.md, "The loop" and "Invariants"), each
@@ -40,7 +41,7 @@ func TestTextAnswerEndsTheRun(t *testing.T) {
 	if len(r.deltas) != 1 || r.deltas[0].Content != "Hello." || r.deltas[0].Round != 1 || r.deltas[0].Run != 1 {
 		t.Fatalf("deltas = %+v", r.deltas)
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // Calls run and their results go back in the next request, paired with
@@ -89,7 +90,7 @@ func TestResultsPairByIDInCallOrder(t *testing.T) {
 			t.Fatalf("round %d: count %d estimate %d, want %d %d", e.Round, mr.MessageCount, mr.PromptEstimate, len(sent.Messages), trace.PromptEstimateOf(sent))
 		}
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -125,7 +126,7 @@ func TestParallelCallsRunConcurrently(t *testing.T) {
 	if got := resultsOf(t, evs); !slices.Equal(got, []string{"a:ok", "b:ok", "c:ok"}) {
 		t.Fatalf("results = %v (%+v)", got, payloads[trace.ToolResult](t, evs))
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // MaxParallel bounds how many calls of an answer run at once.
@@ -162,7 +163,7 @@ func TestParallelCallsAreBounded(t *testing.T) {
 	if most.Load() != 2 {
 		t.Fatalf("%d calls ran at once, want at most (and here exactly) 2", most.Load())
 	}
-	checkLog(t, r.log.all())
+	invariants.Check(t, r.log.all())
 }
 
 // An unknown tool, arguments that do not fit, a tool that fails and a tool
@@ -206,7 +207,7 @@ func TestCheckOutcomesDiffer(t *testing.T) {
 	if r.log.has(trace.KindPermission, "u", "") || r.log.has(trace.KindPermission, "i", "") || ran.Load() != 2 {
 		t.Errorf("a call that failed its check was decided or run (%d runs)", ran.Load())
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // A tool never runs before its call and its decision are committed.
@@ -271,7 +272,7 @@ func TestIncompleteAnswersNeverRunTheirCalls(t *testing.T) {
 			if ran.Load() || r.log.has(trace.KindToolCall, "c1", "") {
 				t.Fatal("a call of an incomplete answer was taken up")
 			}
-			checkLog(t, evs)
+			invariants.Check(t, evs)
 			// The next run's history keeps the text, not the call.
 			r.model.say(text("Fine."))
 			r.run(t.Context(), "Never mind")
@@ -297,7 +298,7 @@ func TestRoundCap(t *testing.T) {
 	if n := payloads[trace.Notice](t, evs); len(n) != 1 || n[0].Code != "round_cap" {
 		t.Fatalf("notices = %+v", n)
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // A model that asks for exactly the same calls three rounds in a row is
@@ -324,7 +325,7 @@ func TestRepeatedIdenticalCallsStop(t *testing.T) {
 		}
 		ids[c.CallID] = true
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // A request that failed before any of its answer came is tried again
@@ -398,7 +399,7 @@ func TestEveryCallGetsOneResult(t *testing.T) {
 		if q := r.ask.questions(); !slices.Equal(q, []string{"d"}) {
 			t.Fatalf("asked about %v, want only d (the rule refused r)", q)
 		}
-		checkLog(t, evs)
+		invariants.Check(t, evs)
 	})
 	t.Run("skipped", func(t *testing.T) {
 		r := newRig(t, echo("look"), fn{name: "write", run: func(context.Context, json.RawMessage) (tools.Result, error) {
@@ -421,7 +422,7 @@ func TestEveryCallGetsOneResult(t *testing.T) {
 		if len(res) != 1 || res[0].ErrorKind != trace.ErrSkipped || res[0].IsError || res[0].Content != "I did it myself." {
 			t.Fatalf("results = %+v", res)
 		}
-		checkLog(t, evs)
+		invariants.Check(t, evs)
 	})
 	t.Run("cancelled while asking", func(t *testing.T) {
 		r := newRig(t, echo("look"), fn{name: "write", run: func(context.Context, json.RawMessage) (tools.Result, error) {
@@ -444,7 +445,7 @@ func TestEveryCallGetsOneResult(t *testing.T) {
 		if q := r.ask.questions(); !slices.Equal(q, []string{"w1"}) {
 			t.Fatalf("asked %v, want w1 only", q)
 		}
-		checkLog(t, evs)
+		invariants.Check(t, evs)
 	})
 	t.Run("interrupted", func(t *testing.T) {
 		args := json.RawMessage(`{"x":"a"}`)
@@ -469,7 +470,7 @@ func TestEveryCallGetsOneResult(t *testing.T) {
 		if end := payloads[trace.RunEnd](t, evs); len(end) != 1 || end[0].Reason != trace.EndInterrupted || end[0].FinalText != "on it" {
 			t.Fatalf("run_end = %+v", end)
 		}
-		checkLog(t, evs)
+		invariants.Check(t, evs)
 		// Nothing more to do the second time.
 		if closed, _ := New(Config{SessionID: "s"}, Seams{Recorder: log}, log.all()).Recover(t.Context()); closed || len(log.all()) != len(evs) {
 			t.Fatal("a closed run was recovered again")
@@ -504,7 +505,7 @@ func TestCancelMidCommand(t *testing.T) {
 		res[1].ErrorKind != trace.ErrCancelled {
 		t.Fatalf("results = %+v", res)
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // A failure to write the log stops the run with that error.
@@ -558,5 +559,5 @@ func TestQuestionsAreEventsAndCallsAreDecidedWhenTheyRun(t *testing.T) {
 	if !r.log.has(trace.KindPermission, "w3", trace.Allow) {
 		t.Fatal("w3 was not allowed by the grant")
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
 // Stepping pauses at the four checkpoints, in the loop's order, and each
@@ -73,7 +74,7 @@ func TestPauseHookAtEachCheckpoint(t *testing.T) {
 	if strings.Join(paused, " ") != want {
 		t.Fatalf("paused events: %v", paused)
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // When nobody steps, the loop asks the hook at every checkpoint and builds
@@ -144,7 +145,7 @@ func TestPausedCallDoesNotBlockTheOthers(t *testing.T) {
 	if got := resultsOf(t, evs); !slices.Equal(got, []string{"a:ok", "b:ok", "c:ok"}) {
 		t.Fatalf("results = %v", got)
 	}
-	checkLog(t, evs)
+	invariants.Check(t, evs)
 }
 
 // A paused run's log, cut where the app exited at each checkpoint, resumes
@@ -224,7 +225,7 @@ func TestRestoredRunResumesAtItsCheckpoint(t *testing.T) {
 				t.Fatalf("end = %+v", end)
 			}
 			evs := second.log.all()
-			checkLog(t, evs)
+			invariants.Check(t, evs)
 			paused := 0
 			for _, cp := range payloads[trace.Checkpoint](t, evs) {
 				if cp.State == trace.Paused {
@@ -324,7 +325,7 @@ func TestEditsAtPauses(t *testing.T) {
 	if strings.Join(targets, " ") != "system message args result" {
 		t.Fatalf("edit events = %v", targets)
 	}
-	checkLog(t, r.log.all())
+	invariants.Check(t, r.log.all())
 }
 
 // Stop while paused ends the run; the paused call is answered "cancelled"
@@ -347,5 +348,5 @@ func TestStopWhilePaused(t *testing.T) {
 	if got := resultsOf(t, r.log.all()); !slices.Equal(got, []string{"c1:cancelled"}) {
 		t.Fatalf("results = %v", got)
 	}
-	checkLog(t, r.log.all())
+	invariants.Check(t, r.log.all())
 }
