@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
-	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
@@ -154,18 +152,7 @@ func TestExposedPathsAreCheckedAndKept(t *testing.T) {
 func TestRecoveryRemovesPartialWrites(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	ctx := context.Background()
-	args := json.RawMessage(`{"path":"src/main.go","content":"package main"}`)
-	for _, e := range []trace.Event{
-		trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}),
-		trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: testModel}),
-		trace.New(trace.KindModelResponse, 1, 1, trace.ModelResponse{ToolCalls: []llmCall{{ID: "call_1", Name: "write_file", Args: args}}, DoneReason: "stop"}),
-		trace.New(trace.KindToolCall, 1, 1, trace.ToolCall{CallID: "call_1", Name: "write_file", Args: args, Valid: true}),
-	} {
-		e.SessionID = h.id
-		if _, err := h.st.Append(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.crashedDuringCall("write_file", `{"path":"src/main.go","content":"package main"}`)
 	h.write("src/.main.go.loupe-1234567.tmp", "package ma")  // what the killed write left
 	h.write("src/.other.go.loupe-99.tmp", "not this call's") // another file's: kept
 	h.write("src/.main.go.loupe-notes.tmp", "the user's")    // not a name Loupe makes: kept

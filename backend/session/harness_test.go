@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -201,4 +202,23 @@ func fixedLengthDir(t testing.TB) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// crashedDuringCall writes the log of a run that stopped (Loupe killed)
+// while its one call, call_1, was running: the call is recorded, its
+// result is not.
+func (h *harness) crashedDuringCall(name, args string) {
+	h.t.Helper()
+	raw := json.RawMessage(args)
+	for _, e := range []trace.Event{
+		trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}),
+		trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: testModel}),
+		trace.New(trace.KindModelResponse, 1, 1, trace.ModelResponse{ToolCalls: []llmCall{{ID: "call_1", Name: name, Args: raw}}, DoneReason: "stop"}),
+		trace.New(trace.KindToolCall, 1, 1, trace.ToolCall{CallID: "call_1", Name: name, Args: raw, Valid: true}),
+	} {
+		e.SessionID = h.id
+		if _, err := h.st.Append(context.Background(), e); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 }

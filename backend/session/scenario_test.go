@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -435,18 +434,7 @@ func TestCancelWhileAsking(t *testing.T) {
 func TestRecoverAfterCrash(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	ctx := context.Background()
-	args := json.RawMessage(`{"command":"sleep 100"}`)
-	for _, e := range []trace.Event{
-		trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "go"}),
-		trace.New(trace.KindModelRequest, 1, 1, trace.ModelRequest{Model: testModel}),
-		trace.New(trace.KindModelResponse, 1, 1, trace.ModelResponse{ToolCalls: []llmCall{{ID: "call_1", Name: "run_command", Args: args}}, DoneReason: "stop"}),
-		trace.New(trace.KindToolCall, 1, 1, trace.ToolCall{CallID: "call_1", Name: "run_command", Args: args, Valid: true}),
-	} {
-		e.SessionID = h.id
-		if _, err := h.st.Append(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
 	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
 	if err := m2.Recover(ctx); err != nil {
 		t.Fatal(err)
