@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -161,7 +162,8 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
 	// A hidden path wins over a read-only one, and nothing is mounted
 	// under a hidden or read-only directory (the outer mount covers it).
-	plan.ReadOnly = withoutCovered(removeAll2(plan.ReadOnly, plan.Hidden), append(plan.Hidden, plan.ReadOnly...))
+	plan.ReadOnly = slices.DeleteFunc(plan.ReadOnly, func(p string) bool { return slices.Contains(plan.Hidden, p) })
+	plan.ReadOnly = withoutCovered(plan.ReadOnly, append(plan.Hidden, plan.ReadOnly...))
 	plan.Hidden = withoutCovered(plan.Hidden, plan.Hidden)
 	pins := map[string]bool{}
 	for _, p := range append(append([]string{}, plan.ReadOnly...), plan.Hidden...) {
@@ -187,14 +189,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 // made without templates) an empty one, so that the guard can make it
 // read-only: otherwise a command could create it and plant a hook.
 func ensureHooksDir(dir string) {
-	isRepo := filepath.Base(dir) == ".git" || strings.Contains(dir, string(filepath.Separator)+".git"+string(filepath.Separator)+"modules"+string(filepath.Separator))
-	if !isRepo {
-		return
-	}
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		return
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "hooks")); err != nil && errors.Is(err, fs.ErrNotExist) {
+	if isGitDir(dir) && !exists(filepath.Join(dir, "hooks")) {
 		_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
 	}
 }
@@ -214,24 +209,6 @@ func dedupe(list []string) []string {
 	for _, p := range list {
 		if !seen[p] {
 			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// removeAll2 drops from list the paths that are in drop.
-func removeAll2(list, drop []string) []string {
-	out := []string{}
-	for _, p := range list {
-		keep := true
-		for _, d := range drop {
-			if p == d {
-				keep = false
-				break
-			}
-		}
-		if keep {
 			out = append(out, p)
 		}
 	}
