@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
@@ -129,41 +130,39 @@ func TestParallelCallsRunConcurrently(t *testing.T) {
 	invariants.Check(t, evs)
 }
 
-// MaxParallel bounds how many calls of an answer run at once.
+// MaxParallel bounds how many calls of an answer run at once. The test runs
+// in a synctest bubble: synctest.Wait returns once every goroutine of the
+// run is blocked, that is once the executor has started all the calls it
+// will start while two hold their slots. No timing is involved.
 func TestParallelCallsAreBounded(t *testing.T) {
-	var running, most atomic.Int32
-	release := make(chan struct{})
-	startedTwo := make(chan struct{}, 8)
-	held := fn{name: "hold", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
-		n := running.Add(1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+	synctest.Test(t, func(t *testing.T) {
+		var running, most atomic.Int32
+		release := make(chan struct{})
+		held := fn{name: "hold", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+			n := running.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			<-release
+			running.Add(-1)
+			return tools.Result{Content: "ok"}, nil
+		}}
+		r := newRig(t, held)
+		r.cfg.MaxParallel = 2
+		r.model.say(asks(tc("a", "hold", `{"x":"1"}`), tc("b", "hold", `{"x":"2"}`), tc("c", "hold", `{"x":"3"}`), tc("d", "hold", `{"x":"4"}`)), text("ok"))
+		done := r.start(t.Context(), "Go")
+		// Everything the run can do before a slot is given back is done.
+		synctest.Wait()
+		n := running.Load()
+		close(release)
+		if n != 2 {
+			t.Fatalf("%d calls ran at once while two held their slots, want exactly 2", n)
 		}
-		startedTwo <- struct{}{}
-		<-release
-		running.Add(-1)
-		return tools.Result{Content: "ok"}, nil
-	}}
-	r := newRig(t, held)
-	r.cfg.MaxParallel = 2
-	r.model.say(asks(tc("a", "hold", `{"x":"1"}`), tc("b", "hold", `{"x":"2"}`), tc("c", "hold", `{"x":"3"}`), tc("d", "hold", `{"x":"4"}`)), text("ok"))
-	done := r.start(t.Context(), "Go")
-	for range 2 {
-		select {
-		case <-startedTwo:
-		case <-time.After(10 * time.Second):
-			close(release)
-			t.Fatal("two calls did not run at once")
+		wait(t, done)
+		if most.Load() != 2 {
+			t.Fatalf("%d calls ran at once, want at most (and here exactly) 2", most.Load())
 		}
-	}
-	// Two hold their slots and wait; no third may start. Give a bug the
-	// time to show before letting them go.
-	time.Sleep(50 * time.Millisecond)
-	close(release)
-	wait(t, done)
-	if most.Load() != 2 {
-		t.Fatalf("%d calls ran at once, want at most (and here exactly) 2", most.Load())
-	}
-	invariants.Check(t, r.log.all())
+		invariants.Check(t, r.log.all())
+	})
 }
 
 // An unknown tool, arguments that do not fit, a tool that fails and a tool
