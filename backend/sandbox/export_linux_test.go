@@ -1,0 +1,16 @@
+package sandbox
+
+// Helpers of the internal tests, for the external ones (package
+// sandbox_test), which run with the real policy's guard: package permission
+// imports this one, so tests inside it cannot.
+var (
+	Crun        = crun
+	Needs       = needs
+	ProbeLogged = protections
+)
+
+// PlanWorkspace returns the mounts planWorkspace would make.
+func PlanWorkspace(ws string, guard PathGuard, hide []string) (pins, readOnly, hidden []string, err error) {
+	p, err := planWorkspace(ws, guard, hide)
+	return p.Pins, p.ReadOnly, p.Hidden, err
+}
