@@ -220,8 +220,11 @@ func (a *assembly) response() (llm.Response, error) {
 //
 // If the answer does not finish — an error line, a cut connection, ctx
 // cancelled — Chat returns what arrived so far with Done false, together
-// with the error (a *StreamError, or ctx's error). Errors before the answer
-// starts are *UnreachableError, *ModelNotFoundError or *StatusError.
+// with the error (a *StreamError, or ctx's error). When Ollama sends
+// nothing for longer than the client's Timeouts allow, Chat closes the
+// connection and returns what arrived with a *TimeoutError. Errors before
+// the answer starts are *UnreachableError, *ModelNotFoundError or
+// *StatusError.
 func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
 	body, err := encodeChatRequest(r, c.sent)
 	if err != nil {
@@ -241,7 +244,8 @@ func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk
 	case aerr != nil:
 		return resp, aerr
 	}
-	return resp, &StreamError{Cut: true}
+	// The stream ended properly but without its done line.
+	return resp, &StreamError{Ended: true}
 }
 
 // marshalPlain encodes v as JSON without escaping <, > and &: arguments

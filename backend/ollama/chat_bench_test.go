@@ -75,7 +75,9 @@ func (o *apiClientChat) Chat(ctx context.Context, r llm.Request, onChunk func(ll
 	case aerr != nil:
 		return resp, aerr
 	}
-	return resp, &StreamError{Cut: true}
+	// How a stream that ended without its done line is named is Chat's
+	// own reading, on top of either path.
+	return resp, &StreamError{Ended: true}
 }
 
 // benchRequest is a request the size of an agent's first round: a system

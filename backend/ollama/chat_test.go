@@ -275,9 +275,19 @@ func TestChatFaults(t *testing.T) {
 			check: wantStream("", true),
 		},
 		{
+			// What Ollama does when it stops a model that repeats a token.
 			name:  "stream ends cleanly without done",
 			reply: ollamatest.Reply{RawLines: []string{`{"model":"tiny","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"half"},"done":false}`}},
-			check: wantStream("", true), wantContent: "half",
+			check: func(t *testing.T, err error) {
+				var se *ollama.StreamError
+				if !errors.As(err, &se) || !se.Ended || se.Cut {
+					t.Fatalf("err = %#v (%v), want a StreamError that ended without done", err, err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, "repeats the same token") || strings.Contains(msg, "still running") {
+					t.Errorf("message = %q; want it to name a repeating model, not a stopped Ollama", msg)
+				}
+			},
+			wantContent: "half",
 		},
 		{
 			name:        "stall until the deadline",

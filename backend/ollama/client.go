@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -31,6 +32,32 @@ const FallbackNumCtx = 4096
 // default client has no overall timeout.
 const dialTimeout = 5 * time.Second
 
+// Timeouts bound how long Chat waits for Ollama; a zero field waits
+// without a bound. FirstToken runs from sending the request to the first
+// byte of the answer, so it includes loading the model into memory and
+// reading the whole prompt. Stall runs from each piece of the answer to
+// the next; Ollama sends nothing while the model writes a tool call, so it
+// must cover writing the longest one.
+type Timeouts struct {
+	FirstToken time.Duration
+	Stall      time.Duration
+}
+
+// The default timeouts. Loading a large model from a slow disk takes
+// minutes (Ollama's own OLLAMA_LOAD_TIMEOUT gives up on a load that makes
+// no progress for 5 minutes), and on a CPU a long prompt takes minutes
+// more to read; a tool call that writes a whole file streams nothing for
+// as long as the model takes to write it.
+const (
+	DefaultFirstTokenTimeout = 10 * time.Minute
+	DefaultStallTimeout      = 5 * time.Minute
+)
+
+// DefaultTimeouts are the timeouts of a new client.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{FirstToken: DefaultFirstTokenTimeout, Stall: DefaultStallTimeout}
+}
+
 // Client talks to one Ollama server.
 type Client struct {
 	host string // normalised base URL, for messages
@@ -39,7 +66,8 @@ type Client struct {
 	api  *api.Client  // for everything else
 	// sent keeps the JSON of messages sent lately: a conversation's
 	// history is encoded once, not again in each of its requests.
-	sent *messageCache
+	sent     *messageCache
+	timeouts atomic.Pointer[Timeouts]
 }
 
 // New returns a client for host, which may be written in any form
@@ -52,8 +80,21 @@ func New(host string, hc *http.Client) *Client {
 		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		hc = &http.Client{Transport: t}
 	}
-	return &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc), sent: newMessageCache()}
+	c := &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc), sent: newMessageCache()}
+	c.SetTimeouts(DefaultTimeouts())
+	return c
 }
+
+// SetTimeouts sets the bounds of the Chat calls that start from now on
+// (see Timeouts; a zero field means no bound, a negative one counts as
+// zero). It is safe to call while other calls run.
+func (c *Client) SetTimeouts(t Timeouts) {
+	t.FirstToken, t.Stall = max(t.FirstToken, 0), max(t.Stall, 0)
+	c.timeouts.Store(&t)
+}
+
+// Timeouts returns the bounds Chat uses.
+func (c *Client) Timeouts() Timeouts { return *c.timeouts.Load() }
 
 // Host is the base URL the client talks to.
 func (c *Client) Host() string { return c.host }

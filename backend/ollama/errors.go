@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -69,19 +70,76 @@ func (e *StatusError) Error() string {
 }
 
 // StreamError means the answer started but did not finish: Ollama sent an
-// {"error": ...} line mid-stream (Message), or the connection closed before
-// the final done line (Cut). The partial answer is returned with it.
+// {"error": ...} line mid-stream (Message), the connection closed before
+// the final done line (Cut), or the stream ended properly but without its
+// done line (Ended). The partial answer is returned with it.
 type StreamError struct {
 	Message string
 	Cut     bool
-	Err     error
+	// Ended: Ollama closed the answer as if it were finished, with no done
+	// line and no error. Ollama v0.17 does this, and only this, when it
+	// stops a model that produced the same token more than 30 times in a
+	// row (llm/server.go, "token repeat limit reached"), so a repeating
+	// model is what the message names.
+	Ended bool
+	Err   error
 }
 
 func (e *StreamError) Error() string {
-	if e.Cut {
+	switch {
+	case e.Ended:
+		return "Ollama stopped the answer before it finished, without an error: it does this when the model repeats the same token over and over (more than 30 times in a row) — the partial answer is kept; try again, rephrase the request, or raise the temperature"
+	case e.Cut:
 		return "the connection to Ollama closed before the answer finished — check that Ollama is still running, then try again"
 	}
 	return fmt.Sprintf("Ollama failed while answering: %s — the partial answer is kept; try again", e.Message)
+}
+
+// TimeoutError means Ollama sent nothing for too long, and Chat gave up
+// and closed the connection. Before the first byte of the answer the bound
+// is the first-token timeout, which covers loading the model and reading
+// the prompt; once the answer streams (Stall) it is the stall timeout
+// between two pieces of it. Any partial answer is returned with it.
+type TimeoutError struct {
+	Stall bool
+	After time.Duration
+	Model string
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Stall {
+		return fmt.Sprintf("Ollama stopped sending the answer: nothing arrived for %s (the stall timeout) — the partial answer is kept and none of its tool calls ran; "+
+			"the model runner may be stuck or paused: check `ollama ps` and the Ollama server log, then try again, or raise the stall timeout (loupe run --stall-timeout)", human(e.After))
+	}
+	return fmt.Sprintf("Ollama sent no answer within %s of the request (the first-token timeout), which includes loading %s and reading the prompt — "+
+		"check `ollama ps` and the Ollama server log; if the model is still loading, try again once it is, or raise the first-token timeout (loupe run --first-token-timeout)", human(e.After), modelName(e.Model))
+}
+
+// Timeout says, as net.Error does, that this error is a timeout.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// Temporary is false: the bound was already waited out once, so the agent
+// does not silently wait it out again (it retries only temporary errors).
+// The user sees the error and decides.
+func (e *TimeoutError) Temporary() bool { return false }
+
+func modelName(m string) string {
+	if m == "" {
+		return "the model"
+	}
+	return "model " + m
+}
+
+// human writes a duration without zero tails: "10m", "1h30m", "250ms".
+func human(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -77,15 +78,31 @@ type errorLine struct {
 
 // streamChat posts body and hands each line of the answer to fn, in order,
 // until the stream ends. It returns nil when the stream ends cleanly, done
-// or not; otherwise one of our errors (or ctx's, wrapped by http.Client).
-// model is the requested model, for ModelNotFoundError.
+// or not; a *TimeoutError when Ollama sent nothing for longer than the
+// client's timeouts allow (the request is then cancelled, which closes its
+// connection); otherwise one of our errors (or ctx's, wrapped by
+// http.Client). model is the requested model, for ModelNotFoundError and
+// TimeoutError.
 func (c *Client) streamChat(ctx context.Context, model string, body []byte, fn func(api.ChatResponse)) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w := watch(c.Timeouts(), model, cancel)
+	defer w.stop()
+	err := c.readChat(ctx, model, body, fn, w)
+	if te := w.expired(); te != nil {
+		// Whatever the cut request failed with, the cause is the timeout.
+		return te
+	}
+	return err
+}
+
+func (c *Client) readChat(ctx context.Context, model string, body []byte, fn func(api.ChatResponse), w *watchdog) error {
 	resp, err := c.postChat(ctx, body)
 	if err != nil {
 		return c.classify(err, model)
 	}
 	defer resp.Body.Close()
-	lines := &lineReader{r: bufio.NewReaderSize(resp.Body, lineBufSize), max: maxLineSize}
+	lines := &lineReader{r: bufio.NewReaderSize(watchedBody{r: resp.Body, w: w}, lineBufSize), max: maxLineSize}
 	if resp.StatusCode >= http.StatusBadRequest {
 		return readStatusError(resp.StatusCode, lines, model)
 	}
@@ -172,4 +189,111 @@ func (l *lineReader) next() ([]byte, error) {
 		return nil, errLineTooLong
 	}
 	return line, nil
+}
+
+// watchdog cancels a request when Ollama sends nothing for too long: no
+// byte of the answer within the first-token bound from the start, or,
+// once bytes came, none within the stall bound of the one before. Reading
+// only notes the time; the timer, when it fires, checks whether the bound
+// really passed and otherwise sets itself for what is left.
+type watchdog struct {
+	t      Timeouts
+	model  string
+	cancel context.CancelCauseFunc
+	start  time.Time
+
+	mu      sync.Mutex
+	timer   *time.Timer // nil while no bound applies
+	started bool        // a byte of the answer arrived
+	last    time.Time   // when the newest one did
+	fired   *TimeoutError
+	stopped bool
+}
+
+func watch(t Timeouts, model string, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{t: t, model: model, cancel: cancel, start: time.Now()}
+	if t.FirstToken > 0 {
+		w.timer = time.AfterFunc(t.FirstToken, w.check)
+	}
+	return w
+}
+
+// progress notes that bytes of the answer arrived.
+func (w *watchdog) progress() {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last = now
+	if w.started || w.stopped {
+		return
+	}
+	// The first byte: from now on the stall bound applies.
+	w.started = true
+	switch {
+	case w.t.Stall <= 0:
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+	case w.timer == nil:
+		w.timer = time.AfterFunc(w.t.Stall, w.check)
+	default:
+		w.timer.Reset(w.t.Stall)
+	}
+}
+
+// check runs when the timer fires: it cancels the request if its bound
+// has passed, or waits for the rest of it.
+func (w *watchdog) check() {
+	w.mu.Lock()
+	if w.stopped || w.fired != nil {
+		w.mu.Unlock()
+		return
+	}
+	bound, since := w.t.FirstToken, w.start
+	if w.started {
+		bound, since = w.t.Stall, w.last
+	}
+	if bound <= 0 {
+		w.mu.Unlock()
+		return
+	}
+	if left := bound - time.Since(since); left > 0 {
+		w.timer.Reset(left)
+		w.mu.Unlock()
+		return
+	}
+	w.fired = &TimeoutError{Stall: w.started, After: bound, Model: w.model}
+	te := w.fired
+	w.mu.Unlock()
+	w.cancel(te)
+}
+
+// expired is the timeout that cancelled the request, nil if none did.
+func (w *watchdog) expired() *TimeoutError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// watchedBody tells the watchdog of every read that brought bytes.
+type watchedBody struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (b watchedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.w.progress()
+	}
+	return n, err
 }

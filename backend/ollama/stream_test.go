@@ -201,7 +201,8 @@ func describe(err error) string {
 		return "StatusError " + http.StatusText(se.Code) + " " + strings.TrimSpace(se.Message) + ": " + err.Error()
 	case errors.As(err, &st):
 		cut := map[bool]string{true: "cut", false: "not cut"}[st.Cut]
-		return "StreamError " + cut + " " + st.Message + ": " + err.Error()
+		ended := map[bool]string{true: " ended", false: ""}[st.Ended]
+		return "StreamError " + cut + ended + " " + st.Message + ": " + err.Error()
 	case errors.As(err, &nf):
 		return "ModelNotFoundError " + nf.Model + ": " + err.Error()
 	}

@@ -212,6 +212,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.whole(w, r, reply, lines)
 	}
+	select {
+	case <-r.Context().Done():
+		// Gone before the reply was over (the context of a request whose
+		// handler has not returned ends only when its client goes away).
+		s.hangUp(seq)
+	default:
+	}
 }
 
 // next takes the reply for a request: the queue first, then the responder,

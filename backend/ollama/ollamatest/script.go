@@ -90,6 +90,9 @@ type Reply struct {
 	// Delay is slept between streamed lines; a stream:false reply waits it
 	// once before answering.
 	Delay time.Duration `json:"-"`
+	// Load is slept before anything of the answer is sent, headers
+	// included, as while Ollama loads the model and reads the prompt.
+	Load  time.Duration `json:"-"`
 	Fault *Fault        `json:"fault,omitempty"`
 	// RawLines, when set, replaces the generated lines: each string is sent
 	// verbatim as one NDJSON line. For servers that misbehave in ways the
@@ -171,6 +174,8 @@ type ScriptFile struct {
 type ScriptReply struct {
 	Reply
 	DelayMS int `json:"delay_ms,omitempty"`
+	// LoadMS is Reply.Load in milliseconds.
+	LoadMS int `json:"load_ms,omitempty"`
 }
 
 // LoadScript reads and checks a script file.
@@ -206,6 +211,7 @@ func (s *Server) Load(f ScriptFile) {
 	for i, r := range f.Replies {
 		replies[i] = r.Reply
 		replies[i].Delay = time.Duration(r.DelayMS) * time.Millisecond
+		replies[i].Load = time.Duration(r.LoadMS) * time.Millisecond
 	}
 	if f.Repeat && len(replies) > 0 {
 		var n int

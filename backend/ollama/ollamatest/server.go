@@ -50,6 +50,7 @@ type Server struct {
 	received  []Received
 	clock     func() time.Time
 	nextID    int
+	hungUp    map[int]chan struct{}
 
 	respondMu sync.Mutex // serialises responder calls
 }
@@ -177,4 +178,38 @@ func (s *Server) Requests() []Received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.received)
+}
+
+// HungUp returns a channel that is closed once the client of chat request
+// seq (see Received.Seq) has gone away before the fake finished its reply:
+// closed the connection or cancelled the request, as a client that gives up
+// on a stalled answer must. It may be called before the request arrives.
+func (s *Server) HungUp(seq int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hangUpChan(seq)
+}
+
+func (s *Server) hangUp(seq int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.hangUpChan(seq)
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// hangUpChan is request seq's channel; s.mu is held.
+func (s *Server) hangUpChan(seq int) chan struct{} {
+	if s.hungUp == nil {
+		s.hungUp = map[int]chan struct{}{}
+	}
+	ch, ok := s.hungUp[seq]
+	if !ok {
+		ch = make(chan struct{})
+		s.hungUp[seq] = ch
+	}
+	return ch
 }

@@ -159,6 +159,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, lin
 		io.WriteString(w, f.Body)
 		return
 	}
+	if !s.wait(r, reply.Load) {
+		return
+	}
 	rc := http.NewResponseController(w)
 	wrote := false
 	for i := 0; i <= len(lines); i++ {
@@ -216,7 +219,7 @@ func (s *Server) whole(w http.ResponseWriter, r *http.Request, reply Reply, line
 		}
 		return
 	}
-	if !s.wait(r, reply.Delay) {
+	if !s.wait(r, reply.Load+reply.Delay) {
 		return
 	}
 	var final ChatResponse
