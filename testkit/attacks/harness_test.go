@@ -679,7 +679,10 @@ func tail(s string, n int) string {
 	return s
 }
 
-// eventually polls cond for up to d.
+// eventually polls cond every 50 ms until it holds, for up to d, and says
+// whether it did. It is for waiting on what is bound to happen (a socket
+// that starts accepting, processes that are being killed), never on what
+// should not happen: polling for that only sleeps for d and hopes.
 func eventually(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {

@@ -58,13 +58,13 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 		command string
 		// harm says what the attack achieved, given what the command
 		// printed and whether it ran at all; "" when nothing.
-		harm func(output string, ran bool) string
+		harm func(t *testing.T, output string, ran bool) string
 		// workspace is where the command runs; "" means a fresh folder.
 		workspace string
 	}
-	reached := func(ln *listener) func(string, bool) string {
-		return func(string, bool) string {
-			if n, first := ln.take(); n > 0 {
+	reached := func(ln *listener) func(*testing.T, string, bool) string {
+		return func(t *testing.T, _ string, _ bool) string {
+			if n, first := ln.take(t); n > 0 {
 				return fmt.Sprintf("the listener %s accepted %d connection(s); it was sent %q", ln.path, n, first)
 			}
 			return ""
@@ -84,10 +84,12 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 			attack{name: "nc -U to the listener " + ln.where, command: `echo hello from the sandbox | nc -N -w 2 -U ` + ln.path, harm: reached(ln.listener)},
 		)
 	}
-	ran := func(name string) func(string, bool) string {
-		return func(string, bool) string {
-			// tmux runs the command in the server, so wait a moment for it.
-			if eventually(time.Second, func() bool { return len(m.present()) > 0 }) {
+	ran := func(name string) func(*testing.T, string, bool) string {
+		return func(*testing.T, string, bool) string {
+			// tmux runs the command in the server, but run-shell (without
+			// -b) returns only once the command has finished: a marker it
+			// made is there when the command that sent it has ended.
+			if len(m.present()) > 0 {
 				return fmt.Sprintf("the %s ran the command: markers %v", name, m.present())
 			}
 			return ""
@@ -101,7 +103,7 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 		attack{name: "tmux run-shell", command: `tmux -S ` + tmuxSock + ` run-shell 'touch ` + m.path("tmux") + `'`, harm: ran("tmux server")},
 		attack{name: "tmux run-shell with the socket in the workspace", command: `tmux -S .tmux.sock run-shell 'touch ` + m.path("tmux-workspace") + `'`,
 			harm: ran("tmux server of the workspace"), workspace: tmuxWorkspace},
-		attack{name: "ssh-add -l", command: `SSH_AUTH_SOCK=` + agentSock + ` ssh-add -l`, harm: func(out string, ran bool) string {
+		attack{name: "ssh-add -l", command: `SSH_AUTH_SOCK=` + agentSock + ` ssh-add -l`, harm: func(_ *testing.T, out string, ran bool) string {
 			switch {
 			case strings.Contains(out, keyComment):
 				return "ssh-add listed the key the agent holds"
@@ -123,7 +125,7 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 			}
 			t.Run("control", func(t *testing.T) {
 				out := l.shell(t, workspace(), a.command)
-				if a.harm(out, true) == "" {
+				if a.harm(t, out, true) == "" {
 					t.Fatalf("run with sh outside Loupe, the attack reached nothing: fix the attack\n%s", out)
 				}
 				clearMarkers(t, m)
@@ -136,7 +138,7 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 					for _, c := range o.calls() {
 						ran = ran || c.ran()
 					}
-					if h := a.harm(strings.Join(o.results(), "\n"), ran); h != "" {
+					if h := a.harm(t, strings.Join(o.results(), "\n"), ran); h != "" {
 						t.Error(h)
 					}
 					clearMarkers(t, m)
@@ -150,10 +152,18 @@ func TestSocketsOfTheSessionAreUnreachable(t *testing.T) {
 type listener struct {
 	path string
 
-	mu    sync.Mutex
-	conns int
-	first string // what the first connection sent
+	mu       sync.Mutex
+	accepted int // connections accepted, the test's own included
+	read     int // of those, the ones whose read is over
+	readAll  *sync.Cond
+	conns    int
+	first    string      // what the first connection sent
+	flushes  int         // numbers the test's own connections
+	flushed  chan string // what the test's own connections sent
 }
+
+// flushMark starts what the test's own connections send (take).
+const flushMark = "loupe-attacks-flush-"
 
 // listen listens on path; "@name" is a socket of the abstract namespace.
 func listen(t *testing.T, path string) *listener {
@@ -166,24 +176,35 @@ func listen(t *testing.T, path string) *listener {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	l := &listener{path: path}
+	l := &listener{path: path, flushed: make(chan string, 1)}
+	l.readAll = sync.NewCond(&l.mu)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
+			l.mu.Lock()
+			l.accepted++
+			l.mu.Unlock()
 			go func() {
 				defer c.Close()
 				_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
 				buf := make([]byte, 64)
 				n, _ := c.Read(buf)
+				got := string(buf[:n])
 				l.mu.Lock()
+				defer l.mu.Unlock()
+				l.read++
+				l.readAll.Broadcast()
+				if strings.HasPrefix(got, flushMark) {
+					l.flushed <- got
+					return
+				}
 				if l.conns == 0 {
-					l.first = string(buf[:n])
+					l.first = got
 				}
 				l.conns++
-				l.mu.Unlock()
 			}()
 		}
 	}()
@@ -191,11 +212,39 @@ func listen(t *testing.T, path string) *listener {
 }
 
 // take returns the connections so far and what the first one sent, and
-// starts counting again. It waits a moment for connections still being read.
-func (l *listener) take() (int, string) {
-	time.Sleep(100 * time.Millisecond)
+// starts counting again. To know that none is still on its way, it
+// connects itself: the kernel hands out connections in the order they
+// came, so once the listener has read this one, it has accepted every
+// earlier one; take then waits until those are read (each read ends within
+// its deadline).
+func (l *listener) take(t *testing.T) (int, string) {
+	t.Helper()
+	l.mu.Lock()
+	l.flushes++
+	mark := fmt.Sprintf("%s%d", flushMark, l.flushes)
+	l.mu.Unlock()
+	c, err := net.DialTimeout("unix", l.path, 10*time.Second)
+	if err != nil {
+		t.Fatalf("the listener %s does not accept the test's own connection: %v", l.path, err)
+	}
+	_, err = c.Write([]byte(mark))
+	c.Close()
+	if err != nil {
+		t.Fatalf("writing to the listener %s: %v", l.path, err)
+	}
+	select {
+	case got := <-l.flushed:
+		if got != mark {
+			t.Fatalf("the listener %s read %q from the test's own connection, want %q", l.path, got, mark)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the listener %s did not read the test's own connection within 10 s", l.path)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for l.read < l.accepted {
+		l.readAll.Wait()
+	}
 	n, first := l.conns, l.first
 	l.conns, l.first = 0, ""
 	return n, first
@@ -245,9 +294,7 @@ func (l *lab) startSSHAgent(t *testing.T, sock string) (string, string) {
 		_ = syscall.Kill(-agent.Process.Pid, syscall.SIGKILL)
 		_ = agent.Wait()
 	})
-	if !eventually(10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil }) {
-		t.Fatalf("ssh-agent did not create %s", sock)
-	}
+	waitAccepting(t, sock, "ssh-agent")
 	comment := secret("ssh-key")
 	key := filepath.Join(l.fresh("key"), "id_ed25519")
 	for _, args := range [][]string{
@@ -261,4 +308,20 @@ func (l *lab) startSSHAgent(t *testing.T, sock string) (string, string) {
 		}
 	}
 	return sock, comment
+}
+
+// waitAccepting waits until the Unix socket path accepts a connection: the
+// file appears when the server binds it, a moment before it listens.
+func waitAccepting(t *testing.T, path, server string) {
+	t.Helper()
+	var err error
+	if !eventually(10*time.Second, func() bool {
+		var c net.Conn
+		if c, err = net.Dial("unix", path); err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("%s does not accept connections on %s after 10 s: %v", server, path, err)
+	}
 }
