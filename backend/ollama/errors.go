@@ -108,7 +108,7 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Stall {
-		return fmt.Sprintf("Ollama stopped sending the answer: nothing arrived for %s (the stall timeout) — the partial answer is kept and none of its tool calls ran; "+
+		return fmt.Sprintf("Ollama stopped sending the answer: nothing arrived for %s (the stall timeout) — the partial answer is kept; "+
 			"the model runner may be stuck or paused: check `ollama ps` and the Ollama server log, then try again, or raise the stall timeout (loupe run --stall-timeout)", human(e.After))
 	}
 	return fmt.Sprintf("Ollama sent no answer within %s of the request (the first-token timeout), which includes loading %s and reading the prompt — "+
