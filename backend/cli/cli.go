@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
@@ -24,13 +26,28 @@ import (
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// Exit codes.
+// Exit codes. A run stopped by a signal exits 128 + the signal's number
+// (ExitSignal), as a shell reports a command killed by it, whether the run
+// was closed cleanly or a second signal cut that short.
 const (
 	ExitAnswered = 0 // the model answered
 	ExitEnded    = 1 // the run ended another way (cap, error, cancel)
 	ExitUsage    = 2 // bad command line
 	ExitFailed   = 3 // could not start (database, Ollama, model, workspace)
 )
+
+// stopSignals end a run as Stop does: Ctrl-C, what timeout, systemd and CI
+// send (SIGTERM), and a closed terminal (SIGHUP).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// ExitSignal is the exit code of a run stopped by sig: 130 for SIGINT, 143
+// for SIGTERM, 129 for SIGHUP.
+func ExitSignal(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return ExitEnded
+}
 
 // IsCommand tells main whether the arguments name a command-line mode, so
 // that anything else opens the window.
@@ -68,15 +85,39 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   loupe                      open the window
-  loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N] "prompt"
+  loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N]
+            [--first-token-timeout DURATION] [--stall-timeout DURATION] "prompt"
                              run one session to its end and print its timeline
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.
+See loupe run --help for its flags, exit codes and signals.
 `)
 }
+
+// runNotes follow the flags in loupe run --help.
+const runNotes = `
+Waiting for Ollama: --first-token-timeout bounds the wait for the first byte of
+each answer, which includes loading the model and reading the prompt;
+--stall-timeout bounds the wait between two pieces of an answer (Ollama sends
+nothing while the model writes a tool call, so allow for the longest one).
+Durations are written like 90s, 10m or 1h; 0 waits without a bound. When one
+runs out, the partial answer is kept and marked, none of its tool calls run,
+and the run ends with an error that says which bound ran out.
+
+Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the run as Stop does in the
+window: running commands are killed, every open tool call gets a "cancelled"
+result, the run_end is recorded and the database is closed. loupe then exits
+128 + the signal's number (130, 143, 129). A second signal exits at once with
+the same code and leaves the run open; the window closes such a run as
+interrupted when it next opens the database.
+
+Exit codes: 0 the model answered; 1 the run ended another way (round cap,
+error, timeout); 2 bad command line; 3 could not start (database, Ollama,
+model, workspace); 128+N stopped by signal N.
+`
 
 // parseInterspersed lets flags come before or after positional arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -113,8 +154,25 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
 	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
+	firstToken := fs.Duration("first-token-timeout", ollama.DefaultFirstTokenTimeout, "give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound)")
+	stall := fs.Duration("stall-timeout", ollama.DefaultStallTimeout, "give up on an answer that sends nothing more for `DURATION` (0: no bound)")
+	// The flag package prints what is wrong with a flag; the whole help
+	// is for --help, on standard output.
+	fs.Usage = func() {}
 	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, "Usage: loupe run --model NAME [flags] \"prompt\"\n\nRuns one session to its end and prints its timeline.\n\nFlags:\n")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fmt.Fprint(stdout, runNotes)
+		return 0
+	}
 	if err != nil {
+		fmt.Fprintln(stderr, "See loupe run --help.")
+		return ExitUsage
+	}
+	if *firstToken < 0 || *stall < 0 {
+		fmt.Fprintln(stderr, "loupe run: --first-token-timeout and --stall-timeout take a duration of 0 or more (0: no bound)")
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
@@ -133,7 +191,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		h = ollama.HostFromEnv()
 	}
 	out := &printer{w: stdout, json: *asJSON}
-	m := session.NewManager(st, ollama.New(h, nil), nil, out)
+	oc := ollama.New(h, nil)
+	oc.SetTimeouts(ollama.Timeouts{FirstToken: *firstToken, Stall: *stall})
+	m := session.NewManager(st, oc, nil, out)
 	if *maxRounds != 0 {
 		set, err := m.Settings(context.Background())
 		if err == nil {
@@ -147,22 +207,37 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	sandbox.RemoveLeftovers() // what commands of a killed Loupe left behind
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sig := catchStops(stderr)
+	defer sig.release()
+	ctx := sig.ctx
 	s, err := m.Create(ctx, *workspace, *model)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
-		return ExitFailed
+		return sig.code(ExitFailed)
 	}
 	opt := session.RunOptions{Approver: session.DenyAll{Why: "rule: no one to ask in a headless run (use --auto to allow)"}}
 	if *auto {
 		opt.Mode = permission.ModeAuto
 	}
-	// The run itself ignores ctx's cancel (a run outlives a UI call), so
-	// Ctrl-C is turned into Stop.
+	// The run itself ignores ctx's cancel (a run outlives a UI call), so a
+	// stop signal is turned into Stop. Stop finds nothing to cancel until
+	// the run has taken its slot, so it is tried until it does or the run
+	// is over: a signal that comes while the run starts is not lost.
+	ran := make(chan struct{})
+	defer close(ran)
 	go func() {
-		<-ctx.Done()
-		m.Stop(s.ID)
+		select {
+		case <-ctx.Done():
+		case <-ran:
+			return
+		}
+		for !m.Stop(s.ID) {
+			select {
+			case <-ran:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
 	}()
 	end, err := m.Run(ctx, s.ID, prompt, opt)
 	if err != nil {
@@ -172,9 +247,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			if evs, _ := st.Events(context.Background(), s.ID); len(evs) == 0 {
 				_ = st.DeleteSession(context.Background(), s.ID)
 			}
-			return ExitFailed
+			return sig.code(ExitFailed)
 		}
-		return ExitEnded
+		return sig.code(ExitEnded)
 	}
 	if !*asJSON {
 		fmt.Fprintf(stderr, "session %s\n", s.ID)
@@ -182,7 +257,82 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if end.Reason == trace.EndAnswered {
 		return ExitAnswered
 	}
-	return ExitEnded
+	return sig.code(ExitEnded)
+}
+
+// stops is how loupe run takes stop signals: the first cancels ctx (and so
+// the run, cleanly), a second exits the process at once.
+type stops struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	done   chan struct{}
+	once   sync.Once
+
+	mu  sync.Mutex
+	got os.Signal // the first stop signal, nil before one came
+}
+
+func catchStops(stderr io.Writer) *stops {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &stops{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), done: make(chan struct{})}
+	signal.Notify(s.ch, stopSignals...)
+	go func() {
+		var first os.Signal
+		select {
+		case first = <-s.ch:
+		case <-s.done:
+			return
+		}
+		s.mu.Lock()
+		s.got = first
+		s.mu.Unlock()
+		fmt.Fprintf(stderr, "loupe: %s: stopping the run (send it again to quit at once)\n", signalName(first))
+		cancel()
+		select {
+		case again := <-s.ch:
+			// Whatever the stop was doing (killing a command, writing the
+			// run's end) is cut short: the run stays open, and is closed
+			// as interrupted when the window next recovers the database.
+			fmt.Fprintf(stderr, "loupe: a second signal (%s): quitting now; the run is left open\n", signalName(again))
+			os.Exit(ExitSignal(first))
+		case <-s.done:
+		}
+	}()
+	return s
+}
+
+// release stops catching signals: from then on they have their usual
+// effect.
+func (s *stops) release() {
+	s.once.Do(func() {
+		signal.Stop(s.ch)
+		close(s.done)
+		s.cancel()
+	})
+}
+
+// code is the exit code of a run that would otherwise exit with code:
+// ExitSignal if a stop signal came, since the run did not finish as asked.
+func (s *stops) code(code int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.got == nil {
+		return code
+	}
+	return ExitSignal(s.got)
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
 }
 
 func exportCmd(args []string, stdout, stderr io.Writer) int {

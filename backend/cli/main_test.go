@@ -4,12 +4,24 @@ import (
 	"os"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
+// asLoupe, set to 1 in a child's environment, makes this test binary run as
+// the loupe command line (os.Args[1:] are its arguments), the way main.go
+// does for a command: tests that need a real process, to send it signals,
+// start this binary so (see startLoupe), or the binary that $LOUPE_BIN
+// names.
+const asLoupe = "LOUPE_CLI_TEST_AS_LOUPE"
+
 // TestMain lets this test binary serve as the sandbox helper: confined
-// commands re-run the current executable, as the app re-runs loupe.
+// commands re-run the current executable, as the app re-runs loupe. It
+// also serves as loupe itself (asLoupe).
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	if os.Getenv(asLoupe) == "1" {
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(m.Run())
 }
