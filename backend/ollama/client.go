@@ -145,15 +145,39 @@ func parseHost(s string) *url.URL {
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}
 }
 
+// shortCallTimeout bounds the calls other than Chat (ping, version, list,
+// show): Ollama answers them from what it has at hand in milliseconds, also
+// while it loads a model, so one that takes this long means it is stuck or
+// its process is stopped.
+var shortCallTimeout = 30 * time.Second
+
+// short makes a call other than Chat, named by request, within
+// shortCallTimeout: a *TimeoutError if the bound ran out, else what f
+// returned, classified.
+func (c *Client) short(ctx context.Context, request, model string, f func(context.Context) error) error {
+	te := &TimeoutError{After: shortCallTimeout, Request: request, Host: c.host}
+	ctx, cancel := context.WithTimeoutCause(ctx, shortCallTimeout, te)
+	defer cancel()
+	err := f(ctx)
+	if err != nil && context.Cause(ctx) == error(te) {
+		return te
+	}
+	return c.classify(err, model)
+}
+
 // Ping checks that Ollama answers at the host (HEAD /).
 func (c *Client) Ping(ctx context.Context) error {
-	return c.classify(c.api.Heartbeat(ctx), "")
+	return c.short(ctx, "HEAD /", "", c.api.Heartbeat)
 }
 
 // Version asks the server for its version.
 func (c *Client) Version(ctx context.Context) (string, error) {
-	v, err := c.api.Version(ctx)
-	return v, c.classify(err, "")
+	var v string
+	err := c.short(ctx, "GET /api/version", "", func(ctx context.Context) (err error) {
+		v, err = c.api.Version(ctx)
+		return err
+	})
+	return v, err
 }
 
 // ModelInfo describes an installed model.
@@ -180,16 +204,23 @@ func (m ModelInfo) SupportsThinking() bool { return slices.Contains(m.Capabiliti
 // A model whose details cannot be read is still listed, with what
 // /api/tags says about it.
 func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
-	list, err := c.api.List(ctx)
+	var list *api.ListResponse
+	err := c.short(ctx, "GET /api/tags", "", func(ctx context.Context) (err error) {
+		list, err = c.api.List(ctx)
+		return err
+	})
 	if err != nil {
-		return nil, c.classify(err, "")
+		return nil, err
 	}
 	out := make([]ModelInfo, 0, len(list.Models))
 	for _, lm := range list.Models {
 		mi, err := c.Show(ctx, lm.Name)
 		if err != nil {
-			var unreachable *UnreachableError
-			if errors.As(err, &unreachable) || ctx.Err() != nil {
+			var (
+				unreachable *UnreachableError
+				timeout     *TimeoutError
+			)
+			if errors.As(err, &unreachable) || errors.As(err, &timeout) || ctx.Err() != nil {
 				return nil, err
 			}
 			mi = ModelInfo{
@@ -209,9 +240,13 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 // Show describes one model. Size is not part of /api/show and is left 0;
 // Models fills it.
 func (c *Client) Show(ctx context.Context, name string) (ModelInfo, error) {
-	resp, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
+	var resp *api.ShowResponse
+	err := c.short(ctx, "POST /api/show", name, func(ctx context.Context) (err error) {
+		resp, err = c.api.Show(ctx, &api.ShowRequest{Model: name})
+		return err
+	})
 	if err != nil {
-		return ModelInfo{}, c.classify(err, name)
+		return ModelInfo{}, err
 	}
 	mi := ModelInfo{
 		Name:          name,

@@ -100,13 +100,22 @@ func (e *StreamError) Error() string {
 // is the first-token timeout, which covers loading the model and reading
 // the prompt; once the answer streams (Stall) it is the stall timeout
 // between two pieces of it. Any partial answer is returned with it.
+//
+// Request names a short call instead (such as "POST /api/show"): one that
+// Ollama answers at once, even while it loads a model, so that no answer
+// within After means it is stuck or stopped.
 type TimeoutError struct {
-	Stall bool
-	After time.Duration
-	Model string
+	Stall   bool
+	After   time.Duration
+	Model   string
+	Request string
+	Host    string
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Request != "" {
+		return fmt.Sprintf("Ollama at %s did not answer %s within %s — it may be stuck, or its process stopped; check it with `ollama ps`, or restart it", e.Host, e.Request, human(e.After))
+	}
 	if e.Stall {
 		return fmt.Sprintf("Ollama stopped sending the answer: nothing arrived for %s (the stall timeout) — the partial answer is kept; "+
 			"the model runner may be stuck or paused: check `ollama ps` and the Ollama server log, then try again, or raise the stall timeout (loupe run --stall-timeout)", human(e.After))

@@ -317,6 +317,26 @@ func TestEndpoints(t *testing.T) {
 	}
 }
 
+// load_ms delays the first byte of a reply, headers included.
+func TestScriptedLoadDelaysTheFirstByte(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(path, []byte(`{"models": [{"name": "tiny"}], "replies": [{"chunks": [{"content": "hi"}], "load_ms": 200}]}`), 0o600)
+	f, err := LoadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(t)
+	s.Load(f)
+	start := time.Now()
+	resp := post(t, s.URL(), "/api/chat", chatBody)
+	if took := time.Since(start); took < 200*time.Millisecond {
+		t.Errorf("headers came after %v, want 200ms or more", took)
+	}
+	if lines := readLines(t, resp.Body); len(lines) != 2 {
+		t.Errorf("%d lines, want the chunk and done", len(lines))
+	}
+}
+
 func TestLoadScript(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.json")

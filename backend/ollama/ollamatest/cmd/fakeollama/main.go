@@ -16,6 +16,11 @@
 //	  "repeat": false
 //	}
 //
+// A reply's "delay_ms" is waited between its lines, "load_ms" before its
+// first byte (as while Ollama loads a model), and a "fault" such as
+// {"kind": "stall", "after": 2} stops it after that many lines, to try
+// what Loupe does when Ollama stops sending.
+//
 // With -rounds N it answers conversations of any length without a script,
 // instantly, for benchmarks of the tool loop: every chat request gets one
 // list_dir call until the conversation holds N-1 answers of the model, and
