@@ -32,7 +32,7 @@ import (
 // as loupe (see TestMain), or $LOUPE_BIN when set, to test a built loupe.
 type loupeProc struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *lockedWriter
 	kinds  chan trace.Kind // of each event printed, in order
 	exited chan struct{}
 	err    error // of Wait, once exited is closed
@@ -48,9 +48,9 @@ func startLoupe(t *testing.T, args ...string) *loupeProc {
 	if b := os.Getenv("LOUPE_BIN"); b != "" {
 		bin = b
 	}
-	p := &loupeProc{cmd: exec.Command(bin, args...), stderr: &bytes.Buffer{}, kinds: make(chan trace.Kind, 1000), exited: make(chan struct{})}
+	p := &loupeProc{cmd: exec.Command(bin, args...), stderr: &lockedWriter{}, kinds: make(chan trace.Kind, 1000), exited: make(chan struct{})}
 	p.cmd.Env = env
-	p.cmd.Stderr = &lockedWriter{w: p.stderr}
+	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,15 +121,36 @@ func (p *loupeProc) wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
+// waitStderr waits until the process has written s to its stderr.
+func (p *loupeProc) waitStderr(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(p.stderrText(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("loupe did not write %q to stderr in 10s:\n%s", s, p.stderrText())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *loupeProc) stderrText() string { return p.stderr.String() }
+
+// lockedWriter is a buffer the process writes to while tests read it.
 type lockedWriter struct {
 	mu sync.Mutex
-	w  *bytes.Buffer
+	b  bytes.Buffer
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(b)
+	return l.b.Write(b)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // onlySessionLog is the log of the one session in the database at path.
@@ -309,7 +330,10 @@ func TestRunSecondSignalExitsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(300 * time.Millisecond) // the clean stop is now waiting on the lock
+	// Once loupe says so, the first signal was taken (two signals sent
+	// together may arrive as one), and the clean stop soon waits on the lock.
+	p.waitStderr(t, "SIGTERM: stopping the run")
+	time.Sleep(200 * time.Millisecond)
 	select {
 	case <-p.exited:
 		t.Fatalf("loupe exited before the second signal, while its stop could not write: %v\n%s", p.err, p.stderr)
