@@ -100,9 +100,10 @@ See loupe run --help for its flags, exit codes and signals.
 // runNotes follow the flags in loupe run --help.
 const runNotes = `
 Waiting for Ollama: --first-token-timeout bounds the wait for the first byte of
-each answer, which includes loading the model and reading the prompt;
---stall-timeout bounds the wait between two pieces of an answer (Ollama sends
-nothing while the model writes a tool call, so allow for the longest one).
+each answer, which includes loading the model, reading the prompt and, for an
+answer that starts with a tool call, writing that call; --stall-timeout bounds
+the wait between two pieces of an answer (Ollama sends nothing while the model
+writes a tool call, so allow for the longest one).
 Durations are written like 90s, 10m or 1h; 0 waits without a bound. When one
 runs out, the partial answer is kept and marked, none of its tool calls run,
 and the run ends with an error that says which bound ran out.
