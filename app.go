@@ -13,18 +13,18 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
-// Event channels the UI listens on (frontend/src/lib/bridge).
+// Event channels the UI listens on (frontend/src/lib/bridge): the log's
+// events, from which it draws every state of a session, and the streamed
+// text of answers.
 const (
-	chanEvent          = "loupe:event"
-	chanDelta          = "loupe:delta"
-	chanSession        = "loupe:session"
-	chanApproval       = "loupe:approval"
-	chanApprovalClosed = "loupe:approval_closed"
+	chanEvent = "loupe:event"
+	chanDelta = "loupe:delta"
 )
 
 // Flags are the window's command-line options.
@@ -67,7 +67,6 @@ type App struct {
 	flags   Flags
 	dbPath  string
 	store   *store.Store
-	broker  *permission.Broker
 	mgr     *session.Manager
 	ollama  *ollama.Client
 	openErr error
@@ -91,12 +90,7 @@ func (a *App) startup(ctx context.Context) {
 		return
 	}
 	a.store = st
-	a.broker = permission.NewBroker()
-	a.broker.OnOpen = func(r permission.Request) { runtime.EventsEmit(a.ctx, chanApproval, r) }
-	a.broker.OnClose = func(id, decision string) {
-		runtime.EventsEmit(a.ctx, chanApprovalClosed, map[string]string{"id": id, "decision": decision})
-	}
-	a.mgr = session.NewManager(st, a.ollama, a.broker, sink{a})
+	a.mgr = session.NewManager(st, a.ollama, permission.NewBroker(), sink{a})
 	// Recovery may wait on Ollama (a paused run checks its model), so it
 	// must not hold the window back; what it writes reaches the UI as
 	// events.
@@ -119,9 +113,8 @@ func (a *App) shutdown(context.Context) {
 // sink forwards live updates to the UI.
 type sink struct{ a *App }
 
-func (s sink) Event(e trace.Event)         { runtime.EventsEmit(s.a.ctx, chanEvent, e) }
-func (s sink) Delta(d agent.Delta)         { runtime.EventsEmit(s.a.ctx, chanDelta, d) }
-func (s sink) Session(sum session.Summary) { runtime.EventsEmit(s.a.ctx, chanSession, sum) }
+func (s sink) Event(e trace.Event) { runtime.EventsEmit(s.a.ctx, chanEvent, e) }
+func (s sink) Delta(d agent.Delta) { runtime.EventsEmit(s.a.ctx, chanDelta, d) }
 
 // Status tells the UI where Ollama and the database are and whether they
 // work, with what to do when they don't.
@@ -134,6 +127,7 @@ type Status struct {
 	DBError    string `json:"db_error"`
 }
 
+// ready says why the sessions cannot be reached yet, if so.
 func (a *App) ready() error {
 	if a.openErr != nil {
 		return a.openErr
@@ -142,6 +136,16 @@ func (a *App) ready() error {
 		return errors.New("Loupe is still starting")
 	}
 	return nil
+}
+
+// withManager runs f once the sessions can be reached: every bound method
+// that needs them goes through it.
+func withManager[T any](a *App, f func(*session.Manager) (T, error)) (T, error) {
+	if err := a.ready(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(a.mgr)
 }
 
 // Status checks Ollama (quickly) and reports the database.
@@ -161,84 +165,23 @@ func (a *App) Status() (Status, error) {
 	return st, nil
 }
 
-// ListModels lists installed models with their capabilities.
-func (a *App) ListModels() ([]ollama.ModelInfo, error) { return a.ollama.Models(a.ctx) }
+// Models lists installed models with their capabilities.
+func (a *App) Models() ([]ollama.ModelInfo, error) { return a.ollama.Models(a.ctx) }
 
-// ListSessions lists stored sessions, most recent first.
-func (a *App) ListSessions() ([]session.Summary, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.mgr.List(a.ctx)
+// Sessions lists stored sessions, most recent first.
+func (a *App) Sessions() ([]session.Summary, error) {
+	return withManager(a, func(m *session.Manager) ([]session.Summary, error) { return m.List(a.ctx) })
 }
 
-// NewSession creates an empty session on a workspace folder.
-func (a *App) NewSession(workspace, model string) (session.Summary, error) {
-	if err := a.ready(); err != nil {
-		return session.Summary{}, err
-	}
-	return a.mgr.Create(a.ctx, workspace, model)
+// Open returns a session with its log.
+func (a *App) Open(id string) (session.Detail, error) {
+	return withManager(a, func(m *session.Manager) (session.Detail, error) { return m.Open(a.ctx, id) })
 }
 
-// DeleteSession stops and deletes a session.
-func (a *App) DeleteSession(id string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Delete(a.ctx, id)
-}
-
-// SetModel changes a session's model.
-func (a *App) SetModel(id, model string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.SetModel(a.ctx, id, model)
-}
-
-// OpenSession returns a session's whole log and open questions.
-func (a *App) OpenSession(id string) (session.Detail, error) {
-	if err := a.ready(); err != nil {
-		return session.Detail{}, err
-	}
-	return a.mgr.Open(a.ctx, id)
-}
-
-// Send starts a run with the user's message.
-func (a *App) Send(id, text string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Start(a.ctx, id, text, session.RunOptions{})
-}
-
-// Stop cancels a session's run.
-func (a *App) Stop(id string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	a.mgr.Stop(id)
-	return nil
-}
-
-// AnswerFor approves or denies a pending tool call and remembers the answer
-// for the scope: "once", "session" or "workspace".
-func (a *App) AnswerFor(approvalID string, allow bool, scope string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.broker.Reply(approvalID, allow, permission.Scope(scope))
-}
-
-// PickWorkspace opens the native folder picker; "" when cancelled.
-func (a *App) PickWorkspace() (string, error) {
-	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: "Choose the workspace folder"})
-}
-
-// PickFolder opens the native folder picker with the title given (say,
-// for a folder commands may read); "" when cancelled.
-func (a *App) PickFolder(title string) (string, error) {
-	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: title})
+// Do carries out one command on a session (create, send, stop, answer,
+// step, edit, restore…); what the run does in answer arrives as events.
+func (a *App) Do(c session.Command) (session.Outcome, error) {
+	return withManager(a, func(m *session.Manager) (session.Outcome, error) { return m.Do(a.ctx, c) })
 }
 
 // RawRequest is the exact body sent to Ollama for a model_request event.
@@ -246,153 +189,41 @@ func (a *App) RawRequest(id string, seq int64) (string, error) {
 	if err := a.ready(); err != nil {
 		return "", err
 	}
-	return a.mgr.RawRequest(a.ctx, id, seq)
+	return session.RawRequest(a.ctx, a.store, id, seq)
 }
 
-// GetSettings returns the current settings.
-func (a *App) GetSettings() (session.Settings, error) {
+// Settings returns the current settings.
+func (a *App) Settings() (settings.Settings, error) {
 	if err := a.ready(); err != nil {
-		return session.DefaultSettings(), err
+		return settings.Defaults(), err
 	}
-	return a.mgr.Settings(a.ctx)
+	return settings.Load(a.ctx, a.store)
 }
 
 // SaveSettings validates and saves settings.
-func (a *App) SaveSettings(s session.Settings) error {
+func (a *App) SaveSettings(s settings.Settings) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.mgr.SaveSettings(a.ctx, s)
+	return settings.Save(a.ctx, a.store, s)
 }
 
-// SetStepping turns step-through on or off for a session.
-func (a *App) SetStepping(id string, on bool) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.SetStepping(a.ctx, id, on)
-}
-
-// SetBreakpoints sets where a session pauses when not stepping.
-func (a *App) SetBreakpoints(id string, bp session.Breakpoints) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.SetBreakpoints(a.ctx, id, bp)
-}
-
-// Step resumes a paused run until the next checkpoint.
-func (a *App) Step(id string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Resume(id, trace.ActionStep)
-}
-
-// Continue resumes a paused run until a breakpoint or the end.
-func (a *App) Continue(id string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Resume(id, trace.ActionContinue)
-}
-
-// EditRequest changes the pending request of a run paused before_request.
-func (a *App) EditRequest(id string, e session.RequestEdit) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.EditRequest(a.ctx, id, e)
-}
-
-// EditArgs changes the arguments of the call a run is paused before; they
-// are checked against the tool's schema again.
-func (a *App) EditArgs(id string, args string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.EditArgs(a.ctx, id, args)
-}
-
-// SkipCall answers the call a run is paused before with the user's own
-// observation, without running it.
-func (a *App) SkipCall(id string, observation string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.SkipCall(a.ctx, id, observation)
-}
-
-// EditResult changes the result a run is paused after, before the model
-// sees it.
-func (a *App) EditResult(id string, content string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.EditResult(a.ctx, id, content)
-}
-
-// RestoreFiles puts the files changed at or after event seq back as they
-// were; with force false, files changed outside Loupe since are only
-// reported.
-func (a *App) RestoreFiles(id string, seq int64, force bool) (session.RestoreResult, error) {
-	if err := a.ready(); err != nil {
-		return session.RestoreResult{}, err
-	}
-	return a.mgr.RestoreFiles(a.ctx, id, seq, force)
-}
-
-// UndoRun puts the files back as they were before a run (a turn).
-func (a *App) UndoRun(id string, run int, force bool) (session.RestoreResult, error) {
-	if err := a.ready(); err != nil {
-		return session.RestoreResult{}, err
-	}
-	return a.mgr.UndoRun(a.ctx, id, run, force)
-}
-
-// Workspace describes a workspace folder's trust, network and remembered
-// answers.
+// Workspace describes a workspace folder's trust, network, exposed paths
+// and remembered answers.
 func (a *App) Workspace(dir string) (workspace.Info, error) {
-	if err := a.ready(); err != nil {
-		return workspace.Info{}, err
-	}
-	return a.mgr.Workspaces().Info(a.ctx, dir)
+	return withManager(a, func(m *session.Manager) (workspace.Info, error) { return m.Workspaces().Info(a.ctx, dir) })
 }
 
-// TrustWorkspace trusts (or not) the workspace's .loupe/settings.json as
-// it is now.
-func (a *App) TrustWorkspace(dir string, trust bool) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Workspaces().Trust(a.ctx, dir, trust)
+// SetWorkspace changes one thing of a workspace folder (trust, network,
+// exposed paths, remembered answers) and describes it as it is now.
+func (a *App) SetWorkspace(dir string, c workspace.Change) (workspace.Info, error) {
+	return withManager(a, func(m *session.Manager) (workspace.Info, error) { return m.Workspaces().Apply(a.ctx, dir, c) })
 }
 
-// SetWorkspaceNetwork lets a workspace's commands use the network.
-func (a *App) SetWorkspaceNetwork(dir string, allow bool) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Workspaces().SetNetwork(a.ctx, dir, allow)
-}
-
-// SetWorkspaceExpose sets the host paths a workspace's commands may read
-// (read-only), beside the workspace and the system's directories. The
-// backend refuses a relative path, one that does not exist, the home
-// folder as a whole and anything holding Loupe's data folder.
-func (a *App) SetWorkspaceExpose(dir string, paths []string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Workspaces().SetExpose(a.ctx, dir, paths)
-}
-
-// ForgetGrants drops the answers remembered for a workspace.
-func (a *App) ForgetGrants(dir string) error {
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return a.mgr.Workspaces().ForgetGrants(a.ctx, dir)
+// PickFolder opens the native folder picker with the title given; "" when
+// cancelled.
+func (a *App) PickFolder(title string) (string, error) {
+	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: title})
 }
 
 // Protections says which OS protections commands get on this machine.

@@ -40,8 +40,7 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
     if (!t.startsWith('n')) return;
     try {
       const { name, data: [d] } = JSON.parse(t.slice(1));
-      if (name === 'loupe:session') pushed.push(`summary events=${d.event_count} running=${d.running} paused=${d.paused?.point ?? '-'}`);
-      else if (name === 'loupe:event') pushed.push(`event ${d.seq} ${d.kind}${d.payload?.point ? ` ${d.payload.point} ${d.payload.state}` : ''}`);
+      if (name === 'loupe:event') pushed.push(`event ${d.seq} ${d.kind}${d.payload?.point ? ` ${d.payload.point} ${d.payload.state}` : ''}`);
     } catch { /* not an event */ }
   }));
   const key = (k) => page.keyboard.press(k);
@@ -124,7 +123,7 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
     assert.equal(await tid('card-observation').count(), 0, 'the tool did not run');
     assert.equal(await tid('card-edit').count(), 0, 'a refused edit is not recorded');
     assert.equal(await tid('pause-args').inputValue(), '{"path":7}');
-    assert.equal(await tid('session-paused').getAttribute('data-point'), 'before_tool', 'the sidebar still shows the session paused there');
+    assert.equal(await tid('session-paused').count(), 1, 'the sidebar still shows the session paused');
     assert.equal(await tid('card-checkpoint').last().getByTestId('checkpoint-state').getAttribute('data-state'), 'paused');
     assert.equal(await activeTestId(), 'pause-args');
 

@@ -33,26 +33,30 @@ type Recorder interface {
 }
 
 // Approver answers a permission question; it may block until a person
-// answers or ctx is done.
+// answers or ctx is done. It calls asked, which records the question in
+// the log, once it is ready to take the answer: whoever sees the question
+// may answer it at once. If it never calls asked, the loop records the
+// question before the decision.
 type Approver interface {
-	Approve(ctx context.Context, r permission.Request) (permission.Answer, error)
+	Approve(ctx context.Context, r permission.Request, asked func() error) (permission.Answer, error)
 }
 
 // Pauser is the stepping hook. The loop asks it at each of its four
 // checkpoints (before a request, after the answer, before each call, after
 // each result) whether to stop there. When it stops, the loop records a
-// paused checkpoint, says where it waits, and takes Commands (edits, then
-// step, continue or skip) until one resumes it or the run is cancelled.
-// Edits are applied and recorded by the loop itself, so the log keeps one
-// writer.
+// paused checkpoint with what may be edited there, and takes Commands
+// (edits, then step, continue or skip) until one resumes it or the run is
+// cancelled. Edits are applied and recorded by the loop itself, so the
+// log keeps one writer and is all the window needs to draw the pause.
 type Pauser interface {
 	// Stops reports whether to pause at c, and whether a breakpoint (not
 	// stepping) is the reason. It must not block: the loop also asks it
 	// ahead, to know which calls may pause.
 	Stops(c Checkpoint) (stop, breakpoint bool)
-	// Waiting tells where the run waits, again after each edit; nil when
-	// it goes on.
-	Waiting(c *Checkpoint)
+	// Waiting says that the run takes Commands at the paused checkpoint
+	// of event seq, and 0 when it no longer does, so that a command sent
+	// to a pause that is over is refused at once instead of waiting.
+	Waiting(seq int64)
 	// Commands delivers the user's commands while paused.
 	Commands() <-chan Command
 }

@@ -310,10 +310,6 @@ func (r *run) afterResult(ctx context.Context, c *call, res trace.ToolResult) er
 	}
 	r.mu.Unlock()
 	s := &stop{cp: Checkpoint{Point: trace.PointAfterResult, CallID: c.ID, Tool: c.Name}}
-	s.show = func(cp *Checkpoint) {
-		shown := res
-		cp.Result = &shown
-	}
 	s.edit = func(cmd Command) error {
 		if cmd.Result == nil {
 			return ErrNotHere

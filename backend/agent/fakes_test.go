@@ -176,7 +176,10 @@ type answers struct {
 	blocked bool // wait for ctx instead of answering
 }
 
-func (a *answers) Approve(ctx context.Context, r permission.Request) (permission.Answer, error) {
+func (a *answers) Approve(ctx context.Context, r permission.Request, asked func() error) (permission.Answer, error) {
+	if err := asked(); err != nil {
+		return permission.Answer{}, err
+	}
 	a.mu.Lock()
 	a.asked = append(a.asked, r)
 	onAsk, blocked := a.onAsk, a.blocked
@@ -203,17 +206,18 @@ func (a *answers) questions() []string {
 }
 
 // stepper is a Pauser: it stops where stops says, and hands each pause to
-// the test on waits.
+// the test on waits, as the seq of its checkpoint event.
 type stepper struct {
 	stops func(c Checkpoint) bool
 	cmds  chan Command
-	waits chan Checkpoint
+	waits chan int64
+	log   *memLog
 	mu    sync.Mutex
 	asked []string
 }
 
 func newStepper(stops func(Checkpoint) bool) *stepper {
-	return &stepper{stops: stops, cmds: make(chan Command), waits: make(chan Checkpoint, 16)}
+	return &stepper{stops: stops, cmds: make(chan Command), waits: make(chan int64, 16)}
 }
 
 func stepping(Checkpoint) bool { return true }
@@ -226,24 +230,41 @@ func (s *stepper) Stops(c Checkpoint) (bool, bool) {
 	return stop, stop
 }
 
-func (s *stepper) Waiting(c *Checkpoint) {
-	if c != nil {
-		s.waits <- *c
+func (s *stepper) Waiting(seq int64) {
+	if seq != 0 {
+		s.waits <- seq
 	}
+}
+
+// pausedAt is a pause as the log shows it: the paused checkpoint event.
+type pausedAt struct {
+	trace.Checkpoint
+	Seq   int64
+	Round int
 }
 
 func (s *stepper) Commands() <-chan Command { return s.cmds }
 
-// next waits for the run to pause and returns where.
-func (s *stepper) next(t *testing.T) Checkpoint {
+// next waits for the run to pause and returns the paused checkpoint that
+// the log holds for it.
+func (s *stepper) next(t *testing.T) pausedAt {
 	t.Helper()
 	select {
-	case c := <-s.waits:
-		return c
+	case seq := <-s.waits:
+		for _, e := range s.log.all() {
+			if e.Seq == seq {
+				cp, err := trace.Decode[trace.Checkpoint](e)
+				if err != nil || cp.State != trace.Paused {
+					t.Fatalf("the run waits at event %d, which is not a paused checkpoint: %s %s", seq, e.Kind, e.Payload)
+				}
+				return pausedAt{Checkpoint: cp, Seq: seq, Round: e.Round}
+			}
+		}
+		t.Fatalf("the run waits at event %d, which the log does not hold", seq)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run did not pause")
-		return Checkpoint{}
 	}
+	return pausedAt{}
 }
 
 // send gives a paused run a command and returns its answer.
@@ -283,6 +304,9 @@ func (r *rig) agent() *Agent {
 	var pauser Pauser
 	if r.pauser != nil {
 		pauser = r.pauser
+		if s, ok := r.pauser.(*stepper); ok {
+			s.log = r.log
+		}
 	}
 	var mu sync.Mutex
 	return New(r.cfg, Seams{Model: r.model, Recorder: r.log, Tools: r.tools, Approver: r.ask, Pauser: pauser,
@@ -370,6 +394,28 @@ func resultsOf(t *testing.T, evs []trace.Event) []string {
 			kind = "ok"
 		}
 		out = append(out, fmt.Sprintf("%s:%s", r.CallID, kind))
+	}
+	return out
+}
+
+// resultFor is the latest result the log holds for a call.
+func resultFor(t *testing.T, evs []trace.Event, callID string) *trace.ToolResult {
+	t.Helper()
+	var out *trace.ToolResult
+	for _, r := range payloads[trace.ToolResult](t, evs) {
+		if r.CallID == callID {
+			out = &r
+		}
+	}
+	return out
+}
+
+// editsOf lists the edit events as target:after, in log order.
+func editsOf(t *testing.T, evs []trace.Event) []string {
+	t.Helper()
+	var out []string
+	for _, ed := range payloads[trace.Edit](t, evs) {
+		out = append(out, ed.Target+":"+string(ed.After))
 	}
 	return out
 }

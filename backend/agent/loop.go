@@ -51,7 +51,8 @@ type run struct {
 	lastText  string
 	// restored is the pause a resumed run waits at first, without
 	// recording it again; checkpoints before it were passed already.
-	restored *trace.Checkpoint
+	restored    *trace.Checkpoint
+	restoredSeq int64
 
 	// mu guards what the executor's goroutines share: the history and the
 	// calls still open.

@@ -10,23 +10,16 @@ import (
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// Checkpoint is a place where the loop can pause, with what may be edited
-// there.
+// Checkpoint is a place where the loop can pause, as the Pauser is asked
+// about it.
 type Checkpoint struct {
 	Point  string
 	Run    int
 	Round  int
 	CallID string
 	Tool   string
-	// Request is the pending request (before_request); Messages is its
-	// history with each message's source event. Both are filled only when
-	// the run pauses.
-	Request  *trace.ModelRequest
-	Messages []trace.Sourced
 	// Args are the pending call's arguments (before_tool).
 	Args json.RawMessage
-	// Result is the result about to go back to the model (after_result).
-	Result *trace.ToolResult
 }
 
 // Command is one thing the user asks of a paused run. Reply gets nil when
@@ -43,28 +36,37 @@ type Command struct {
 // ActionEdit is a Command that edits and stays paused.
 const ActionEdit = "edit"
 
-// RequestEdit changes a pending request; nil fields stay.
+// RequestEdit changes a pending request: nil fields stay as they are.
 type RequestEdit struct {
-	System   *string
-	Options  *llm.Options
-	Messages map[int64]string
+	System   *string       `json:"system,omitempty"`
+	Options  *llm.Options  `json:"options,omitempty"`
+	Messages []MessageEdit `json:"messages,omitempty"`
+}
+
+// MessageEdit replaces the content of the history message from event Seq.
+type MessageEdit struct {
+	Seq     int64  `json:"seq"`
+	Content string `json:"content"`
 }
 
 // ErrNotHere is returned for a command that does not fit the checkpoint.
 var ErrNotHere = errors.New("that cannot be done at this checkpoint")
 
-// stop is one checkpoint the loop reached: where, what it shows once the
-// run pauses (show fills it in), and what an edit does there.
+// stop is one checkpoint the loop reached: where, what the paused
+// checkpoint shows of what may be edited (show fills it in), and what an
+// edit does there.
 type stop struct {
 	cp   Checkpoint
-	show func(*Checkpoint)
+	show func(*trace.Checkpoint)
 	edit func(Command) error
 }
 
 // pause is the one pause hook of the loop, called at each checkpoint. It
-// pauses when the Pauser says so (or when a restored run waits here),
-// applying edits until the user resumes, and returns the resuming command
-// ("" when it did not pause or the run was cancelled while paused).
+// pauses when the Pauser says so (or when a restored run waits here):
+// the paused checkpoint is recorded with what may be edited, edits are
+// applied (and recorded) until the user resumes, and it returns the
+// resuming command ("" when it did not pause or the run was cancelled
+// while paused).
 func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 	p := r.a.seams.Pauser
 	if p == nil {
@@ -77,34 +79,28 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 		// paused at: they were passed before the app exited.
 		return Command{}, nil
 	}
-	r.restored = nil
+	at := r.restoredSeq
+	r.restored, r.restoredSeq = nil, 0
 	if !restored {
 		stops, breakpoint := p.Stops(s.cp)
 		if !stops {
 			return Command{}, nil
 		}
 		logged := trace.Checkpoint{Point: s.cp.Point, State: trace.Paused, CallID: s.cp.CallID, Tool: s.cp.Tool, Breakpoint: breakpoint, Args: s.cp.Args}
-		if req := s.cp.Request; req != nil {
-			system, options := req.System, req.Options
-			logged.System, logged.Options = &system, &options
+		if s.show != nil {
+			s.show(&logged)
 		}
-		if _, err := r.record(ctx, trace.KindCheckpoint, logged); err != nil {
+		e, err := r.record(ctx, trace.KindCheckpoint, logged)
+		if err != nil {
 			return Command{}, err
 		}
+		at = e.Seq
 	}
-	show := func() Checkpoint {
-		cp := s.cp
-		if s.show != nil {
-			s.show(&cp)
-		}
-		return cp
-	}
-	cp := show()
-	p.Waiting(&cp)
+	p.Waiting(at)
+	defer p.Waiting(0)
 	for {
 		select {
 		case <-ctx.Done():
-			p.Waiting(nil)
 			return Command{}, nil
 		case cmd := <-p.Commands():
 			switch cmd.Action {
@@ -116,12 +112,9 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 				err := s.edit(cmd)
 				var se errStore
 				if errors.As(err, &se) {
-					p.Waiting(nil)
 					reply(cmd, se.err)
 					return Command{}, err
 				}
-				cp = show()
-				p.Waiting(&cp)
 				reply(cmd, err)
 			case trace.ActionSkip:
 				if s.cp.Point != trace.PointBeforeTool {
@@ -132,8 +125,8 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 			case trace.ActionStep, trace.ActionContinue:
 				_, err := r.record(ctx, trace.KindCheckpoint, trace.Checkpoint{Point: s.cp.Point, State: trace.Resumed, CallID: s.cp.CallID, Tool: s.cp.Tool, Action: cmd.Action})
 				// No longer waiting before the reply, so that whoever
-				// resumed never sees this pause again.
-				p.Waiting(nil)
+				// resumed is refused if they send to this pause again.
+				p.Waiting(0)
 				reply(cmd, unwrapStore(err))
 				if err != nil {
 					return Command{}, err
@@ -156,13 +149,16 @@ func reply(c Command, err error) {
 // the system prompt and options (for the rest of the run) and the content
 // of history messages (from now on).
 func (r *run) beforeRequest(ctx context.Context, mr *trace.ModelRequest) error {
-	s := &stop{cp: Checkpoint{Point: trace.PointBeforeRequest, Request: mr}}
-	s.show = func(cp *Checkpoint) {
-		req := *mr
-		cp.Request = &req
+	s := &stop{cp: Checkpoint{Point: trace.PointBeforeRequest}}
+	s.show = func(cp *trace.Checkpoint) {
 		r.mu.Lock()
-		cp.Messages = r.hist.Sourced()
+		sourced := r.hist.Sourced()
 		r.mu.Unlock()
+		pr := &trace.Pending{Model: mr.Model, System: mr.System, Options: mr.Options, Tools: append([]string{}, mr.ToolNames...), Messages: make([]trace.PendingMessage, len(sourced))}
+		for i, m := range sourced {
+			pr.Messages[i] = trace.PendingMessage{Seq: m.Seq, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		}
+		cp.Request = pr
 	}
 	s.edit = func(cmd Command) error { return r.editRequest(ctx, mr, cmd.Request) }
 	_, err := r.pause(ctx, s)
@@ -186,10 +182,12 @@ func (r *run) editRequest(ctx context.Context, mr *trace.ModelRequest, e *Reques
 	for _, m := range current {
 		shown[m.Seq] = m.Content
 	}
-	for seq := range e.Messages {
-		if _, ok := shown[seq]; !ok {
-			return fmt.Errorf("message %d is not part of this request", seq)
+	edited := make(map[int64]string, len(e.Messages))
+	for _, me := range e.Messages {
+		if _, ok := shown[me.Seq]; !ok {
+			return fmt.Errorf("message %d is not part of this request", me.Seq)
 		}
+		edited[me.Seq] = me.Content
 	}
 	if e.System != nil && *e.System != mr.System {
 		if err := r.recordEdit(ctx, trace.EditSystem, 0, "", mr.System, *e.System); err != nil {
@@ -204,7 +202,7 @@ func (r *run) editRequest(ctx context.Context, mr *trace.ModelRequest, e *Reques
 		mr.Options, r.cfg.Options = *e.Options, *e.Options
 	}
 	for _, m := range current {
-		after, ok := e.Messages[m.Seq]
+		after, ok := edited[m.Seq]
 		if !ok || after == m.Content {
 			continue
 		}

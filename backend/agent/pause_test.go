@@ -30,7 +30,7 @@ func TestPauseHookAtEachCheckpoint(t *testing.T) {
 		got = append(got, c.Point+"/"+c.CallID)
 		switch c.Point {
 		case trace.PointBeforeRequest:
-			if c.Request == nil || c.Request.System != "sys" || len(c.Messages) == 0 || c.Messages[0].Content != "Go" {
+			if c.Request == nil || c.Request.System != "sys" || c.Request.Model != "m" || len(c.Request.Messages) == 0 || c.Request.Messages[0].Content != "Go" {
 				t.Fatalf("pause before a request shows %+v", c)
 			}
 			if n := len(r.model.sent()); n != c.Round-1 {
@@ -44,8 +44,10 @@ func TestPauseHookAtEachCheckpoint(t *testing.T) {
 				t.Fatalf("%s was decided or ran before the user stepped", c.CallID)
 			}
 		case trace.PointAfterResult:
-			if c.Result == nil || c.Result.CallID != c.CallID {
-				t.Fatalf("pause after a result shows %+v", c.Result)
+			// The result the pause is after is the event just before it.
+			evs := r.log.all()
+			if res, err := trace.Decode[trace.ToolResult](evs[c.Seq-2]); err != nil || res.CallID != c.CallID {
+				t.Fatalf("pause after a result does not follow its result: %s", evs[c.Seq-2].Payload)
 			}
 		}
 		if err := p.send(t, Command{Action: trace.ActionStep}); err != nil {
@@ -66,7 +68,7 @@ func TestPauseHookAtEachCheckpoint(t *testing.T) {
 	for _, cp := range payloads[trace.Checkpoint](t, evs) {
 		if cp.State == trace.Paused {
 			paused = append(paused, cp.Point+"/"+cp.CallID)
-			if cp.Point == trace.PointBeforeTool && len(cp.Args) == 0 || cp.Point == trace.PointBeforeRequest && (cp.System == nil || cp.Options == nil) {
+			if cp.Point == trace.PointBeforeTool && len(cp.Args) == 0 || cp.Point == trace.PointBeforeRequest && (cp.Request == nil || cp.Request.Options.NumCtx == 0) {
 				t.Errorf("paused checkpoint without what may be edited: %+v", cp)
 			}
 		}
@@ -262,16 +264,15 @@ func TestEditsAtPauses(t *testing.T) {
 
 	c := p.next(t)
 	system := "Be brief."
-	if err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{System: &system, Messages: map[int64]string{c.Messages[0].Seq: "Go now"}}}); err != nil {
+	if err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{System: &system, Messages: []MessageEdit{{Seq: c.Request.Messages[0].Seq, Content: "Go now"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if c := p.next(t); c.Request.System != system || c.Messages[0].Content != "Go now" {
-		t.Fatalf("after the edit the pause shows %+v %+v", c.Request, c.Messages)
+	if got := strings.Join(editsOf(t, r.log.all()), " "); got != `system:"Be brief." message:"Go now"` {
+		t.Fatalf("after the edit the log holds %s", got)
 	}
-	if err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{Messages: map[int64]string{99: "x"}}}); err == nil {
+	if err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{Messages: []MessageEdit{{Seq: 99, Content: "x"}}}}); err == nil {
 		t.Fatal("an edit of a message that is not in the request was taken")
 	}
-	p.next(t)
 	p.send(t, Command{Action: trace.ActionStep})
 	p.next(t) // after_response
 	p.send(t, Command{Action: trace.ActionStep})
@@ -283,23 +284,22 @@ func TestEditsAtPauses(t *testing.T) {
 	if err := p.send(t, Command{Action: ActionEdit, Args: json.RawMessage(`{ "x": "b" }`)}); err != nil {
 		t.Fatal(err)
 	}
-	p.next(t) // the bad edit leaves it paused
-	if c := p.next(t); string(c.Args) != `{"x":"b"}` {
-		t.Fatalf("pause shows args %s after the edit", c.Args)
+	if got := editsOf(t, r.log.all()); len(got) != 3 || got[2] != `args:{"x":"b"}` {
+		t.Fatalf("after the args edit the log holds %v", got)
 	}
 	if err := p.send(t, Command{Action: trace.ActionSkip + "x"}); err == nil {
 		t.Fatal("an unknown command was taken")
 	}
 	p.send(t, Command{Action: trace.ActionStep})
 
-	if c := p.next(t); c.Result.Content != "look:b" {
-		t.Fatalf("the call ran with %q", c.Result.Content)
+	p.next(t) // after_result
+	if res := resultFor(t, r.log.all(), "c1"); res == nil || res.Content != "look:b" {
+		t.Fatalf("the call ran with %+v", res)
 	}
 	edited := "look: edited"
 	if err := p.send(t, Command{Action: ActionEdit, Result: &edited}); err != nil {
 		t.Fatal(err)
 	}
-	p.next(t)
 	if err := p.send(t, Command{Action: trace.ActionSkip}); err != ErrNotHere {
 		t.Fatalf("skip after a result: %v", err)
 	}

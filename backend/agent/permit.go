@@ -77,15 +77,25 @@ func (r *run) decide(ctx context.Context, c *call, v verdict) (bool, error) {
 		if req.Summary == "" {
 			req.Summary = summarize(c.Name, args)
 		}
-		q := trace.Permission{CallID: c.ID, Tool: c.Name, Decision: trace.Ask, By: v.d.By, Reasons: v.d.Reasons, Summary: req.Summary, OnceOnly: v.d.OnceOnly}
+		q := trace.Permission{CallID: c.ID, Tool: c.Name, Decision: trace.Ask, By: v.d.By, Reasons: v.d.Reasons, Summary: req.Summary, OnceOnly: v.d.OnceOnly,
+			Command: v.call.Command, Paths: v.call.Paths}
 		if req.Display != (trace.Display{}) {
 			disp := req.Display
 			q.Display = &disp
 		}
-		if _, err := r.record(ctx, trace.KindPermission, q); err != nil {
+		var recorded bool
+		var recordErr error
+		asked := func() error {
+			if !recorded {
+				recorded = true
+				_, recordErr = r.record(ctx, trace.KindPermission, q)
+			}
+			return recordErr
+		}
+		ans, err := r.perm.approver.Approve(ctx, req, asked)
+		if err := asked(); err != nil {
 			return false, err
 		}
-		ans, err := r.perm.approver.Approve(ctx, req)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return false, nil

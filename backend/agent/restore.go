@@ -33,7 +33,7 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 	if st.Paused == nil {
 		return nil, errors.New("agent: the session has no paused run to resume")
 	}
-	r.num, r.round, r.restored = st.Run, st.Round, st.Paused
+	r.num, r.round, r.restored, r.restoredSeq = st.Run, st.Round, st.Paused, st.PausedSeq
 	at := &resumeAt{}
 	var answer *trace.ModelResponse
 	for _, e := range log {

@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -196,10 +197,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	oc.SetTimeouts(ollama.Timeouts{FirstToken: *firstToken, Stall: *stall})
 	m := session.NewManager(st, oc, nil, out)
 	if *maxRounds != 0 {
-		set, err := m.Settings(context.Background())
+		set, err := settings.Load(context.Background(), st)
 		if err == nil {
 			set.MaxRounds = *maxRounds
-			err = m.SaveSettings(context.Background(), set)
+			err = settings.Save(context.Background(), st, set)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "loupe: --max-rounds: %v\n", err)

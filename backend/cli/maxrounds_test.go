@@ -7,7 +7,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
-	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 )
 
@@ -34,7 +34,7 @@ func TestRunMaxRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	got, err := session.NewManager(st, nil, nil, nil).Settings(context.Background())
+	got, err := settings.Load(context.Background(), st)
 	if err != nil || got.MaxRounds != 3 {
 		t.Fatalf("saved round cap %d (%v), want 3", got.MaxRounds, err)
 	}

@@ -66,7 +66,6 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 
 // Request is a question to the user about one call.
 type Request struct {
-	ID        string          `json:"id"`
 	SessionID string          `json:"session_id"`
 	CallID    string          `json:"call_id"`
 	Tool      string          `json:"tool"`
@@ -104,17 +103,16 @@ var ErrUnknownRequest = errors.New("permission: no such pending request (already
 // stays open.
 var ErrOnceOnly = errors.New("permission: this can only be answered for this call (it touches something protected)")
 
-// Broker holds pending questions. Request blocks until the first answer or
-// until ctx is done; later answers are refused.
+// Broker holds pending questions, one per call of a session. Request
+// blocks until the first answer or until ctx is done; later answers are
+// refused. The window learns of a question from the log (the loop records
+// an ask event), and answers it by session and call.
 type Broker struct {
 	mu      sync.Mutex
-	next    int
-	pending map[string]*pending
-	// OnOpen and OnClose tell the UI about questions; they are called
-	// without the lock held.
-	OnOpen  func(Request)
-	OnClose func(id string, decision string)
+	pending map[questionKey]*pending
 }
+
+type questionKey struct{ session, call string }
 
 type pending struct {
 	req Request
@@ -122,59 +120,52 @@ type pending struct {
 }
 
 // NewBroker returns an empty broker.
-func NewBroker() *Broker { return &Broker{pending: map[string]*pending{}} }
+func NewBroker() *Broker { return &Broker{pending: map[questionKey]*pending{}} }
 
-// Request asks and waits. The returned error is ctx's when the run stopped
-// before anyone answered.
-func (b *Broker) Request(ctx context.Context, r Request) (Answer, error) {
-	b.mu.Lock()
-	b.next++
-	r.ID = fmt.Sprintf("ask-%d", b.next)
+// Request registers the question, calls asked (which records it in the
+// log, so that whoever sees it may answer at once), and waits. The
+// returned error is asked's, or ctx's when the run stopped before anyone
+// answered.
+func (b *Broker) Request(ctx context.Context, r Request, asked func() error) (Answer, error) {
+	k := questionKey{r.SessionID, r.CallID}
 	p := &pending{req: r, ch: make(chan Answer, 1)}
-	b.pending[r.ID] = p
+	b.mu.Lock()
+	b.pending[k] = p
 	b.mu.Unlock()
-	if b.OnOpen != nil {
-		b.OnOpen(r)
+	defer b.remove(k, p)
+	if asked != nil {
+		if err := asked(); err != nil {
+			return Answer{}, err
+		}
 	}
 	select {
 	case a := <-p.ch:
-		b.close(r.ID, a)
 		return a, nil
 	case <-ctx.Done():
-		b.remove(r.ID)
-		if b.OnClose != nil {
-			b.OnClose(r.ID, "cancelled")
-		}
 		return Answer{}, ctx.Err()
 	}
 }
 
-func (b *Broker) close(id string, a Answer) {
-	if b.OnClose != nil {
-		d := trace.Deny
-		if a.Allow {
-			d = trace.Allow
-		}
-		b.OnClose(id, d)
-	}
-}
-
-func (b *Broker) remove(id string) {
+func (b *Broker) remove(k questionKey, p *pending) {
 	b.mu.Lock()
-	delete(b.pending, id)
+	if b.pending[k] == p {
+		delete(b.pending, k)
+	}
 	b.mu.Unlock()
 }
 
-// Reply delivers the user's reply and how long it counts; the first answer
-// wins. For ScopeSession and ScopeWorkspace the answer carries the Grant
-// to remember (built from the request's Call). A request that is OnceOnly
-// or has no Call refuses a longer scope and stays pending.
-func (b *Broker) Reply(id string, allow bool, scope Scope) error {
+// Reply delivers the user's reply to the question about call callID of
+// session sessionID, and how long it counts; the first answer wins. For
+// ScopeSession and ScopeWorkspace the answer carries the Grant to remember
+// (built from the request's Call). A request that is OnceOnly or has no
+// Call refuses a longer scope and stays pending.
+func (b *Broker) Reply(sessionID, callID string, allow bool, scope Scope) error {
 	if !scope.Valid() {
 		return fmt.Errorf("permission: unknown scope %q (use once, session or workspace)", scope)
 	}
+	k := questionKey{sessionID, callID}
 	b.mu.Lock()
-	p, ok := b.pending[id]
+	p, ok := b.pending[k]
 	if !ok {
 		b.mu.Unlock()
 		return ErrUnknownRequest
@@ -196,21 +187,8 @@ func (b *Broker) Reply(id string, allow bool, scope Scope) error {
 		}
 		a.Grant = &g
 	}
-	delete(b.pending, id)
+	delete(b.pending, k)
 	b.mu.Unlock()
 	p.ch <- a
 	return nil
-}
-
-// Pending lists the open questions of one session (for a UI that reloads).
-func (b *Broker) Pending(sessionID string) []Request {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []Request
-	for _, p := range b.pending {
-		if p.req.SessionID == sessionID {
-			out = append(out, p.req)
-		}
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 )
 
 func TestModeAlone(t *testing.T) {
@@ -26,48 +25,54 @@ func TestModeAlone(t *testing.T) {
 
 func TestFirstAnswerWins(t *testing.T) {
 	b := NewBroker()
-	opened := make(chan Request, 1)
-	b.OnOpen = func(r Request) { opened <- r }
+	if err := b.Reply("s", "c", true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
+		t.Fatalf("an answer before the question: %v", err)
+	}
+	opened := make(chan struct{})
 	done := make(chan Answer, 1)
 	go func() {
-		a, err := b.Request(context.Background(), Request{SessionID: "s", CallID: "c"})
+		a, err := b.Request(context.Background(), Request{SessionID: "s", CallID: "c"}, func() error { close(opened); return nil })
 		if err != nil {
 			t.Error(err)
 		}
 		done <- a
 	}()
-	r := <-opened
-	if got := b.Pending("s"); len(got) != 1 || got[0].ID != r.ID {
-		t.Fatalf("pending = %+v", got)
+	<-opened
+	// The question is open from the moment it is recorded.
+	if err := b.Reply("s", "other", true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
+		t.Fatalf("an answer to another call: %v", err)
 	}
-	if err := b.Reply(r.ID, false, ScopeOnce); err != nil {
+	if err := b.Reply("s", "c", false, ScopeOnce); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Reply(r.ID, true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
+	if err := b.Reply("s", "c", true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
 		t.Fatalf("second answer err = %v", err)
 	}
 	if a := <-done; a.Allow || a.By != "you" {
 		t.Fatalf("answer = %+v, want the first (deny) by you", a)
 	}
-	if len(b.Pending("s")) != 0 {
-		t.Fatal("answered request still pending")
-	}
 }
 
 func TestRequestEndsWithContext(t *testing.T) {
 	b := NewBroker()
-	closed := make(chan string, 1)
-	b.OnClose = func(id, d string) { closed <- d }
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := b.Request(ctx, Request{SessionID: "s"})
-	if !errors.Is(err, context.DeadlineExceeded) {
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := b.Request(ctx, Request{SessionID: "s", CallID: "c"}, func() error { cancel(); return nil })
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if d := <-closed; d != "cancelled" {
-		t.Fatalf("closed as %q", d)
+	if err := b.Reply("s", "c", true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
+		t.Fatalf("a withdrawn question took an answer: %v", err)
 	}
-	if len(b.Pending("s")) != 0 {
-		t.Fatal("withdrawn request still pending")
+}
+
+// A question that could not be recorded is not asked.
+func TestRequestNotRecordedIsNotAsked(t *testing.T) {
+	b := NewBroker()
+	_, err := b.Request(context.Background(), Request{SessionID: "s", CallID: "c"}, func() error { return errors.New("disk full") })
+	if err == nil || err.Error() != "disk full" {
+		t.Fatalf("err = %v", err)
+	}
+	if err := b.Reply("s", "c", true, ScopeOnce); !errors.Is(err, ErrUnknownRequest) {
+		t.Fatalf("an unrecorded question took an answer: %v", err)
 	}
 }

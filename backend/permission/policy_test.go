@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,37 +267,40 @@ func TestOutsideWorkspaceRefused(t *testing.T) {
 
 func TestGrants(t *testing.T) {
 	b := NewBroker()
-	opened := make(chan Request, 4)
-	b.OnOpen = func(r Request) { opened <- r }
+	asked := 0
 	ask := func(c Call, onceOnly bool, reply func(id string)) Answer {
 		t.Helper()
+		asked++
+		id := fmt.Sprint("c", asked)
+		opened := make(chan struct{})
 		done := make(chan Answer, 1)
 		go func() {
-			a, err := b.Request(context.Background(), Request{SessionID: "s", Tool: c.Tool, Call: &c, OnceOnly: onceOnly})
+			a, err := b.Request(context.Background(), Request{SessionID: "s", CallID: id, Tool: c.Tool, Call: &c, OnceOnly: onceOnly}, func() error { close(opened); return nil })
 			if err != nil {
 				t.Error(err)
 			}
 			done <- a
 		}()
-		reply((<-opened).ID)
+		<-opened
+		reply(id)
 		return <-done
 	}
 	cmd := runCmd("go test ./... && rm -rf build")
 	write := Call{Tool: "write_file", Paths: []string{"a[1].go"}}
 
-	once := ask(cmd, false, func(id string) { must(t, b.Reply(id, true, ScopeOnce)) })
+	once := ask(cmd, false, func(id string) { must(t, b.Reply("s", id, true, ScopeOnce)) })
 	if !once.Allow || once.By != "you" || once.Scope != ScopeOnce || once.Grant != nil {
 		t.Fatalf("once: %+v", once)
 	}
-	sess := ask(cmd, false, func(id string) { must(t, b.Reply(id, true, ScopeSession)) })
+	sess := ask(cmd, false, func(id string) { must(t, b.Reply("s", id, true, ScopeSession)) })
 	if sess.By != "you (for this session)" || sess.Grant == nil || sess.Grant.Scope != ScopeSession {
 		t.Fatalf("session: %+v", sess)
 	}
-	wsA := ask(write, false, func(id string) { must(t, b.Reply(id, true, ScopeWorkspace)) })
+	wsA := ask(write, false, func(id string) { must(t, b.Reply("s", id, true, ScopeWorkspace)) })
 	if wsA.By != "you (always for this workspace)" || wsA.Grant == nil {
 		t.Fatalf("workspace: %+v", wsA)
 	}
-	no := ask(Call{Tool: "write_file", Paths: []string{"b.go"}}, false, func(id string) { must(t, b.Reply(id, false, ScopeSession)) })
+	no := ask(Call{Tool: "write_file", Paths: []string{"b.go"}}, false, func(id string) { must(t, b.Reply("s", id, false, ScopeSession)) })
 
 	p := Policy{Mode: ModeAsk, Grants: []Grant{*sess.Grant, *wsA.Grant, *no.Grant}}
 	for _, tc := range []struct {
@@ -330,22 +334,21 @@ func TestGrants(t *testing.T) {
 
 	// A protected path cannot be remembered: the request stays open.
 	done := make(chan Answer, 1)
+	opened := make(chan struct{})
 	go func() {
 		c := Call{Tool: "write_file", Paths: []string{".env"}}
-		a, _ := b.Request(context.Background(), Request{SessionID: "s", Call: &c, OnceOnly: true})
+		a, _ := b.Request(context.Background(), Request{SessionID: "s", CallID: "env", Call: &c, OnceOnly: true}, func() error { close(opened); return nil })
 		done <- a
 	}()
-	r := <-opened
-	if err := b.Reply(r.ID, true, ScopeSession); !errors.Is(err, ErrOnceOnly) {
+	<-opened
+	if err := b.Reply("s", "env", true, ScopeSession); !errors.Is(err, ErrOnceOnly) {
 		t.Fatalf("session answer for a protected path: %v", err)
 	}
-	if err := b.Reply(r.ID, true, "forever"); err == nil {
+	if err := b.Reply("s", "env", true, "forever"); err == nil {
 		t.Fatal("unknown scope accepted")
 	}
-	if len(b.Pending("s")) != 1 {
-		t.Fatal("the refused answer closed the question")
-	}
-	must(t, b.Reply(r.ID, true, ScopeOnce))
+	// The refused answers left the question open: this one closes it.
+	must(t, b.Reply("s", "env", true, ScopeOnce))
 	if a := <-done; !a.Allow || a.Grant != nil {
 		t.Fatalf("once answer: %+v", a)
 	}

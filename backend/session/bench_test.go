@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -76,9 +77,9 @@ func BenchmarkRounds(b *testing.B) {
 			defer st.Close()
 			m := session.NewManager(st, ollama.New(url, nil), nil, nil)
 			defer m.StopAll()
-			settings := session.DefaultSettings()
-			settings.MaxRounds = n
-			if err := m.SaveSettings(ctx, settings); err != nil {
+			set := settings.Defaults()
+			set.MaxRounds = n
+			if err := settings.Save(ctx, st, set); err != nil {
 				b.Fatal(err)
 			}
 			ws := fixedLengthDir(b)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -17,7 +16,10 @@ import (
 var ErrNotPaused = errors.New("this session is not paused at a checkpoint")
 
 // stepGate is a session's agent.Pauser: whether it steps, its breakpoints,
-// where its run waits, and the channel commands reach the run through.
+// and the channel commands reach the run through. Where the run waits is
+// the log's (a paused checkpoint event); the gate only knows whether the
+// run takes commands now, so that a command to a pause that is over is
+// refused at once.
 type stepGate struct {
 	m  *Manager
 	id string
@@ -25,8 +27,13 @@ type stepGate struct {
 	mu       sync.Mutex
 	stepping bool
 	bp       Breakpoints
-	paused   *Pause
-	cmds     chan agent.Command
+	// at is the seq of the paused checkpoint the run takes commands at (0:
+	// none); left is closed when it stops taking them; changed is closed
+	// (and replaced) whenever at changes or the session's run ends.
+	at      int64
+	left    chan struct{}
+	changed chan struct{}
+	cmds    chan agent.Command
 }
 
 // debugState is what is saved per session.
@@ -49,7 +56,7 @@ func (m *Manager) gateFor(ctx context.Context, id string) (*stepGate, error) {
 	if _, err := m.store.GetSetting(ctx, debugKey(id), &st); err != nil {
 		return nil, err
 	}
-	g = &stepGate{m: m, id: id, stepping: st.Stepping, bp: st.Breakpoints.normal(), cmds: make(chan agent.Command)}
+	g = &stepGate{m: m, id: id, stepping: st.Stepping, bp: st.Breakpoints.normal(), cmds: make(chan agent.Command), changed: make(chan struct{})}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if existing := m.gates[id]; existing != nil {
@@ -83,146 +90,183 @@ func (g *stepGate) Stops(c agent.Checkpoint) (bool, bool) {
 	return false, false
 }
 
-func (g *stepGate) Waiting(c *agent.Checkpoint) {
+func (g *stepGate) Waiting(seq int64) {
 	g.mu.Lock()
-	if c == nil {
-		g.paused = nil
-	} else {
-		g.paused = pauseOf(*c)
+	defer g.mu.Unlock()
+	if seq == g.at {
+		return
 	}
+	if g.left != nil {
+		close(g.left)
+		g.left = nil
+	}
+	g.at = seq
+	if seq != 0 {
+		g.left = make(chan struct{})
+	}
+	g.pokeLocked()
+}
+
+// poke wakes whoever waits for the run to reach a pause.
+func (g *stepGate) poke() {
+	g.mu.Lock()
+	g.pokeLocked()
 	g.mu.Unlock()
-	if s, err := g.m.store.GetSession(context.Background(), g.id); err == nil {
-		g.m.sink.Session(g.m.summary(s))
-	}
+}
+
+func (g *stepGate) pokeLocked() {
+	close(g.changed)
+	g.changed = make(chan struct{})
 }
 
 func (g *stepGate) Commands() <-chan agent.Command { return g.cmds }
 
-func pauseOf(c agent.Checkpoint) *Pause {
-	p := &Pause{Point: c.Point, Run: c.Run, Round: c.Round, CallID: c.CallID, Tool: c.Tool, Args: c.Args, Result: c.Result}
-	if c.Request != nil {
-		r := &PendingRequest{Model: c.Request.Model, System: c.Request.System, Options: c.Request.Options, Tools: append([]string{}, c.Request.ToolNames...), Messages: []PendingMessage{}}
-		for _, m := range c.Messages {
-			r.Messages = append(r.Messages, PendingMessage{Seq: m.Seq, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName})
-		}
-		p.Request = r
-	}
-	return p
-}
-
-func (g *stepGate) state() (bool, Breakpoints, *Pause) {
+func (g *stepGate) state() (bool, Breakpoints) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.stepping, g.bp, g.paused
+	return g.stepping, g.bp
 }
 
 func (g *stepGate) save(ctx context.Context) error {
 	g.mu.Lock()
 	st := debugState{Stepping: g.stepping, Breakpoints: g.bp}
 	g.mu.Unlock()
-	if err := g.m.store.PutSetting(ctx, debugKey(g.id), st); err != nil {
-		return err
-	}
-	if s, err := g.m.store.GetSession(ctx, g.id); err == nil {
-		g.m.sink.Session(g.m.summary(s))
-	}
-	return nil
+	return g.m.store.PutSetting(ctx, debugKey(g.id), st)
 }
 
-// send hands a command to the paused run and waits for its answer.
-func (g *stepGate) send(cmd agent.Command) error {
-	g.mu.Lock()
-	paused := g.paused != nil
-	g.mu.Unlock()
-	if !paused {
-		return ErrNotPaused
+// send hands a command to the paused run and waits for its answer. at
+// names the paused checkpoint the user saw (0: whichever it waits at), so
+// that a second click meant for a pause that is over does not act on the
+// next one. The log may show a pause before the run takes commands there
+// (a run restored after a restart gets there in a moment): then send
+// waits for it, as long as the session has a run and the log still says
+// it waits at at.
+func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command) error {
+	for {
+		g.mu.Lock()
+		cur, left, changed := g.at, g.left, g.changed
+		g.mu.Unlock()
+		switch {
+		case cur != 0 && (at == 0 || at == cur):
+			cmd.Reply = make(chan error, 1)
+			select {
+			case g.cmds <- cmd:
+				return <-cmd.Reply
+			case <-left:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		case cur != 0 || at == 0 || !g.m.willPauseAt(ctx, g.id, at):
+			return ErrNotPaused
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	cmd.Reply = make(chan error, 1)
-	select {
-	case g.cmds <- cmd:
-	case <-time.After(5 * time.Second):
-		return ErrNotPaused
+}
+
+// willPauseAt reports whether the session's run is going and its log says
+// it waits at the paused checkpoint event at.
+func (m *Manager) willPauseAt(ctx context.Context, id string, at int64) bool {
+	m.mu.Lock()
+	_, running := m.running[id]
+	m.mu.Unlock()
+	if !running {
+		return false
 	}
-	return <-cmd.Reply
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil || s.OpenRun == 0 {
+		return false
+	}
+	evs, err := m.store.RunEvents(ctx, id, s.OpenRun)
+	return err == nil && trace.StateOf(evs).PausedSeq == at
 }
 
 // SetStepping turns step-through on or off for a session.
-func (m *Manager) SetStepping(ctx context.Context, id string, on bool) error {
+func (m *Manager) SetStepping(ctx context.Context, id string, on bool) (Summary, error) {
 	if _, err := m.store.GetSession(ctx, id); err != nil {
-		return err
+		return Summary{}, err
 	}
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
 	g.mu.Lock()
 	g.stepping = on
 	g.mu.Unlock()
-	return g.save(ctx)
+	if err := g.save(ctx); err != nil {
+		return Summary{}, err
+	}
+	return m.summaryOf(ctx, id)
 }
 
 // SetBreakpoints sets where a session pauses when not stepping.
-func (m *Manager) SetBreakpoints(ctx context.Context, id string, bp Breakpoints) error {
+func (m *Manager) SetBreakpoints(ctx context.Context, id string, bp Breakpoints) (Summary, error) {
 	for _, p := range bp.Points {
 		switch p {
 		case trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult:
 		default:
-			return errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool or after_result")
+			return Summary{}, errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool or after_result")
 		}
 	}
 	if _, err := m.store.GetSession(ctx, id); err != nil {
-		return err
+		return Summary{}, err
 	}
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
 	g.mu.Lock()
 	g.bp = bp.normal()
 	g.mu.Unlock()
-	return g.save(ctx)
+	if err := g.save(ctx); err != nil {
+		return Summary{}, err
+	}
+	return m.summaryOf(ctx, id)
 }
 
-// Resume ends a pause: "step" goes to the next checkpoint, "continue"
-// turns stepping off and runs to a breakpoint or the end.
-func (m *Manager) Resume(id, action string) error {
-	g, err := m.gateFor(context.Background(), id)
+// Resume ends the pause at checkpoint event at (0: wherever the run
+// waits): "step" goes to the next checkpoint, "continue" turns stepping
+// off and runs to a breakpoint or the end. The summary is the session's
+// as the run is resumed (stepping turned off), read before it goes on.
+func (m *Manager) Resume(ctx context.Context, id string, at int64, action string) (Summary, error) {
+	g, err := m.gateFor(ctx, id)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
 	if action != trace.ActionStep && action != trace.ActionContinue {
-		return errors.New("resume with step or continue")
+		return Summary{}, errors.New("resume with step or continue")
 	}
 	if action == trace.ActionContinue {
 		g.mu.Lock()
 		g.stepping = false
 		g.mu.Unlock()
-		if err := g.save(context.Background()); err != nil {
-			return err
+		if err := g.save(ctx); err != nil {
+			return Summary{}, err
 		}
 	}
-	return g.send(agent.Command{Action: action})
+	sum, err := m.summaryOf(ctx, id)
+	if err != nil {
+		return Summary{}, err
+	}
+	return sum, g.send(ctx, at, agent.Command{Action: action})
 }
 
 // EditRequest changes the pending request at a before_request pause.
-func (m *Manager) EditRequest(ctx context.Context, id string, e RequestEdit) error {
+func (m *Manager) EditRequest(ctx context.Context, id string, at int64, e agent.RequestEdit) error {
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
 		return err
 	}
-	re := &agent.RequestEdit{System: e.System, Options: e.Options}
-	if len(e.Messages) > 0 {
-		re.Messages = map[int64]string{}
-		for _, me := range e.Messages {
-			re.Messages[me.Seq] = me.Content
-		}
-	}
-	return g.send(agent.Command{Action: agent.ActionEdit, Request: re})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Request: &e})
 }
 
 // EditArgs changes the pending call's arguments at a before_tool pause;
 // they are checked against the tool's schema again.
-func (m *Manager) EditArgs(ctx context.Context, id, args string) error {
+func (m *Manager) EditArgs(ctx context.Context, id string, at int64, args string) error {
 	if !json.Valid([]byte(args)) {
 		return errors.New("the arguments are not valid JSON")
 	}
@@ -230,24 +274,24 @@ func (m *Manager) EditArgs(ctx context.Context, id, args string) error {
 	if err != nil {
 		return err
 	}
-	return g.send(agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(args)})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(args)})
 }
 
 // SkipCall answers the pending call with the user's observation, without
 // running it, and resumes.
-func (m *Manager) SkipCall(ctx context.Context, id, observation string) error {
+func (m *Manager) SkipCall(ctx context.Context, id string, at int64, observation string) error {
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
 		return err
 	}
-	return g.send(agent.Command{Action: trace.ActionSkip, Observation: observation})
+	return g.send(ctx, at, agent.Command{Action: trace.ActionSkip, Observation: observation})
 }
 
 // EditResult changes the result at an after_result pause.
-func (m *Manager) EditResult(ctx context.Context, id, content string) error {
+func (m *Manager) EditResult(ctx context.Context, id string, at int64, content string) error {
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
 		return err
 	}
-	return g.send(agent.Command{Action: agent.ActionEdit, Result: &content})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Result: &content})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
@@ -38,7 +39,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 
 func TestCommandsCannotChangeProtectedOrReadDeniedPaths(t *testing.T) {
 	needSandbox(t)
-	h := newHarness(t, permission.ModeAuto, func(s *session.Settings) {
+	h := newHarness(t, permission.ModeAuto, func(s *settings.Settings) {
 		s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "**/*.pem"}}
 	})
 	gitIn(t, h.ws, "init", "-q")
@@ -62,7 +63,7 @@ func TestCommandsCannotChangeProtectedOrReadDeniedPaths(t *testing.T) {
 		for {
 			select {
 			case a := <-h.asks:
-				h.answer(a.ID, true)
+				h.answer(a.CallID, true)
 			case <-stop:
 				return
 			}

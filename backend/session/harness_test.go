@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/golden"
@@ -39,10 +40,12 @@ type harness struct {
 	sink   *recordingSink
 	ws     string
 	id     string
-	asks   chan permission.Request
+	// asks gets each question the runs put to the user, as the window
+	// learns of it: the ask event.
+	asks chan trace.Permission
 }
 
-func newHarness(t *testing.T, mode permission.Mode, edit func(*session.Settings)) *harness {
+func newHarness(t *testing.T, mode permission.Mode, edit func(*settings.Settings)) *harness {
 	t.Helper()
 	srv := ollamatest.New(t)
 	srv.SetClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
@@ -56,23 +59,23 @@ func benchHarness(b *testing.B, srv *ollamatest.Server, mode permission.Mode) *h
 	return build(b, srv, mode, nil)
 }
 
-func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func(*session.Settings)) *harness {
+func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func(*settings.Settings)) *harness {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := &harness{t: t, srv: srv, st: st, broker: permission.NewBroker(), sink: &recordingSink{}, asks: make(chan permission.Request, 16)}
-	h.broker.OnOpen = func(r permission.Request) { h.asks <- r }
+	asks := make(chan trace.Permission, 16)
+	h := &harness{t: t, srv: srv, st: st, broker: permission.NewBroker(), sink: &recordingSink{asks: asks}, asks: asks}
 	h.m = session.NewManager(st, ollama.New(srv.URL(), nil), h.broker, h.sink)
 	t.Cleanup(h.m.StopAll)
-	s := session.DefaultSettings()
+	s := settings.Defaults()
 	s.PermissionMode = mode
 	if edit != nil {
 		edit(&s)
 	}
-	if err := h.m.SaveSettings(context.Background(), s); err != nil {
+	if err := settings.Save(context.Background(), st, s); err != nil {
 		t.Fatal(err)
 	}
 	h.ws = fixedLengthDir(t)
@@ -106,9 +109,11 @@ func (h *harness) run(text string) trace.RunEnd {
 	return end
 }
 
-// answer replies to a question for this call only, as the window does.
-func (h *harness) answer(approvalID string, allow bool) error {
-	return h.broker.Reply(approvalID, allow, permission.ScopeOnce)
+// answer replies to the question about a call, for this call only, as
+// the window does.
+func (h *harness) answer(callID string, allow bool) error {
+	_, err := h.m.Do(context.Background(), session.Command{Do: session.DoAnswer, Session: h.id, CallID: callID, Allow: allow, Scope: string(permission.ScopeOnce)})
+	return err
 }
 
 func (h *harness) events() []trace.Event {
@@ -133,19 +138,29 @@ type recordingSink struct {
 	mu     sync.Mutex
 	events []trace.Event
 	deltas []agent.Delta
+	asks   chan trace.Permission
+	// onAsk, if set, sees each question as it is recorded.
+	onAsk func(trace.Event, trace.Permission)
 }
 
 func (s *recordingSink) Event(e trace.Event) {
 	s.mu.Lock()
 	s.events = append(s.events, e)
 	s.mu.Unlock()
+	if p, err := trace.Decode[trace.Permission](e); err == nil && p.Decision == trace.Ask {
+		if s.asks != nil {
+			s.asks <- p
+		}
+		if s.onAsk != nil {
+			s.onAsk(e, p)
+		}
+	}
 }
 func (s *recordingSink) Delta(d agent.Delta) {
 	s.mu.Lock()
 	s.deltas = append(s.deltas, d)
 	s.mu.Unlock()
 }
-func (s *recordingSink) Session(session.Summary) {}
 
 func results(t *testing.T, evs []trace.Event) []trace.ToolResult {
 	t.Helper()

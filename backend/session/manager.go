@@ -6,17 +6,12 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
-	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -25,40 +20,36 @@ import (
 	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
-// Sink receives live updates: committed events, token deltas and session
-// state changes. The window forwards them to the UI; the command line
-// prints them. Calls come from run goroutines and must not block long.
+// Sink receives live updates: committed events and token deltas. The
+// window forwards them to the UI, which draws every state of a session
+// from them; the command line prints them. Calls come from run goroutines
+// and must not block long.
 type Sink interface {
 	Event(e trace.Event)
 	Delta(d agent.Delta)
-	Session(s Summary)
 }
 
-// Summary is a session as the sidebar shows it.
+// Summary is a session as the sidebar shows it: the stored row, with
+// whether a run is going, what it waits for, and how it steps.
 type Summary struct {
-	ID         string    `json:"id"`
-	Title      string    `json:"title"`
-	Workspace  string    `json:"workspace"`
-	Model      string    `json:"model"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	LastReason string    `json:"last_reason"`
-	EventCount int       `json:"event_count"`
-	Running    bool      `json:"running"`
+	store.Session
+	Running bool `json:"running"`
+	// Standing is what the open run waits for, read from its log:
+	// trace.StandingPaused, trace.StandingAsking or "". The window keeps
+	// it up to date from the events it gets.
+	Standing string `json:"standing"`
 	// Stepping is on when the session pauses at every checkpoint.
 	Stepping    bool        `json:"stepping"`
 	Breakpoints Breakpoints `json:"breakpoints"`
-	// Paused is where the session's run waits, or nil.
-	Paused *Pause `json:"paused"`
 }
 
-// Detail is an opened session: its summary, whole log, the tool sets its
-// requests name (model_request.tool_set) and open questions.
+// Detail is an opened session: its summary and its log. Questions waiting
+// for the user and a pause are events of the log. The tools a request
+// offered are in its raw body (RawRequest), which the window loads when it
+// shows them.
 type Detail struct {
-	Summary   Summary                `json:"summary"`
-	Events    []trace.Event          `json:"events"`
-	ToolSets  map[int][]llm.ToolSpec `json:"tool_sets"`
-	Approvals []permission.Request   `json:"approvals"`
+	Summary Summary       `json:"summary"`
+	Events  []trace.Event `json:"events"`
 }
 
 // Manager is safe for concurrent use.
@@ -102,25 +93,36 @@ type nopSink struct{}
 
 func (nopSink) Event(trace.Event) {}
 func (nopSink) Delta(agent.Delta) {}
-func (nopSink) Session(Summary)   {}
 
-func (m *Manager) summary(s store.Session) Summary {
+// summary is a stored session with what is live about it. Where an open
+// run stands is read from that run's events.
+func (m *Manager) summary(ctx context.Context, s store.Session) (Summary, error) {
 	m.mu.Lock()
 	_, running := m.running[s.ID]
 	m.mu.Unlock()
-	sum := summaryOf(s)
-	sum.Running = running
-	if g, err := m.gateFor(context.Background(), s.ID); err == nil {
-		sum.Stepping, sum.Breakpoints, sum.Paused = g.state()
+	sum := Summary{Session: s, Running: running, Breakpoints: Breakpoints{}.normal()}
+	if s.OpenRun != 0 {
+		evs, err := m.store.RunEvents(ctx, s.ID, s.OpenRun)
+		if err != nil {
+			return Summary{}, err
+		}
+		sum.Standing = trace.StateOf(evs).Standing()
 	}
-	return sum
+	g, err := m.gateFor(ctx, s.ID)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Stepping, sum.Breakpoints = g.state()
+	return sum, nil
 }
 
-// summaryOf is a stored session's summary, before anything live (a run, a
-// pause, its stepping) is added.
-func summaryOf(s store.Session) Summary {
-	return Summary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt,
-		UpdatedAt: s.UpdatedAt, LastReason: s.LastReason, EventCount: s.EventCount, Breakpoints: Breakpoints{}.normal()}
+// summaryOf reads a session's summary.
+func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return Summary{}, err
+	}
+	return m.summary(ctx, s)
 }
 
 // Create starts a new, empty session on a workspace folder.
@@ -133,7 +135,7 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 	if err != nil {
 		return Summary{}, err
 	}
-	return m.summary(s), nil
+	return m.summary(ctx, s)
 }
 
 // List returns all sessions, most recent first.
@@ -144,14 +146,16 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	}
 	out := make([]Summary, len(ss))
 	for i, s := range ss {
-		out[i] = m.summary(s)
+		if out[i], err = m.summary(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
 // Open returns a session with its whole log.
 func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
-	s, err := m.store.GetSession(ctx, id)
+	sum, err := m.summaryOf(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -159,18 +163,7 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	sets, err := toolSets(ctx, m.store, id)
-	if err != nil {
-		return Detail{}, err
-	}
-	d := Detail{Summary: m.summary(s), Events: evs, ToolSets: sets, Approvals: []permission.Request{}}
-	if m.broker != nil {
-		d.Approvals = append(d.Approvals, m.broker.Pending(id)...)
-	}
-	if d.Events == nil {
-		d.Events = []trace.Event{}
-	}
-	return d, nil
+	return Detail{Summary: sum, Events: evs}, nil
 }
 
 // Delete stops a session's run if any and removes it with its log.
@@ -181,87 +174,15 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 }
 
 // SetModel changes the model used by the session's next run.
-func (m *Manager) SetModel(ctx context.Context, id, model string) error {
+func (m *Manager) SetModel(ctx context.Context, id, model string) (Summary, error) {
 	if strings.TrimSpace(model) == "" {
-		return errors.New("choose a model")
+		return Summary{}, errors.New("choose a model")
 	}
-	_, err := m.store.UpdateSession(ctx, id, store.SessionUpdate{Model: &model})
-	return err
-}
-
-// Settings returns the saved settings, or the defaults.
-func (m *Manager) Settings(ctx context.Context) (Settings, error) {
-	s := DefaultSettings()
-	if _, err := m.store.GetSetting(ctx, settingsKey, &s); err != nil {
-		return DefaultSettings(), err
-	}
-	if s.Tools == nil {
-		s.Tools = map[string]permission.ToolSetting{}
-	}
-	if s.Rules == nil {
-		s.Rules = []permission.Rule{}
-	}
-	return s, nil
-}
-
-// SaveSettings validates and stores the settings.
-func (m *Manager) SaveSettings(ctx context.Context, s Settings) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	return m.store.PutSetting(ctx, settingsKey, s)
-}
-
-// RawRequest rebuilds the exact body that was sent to Ollama for the
-// model_request event seq, with the same functions that built it: the log
-// up to the request replayed into a history, and the request's tool set.
-func (m *Manager) RawRequest(ctx context.Context, id string, seq int64) (string, error) {
-	evs, err := m.store.Events(ctx, id)
+	s, err := m.store.UpdateSession(ctx, id, store.SessionUpdate{Model: &model})
 	if err != nil {
-		return "", err
+		return Summary{}, err
 	}
-	i := sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
-	if i == len(evs) || evs[i].Seq != seq || evs[i].Kind != trace.KindModelRequest {
-		return "", fmt.Errorf("session %s has no model request %d", id, seq)
-	}
-	mr, err := trace.Decode[trace.ModelRequest](evs[i])
-	if err != nil {
-		return "", err
-	}
-	var specs []llm.ToolSpec
-	if mr.ToolSet != 0 {
-		sets, err := toolSets(ctx, m.store, id)
-		if err != nil {
-			return "", err
-		}
-		var ok bool
-		if specs, ok = sets[mr.ToolSet]; !ok {
-			return "", fmt.Errorf("session %s has no tool set %d (named by request %d)", id, mr.ToolSet, seq)
-		}
-	}
-	req, err := trace.Rebuild(evs, i, specs)
-	if err != nil {
-		return "", err
-	}
-	b, err := ollama.EncodeChatRequest(req)
-	return string(b), err
-}
-
-// toolSets returns a session's stored tool sets by id.
-func toolSets(ctx context.Context, st *store.Store, id string) (map[int][]llm.ToolSpec, error) {
-	raw, err := st.ToolSets(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int][]llm.ToolSpec, len(raw))
-	for k, b := range raw {
-		var specs []llm.ToolSpec
-		if err := json.Unmarshal(b, &specs); err != nil {
-			return nil, fmt.Errorf("session %s: tool set %d: %w", id, k, err)
-		}
-		out[k] = specs
-	}
-	return out, nil
+	return m.summary(ctx, s)
 }
 
 // Stop cancels a session's run, if one is going. Running commands are

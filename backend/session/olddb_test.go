@@ -102,7 +102,7 @@ func TestDatabaseOfTheFirstSchema(t *testing.T) {
 			if e.Kind != trace.KindModelRequest {
 				continue
 			}
-			raw, err := m.RawRequest(ctx, s.ID, e.Seq)
+			raw, err := session.RawRequest(ctx, st, s.ID, e.Seq)
 			if err != nil {
 				t.Fatalf("%s: request %d: %v", s.Title, e.Seq, err)
 			}
@@ -159,7 +159,7 @@ func TestDatabaseOfTheFirstSchema(t *testing.T) {
 	if mr.HistoryBase == 0 || mr.HistorySeqs != nil || mr.Tools != nil || mr.ToolSet != 1 {
 		t.Fatalf("new request in the old session = %+v", mr)
 	}
-	raw, err := m.RawRequest(ctx, old.ID, last.Seq)
+	raw, err := session.RawRequest(ctx, st, old.ID, last.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
@@ -67,22 +68,22 @@ func TestParallelCallsAgainstSymlinkSwaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	broker := permission.NewBroker()
 	asked := 0
 	var askMu sync.Mutex
-	broker.OnOpen = func(r permission.Request) {
+	var m *session.Manager
+	sink := &recordingSink{onAsk: func(e trace.Event, q trace.Permission) {
 		askMu.Lock()
 		asked++
 		askMu.Unlock()
 		// Asked because x or d/config led to a protected file when it
-		// was decided: say no.
-		go broker.Reply(r.ID, false, permission.ScopeOnce)
-	}
-	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, &recordingSink{})
+		// was decided: say no, as soon as the window would see it.
+		go m.Answer(e.SessionID, q.CallID, false, permission.ScopeOnce)
+	}}
+	m = session.NewManager(st, ollama.New(srv.URL(), nil), permission.NewBroker(), sink)
 	t.Cleanup(m.StopAll)
-	s := session.DefaultSettings()
+	s := settings.Defaults()
 	s.PermissionMode = permission.ModeAuto
-	if err := m.SaveSettings(context.Background(), s); err != nil {
+	if err := settings.Save(context.Background(), st, s); err != nil {
 		t.Fatal(err)
 	}
 	for name, content := range map[string]string{".git/config": "A\n[core]\n", "x": "A\n", "d/config": "A\n"} {

@@ -1,8 +1,8 @@
 package session_test
 
 // Recordings for the frontend. Each scenario drives the Manager the way
-// the window does (the methods app.go binds, named as the frontend's
-// Bridge names them) and records the commands it sends interleaved with
+// the window does (the methods app.go binds: Do with a Command, and the
+// queries) and records the commands it sends interleaved with
 // what came back on the window's channels. The frontend's replay bridge
 // plays these files into the real UI: the UI's specs test against what
 // the engine really does, and there is no second engine in TypeScript.
@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/workspace"
@@ -68,14 +69,13 @@ type window struct {
 // the shapes app.go emits.
 type windowSink struct{ rec *golden.Recorder }
 
-func (s windowSink) Event(e trace.Event)         { s.rec.Event(e) }
-func (s windowSink) Delta(d agent.Delta)         { s.rec.Delta(d) }
-func (s windowSink) Session(sum session.Summary) { s.rec.Session(sum) }
+func (s windowSink) Event(e trace.Event) { s.rec.Event(e) }
+func (s windowSink) Delta(d agent.Delta) { s.rec.Delta(d) }
 
 // openWindow starts a recording: a fresh database and workspace (README.md
 // and notes.txt), the fake Ollama with one model, saved settings in the
 // given mode, and one new session.
-func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*session.Settings)) *window {
+func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*settings.Settings)) *window {
 	t.Helper()
 	w := newWindow(t, scenario, about, mode, edit)
 	ctx := context.Background()
@@ -91,7 +91,7 @@ func openWindow(t *testing.T, scenario, about string, mode permission.Mode, edit
 // none yet) and the saved settings.
 func (w *window) started(sum *session.Summary) {
 	w.t.Helper()
-	saved, err := w.m.Settings(context.Background())
+	saved, err := settings.Load(context.Background(), w.st)
 	w.must(err)
 	if sum == nil {
 		w.rec.Start(nil, saved)
@@ -102,7 +102,7 @@ func (w *window) started(sum *session.Summary) {
 }
 
 // newWindow wires the window without a session.
-func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*session.Settings)) *window {
+func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit func(*settings.Settings)) *window {
 	t.Helper()
 	srv := ollamatest.New(t)
 	srv.SetClock(func() time.Time { return recordedStart })
@@ -114,19 +114,17 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 	t.Cleanup(func() { st.Close() })
 	rec := golden.NewRecorder(t, scenario, about)
 	broker := permission.NewBroker()
-	broker.OnOpen = func(r permission.Request) { rec.Approval(r) }
-	broker.OnClose = func(id, decision string) { rec.ApprovalClosed(map[string]string{"id": id, "decision": decision}) }
 	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, windowSink{rec})
 	t.Cleanup(m.StopAll)
 	w := &window{t: t, srv: srv, st: st, m: m, rec: rec, broker: broker, ws: fixedLengthDir(t)}
 	w.write("README.md", "# Demo\nhello from the workspace\n")
 	w.write("notes.txt", "alpha\nbeta\n")
-	s := session.DefaultSettings()
+	s := settings.Defaults()
 	s.PermissionMode = mode
 	if edit != nil {
 		edit(&s)
 	}
-	if err := m.SaveSettings(context.Background(), s); err != nil {
+	if err := settings.Save(context.Background(), st, s); err != nil {
 		t.Fatal(err)
 	}
 	// The home folder first: the other stable names must not be touched.
@@ -169,129 +167,153 @@ func (w *window) must(err error) {
 
 func none(err error) (any, error) { return nil, err }
 
+// do sends one command as the window does (App.Do), for this session.
+func (w *window) do(c session.Command) (session.Outcome, error) {
+	if c.Do != session.DoCreate {
+		c.Session = w.id
+	}
+	var out session.Outcome
+	err := w.command("do", func() (any, error) {
+		var err error
+		out, err = w.m.Do(context.Background(), c)
+		return out, err
+	}, c)
+	return out, err
+}
+
+func (w *window) mustDo(c session.Command) session.Outcome {
+	w.t.Helper()
+	out, err := w.do(c)
+	w.must(err)
+	return out
+}
+
+// at is the paused checkpoint the window shows, which a pause command
+// names: the log's.
+func (w *window) at() int64 {
+	w.t.Helper()
+	st := trace.StateOf(w.events())
+	if st.Paused == nil {
+		w.t.Fatal("the run is not paused")
+	}
+	return st.PausedSeq
+}
+
 func (w *window) send(text string) {
 	w.t.Helper()
-	w.must(w.command("send", func() (any, error) { return none(w.m.Start(context.Background(), w.id, text, session.RunOptions{})) }, w.id, text))
+	w.mustDo(session.Command{Do: session.DoSend, Text: text})
 }
 
 func (w *window) newSession(model string) {
 	w.t.Helper()
-	w.must(w.command("newSession", func() (any, error) {
-		sum, err := w.m.Create(context.Background(), w.ws, model)
-		w.id = sum.ID
-		return sum, err
-	}, w.ws, model))
+	out := w.mustDo(session.Command{Do: session.DoCreate, Workspace: w.ws, Model: model})
+	w.id = out.Summary.ID
 }
 
 func (w *window) setModel(model string) {
 	w.t.Helper()
-	w.must(w.command("setModel", func() (any, error) { return none(w.m.SetModel(context.Background(), w.id, model)) }, w.id, model))
+	w.mustDo(session.Command{Do: session.DoSetModel, Model: model})
 }
 
 func (w *window) deleteSession() {
 	w.t.Helper()
 	w.keep()
 	w.deleted = true
-	w.must(w.command("deleteSession", func() (any, error) { return none(w.m.Delete(context.Background(), w.id)) }, w.id))
+	w.mustDo(session.Command{Do: session.DoDelete})
 }
 
 // trySend is a send the backend may refuse.
 func (w *window) trySend(text string) error {
-	return w.command("send", func() (any, error) { return none(w.m.Start(context.Background(), w.id, text, session.RunOptions{})) }, w.id, text)
+	_, err := w.do(session.Command{Do: session.DoSend, Text: text})
+	return err
 }
 
-func (w *window) answer(approvalID string, allow bool, scope permission.Scope) {
+func (w *window) answer(callID string, allow bool, scope permission.Scope) {
 	w.t.Helper()
-	// The window answers through the broker, as App.AnswerFor does.
-	w.must(w.command("answerFor", func() (any, error) { return none(w.answerFor(approvalID, allow, scope)) }, approvalID, allow, scope))
+	w.mustDo(session.Command{Do: session.DoAnswer, CallID: callID, Allow: allow, Scope: string(scope)})
 }
 
 func (w *window) stop() {
-	w.must(w.command("stop", func() (any, error) { w.m.Stop(w.id); return nil, nil }, w.id))
+	w.t.Helper()
+	w.mustDo(session.Command{Do: session.DoStop})
 }
 
 func (w *window) setStepping(on bool) {
 	w.t.Helper()
-	w.must(w.command("setStepping", func() (any, error) { return none(w.m.SetStepping(context.Background(), w.id, on)) }, w.id, on))
+	w.mustDo(session.Command{Do: session.DoSetStepping, On: on})
 }
 
 func (w *window) setBreakpoints(bp session.Breakpoints) {
 	w.t.Helper()
-	w.must(w.command("setBreakpoints", func() (any, error) { return none(w.m.SetBreakpoints(context.Background(), w.id, bp)) }, w.id, bp))
+	w.mustDo(session.Command{Do: session.DoSetBreakpoints, Breakpoints: &bp})
 }
 
 func (w *window) step() {
 	w.t.Helper()
-	w.must(w.command("step", func() (any, error) { return none(w.m.Resume(w.id, trace.ActionStep)) }, w.id))
+	w.mustDo(session.Command{Do: session.DoStep, At: w.at()})
 }
 
 func (w *window) continueRun() {
 	w.t.Helper()
-	w.must(w.command("continueRun", func() (any, error) { return none(w.m.Resume(w.id, trace.ActionContinue)) }, w.id))
+	w.mustDo(session.Command{Do: session.DoContinue, At: w.at()})
 }
 
-func (w *window) editRequest(e session.RequestEdit) {
+func (w *window) editRequest(e agent.RequestEdit) {
 	w.t.Helper()
-	w.must(w.command("editRequest", func() (any, error) { return none(w.m.EditRequest(context.Background(), w.id, e)) }, w.id, e))
+	w.mustDo(session.Command{Do: session.DoEditRequest, At: w.at(), Request: &e})
 }
 
 func (w *window) editArgs(args string) error {
-	return w.command("editArgs", func() (any, error) { return none(w.m.EditArgs(context.Background(), w.id, args)) }, w.id, args)
+	_, err := w.do(session.Command{Do: session.DoEditArgs, At: w.at(), Text: args})
+	return err
 }
 
 func (w *window) skipCall(observation string) {
 	w.t.Helper()
-	w.must(w.command("skipCall", func() (any, error) { return none(w.m.SkipCall(context.Background(), w.id, observation)) }, w.id, observation))
+	w.mustDo(session.Command{Do: session.DoSkip, At: w.at(), Text: observation})
 }
 
 func (w *window) editResult(content string) {
 	w.t.Helper()
-	w.must(w.command("editResult", func() (any, error) { return none(w.m.EditResult(context.Background(), w.id, content)) }, w.id, content))
+	w.mustDo(session.Command{Do: session.DoEditResult, At: w.at(), Text: content})
 }
 
 func (w *window) undoRun(run int, force bool) session.RestoreResult {
 	w.t.Helper()
-	var res session.RestoreResult
-	w.must(w.command("undoRun", func() (any, error) {
-		var err error
-		res, err = w.m.UndoRun(context.Background(), w.id, run, force)
-		return res, err
-	}, w.id, run, force))
-	return res
+	return *w.mustDo(session.Command{Do: session.DoUndoRun, Run: run, Force: force}).Restore
 }
 
 func (w *window) restoreFiles(seq int64, force bool) session.RestoreResult {
 	w.t.Helper()
-	var res session.RestoreResult
-	w.must(w.command("restoreFiles", func() (any, error) {
-		var err error
-		res, err = w.m.RestoreFiles(context.Background(), w.id, seq, force)
-		return res, err
-	}, w.id, seq, force))
-	return res
+	return *w.mustDo(session.Command{Do: session.DoRestoreFiles, Seq: seq, Force: force}).Restore
 }
 
-func (w *window) saveSettings(s session.Settings) error {
-	return w.command("saveSettings", func() (any, error) { return none(w.m.SaveSettings(context.Background(), s)) }, s)
+func (w *window) saveSettings(s settings.Settings) error {
+	return w.command("saveSettings", func() (any, error) { return none(settings.Save(context.Background(), w.st, s)) }, s)
+}
+
+// change changes one thing of the workspace, as App.SetWorkspace does.
+func (w *window) change(c workspace.Change) error {
+	return w.command("setWorkspace", func() (any, error) { return w.m.Workspaces().Apply(context.Background(), w.ws, c) }, w.ws, c)
 }
 
 func (w *window) trustWorkspace(trust bool) {
 	w.t.Helper()
-	w.must(w.command("trustWorkspace", func() (any, error) { return none(w.m.Workspaces().Trust(context.Background(), w.ws, trust)) }, w.ws, trust))
+	w.must(w.change(workspace.Change{Trust: &trust}))
 }
 
 func (w *window) setWorkspaceNetwork(allow bool) {
 	w.t.Helper()
-	w.must(w.command("setWorkspaceNetwork", func() (any, error) { return none(w.m.Workspaces().SetNetwork(context.Background(), w.ws, allow)) }, w.ws, allow))
+	w.must(w.change(workspace.Change{Network: &allow}))
 }
 
 func (w *window) setWorkspaceExpose(paths []string) error {
-	return w.command("setWorkspaceExpose", func() (any, error) { return none(w.m.Workspaces().SetExpose(context.Background(), w.ws, paths)) }, w.ws, paths)
+	return w.change(workspace.Change{Expose: &paths})
 }
 
 func (w *window) forgetGrants() {
 	w.t.Helper()
-	w.must(w.command("forgetGrants", func() (any, error) { return none(w.m.Workspaces().ForgetGrants(context.Background(), w.ws)) }, w.ws))
+	w.must(w.change(workspace.Change{ForgetGrants: true}))
 }
 
 // workspace records the UI reading the workspace's state.
@@ -322,54 +344,59 @@ func (w *window) since(steps []golden.Step) []golden.Step {
 	return steps[w.from:]
 }
 
-// untilPaused waits for the run to wait at point.
+// untilPaused waits for the run to wait at point: a paused checkpoint
+// event reached the window.
 func (w *window) untilPaused(point string) {
 	w.t.Helper()
 	w.rec.Wait("a pause at "+point, func(steps []golden.Step) bool {
 		for _, s := range w.since(steps) {
-			var sum session.Summary
-			if s.Session != nil && json.Unmarshal(s.Session, &sum) == nil && sum.Paused != nil && sum.Paused.Point == point {
-				return true
+			var e trace.Event
+			if s.Event != nil && json.Unmarshal(s.Event, &e) == nil && e.Kind == trace.KindCheckpoint {
+				if cp, err := trace.Decode[trace.Checkpoint](e); err == nil && cp.State == trace.Paused && cp.Point == point {
+					return true
+				}
 			}
 		}
 		return false
 	})
 }
 
-// untilAsked waits for a question to the user and returns its id.
-func (w *window) untilAsked() permission.Request {
+// untilAsked waits for a question to the user (an ask event) and returns
+// it.
+func (w *window) untilAsked() trace.Permission {
 	w.t.Helper()
-	var r permission.Request
-	w.rec.Wait("an approval", func(steps []golden.Step) bool {
+	var q trace.Permission
+	w.rec.Wait("a question", func(steps []golden.Step) bool {
 		for _, s := range w.since(steps) {
-			if s.Approval != nil {
-				return json.Unmarshal(s.Approval, &r) == nil
+			var e trace.Event
+			if s.Event != nil && json.Unmarshal(s.Event, &e) == nil && e.Kind == trace.KindPermission {
+				if p, err := trace.Decode[trace.Permission](e); err == nil && p.Decision == trace.Ask {
+					q = p
+					return true
+				}
 			}
 		}
 		return false
 	})
-	return r
+	return q
 }
 
-// untilEnded waits until the run has ended and the window was told.
+// untilEnded waits until the run has ended and the window was told, and
+// the run's slot is free again.
 func (w *window) untilEnded() trace.RunEnd {
 	w.t.Helper()
 	var end trace.RunEnd
 	w.rec.Wait("the run to end", func(steps []golden.Step) bool {
-		ended := false
 		for _, s := range w.since(steps) {
 			var e trace.Event
 			if s.Event != nil && json.Unmarshal(s.Event, &e) == nil && e.Kind == trace.KindRunEnd {
 				end, _ = trace.Decode[trace.RunEnd](e)
-				ended = true
-			}
-			var sum session.Summary
-			if ended && s.Session != nil && json.Unmarshal(s.Session, &sum) == nil && !sum.Running {
 				return true
 			}
 		}
 		return false
 	})
+	w.m.Wait(w.id)
 	return end
 }
 
@@ -436,7 +463,7 @@ func (w *window) keep() {
 		if e.Kind != trace.KindModelRequest {
 			continue
 		}
-		raw, err := w.m.RawRequest(context.Background(), w.id, e.Seq)
+		raw, err := session.RawRequest(context.Background(), w.st, w.id, e.Seq)
 		if err != nil {
 			w.t.Fatal(err)
 		}
@@ -463,7 +490,7 @@ func TestRecordings(t *testing.T) {
 		)
 		w.send("Write hello.txt with a command")
 		a := w.untilAsked()
-		w.answer(a.ID, true, permission.ScopeOnce)
+		w.answer(a.CallID, true, permission.ScopeOnce)
 		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
 			t.Fatalf("end = %+v", end)
 		}
@@ -491,7 +518,7 @@ func TestRecordings(t *testing.T) {
 		if !a.OnceOnly {
 			t.Fatalf("approval %+v is not once only", a)
 		}
-		w.answer(a.ID, false, permission.ScopeOnce)
+		w.answer(a.CallID, false, permission.ScopeOnce)
 		w.untilEnded()
 		if _, err := os.Stat(filepath.Join(w.ws, ".env")); err == nil {
 			t.Fatal("the denied write ran")
@@ -510,13 +537,13 @@ func TestRecordings(t *testing.T) {
 		)
 		w.send("Shout hello in the README")
 		a := w.untilAsked()
-		w.answer(a.ID, true, permission.ScopeSession)
+		w.answer(a.CallID, true, permission.ScopeSession)
 		w.untilEnded()
 		w.rec.Mark("run 1 done")
 		w.send("Make it calmer")
 		w.untilEnded()
-		for _, s := range w.since(w.rec.Steps()) {
-			if s.Approval != nil {
+		for _, e := range w.events() {
+			if p, err := trace.Decode[trace.Permission](e); err == nil && e.Run == 2 && p.Decision == trace.Ask {
 				t.Fatal("the second edit asked again")
 			}
 		}
@@ -532,7 +559,7 @@ func TestRecordings(t *testing.T) {
 		)
 		w.send("Shout hello in the README")
 		a := w.untilAsked()
-		w.answer(a.ID, true, permission.ScopeWorkspace)
+		w.answer(a.CallID, true, permission.ScopeWorkspace)
 		w.untilEnded()
 		if info := w.workspace(); len(info.Grants) != 1 {
 			t.Fatalf("grants = %+v", info.Grants)
@@ -605,10 +632,10 @@ func TestRecordings(t *testing.T) {
 		w.send("Read missing.txt")
 		w.untilPaused(trace.PointBeforeRequest)
 		system := "Answer in one word."
-		opts := w.pending().Request.Options
+		opts := w.pending().Options
 		opts.NumCtx = 4096
-		w.editRequest(session.RequestEdit{System: &system, Options: &opts,
-			Messages: []session.MessageEdit{{Seq: w.pending().Request.Messages[0].Seq, Content: "Read README.md"}}})
+		w.editRequest(agent.RequestEdit{System: &system, Options: &opts,
+			Messages: []agent.MessageEdit{{Seq: w.pending().Messages[0].Seq, Content: "Read README.md"}}})
 		w.step()
 		w.untilPaused(trace.PointAfterResponse)
 		w.step()
@@ -685,13 +712,13 @@ func TestRecordings(t *testing.T) {
 			text("Done."),
 		)
 		w.send("Shout hello in the README")
-		w.answer(w.untilAsked().ID, true, permission.ScopeOnce)
+		w.answer(w.untilAsked().CallID, true, permission.ScopeOnce)
 		w.untilEnded()
 		w.rec.Mark("run 1 done")
 		w.send("Shout beta in the notes")
 		a := w.untilAsked()
 		w.rec.Mark("run 2 asking")
-		w.answer(a.ID, true, permission.ScopeOnce)
+		w.answer(a.CallID, true, permission.ScopeOnce)
 		w.untilEnded()
 		w.rec.Mark("run 2 done")
 		if res := w.undoRun(2, false); !res.Done {
@@ -752,7 +779,7 @@ func TestRecordings(t *testing.T) {
 	// deny rule with the path rule that holds whatever runs.
 	t.Run("settings", func(t *testing.T) {
 		w := openWindow(t, "settings", "The user saves settings three times: a mode, a tool setting and a rule; a system prompt the backend refuses and then its fix; a command deny rule with the path rule its limits suggest.", permission.ModeAsk, nil)
-		s, err := w.m.Settings(context.Background())
+		s, err := settings.Load(context.Background(), w.st)
 		w.must(err)
 		s.PermissionMode = permission.ModeAskAll
 		s.Tools = map[string]permission.ToolSetting{"run_command": permission.ToolNever}
@@ -778,7 +805,7 @@ func TestRecordings(t *testing.T) {
 	// network for its commands, and the folders they may also read.
 	t.Run("workspace", func(t *testing.T) {
 		w := openWindow(t, "workspace", "A workspace with its own settings file: a run says it is not trusted; the user trusts it, it changes, the user turns network on and exposes a folder (the home folder is refused), and the file breaks.", permission.ModeAsk,
-			func(s *session.Settings) {
+			func(s *settings.Settings) {
 				s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "secrets/**"}}
 			})
 		w.write(".loupe/settings.json", `{"rules":[{"effect":"allow","command":"make test"}],"commands":["go test ./..."],"allow_network":true}`+"\n")
@@ -862,25 +889,20 @@ func TestRecordings(t *testing.T) {
 		w.untilEnded()
 		w.rec.Mark("run 1 done")
 		w.send("Make the README's greeting louder")
-		w.answer(w.untilAsked().ID, true, permission.ScopeOnce)
+		w.answer(w.untilAsked().CallID, true, permission.ScopeOnce)
 		w.untilEnded()
 		w.undoRun(2, false)
 		w.save()
 	})
 }
 
-// pending is where the run waits now, as the window last heard it.
-func (w *window) pending() *session.Pause {
+// pending is the request the run waits to send, as the log's paused
+// checkpoint holds it.
+func (w *window) pending() *trace.Pending {
 	w.t.Helper()
-	d, err := w.m.Open(context.Background(), w.id)
-	w.must(err)
-	if d.Summary.Paused == nil {
-		w.t.Fatal("not paused")
+	st := trace.StateOf(w.events())
+	if st.Paused == nil || st.Paused.Request == nil {
+		w.t.Fatal("not paused before a request")
 	}
-	return d.Summary.Paused
-}
-
-// answerFor is App.AnswerFor: the broker takes the answer and its scope.
-func (w *window) answerFor(id string, allow bool, scope permission.Scope) error {
-	return w.broker.Reply(id, allow, scope)
+	return st.Paused.Request
 }

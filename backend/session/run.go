@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -34,15 +35,18 @@ type RunOptions struct {
 // Start checks that the run can begin, then runs it in the background.
 // Errors that stop it from starting (unknown model, Ollama not running,
 // busy) come back here, before anything is written to the session.
-func (m *Manager) Start(ctx context.Context, id, text string, opt RunOptions) error {
+// It returns the session's summary as the run begins (its title set from
+// the first message).
+func (m *Manager) Start(ctx context.Context, id, text string, opt RunOptions) (Summary, error) {
 	p, err := m.prepare(ctx, id, text, opt)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
+	sum, err := m.summaryOf(ctx, id)
 	go func() {
 		_, _ = p.run()
 	}()
-	return nil
+	return sum, err
 }
 
 // Run checks and runs to the end, returning how the run ended.
@@ -63,7 +67,6 @@ type prepared struct {
 	ag     *agent.Agent
 	ctx    context.Context
 	slot   *activeRun
-	title  string
 	ws     *tools.Workspace
 }
 
@@ -83,14 +86,14 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, err
 	}
-	settings, err := m.Settings(ctx)
+	set, err := settings.Load(ctx, m.store)
 	if err != nil {
 		return nil, err
 	}
 	if s.Model == "" {
 		return nil, errors.New("choose a model for this session first")
 	}
-	system, err := settings.systemPrompt(s.Workspace)
+	system, err := set.PromptFor(s.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		// Resuming a pause: assume what the model could do before.
 		info = ollama.ModelInfo{Name: s.Model, Capabilities: []string{"completion", "tools"}}
 	}
-	mode := settings.PermissionMode
+	mode := set.PermissionMode
 	if opt.Mode != "" {
 		mode = opt.Mode
 	}
@@ -110,7 +113,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if approver == nil {
 		approver = m.approver()
 	}
-	policy, runner, notices, err := m.ws.Assemble(ctx, s.Workspace, workspace.Run{Mode: mode, Tools: settings.Tools, Rules: settings.Rules, Grants: m.sessionGrants(id)})
+	policy, runner, notices, err := m.ws.Assemble(ctx, s.Workspace, workspace.Run{Mode: mode, Tools: set.Tools, Rules: set.Rules, Grants: m.sessionGrants(id)})
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +122,8 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		SessionID: id,
 		Model:     s.Model,
 		System:    system,
-		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, settings.NumCtxCap), Temperature: settings.Temperature},
-		MaxRounds: settings.MaxRounds,
+		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, set.NumCtxCap), Temperature: set.Temperature},
+		MaxRounds: set.MaxRounds,
 		Policy:    policy,
 		OnGrant:   func(g permission.Grant) { m.keepGrant(id, dir, g) },
 	}
@@ -187,21 +190,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Pauser:   gate,
 		OnDelta:  m.sink.Delta,
 	}, evs)
-	title := ""
 	if !resume && (s.Title == "" || s.Title == "New session") {
-		title = titleFrom(text)
+		title := titleFrom(text)
+		_, _ = m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title})
 	}
-	m.sink.Session(m.summary(s))
-	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, title: title, ws: ws}, nil
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws}, nil
 }
 
 func (p *prepared) run() (trace.RunEnd, error) {
 	m := p.m
 	defer m.release(p.id, p.slot)
 	defer p.ws.Close()
-	if p.title != "" {
-		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{Title: &p.title})
-	}
 	var end trace.RunEnd
 	var err error
 	if p.resume {
@@ -226,8 +225,12 @@ func (m *Manager) release(id string, slot *activeRun) {
 	m.mu.Unlock()
 	slot.cancel()
 	close(slot.done)
-	if s, err := m.store.GetSession(context.Background(), id); err == nil {
-		m.sink.Session(m.summary(s))
+	m.mu.Lock()
+	g := m.gates[id]
+	m.mu.Unlock()
+	if g != nil {
+		// A command waiting for this run to pause is answered now.
+		g.poke()
 	}
 }
 
@@ -311,15 +314,15 @@ func (m *Manager) approver() agent.Approver {
 
 type brokerApprover struct{ b *permission.Broker }
 
-func (a brokerApprover) Approve(ctx context.Context, r permission.Request) (permission.Answer, error) {
-	return a.b.Request(ctx, r)
+func (a brokerApprover) Approve(ctx context.Context, r permission.Request, asked func() error) (permission.Answer, error) {
+	return a.b.Request(ctx, r, asked)
 }
 
 // DenyAll answers every question with no; the command line uses it when
 // --auto is not given.
 type DenyAll struct{ Why string }
 
-func (d DenyAll) Approve(context.Context, permission.Request) (permission.Answer, error) {
+func (d DenyAll) Approve(context.Context, permission.Request, func() error) (permission.Answer, error) {
 	return permission.Answer{Allow: false, By: d.Why}, nil
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
-	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/workspace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
@@ -45,7 +45,7 @@ func TestCommandsAreConfined(t *testing.T) {
 // Deny rules refuse without asking, protected paths ask even in auto mode,
 // and the third call of the message runs: each call is decided on its own.
 func TestDenyRuleAndProtectedPathAmongParallelCalls(t *testing.T) {
-	h := newHarness(t, permission.ModeAuto, func(s *session.Settings) {
+	h := newHarness(t, permission.ModeAuto, func(s *settings.Settings) {
 		s.Rules = []permission.Rule{{Effect: permission.EffectDeny, Path: "**/*.pem"}}
 	})
 	h.srv.Script(
@@ -61,7 +61,7 @@ func TestDenyRuleAndProtectedPathAmongParallelCalls(t *testing.T) {
 		if a.CallID != "c2" || !a.OnceOnly {
 			t.Errorf("asked about %+v, want the protected .env write, once only", a)
 		}
-		h.answer(a.ID, false)
+		h.answer(a.CallID, false)
 	}()
 	h.run("write things")
 	evs := h.events()
@@ -96,7 +96,7 @@ func TestSessionGrant(t *testing.T) {
 	go func() {
 		for a := range h.asks {
 			asked++
-			if err := h.broker.Reply(a.ID, true, permission.ScopeSession); err != nil {
+			if err := h.m.Answer(h.id, a.CallID, true, permission.ScopeSession); err != nil {
 				t.Error(err)
 			}
 		}
@@ -129,7 +129,7 @@ func TestUntrustedWorkspaceSettingsCannotGrant(t *testing.T) {
 	h.srv.Script(calls(call("c1", "run_command", `{"command":"echo hi"}`)), ollamatest.Text("ok"))
 	go func() {
 		a := <-h.asks
-		h.answer(a.ID, false)
+		h.answer(a.CallID, false)
 	}()
 	h.run("hi")
 	var sawNotice bool

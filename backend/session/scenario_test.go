@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
@@ -85,7 +86,7 @@ func TestRawRequestIsWhatWasSent(t *testing.T) {
 		if e.Kind != trace.KindModelRequest {
 			continue
 		}
-		raw, err := h.m.RawRequest(context.Background(), h.id, e.Seq)
+		raw, err := session.RawRequest(context.Background(), h.st, h.id, e.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +170,7 @@ func TestErrorKinds(t *testing.T) {
 
 // The round cap stops a model that never stops calling tools.
 func TestRoundCap(t *testing.T) {
-	h := newHarness(t, permission.ModeAsk, func(s *session.Settings) { s.MaxRounds = 2 })
+	h := newHarness(t, permission.ModeAsk, func(s *settings.Settings) { s.MaxRounds = 2 })
 	h.srv.Script(
 		calls(call("call_1", "list_dir", `{"path":"."}`)),
 		calls(call("call_2", "list_dir", `{"path":"."}`)),
@@ -307,7 +308,7 @@ func TestEmptyAnswerNotice(t *testing.T) {
 // An unknown model is refused before anything is written.
 func TestUnknownModel(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
-	if err := h.m.SetModel(context.Background(), h.id, "nope"); err != nil {
+	if _, err := h.m.SetModel(context.Background(), h.id, "nope"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.m.Run(context.Background(), h.id, "Hi", session.RunOptions{})
@@ -342,9 +343,9 @@ func TestApproveAndDeny(t *testing.T) {
 		if a.Display.Command != "echo approved > a.txt" {
 			t.Errorf("approval card shows %+v, want the full command", a.Display)
 		}
-		h.answer(a.ID, true)
+		h.answer(a.CallID, true)
 		d := <-h.asks
-		h.answer(d.ID, false)
+		h.answer(d.CallID, false)
 	}()
 	h.run("Write files")
 	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err != nil {
@@ -419,7 +420,7 @@ func TestCancelWhileAsking(t *testing.T) {
 	if end.Reason != trace.EndCancelled {
 		t.Fatalf("end = %+v", end)
 	}
-	if err := h.answer(a.ID, true); !errors.Is(err, permission.ErrUnknownRequest) {
+	if err := h.answer(a.CallID, true); !errors.Is(err, permission.ErrUnknownRequest) {
 		t.Fatalf("late answer err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {

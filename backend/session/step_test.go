@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
@@ -18,18 +19,34 @@ import (
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
 
-// waitPaused waits until the session's run waits at a checkpoint and
-// returns where.
-func waitPaused(t *testing.T, m *session.Manager, id string) *session.Pause {
+// pausedAt is where a run waits, as the log shows it: the paused
+// checkpoint event, and for after_result the result just before it.
+type pausedAt struct {
+	trace.Checkpoint
+	Seq    int64
+	Result *trace.ToolResult
+}
+
+// waitPaused waits until the session's log says its run waits at a
+// checkpoint, and returns where.
+func waitPaused(t *testing.T, m *session.Manager, id string) pausedAt {
 	t.Helper()
-	var p *session.Pause
+	var p pausedAt
 	waitFor(t, func() bool {
 		d, err := m.Open(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p = d.Summary.Paused
-		return p != nil
+		st := trace.StateOf(d.Events)
+		if st.Paused == nil || d.Summary.Standing != trace.StandingPaused {
+			return false
+		}
+		p = pausedAt{Checkpoint: *st.Paused, Seq: st.PausedSeq}
+		if prev := d.Events[st.PausedSeq-2]; prev.Kind == trace.KindToolResult {
+			r, _ := trace.Decode[trace.ToolResult](prev)
+			p.Result = &r
+		}
+		return true
 	}, "the run to pause")
 	return p
 }
@@ -49,14 +66,14 @@ func startRun(t *testing.T, h *harness, text string) chan trace.RunEnd {
 
 func step(t *testing.T, h *harness) {
 	t.Helper()
-	if err := h.m.Resume(h.id, trace.ActionStep); err != nil {
+	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionStep); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func stepping(t *testing.T, h *harness) {
 	t.Helper()
-	if err := h.m.SetStepping(context.Background(), h.id, true); err != nil {
+	if _, err := h.m.SetStepping(context.Background(), h.id, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -122,12 +139,12 @@ func TestEditsReachTheModel(t *testing.T) {
 	system := "You are a careful agent."
 	opts := p.Request.Options
 	opts.NumCtx, opts.Temperature = 4096, 0
-	if err := h.m.EditRequest(ctx, h.id, session.RequestEdit{System: &system, Options: &opts,
-		Messages: []session.MessageEdit{{Seq: userSeq, Content: "Read README.md"}}}); err != nil {
+	if err := h.m.EditRequest(ctx, h.id, p.Seq, agent.RequestEdit{System: &system, Options: &opts,
+		Messages: []agent.MessageEdit{{Seq: userSeq, Content: "Read README.md"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if p := waitPaused(t, h.m, h.id); p.Request.System != system || p.Request.Messages[0].Content != "Read README.md" {
-		t.Fatalf("pending request after the edit = %+v", p.Request)
+	if evs := h.events(); evs[len(evs)-1].Kind != trace.KindEdit {
+		t.Fatalf("the edit is not the log's last event: %s", evs[len(evs)-1].Kind)
 	}
 	step(t, h) // send
 	waitPaused(t, h.m, h.id)
@@ -139,10 +156,10 @@ func TestEditsReachTheModel(t *testing.T) {
 	if p.Point != trace.PointBeforeTool {
 		t.Fatalf("paused at %s", p.Point)
 	}
-	if err := h.m.EditArgs(ctx, h.id, `{"path":7}`); err == nil || !strings.Contains(err.Error(), "invalid arguments for read_file") {
+	if err := h.m.EditArgs(ctx, h.id, 0, `{"path":7}`); err == nil || !strings.Contains(err.Error(), "invalid arguments for read_file") {
 		t.Fatalf("bad args edit: %v", err)
 	}
-	if err := h.m.EditArgs(ctx, h.id, `{"path":"README.md"}`); err != nil {
+	if err := h.m.EditArgs(ctx, h.id, 0, `{"path":"README.md"}`); err != nil {
 		t.Fatal(err)
 	}
 	step(t, h)
@@ -152,10 +169,10 @@ func TestEditsReachTheModel(t *testing.T) {
 	if p.Point != trace.PointAfterResult || !strings.Contains(p.Result.Content, "hello from the workspace") {
 		t.Fatalf("after the edited call: %+v", p)
 	}
-	if err := h.m.EditResult(ctx, h.id, "The README says: hello (edited)"); err != nil {
+	if err := h.m.EditResult(ctx, h.id, 0, "The README says: hello (edited)"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.m.Resume(h.id, trace.ActionContinue); err != nil {
+	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionContinue); err != nil {
 		t.Fatal(err)
 	}
 	if end := <-done; end.Reason != trace.EndAnswered {
@@ -187,7 +204,7 @@ func TestEditsReachTheModel(t *testing.T) {
 			}
 		}
 		if e.Kind == trace.KindModelRequest {
-			raw, err := h.m.RawRequest(ctx, h.id, e.Seq)
+			raw, err := session.RawRequest(ctx, h.st, h.id, e.Seq)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +227,7 @@ func TestSkipCall(t *testing.T) {
 		calls(call("call_1", "write_file", `{"path":"x.txt","content":"x"}`)),
 		ollamatest.Text("OK."),
 	)
-	if err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Tools: []string{"write_file"}}); err != nil {
+	if _, err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Tools: []string{"write_file"}}); err != nil {
 		t.Fatal(err)
 	}
 	done := startRun(t, h, "Write x")
@@ -218,7 +235,7 @@ func TestSkipCall(t *testing.T) {
 	if p.Point != trace.PointBeforeTool || p.Tool != "write_file" {
 		t.Fatalf("breakpoint on write_file paused at %+v", p)
 	}
-	if err := h.m.SkipCall(context.Background(), h.id, "I wrote it myself."); err != nil {
+	if err := h.m.SkipCall(context.Background(), h.id, 0, "I wrote it myself."); err != nil {
 		t.Fatal(err)
 	}
 	if end := <-done; end.Reason != trace.EndAnswered {
@@ -242,7 +259,7 @@ func TestSkipCall(t *testing.T) {
 func TestStopWhilePaused(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.srv.Script(calls(call("call_1", "run_command", `{"command":"touch ran"}`)))
-	if err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+	if _, err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
 		t.Fatal(err)
 	}
 	done := startRun(t, h, "Go")
@@ -254,7 +271,7 @@ func TestStopWhilePaused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "ran")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the paused call ran after Stop")
 	}
-	if err := h.m.Resume(h.id, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("step after stop: %v", err)
 	}
 	invariants.Check(t, h.events())
@@ -275,7 +292,7 @@ func TestPauseDoesNotBlockOtherSessions(t *testing.T) {
 	if end, err := h.m.Run(context.Background(), other.ID, "Hello", session.RunOptions{}); err != nil || end.Reason != trace.EndAnswered {
 		t.Fatalf("other session: %+v %v", end, err)
 	}
-	h.m.Resume(h.id, trace.ActionContinue)
+	_, _ = h.m.Resume(context.Background(), h.id, 0, trace.ActionContinue)
 	<-done
 }
 
@@ -295,7 +312,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m1 := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-	if err := m1.SetStepping(ctx, h.id, true); err != nil {
+	if _, err := m1.SetStepping(ctx, h.id, true); err != nil {
 		t.Fatal(err)
 	}
 	go m1.Run(ctx, h.id, "Look", session.RunOptions{})
@@ -304,7 +321,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 			t.Fatalf("paused at %s, want %s", p.Point, want)
 		}
 		if want != trace.PointAfterResult {
-			if err := m1.Resume(h.id, trace.ActionStep); err != nil {
+			if _, err := m1.Resume(context.Background(), h.id, 0, trace.ActionStep); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -330,7 +347,9 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		p := waitPaused(t, m2, h.id)
 		got = append(got, p.Point+"/"+p.CallID)
-		if err := m2.Resume(h.id, trace.ActionStep); err != nil {
+		// The window names the pause it shows; the first is the restored
+		// one, which the log showed before the run got there again.
+		if _, err := m2.Resume(context.Background(), h.id, p.Seq, trace.ActionStep); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -356,4 +375,41 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 		t.Fatalf("%d paused checkpoints, want 8 (the restored pause is not recorded twice)", paused)
 	}
 	_ = time.Second
+}
+
+// A command names the pause the user saw: a second Step meant for a pause
+// that is over is refused and does not move the run on from the next one.
+func TestCommandForAPauseThatIsOverIsRefused(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(ollamatest.Text("Hi."))
+	stepping(t, h)
+	done := startRun(t, h, "Hello")
+	first := waitPaused(t, h.m, h.id)
+	ctx := context.Background()
+	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); err != nil {
+		t.Fatal(err)
+	}
+	second := waitPaused(t, h.m, h.id)
+	if second.Seq == first.Seq || second.Point != trace.PointAfterResponse {
+		t.Fatalf("second pause = %+v", second)
+	}
+	before := len(h.events())
+	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+		t.Fatalf("a step for the first pause, sent at the second: %v", err)
+	}
+	if err := h.m.EditArgs(ctx, h.id, first.Seq, `{}`); !errors.Is(err, session.ErrNotPaused) {
+		t.Fatalf("an edit for the first pause: %v", err)
+	}
+	if n := len(h.events()); n != before {
+		t.Fatalf("the refused commands wrote %d events", n-before)
+	}
+	if _, err := h.m.Resume(ctx, h.id, second.Seq, trace.ActionContinue); err != nil {
+		t.Fatal(err)
+	}
+	if end := <-done; end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	if _, err := h.m.Resume(ctx, h.id, second.Seq, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+		t.Fatalf("a step after the run ended: %v", err)
+	}
 }

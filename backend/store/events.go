@@ -72,6 +72,8 @@ const (
 		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	eventsSQL = `SELECT seq, kind, time, run, round, payload
 		FROM events WHERE session_id = ? ORDER BY seq`
+	runEventsSQL = `SELECT seq, kind, time, run, round, payload
+		FROM events WHERE session_id = ? AND run = ? ORDER BY seq`
 )
 
 // appendTx stores one event with nextSeq and insert, the transaction's
@@ -117,6 +119,18 @@ func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace
 // Events returns a session's whole log in seq order, or ErrNotFound.
 func (s *Store) Events(ctx context.Context, sessionID string) ([]trace.Event, error) {
 	rows, err := s.stmt.events.QueryContext(ctx, sessionID)
+	return s.scanEvents(ctx, sessionID, rows, err)
+}
+
+// RunEvents returns the events of one run of a session, in seq order: what
+// is needed to tell where an open run stands without reading the whole
+// log.
+func (s *Store) RunEvents(ctx context.Context, sessionID string, run int) ([]trace.Event, error) {
+	rows, err := s.r.QueryContext(ctx, runEventsSQL, sessionID, run)
+	return s.scanEvents(ctx, sessionID, rows, err)
+}
+
+func (s *Store) scanEvents(ctx context.Context, sessionID string, rows *sql.Rows, err error) ([]trace.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
 	}

@@ -181,6 +181,10 @@ type Permission struct {
 	Display *Display `json:"display,omitempty"`
 	// OnceOnly is set on an ask whose answer cannot be remembered.
 	OnceOnly bool `json:"once_only,omitempty"`
+	// Command and Paths are what the policy decided on (on ask): what an
+	// answer remembered for the session or the workspace would cover.
+	Command string   `json:"command,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
 }
 
 // Display is extra data for the UI that the model does not see.
@@ -284,10 +288,11 @@ const (
 
 // Checkpoint records a pause of a step-through run and how it ended. A run
 // whose last event is a paused checkpoint is still paused there, also
-// after the app restarts. A pause carries what may be edited there that
-// the log does not already hold: the pending request's system prompt and
-// options (before_request), the pending call's arguments (before_tool).
-// The history messages and the result are events of the log already.
+// after the app restarts. A paused checkpoint carries what may be edited
+// there, so that the window draws the pause from the log alone: the
+// pending request before a request, the pending call's arguments before a
+// call. The result at after_result is the tool_result event just before
+// it. Edits made during the pause are edit events after it.
 type Checkpoint struct {
 	Point  string `json:"point"`
 	State  string `json:"state"`
@@ -297,12 +302,33 @@ type Checkpoint struct {
 	Breakpoint bool `json:"breakpoint,omitempty"`
 	// Action says how a pause ended (on resumed).
 	Action string `json:"action,omitempty"`
-	// System and Options are the pending request's (before_request, on
-	// paused).
-	System  *string      `json:"system,omitempty"`
-	Options *llm.Options `json:"options,omitempty"`
+	// Request is the request about to be sent (before_request, on
+	// paused). Pauses only happen while a person steps through a run, so
+	// keeping the whole pending history here costs nothing per round of
+	// an ordinary run.
+	Request *Pending `json:"request,omitempty"`
 	// Args are the pending call's arguments (before_tool, on paused).
 	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Pending is a request that is built but not sent yet.
+type Pending struct {
+	Model    string           `json:"model"`
+	System   string           `json:"system"`
+	Options  llm.Options      `json:"options"`
+	Tools    []string         `json:"tools"`
+	Messages []PendingMessage `json:"messages"`
+}
+
+// PendingMessage is one history message of a pending request, with the
+// event it comes from, which is what an edit of it names.
+type PendingMessage struct {
+	Seq        int64          `json:"seq"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []llm.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
 }
 
 // Edit targets.

@@ -6,8 +6,33 @@ type RunState struct {
 	Open  bool
 	Run   int
 	Round int
-	// Paused is the checkpoint an open run waits at, or nil.
-	Paused *Checkpoint
+	// Paused is the checkpoint an open run waits at, or nil; PausedSeq is
+	// its event.
+	Paused    *Checkpoint
+	PausedSeq int64
+	// Asking are the open run's questions to the user not answered yet,
+	// by call id.
+	Asking map[string]Permission
+}
+
+// What a session's open run waits for, as the session list shows it.
+const (
+	StandingPaused = "paused" // at a checkpoint, for Step or Continue
+	StandingAsking = "asking" // for the user's answer to a question
+)
+
+// Standing says what the run waits for: StandingPaused, StandingAsking,
+// or "" when it waits for nothing.
+func (st RunState) Standing() string {
+	switch {
+	case !st.Open:
+		return ""
+	case st.Paused != nil:
+		return StandingPaused
+	case len(st.Asking) > 0:
+		return StandingAsking
+	}
+	return ""
 }
 
 // StateOf reads where the log's last run stands.
@@ -18,7 +43,24 @@ func StateOf(events []Event) RunState {
 		case KindUserMessage:
 			st = RunState{Open: true, Run: e.Run}
 		case KindRunEnd:
-			st.Open, st.Paused = false, nil
+			st.Open, st.Paused, st.PausedSeq, st.Asking = false, nil, 0, nil
+		case KindPermission:
+			p, err := Decode[Permission](e)
+			if err != nil {
+				continue
+			}
+			if p.Decision == Ask {
+				if st.Asking == nil {
+					st.Asking = map[string]Permission{}
+				}
+				st.Asking[p.CallID] = p
+			} else {
+				delete(st.Asking, p.CallID)
+			}
+		case KindToolResult:
+			if r, err := Decode[ToolResult](e); err == nil {
+				delete(st.Asking, r.CallID)
+			}
 		case KindModelRequest:
 			st.Round = e.Round
 		case KindCheckpoint:
@@ -27,7 +69,7 @@ func StateOf(events []Event) RunState {
 				continue
 			}
 			if cp.State == Paused {
-				st.Paused = &cp
+				st.Paused, st.PausedSeq = &cp, e.Seq
 				// A pause before a request comes before the request is
 				// recorded: its round is the one about to be sent.
 				st.Round = e.Round
@@ -35,7 +77,7 @@ func StateOf(events []Event) RunState {
 					st.Round = e.Round - 1
 				}
 			} else {
-				st.Paused = nil
+				st.Paused, st.PausedSeq = nil, 0
 			}
 		}
 	}

@@ -197,6 +197,48 @@ func (w *Workspaces) ForgetGrants(ctx context.Context, dir string) error {
 	return w.update(ctx, abs, func(st *state) { st.Grants = nil })
 }
 
+// Change is one change to a workspace folder's settings, as the window
+// sends it: exactly one field is set.
+type Change struct {
+	// Trust trusts (true) or stops trusting its .loupe/settings.json as
+	// it is now.
+	Trust *bool `json:"trust,omitempty"`
+	// Network lets its commands use the network, or not.
+	Network *bool `json:"network,omitempty"`
+	// Expose replaces the host paths its commands may also read.
+	Expose *[]string `json:"expose,omitempty"`
+	// ForgetGrants drops the answers remembered for it.
+	ForgetGrants bool `json:"forget_grants,omitempty"`
+}
+
+// Apply makes one change and describes the workspace as it is then.
+func (w *Workspaces) Apply(ctx context.Context, dir string, c Change) (Info, error) {
+	set := 0
+	for _, on := range []bool{c.Trust != nil, c.Network != nil, c.Expose != nil, c.ForgetGrants} {
+		if on {
+			set++
+		}
+	}
+	if set != 1 {
+		return Info{}, errors.New("change one thing of a workspace at a time: trust, network, expose or forget_grants")
+	}
+	var err error
+	switch {
+	case c.Trust != nil:
+		err = w.Trust(ctx, dir, *c.Trust)
+	case c.Network != nil:
+		err = w.SetNetwork(ctx, dir, *c.Network)
+	case c.Expose != nil:
+		err = w.SetExpose(ctx, dir, *c.Expose)
+	default:
+		err = w.ForgetGrants(ctx, dir)
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	return w.Info(ctx, dir)
+}
+
 // Remember keeps an answer given "for this workspace".
 func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Grant) error {
 	return w.update(ctx, dir, func(st *state) { st.Grants = append(st.Grants, g) })

@@ -37,13 +37,10 @@ type Step struct {
 	// Query is a read the UI may make at any time (a workspace's state, a
 	// rule's limits); the replay answers it without waiting for it.
 	Query *Command `json:"query,omitempty"`
-	// Event, Delta, Session, Approval and ApprovalClosed are what the
-	// window's five runtime channels carried (app.go).
-	Event          json.RawMessage `json:"event,omitempty"`
-	Delta          json.RawMessage `json:"delta,omitempty"`
-	Session        json.RawMessage `json:"session,omitempty"`
-	Approval       json.RawMessage `json:"approval,omitempty"`
-	ApprovalClosed json.RawMessage `json:"approval_closed,omitempty"`
+	// Event and Delta are what the window's two runtime channels carried
+	// (app.go): the log's events and the streamed text.
+	Event json.RawMessage `json:"event,omitempty"`
+	Delta json.RawMessage `json:"delta,omitempty"`
 	// Outside is something that happened outside Loupe (a file changed by
 	// hand); a spec says when it happens.
 	Outside string `json:"outside,omitempty"`
@@ -115,15 +112,6 @@ func (r *Recorder) Event(v any) { r.add(Step{Event: r.encode(v)}) }
 
 // Delta records a streamed token delta.
 func (r *Recorder) Delta(v any) { r.add(Step{Delta: r.encode(v)}) }
-
-// Session records a session summary sent on the session channel.
-func (r *Recorder) Session(v any) { r.add(Step{Session: r.encode(v)}) }
-
-// Approval records a question to the user that opened.
-func (r *Recorder) Approval(v any) { r.add(Step{Approval: r.encode(v)}) }
-
-// ApprovalClosed records a question that was answered or withdrawn.
-func (r *Recorder) ApprovalClosed(v any) { r.add(Step{ApprovalClosed: r.encode(v)}) }
 
 // Outside records something done outside Loupe, in words.
 func (r *Recorder) Outside(what string) { r.add(Step{Outside: what}) }
@@ -321,12 +309,6 @@ func StepKinds(steps []Step) string {
 			out = append(out, "event "+e.Kind)
 		case s.Delta != nil:
 			out = append(out, "delta")
-		case s.Session != nil:
-			out = append(out, "session")
-		case s.Approval != nil:
-			out = append(out, "approval")
-		case s.ApprovalClosed != nil:
-			out = append(out, "approval_closed")
 		case s.Outside != "":
 			out = append(out, "outside")
 		case s.Mark != "":

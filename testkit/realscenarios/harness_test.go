@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/gguf"
@@ -67,9 +68,9 @@ func newRig(t testing.TB, srv *realollama.Server) *rig {
 	r := &rig{t: t, srv: srv, st: st, sink: &sink{}, wire: newWire()}
 	r.m = session.NewManager(st, ollama.New(srv.URL(), &http.Client{Transport: r.wire}), permission.NewBroker(), r.sink)
 	t.Cleanup(r.m.StopAll)
-	s := session.DefaultSettings()
+	s := settings.Defaults()
 	s.PermissionMode = permission.ModeAuto
-	if err := r.m.SaveSettings(context.Background(), s); err != nil {
+	if err := settings.Save(context.Background(), st, s); err != nil {
 		t.Fatal(err)
 	}
 	r.ws = t.TempDir()
@@ -138,7 +139,7 @@ func (r *rig) checkRawRequests() []string {
 		if e.Kind != trace.KindModelRequest {
 			continue
 		}
-		raw, err := r.m.RawRequest(context.Background(), r.id, e.Seq)
+		raw, err := session.RawRequest(context.Background(), r.st, r.id, e.Seq)
 		if err != nil {
 			r.t.Fatal(err)
 		}

@@ -369,7 +369,7 @@ func TestOllamaKilledMidStream(t *testing.T) {
 			callOnce.Do(func() { close(sawCall) })
 		}
 	})
-	if err := r.m.Start(context.Background(), r.id, "Write evil.txt", session.RunOptions{}); err != nil {
+	if _, err := r.m.Start(context.Background(), r.id, "Write evil.txt", session.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for what, ch := range map[string]chan struct{}{"the first delta at the sink": firstDelta, "the tool call on the wire": sawCall} {
@@ -523,13 +523,13 @@ func TestUnknownModel(t *testing.T) {
 	srv := startServer(t, gguf.Script{Steps: []gguf.Step{{Answer: "unused"}}})
 	r := newRig(t, srv)
 	const missing = "loupe-missing-model"
-	if err := r.m.SetModel(context.Background(), r.id, missing); err != nil {
+	if _, err := r.m.SetModel(context.Background(), r.id, missing); err != nil {
 		t.Fatal(err)
 	}
 	for _, start := range []bool{false, true} {
 		var err error
 		if start {
-			err = r.m.Start(context.Background(), r.id, "Hi", session.RunOptions{})
+			_, err = r.m.Start(context.Background(), r.id, "Hi", session.RunOptions{})
 		} else {
 			_, err = r.m.Run(context.Background(), r.id, "Hi", session.RunOptions{})
 		}

@@ -1,3 +1,56 @@
+export namespace agent {
+	
+	export class MessageEdit {
+	    seq: number;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.content = source["content"];
+	    }
+	}
+	export class RequestEdit {
+	    system?: string;
+	    options?: llm.Options;
+	    messages?: MessageEdit[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RequestEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.system = source["system"];
+	        this.options = this.convertValues(source["options"], llm.Options);
+	        this.messages = this.convertValues(source["messages"], MessageEdit);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace llm {
 	
 	export class Options {
@@ -12,24 +65,6 @@ export namespace llm {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.num_ctx = source["num_ctx"];
 	        this.temperature = source["temperature"];
-	    }
-	}
-	export class ToolCall {
-	    id: string;
-	    index: number;
-	    name: string;
-	    args: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ToolCall(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.index = source["index"];
-	        this.name = source["name"];
-	        this.args = source["args"];
 	    }
 	}
 
@@ -114,24 +149,6 @@ export namespace ollama {
 
 export namespace permission {
 	
-	export class Call {
-	    tool: string;
-	    read_only: boolean;
-	    command?: string;
-	    paths?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Call(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.tool = source["tool"];
-	        this.read_only = source["read_only"];
-	        this.command = source["command"];
-	        this.paths = source["paths"];
-	    }
-	}
 	export class Rule {
 	    effect: string;
 	    tool?: string;
@@ -184,54 +201,7 @@ export namespace permission {
 		    return a;
 		}
 	}
-	export class Request {
-	    id: string;
-	    session_id: string;
-	    call_id: string;
-	    tool: string;
-	    args: number[];
-	    display: trace.Display;
-	    summary: string;
-	    call?: Call;
-	    reasons?: string[];
-	    once_only?: boolean;
 	
-	    static createFrom(source: any = {}) {
-	        return new Request(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.session_id = source["session_id"];
-	        this.call_id = source["call_id"];
-	        this.tool = source["tool"];
-	        this.args = source["args"];
-	        this.display = this.convertValues(source["display"], trace.Display);
-	        this.summary = source["summary"];
-	        this.call = this.convertValues(source["call"], Call);
-	        this.reasons = source["reasons"];
-	        this.once_only = source["once_only"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class RuleLimits {
 	    limits?: string[];
 	    path_rules?: Rule[];
@@ -264,7 +234,6 @@ export namespace permission {
 		    return a;
 		}
 	}
-	
 	export class WorkspaceSettings {
 	    rules?: Rule[];
 	    commands?: string[];
@@ -383,6 +352,64 @@ export namespace session {
 	        this.tools = source["tools"];
 	    }
 	}
+	export class Command {
+	    do: string;
+	    session?: string;
+	    workspace?: string;
+	    model?: string;
+	    text?: string;
+	    call_id?: string;
+	    allow?: boolean;
+	    scope?: string;
+	    on?: boolean;
+	    breakpoints?: Breakpoints;
+	    at?: number;
+	    request?: agent.RequestEdit;
+	    seq?: number;
+	    run?: number;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Command(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.do = source["do"];
+	        this.session = source["session"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.text = source["text"];
+	        this.call_id = source["call_id"];
+	        this.allow = source["allow"];
+	        this.scope = source["scope"];
+	        this.on = source["on"];
+	        this.breakpoints = this.convertValues(source["breakpoints"], Breakpoints);
+	        this.at = source["at"];
+	        this.request = this.convertValues(source["request"], agent.RequestEdit);
+	        this.seq = source["seq"];
+	        this.run = source["run"];
+	        this.force = source["force"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Conflict {
 	    path: string;
 	    reason: string;
@@ -397,128 +424,6 @@ export namespace session {
 	        this.reason = source["reason"];
 	    }
 	}
-	export class PendingMessage {
-	    seq: number;
-	    role: string;
-	    content: string;
-	    tool_calls?: llm.ToolCall[];
-	    tool_call_id?: string;
-	    tool_name?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingMessage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.seq = source["seq"];
-	        this.role = source["role"];
-	        this.content = source["content"];
-	        this.tool_calls = this.convertValues(source["tool_calls"], llm.ToolCall);
-	        this.tool_call_id = source["tool_call_id"];
-	        this.tool_name = source["tool_name"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PendingRequest {
-	    model: string;
-	    system: string;
-	    options: llm.Options;
-	    tools: string[];
-	    messages: PendingMessage[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.model = source["model"];
-	        this.system = source["system"];
-	        this.options = this.convertValues(source["options"], llm.Options);
-	        this.tools = source["tools"];
-	        this.messages = this.convertValues(source["messages"], PendingMessage);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Pause {
-	    point: string;
-	    run: number;
-	    round: number;
-	    call_id?: string;
-	    tool?: string;
-	    request?: PendingRequest;
-	    args?: number[];
-	    result?: trace.ToolResult;
-	
-	    static createFrom(source: any = {}) {
-	        return new Pause(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.point = source["point"];
-	        this.run = source["run"];
-	        this.round = source["round"];
-	        this.call_id = source["call_id"];
-	        this.tool = source["tool"];
-	        this.request = this.convertValues(source["request"], PendingRequest);
-	        this.args = source["args"];
-	        this.result = this.convertValues(source["result"], trace.ToolResult);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class Summary {
 	    id: string;
 	    title: string;
@@ -530,10 +435,11 @@ export namespace session {
 	    updated_at: any;
 	    last_reason: string;
 	    event_count: number;
+	    open_run: number;
 	    running: boolean;
+	    standing: string;
 	    stepping: boolean;
 	    breakpoints: Breakpoints;
-	    paused?: Pause;
 	
 	    static createFrom(source: any = {}) {
 	        return new Summary(source);
@@ -549,10 +455,11 @@ export namespace session {
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.last_reason = source["last_reason"];
 	        this.event_count = source["event_count"];
+	        this.open_run = source["open_run"];
 	        this.running = source["running"];
+	        this.standing = source["standing"];
 	        this.stepping = source["stepping"];
 	        this.breakpoints = this.convertValues(source["breakpoints"], Breakpoints);
-	        this.paused = this.convertValues(source["paused"], Pause);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -576,7 +483,6 @@ export namespace session {
 	export class Detail {
 	    summary: Summary;
 	    events: trace.Event[];
-	    approvals: permission.Request[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Detail(source);
@@ -586,58 +492,6 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.summary = this.convertValues(source["summary"], Summary);
 	        this.events = this.convertValues(source["events"], trace.Event);
-	        this.approvals = this.convertValues(source["approvals"], permission.Request);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MessageEdit {
-	    seq: number;
-	    content: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MessageEdit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.seq = source["seq"];
-	        this.content = source["content"];
-	    }
-	}
-	
-	
-	
-	export class RequestEdit {
-	    system?: string;
-	    options?: llm.Options;
-	    messages?: MessageEdit[];
-	
-	    static createFrom(source: any = {}) {
-	        return new RequestEdit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.system = source["system"];
-	        this.options = this.convertValues(source["options"], llm.Options);
-	        this.messages = this.convertValues(source["messages"], MessageEdit);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -692,6 +546,39 @@ export namespace session {
 		    return a;
 		}
 	}
+	export class Outcome {
+	    summary?: Summary;
+	    restore?: RestoreResult;
+	
+	    static createFrom(source: any = {}) {
+	        return new Outcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.summary = this.convertValues(source["summary"], Summary);
+	        this.restore = this.convertValues(source["restore"], RestoreResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Settings {
 	    max_rounds: number;
 	    num_ctx_cap: number;
@@ -739,22 +626,6 @@ export namespace session {
 
 export namespace trace {
 	
-	export class Display {
-	    path?: string;
-	    diff?: string;
-	    command?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Display(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.diff = source["diff"];
-	        this.command = source["command"];
-	    }
-	}
 	export class Event {
 	    session_id: string;
 	    seq: number;
@@ -798,77 +669,29 @@ export namespace trace {
 		    return a;
 		}
 	}
-	export class FileChange {
-	    path: string;
-	    before?: string;
-	    after?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new FileChange(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.before = source["before"];
-	        this.after = source["after"];
-	    }
-	}
-	export class ToolResult {
-	    call_id: string;
-	    name: string;
-	    content: string;
-	    is_error: boolean;
-	    error_kind?: string;
-	    truncated: boolean;
-	    bytes: number;
-	    exit_code?: number;
-	    duration_ms: number;
-	    display?: Display;
-	    changes?: FileChange[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ToolResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.content = source["content"];
-	        this.is_error = source["is_error"];
-	        this.error_kind = source["error_kind"];
-	        this.truncated = source["truncated"];
-	        this.bytes = source["bytes"];
-	        this.exit_code = source["exit_code"];
-	        this.duration_ms = source["duration_ms"];
-	        this.display = this.convertValues(source["display"], Display);
-	        this.changes = this.convertValues(source["changes"], FileChange);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
 export namespace workspace {
 	
+	export class Change {
+	    trust?: boolean;
+	    network?: boolean;
+	    expose?: string[];
+	    forget_grants?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.trust = source["trust"];
+	        this.network = source["network"];
+	        this.expose = source["expose"];
+	        this.forget_grants = source["forget_grants"];
+	    }
+	}
 	export class Info {
 	    dir: string;
 	    trusted: boolean;

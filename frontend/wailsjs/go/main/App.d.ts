@@ -3,70 +3,32 @@
 import {session} from '../models';
 import {ollama} from '../models';
 import {sandbox} from '../models';
-import {main} from '../models';
 import {permission} from '../models';
 import {workspace} from '../models';
+import {main} from '../models';
 
-export function AnswerFor(arg1:string,arg2:boolean,arg3:string):Promise<void>;
+export function Do(arg1:session.Command):Promise<session.Outcome>;
 
-export function Continue(arg1:string):Promise<void>;
+export function Models():Promise<Array<ollama.ModelInfo>>;
 
-export function DeleteSession(arg1:string):Promise<void>;
-
-export function EditArgs(arg1:string,arg2:string):Promise<void>;
-
-export function EditRequest(arg1:string,arg2:session.RequestEdit):Promise<void>;
-
-export function EditResult(arg1:string,arg2:string):Promise<void>;
-
-export function ForgetGrants(arg1:string):Promise<void>;
-
-export function GetSettings():Promise<session.Settings>;
-
-export function ListModels():Promise<Array<ollama.ModelInfo>>;
-
-export function ListSessions():Promise<Array<session.Summary>>;
-
-export function NewSession(arg1:string,arg2:string):Promise<session.Summary>;
-
-export function OpenSession(arg1:string):Promise<session.Detail>;
+export function Open(arg1:string):Promise<session.Detail>;
 
 export function PickFolder(arg1:string):Promise<string>;
-
-export function PickWorkspace():Promise<string>;
 
 export function Protections():Promise<sandbox.Protections>;
 
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
-export function RestoreFiles(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;
-
 export function RuleLimits(arg1:permission.Rule):Promise<permission.RuleLimits>;
 
 export function SaveSettings(arg1:session.Settings):Promise<void>;
 
-export function Send(arg1:string,arg2:string):Promise<void>;
+export function Sessions():Promise<Array<session.Summary>>;
 
-export function SetBreakpoints(arg1:string,arg2:session.Breakpoints):Promise<void>;
+export function SetWorkspace(arg1:string,arg2:workspace.Change):Promise<workspace.Info>;
 
-export function SetModel(arg1:string,arg2:string):Promise<void>;
-
-export function SetStepping(arg1:string,arg2:boolean):Promise<void>;
-
-export function SetWorkspaceExpose(arg1:string,arg2:Array<string>):Promise<void>;
-
-export function SetWorkspaceNetwork(arg1:string,arg2:boolean):Promise<void>;
-
-export function SkipCall(arg1:string,arg2:string):Promise<void>;
+export function Settings():Promise<session.Settings>;
 
 export function Status():Promise<main.Status>;
-
-export function Step(arg1:string):Promise<void>;
-
-export function Stop(arg1:string):Promise<void>;
-
-export function TrustWorkspace(arg1:string,arg2:boolean):Promise<void>;
-
-export function UndoRun(arg1:string,arg2:number,arg3:boolean):Promise<session.RestoreResult>;
 
 export function Workspace(arg1:string):Promise<workspace.Info>;

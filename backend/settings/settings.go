@@ -1,11 +1,15 @@
-package session
+// Package settings holds the user's choices that shape every run, and
+// reads and saves them in the store.
+package settings
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/template"
 
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/store"
 )
 
 // Settings are the user's choices that shape every run.
@@ -25,7 +29,8 @@ type Settings struct {
 	SystemPrompt string `json:"system_prompt"`
 }
 
-const settingsKey = "settings"
+// key is where the store keeps them.
+const key = "settings"
 
 // DefaultSystemPrompt tells the model where it is and how the loop works.
 const DefaultSystemPrompt = `You are a coding agent working in the folder {{.Workspace}}.
@@ -33,8 +38,8 @@ You cannot see or change files yourself: use the tools, and Loupe runs them and 
 Paths are relative to that folder. Read before you edit. Keep each step small.
 When the task is done, answer in plain text without calling any tool.`
 
-// DefaultSettings are used until the user saves their own.
-func DefaultSettings() Settings {
+// Defaults are used until the user saves their own.
+func Defaults() Settings {
 	return Settings{
 		MaxRounds:      50,
 		NumCtxCap:      16384,
@@ -73,8 +78,8 @@ func (s Settings) Validate() error {
 	return nil
 }
 
-// systemPrompt renders the template for a workspace.
-func (s Settings) systemPrompt(workspace string) (string, error) {
+// PromptFor renders the system prompt template for a workspace.
+func (s Settings) PromptFor(workspace string) (string, error) {
 	t, err := template.New("system").Parse(s.SystemPrompt)
 	if err != nil {
 		return "", fmt.Errorf("system prompt: %w", err)
@@ -84,4 +89,27 @@ func (s Settings) systemPrompt(workspace string) (string, error) {
 		return "", fmt.Errorf("system prompt: %w", err)
 	}
 	return b.String(), nil
+}
+
+// Load returns the saved settings, or the defaults.
+func Load(ctx context.Context, st *store.Store) (Settings, error) {
+	s := Defaults()
+	if _, err := st.GetSetting(ctx, key, &s); err != nil {
+		return Defaults(), err
+	}
+	if s.Tools == nil {
+		s.Tools = map[string]permission.ToolSetting{}
+	}
+	if s.Rules == nil {
+		s.Rules = []permission.Rule{}
+	}
+	return s, nil
+}
+
+// Save validates and stores the settings.
+func Save(ctx context.Context, st *store.Store, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return st.PutSetting(ctx, key, s)
 }

@@ -1,0 +1,144 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// What a Command does.
+const (
+	DoCreate         = "create"          // Workspace, Model
+	DoDelete         = "delete"          //
+	DoSetModel       = "set_model"       // Model
+	DoSend           = "send"            // Text: the user's message
+	DoStop           = "stop"            //
+	DoAnswer         = "answer"          // CallID, Allow, Scope
+	DoSetStepping    = "set_stepping"    // On
+	DoSetBreakpoints = "set_breakpoints" // Breakpoints
+	DoStep           = "step"            // At
+	DoContinue       = "continue"        // At
+	DoEditRequest    = "edit_request"    // At, Request
+	DoEditArgs       = "edit_args"       // At, Text: the arguments as JSON
+	DoSkip           = "skip"            // At, Text: the observation
+	DoEditResult     = "edit_result"     // At, Text: the new content
+	DoRestoreFiles   = "restore_files"   // Seq, Force
+	DoUndoRun        = "undo_run"        // Run, Force
+)
+
+// Command is one thing the window asks of a session, as the window sends
+// it and as a recording of a scenario keeps it. Do says what; the fields
+// it needs are listed beside each Do constant, the others stay empty.
+type Command struct {
+	Do      string `json:"do"`
+	Session string `json:"session,omitempty"`
+
+	Workspace string `json:"workspace,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Text      string `json:"text,omitempty"`
+
+	CallID string `json:"call_id,omitempty"`
+	Allow  bool   `json:"allow,omitempty"`
+	Scope  string `json:"scope,omitempty"`
+
+	On          bool         `json:"on,omitempty"`
+	Breakpoints *Breakpoints `json:"breakpoints,omitempty"`
+	// At is the paused checkpoint event the user acted on, so that a
+	// click meant for a pause that is over does not act on the next one
+	// (0: wherever the run waits).
+	At      int64              `json:"at,omitempty"`
+	Request *agent.RequestEdit `json:"request,omitempty"`
+
+	Seq   int64 `json:"seq,omitempty"`
+	Run   int   `json:"run,omitempty"`
+	Force bool  `json:"force,omitempty"`
+}
+
+// Outcome is what a command gives back: the session's summary when the
+// command changed it (created, renamed by its first message, stepping…),
+// what a restore did.
+type Outcome struct {
+	Summary *Summary       `json:"summary,omitempty"`
+	Restore *RestoreResult `json:"restore,omitempty"`
+}
+
+// Do carries out one command of the window. Everything the run does in
+// answer arrives as events.
+func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
+	if c.Do != DoCreate && c.Session == "" {
+		return Outcome{}, fmt.Errorf("%s: which session?", c.Do)
+	}
+	summary := func(s Summary, err error) (Outcome, error) {
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Summary: &s}, nil
+	}
+	restore := func(r RestoreResult, err error) (Outcome, error) {
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Restore: &r}, nil
+	}
+	id := c.Session
+	switch c.Do {
+	case DoCreate:
+		return summary(m.Create(ctx, c.Workspace, c.Model))
+	case DoDelete:
+		return Outcome{}, m.Delete(ctx, id)
+	case DoSetModel:
+		return summary(m.SetModel(ctx, id, c.Model))
+	case DoSend:
+		return summary(m.Start(ctx, id, c.Text, RunOptions{}))
+	case DoStop:
+		// Stop answers once the run has ended: its summary says how.
+		m.Stop(id)
+		m.Wait(id)
+		return summary(m.summaryOf(ctx, id))
+	case DoAnswer:
+		return Outcome{}, m.Answer(id, c.CallID, c.Allow, permission.Scope(c.Scope))
+	case DoSetStepping:
+		return summary(m.SetStepping(ctx, id, c.On))
+	case DoSetBreakpoints:
+		if c.Breakpoints == nil {
+			return Outcome{}, errors.New("set_breakpoints: no breakpoints given")
+		}
+		return summary(m.SetBreakpoints(ctx, id, *c.Breakpoints))
+	case DoStep:
+		_, err := m.Resume(ctx, id, c.At, trace.ActionStep)
+		return Outcome{}, err
+	case DoContinue:
+		// Continue turns stepping off: the summary says so.
+		return summary(m.Resume(ctx, id, c.At, trace.ActionContinue))
+	case DoEditRequest:
+		if c.Request == nil {
+			return Outcome{}, errors.New("edit_request: no changes given")
+		}
+		return Outcome{}, m.EditRequest(ctx, id, c.At, *c.Request)
+	case DoEditArgs:
+		return Outcome{}, m.EditArgs(ctx, id, c.At, c.Text)
+	case DoSkip:
+		return Outcome{}, m.SkipCall(ctx, id, c.At, c.Text)
+	case DoEditResult:
+		return Outcome{}, m.EditResult(ctx, id, c.At, c.Text)
+	case DoRestoreFiles:
+		return restore(m.RestoreFiles(ctx, id, c.Seq, c.Force))
+	case DoUndoRun:
+		return restore(m.UndoRun(ctx, id, c.Run, c.Force))
+	}
+	return Outcome{}, fmt.Errorf("unknown command %q", c.Do)
+}
+
+// Answer approves or denies the call a session's run asks about, and
+// remembers the answer for the scope: once, for the session, or always for
+// the workspace.
+func (m *Manager) Answer(id, callID string, allow bool, scope permission.Scope) error {
+	if m.broker == nil {
+		return errors.New("nobody can be asked here: the run answers its questions itself")
+	}
+	return m.broker.Reply(id, callID, allow, scope)
+}
