@@ -326,6 +326,16 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 	switch {
 	case chatErr != nil && ctx.Err() != nil:
 		end, err = r.cancelled(ctx)
+	case chatErr != nil && isTimeout(chatErr):
+		// Not a failure of the model or of Loupe: Ollama went quiet. The
+		// notice says what happened and what to try; the partial answer
+		// is kept (marked incomplete) and none of its calls run.
+		msg := chatErr.Error()
+		if len(answer.ToolCalls) > 0 {
+			msg += fmt.Sprintf(" (the %d tool call(s) in the unfinished message were not run)", len(answer.ToolCalls))
+		}
+		end, err = r.stopped(ctx, "timeout", trace.EndTimeout, msg)
+		end.FinalText = answer.Content
 	case chatErr != nil:
 		msg := chatErr.Error()
 		if len(answer.ToolCalls) > 0 {
@@ -369,6 +379,13 @@ func (r *run) answered(ctx context.Context, answer trace.ModelResponse) (trace.R
 }
 
 // stopped ends the run on a cap or limit, with a notice that says why.
+// isTimeout reports whether the model's error says it waited too long
+// (the client's first-token or stall timeout), as net.Error does.
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
 func (r *run) stopped(ctx context.Context, code, reason, msg string) (trace.RunEnd, error) {
 	if err := r.notice(ctx, code, msg); err != nil {
 		return trace.RunEnd{}, err

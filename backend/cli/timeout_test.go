@@ -72,7 +72,7 @@ func TestRunTimeouts(t *testing.T) {
 
 			evs := onlySessionLog(t, e.db)
 			invariants.Check(t, evs)
-			var sawError bool
+			var sawNotice bool
 			for _, ev := range evs {
 				switch ev.Kind {
 				case trace.KindModelResponse:
@@ -82,16 +82,18 @@ func TestRunTimeouts(t *testing.T) {
 					}
 				case trace.KindToolCall, trace.KindToolResult:
 					t.Errorf("a %s event: a call of the unfinished answer was taken up", ev.Kind)
+				case trace.KindNotice:
+					p, _ := trace.Decode[trace.Notice](ev)
+					sawNotice = sawNotice || p.Code == "timeout" && strings.Contains(p.Message, tt.want)
 				case trace.KindError:
-					p, _ := trace.Decode[trace.Error](ev)
-					sawError = strings.Contains(p.Message, tt.want)
+					t.Errorf("an error event for a timeout: %s", ev.Payload)
 				}
 			}
-			if !sawError {
-				t.Errorf("no error event names the %s", tt.want)
+			if !sawNotice {
+				t.Errorf("no notice names the %s", tt.want)
 			}
 			end, err := trace.Decode[trace.RunEnd](evs[len(evs)-1])
-			if evs[len(evs)-1].Kind != trace.KindRunEnd || err != nil || end.Reason != trace.EndError || !strings.Contains(end.Detail, tt.want) {
+			if evs[len(evs)-1].Kind != trace.KindRunEnd || err != nil || end.Reason != trace.EndTimeout || !strings.Contains(end.Detail, tt.want) {
 				t.Errorf("last event %s %+v, want a run_end that names the %s", evs[len(evs)-1].Kind, end, tt.want)
 			}
 		})

@@ -258,6 +258,9 @@ const (
 	EndTruncated   = "truncated"
 	EndInterrupted = "interrupted"
 	EndRepeated    = "repeated_calls"
+	// EndTimeout: Ollama sent nothing for too long (before the first
+	// token, or between two pieces of the answer).
+	EndTimeout = "timeout"
 )
 
 // RunEnd closes a run with its reason.
