@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -72,21 +73,27 @@ func (s *Store) migrate(ctx context.Context, migs []migration) error {
 	return nil
 }
 
-// checkHeader repeats header.check on what SQLite reports. The raw header
-// read in Open can be stale while the newest page 1 is still in the WAL (a
-// crash, or another process has the file open); the writer's pragmas wrote
-// nothing in that case, because a file with a WAL is already in WAL mode.
+// checkHeader repeats header.check on what the writer sees (see open).
 func (s *Store) checkHeader(ctx context.Context, known int) error {
+	return checkSQLiteHeader(ctx, s.w, s.path, known)
+}
+
+// checkSQLiteHeader repeats header.check on what SQLite reports through q.
+// The raw header read in Open can be stale while the newest page 1 is in
+// the WAL of a process that has the file open now.
+func checkSQLiteHeader(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, path string, known int) error {
 	var appID, userVersion, cookie int64
-	row := s.w.QueryRowContext(ctx, `SELECT
+	row := q.QueryRowContext(ctx, `SELECT
 		(SELECT application_id FROM pragma_application_id),
 		(SELECT user_version FROM pragma_user_version),
 		(SELECT schema_version FROM pragma_schema_version)`)
 	if err := row.Scan(&appID, &userVersion, &cookie); err != nil {
-		return fmt.Errorf("store: open %s: %w", s.path, err)
+		return fmt.Errorf("store: open %s: %w", path, err)
 	}
 	h := header{appID: uint32(appID), userVersion: uint32(userVersion), schemaCookie: uint32(cookie)}
-	return h.check(s.path, known)
+	return h.check(path, known)
 }
 
 func (s *Store) apply(ctx context.Context, m migration, known int) error {

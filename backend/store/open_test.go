@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -352,15 +353,8 @@ func TestRefuseNewerSchemaStillInWAL(t *testing.T) {
 	if h.userVersion == 99 {
 		t.Fatal("setup: the change reached the main file; this test would not test the WAL case")
 	}
-	mainBefore, _ := os.ReadFile(path)
-
-	_, err = Open(path)
-	if !errors.Is(err, ErrNewerSchema) {
-		t.Fatalf("Open error = %v, want ErrNewerSchema", err)
-	}
-	if mainAfter, _ := os.ReadFile(path); !bytes.Equal(mainBefore, mainAfter) {
-		t.Error("the main database file changed")
-	}
+	// The main file, its -wal and its -shm stay as they were.
+	refusal(t, path, ErrNewerSchema)
 	var v int
 	if err := other.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != 99 {
 		t.Errorf("user_version seen by the other process = %d, %v", v, err)
@@ -386,11 +380,158 @@ func TestRefuseForeignTablesStillInWAL(t *testing.T) {
 		t.Fatalf("setup: header %+v, %v; this test needs it to look blank", h, err)
 	}
 
-	if _, err := Open(path); !errors.Is(err, ErrForeignDatabase) {
-		t.Fatalf("Open error = %v, want ErrForeignDatabase", err)
-	}
+	refusal(t, path, ErrForeignDatabase)
 	var n int
 	if err := other.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN ('sessions', 'events', 'settings')`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("Loupe created %d tables in the other program's database (%v)", n, err)
+	}
+}
+
+// leftInWAL builds, in a new folder, the files that a process killed after a
+// commit but before any checkpoint leaves behind: base (if not nil) makes
+// the database and closes it, so the main file holds it; change then
+// commits through a connection that never checkpoints, and the main file,
+// its -wal and (if keepSHM) its -shm are copied aside while that
+// connection is still open. It returns the copy's path.
+func leftInWAL(t *testing.T, base func(path string), change string, keepSHM bool) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "loupe.db")
+	if base != nil {
+		base(path)
+	}
+	db := rawDB(t, path+"?_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)")
+	exec(t, db, change)
+	copyPath := filepath.Join(t.TempDir(), "loupe.db")
+	suffixes := []string{"", "-wal"}
+	if keepSHM {
+		suffixes = append(suffixes, "-shm")
+	}
+	for _, suffix := range suffixes {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copyPath+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	return copyPath
+}
+
+// loupeDB makes a Loupe database at path with one session, and closes it.
+func loupeDB(t *testing.T) func(path string) {
+	return func(path string) {
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, s, Session{Title: "kept"})
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRefuseWhatIsOnlyInALeftWAL(t *testing.T) {
+	// Nobody has the file open: the values that must be refused are only
+	// in a -wal that a killed process left. SQLite would checkpoint them
+	// into the main file when Loupe's connection closed, and create or
+	// rebuild the -shm on opening; Loupe must touch none of the three.
+	known := len(must(loadMigrations()))
+	cases := []struct {
+		name     string
+		base     func(t *testing.T) func(string)
+		change   string
+		sentinel error
+	}{
+		{"newer schema", loupeDB, fmt.Sprintf(`PRAGMA user_version = %d`, known+5), ErrNewerSchema},
+		{"other application_id", loupeDB, `PRAGMA application_id = 305419896`, ErrForeignDatabase},
+		{"another program's tables", func(*testing.T) func(string) { return nil }, `CREATE TABLE notes (body TEXT)`, ErrForeignDatabase},
+	}
+	for _, c := range cases {
+		for _, keepSHM := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, -shm kept %v", c.name, keepSHM), func(t *testing.T) {
+				path := leftInWAL(t, c.base(t), c.change, keepSHM)
+				if h, _, err := readHeader(path); err != nil || h.check(path, known) != nil {
+					t.Fatalf("setup: the main file alone would be refused (%+v, %v); this test needs the change only in the WAL", h, err)
+				}
+				if _, err := os.Stat(path + "-wal"); err != nil {
+					t.Fatalf("setup: no WAL: %v", err)
+				}
+				refusal(t, path, c.sentinel)
+			})
+		}
+	}
+}
+
+func TestOpenReadsWhatIsOnlyInALeftWAL(t *testing.T) {
+	// The other side of the test above: a Loupe file whose newest commit
+	// is only in its WAL is opened, and that commit is there.
+	path := leftInWAL(t, loupeDB(t), `INSERT INTO sessions (id, title, workspace, model, created_at, updated_at, last_reason)
+		VALUES ('only-in-wal', 't', '', '', 1, 1, '')`, false)
+	s := openAt(t, path)
+	if _, err := s.GetSession(t.Context(), "only-in-wal"); err != nil {
+		t.Fatalf("the session committed to the WAL: %v", err)
+	}
+}
+
+func TestReadWALHeader(t *testing.T) {
+	known := len(must(loadMigrations()))
+	path := leftInWAL(t, loupeDB(t), fmt.Sprintf(`PRAGMA user_version = %d`, known+7), true)
+	h, found, err := readWALHeader(path)
+	if err != nil || !found || h.userVersion != uint32(known+7) || h.appID != ApplicationID {
+		t.Fatalf("readWALHeader = %+v, %v, %v; want user_version %d", h, found, err, known+7)
+	}
+
+	// A frame cut short (a crash in the middle of writing it) is not part
+	// of the log, nor is anything after it.
+	wal := must(os.ReadFile(path + "-wal"))
+	pageSize := int(binary.BigEndian.Uint32(wal[8:]))
+	if len(wal) != 32+(24+pageSize) {
+		t.Fatalf("setup: %d bytes of WAL, want one frame of %d", len(wal), 24+pageSize)
+	}
+	if err := os.WriteFile(path+"-wal", wal[:len(wal)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, found, err := readWALHeader(path); err != nil || found {
+		t.Errorf("torn frame: readWALHeader = %+v, %v, %v; want nothing found", h, found, err)
+	}
+	// So is a frame whose checksum does not match.
+	wal[len(wal)-1] ^= 1
+	if err := os.WriteFile(path+"-wal", wal, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, found, err := readWALHeader(path); err != nil || found {
+		t.Errorf("bad checksum: readWALHeader = %+v, %v, %v; want nothing found", h, found, err)
+	}
+	if _, found, err := readWALHeader(filepath.Join(t.TempDir(), "none.db")); found || err != nil {
+		t.Errorf("no WAL: found %v, %v", found, err)
+	}
+}
+
+func TestSQLiteCheckWritesNeitherMainFileNorWAL(t *testing.T) {
+	// Another process may change the file between Open's look at its
+	// files and SQLite's connections (here: open is called without that
+	// look). SQLite's refusal still writes neither the main file nor the
+	// WAL, because the read-only connection that checks first is open
+	// while the writer closes, so the writer does not checkpoint. The
+	// -shm is SQLite's to create and update on any connection.
+	known := len(must(loadMigrations()))
+	path := leftInWAL(t, loupeDB(t), fmt.Sprintf(`PRAGMA user_version = %d`, known+5), true)
+	before := snapshot(t, filepath.Dir(path))
+	s, err := open(path, must(loadMigrations()))
+	if err == nil {
+		s.Close()
+		t.Fatal("open succeeded")
+	}
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("open error = %v, want ErrNewerSchema", err)
+	}
+	after := snapshot(t, filepath.Dir(path))
+	for _, name := range []string{"loupe.db", "loupe.db-wal"} {
+		if b, ok := after[name]; !ok || b != before[name] {
+			t.Errorf("%s changed or was removed (present %v)", name, ok)
+		}
 	}
 }

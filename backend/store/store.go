@@ -109,9 +109,12 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: create database folder: %w", err)
 	}
 
-	// Look at the file before SQLite touches it: the writer's DSN switches
-	// the journal to WAL, which is a write, so a file we must refuse is
-	// judged from its raw header first.
+	// Look at the files before SQLite touches them: the writer's DSN
+	// switches the journal to WAL, and closing SQLite's last connection
+	// checkpoints the WAL into the main file, which are writes; opening a
+	// connection creates the -shm or rebuilds the index in it. So a file
+	// we must refuse is judged from its raw header and, since the newest
+	// page 1 may be only there, from its WAL.
 	h, exists, err := readHeader(abs)
 	if err != nil {
 		return nil, err
@@ -120,11 +123,70 @@ func Open(path string) (*Store, error) {
 		if err := h.check(abs, len(migs)); err != nil {
 			return nil, err
 		}
-	} else if err := createPrivate(abs); err != nil {
+	}
+	if h, inWAL, err := readWALHeader(abs); err != nil {
+		return nil, err
+	} else if inWAL {
+		if err := h.check(abs, len(migs)); err != nil {
+			return nil, err
+		}
+	}
+	if !exists {
+		if err := createPrivate(abs); err != nil {
+			return nil, err
+		}
+	}
+	return open(abs, migs)
+}
+
+// open opens and migrates a database whose files passed Open's checks.
+// SQLite's own view of the file is checked again, since another process
+// may have changed it since: first on a read-only connection (the guard),
+// which is kept open until the writer has checked and migrated. Having
+// read the file, the guard holds SQLite's shared lock on it; SQLite
+// checkpoints only when the last connection to a database closes, and a
+// read-only one cannot checkpoint. So the main file and the WAL of a file
+// refused here are not written either. Its -shm may have been: no
+// connection to a WAL database reads it without the index in the -shm
+// (creating it, or rebuilding it, when needed), except one opened with
+// immutable=1, which takes no locks and may read a file another process
+// is writing wrongly, and could not be a guard.
+func open(abs string, migs []migration) (*Store, error) {
+	ctx := context.Background()
+	s := &Store{path: abs, now: time.Now}
+	var err error
+	s.r, err = sql.Open("sqlite", dsn(abs,
+		"mode=ro", // SQLite refuses every write on these connections
+		busyTimeout,
+	))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s for reading: %w", abs, err)
+	}
+	n := max(2, runtime.NumCPU())
+	s.r.SetMaxOpenConns(n)
+	// Keep the readers open: each one prepares the read statements the
+	// first time it runs them, and a reader closed when idle would have
+	// to open and prepare again.
+	s.r.SetMaxIdleConns(n)
+	guard, err := s.r.Conn(ctx)
+	if err != nil {
+		s.r.Close()
+		return nil, fmt.Errorf("store: open %s for reading: %w", abs, err)
+	}
+	fail := func(err error) (*Store, error) {
+		// The writer closes before the guard: it is not SQLite's last
+		// connection, so it does not checkpoint.
+		if s.w != nil {
+			s.w.Close()
+		}
+		guard.Close()
+		s.r.Close()
 		return nil, err
 	}
+	if err := checkSQLiteHeader(ctx, guard, abs, len(migs)); err != nil {
+		return fail(err)
+	}
 
-	s := &Store{path: abs, now: time.Now}
 	s.w, err = sql.Open("sqlite", dsn(abs,
 		busyTimeout, // first: the others may need to wait for a lock
 		"_pragma=journal_mode(WAL)",
@@ -133,7 +195,7 @@ func Open(path string) (*Store, error) {
 		"_txlock=immediate", // BEGIN takes the write lock at once: no upgrade deadlocks
 	))
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+		return fail(fmt.Errorf("store: open %s: %w", abs, err))
 	}
 	// See the comment on Store.w.
 	s.w.SetMaxOpenConns(1)
@@ -141,26 +203,13 @@ func Open(path string) (*Store, error) {
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
 
-	ctx := context.Background()
 	if err := s.migrate(ctx, migs); err != nil {
-		s.w.Close()
-		return nil, err
+		return fail(err)
 	}
-
-	s.r, err = sql.Open("sqlite", dsn(abs,
-		"mode=ro", // SQLite refuses every write on these connections
-		busyTimeout,
-	))
-	if err == nil {
-		n := max(2, runtime.NumCPU())
-		s.r.SetMaxOpenConns(n)
-		// Keep the readers open: each one prepares the read statements
-		// the first time it runs them, and a reader closed when idle
-		// would have to open and prepare again.
-		s.r.SetMaxIdleConns(n)
-		err = s.r.PingContext(ctx)
+	if err := guard.Close(); err != nil {
+		return fail(fmt.Errorf("store: open %s for reading: %w", abs, err))
 	}
-	if err != nil {
+	if err := s.r.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", abs, err)
 	}
@@ -242,14 +291,24 @@ func readHeader(path string) (h header, exists bool, err error) {
 		return h, true, &OpenError{Path: path, Err: ErrNotSQLite}
 	case err != nil:
 		return h, true, fmt.Errorf("store: read %s: %w", path, err)
-	case string(b[:16]) != sqliteMagic:
-		return h, true, &OpenError{Path: path, Err: ErrNotSQLite}
+	}
+	if h, ok := parseHeader(b[:]); ok {
+		return h, true, nil
+	}
+	return h, true, &OpenError{Path: path, Err: ErrNotSQLite}
+}
+
+// parseHeader reads the fields of a database header (at least 100 bytes);
+// ok is false if b is not one.
+func parseHeader(b []byte) (h header, ok bool) {
+	if len(b) < 100 || string(b[:16]) != sqliteMagic {
+		return h, false
 	}
 	return header{
 		schemaCookie: binary.BigEndian.Uint32(b[40:]),
 		userVersion:  binary.BigEndian.Uint32(b[60:]),
 		appID:        binary.BigEndian.Uint32(b[68:]),
-	}, true, nil
+	}, true
 }
 
 // check decides whether Loupe may open (and migrate) a database with this
