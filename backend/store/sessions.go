@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/loupe-dev/loupe/backend/trace"
 )
 
 // Session is one conversation: its metadata and a summary of its log.
@@ -59,6 +61,54 @@ func newID() string {
 // empty ID gets a random one; a zero CreatedAt is now, a zero UpdatedAt is
 // CreatedAt. EventCount and OpenRun are ignored. An ID already in use is ErrExists.
 func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) {
+	in = s.newSession(in)
+	if err := insertSession(ctx, s.w, in); err != nil {
+		return Session{}, err
+	}
+	return in, nil
+}
+
+// CreateSessionWith stores a new session (as CreateSession does) and its
+// first event (as Append does) in one transaction: a crash or an error at
+// any moment leaves both or neither, never a session without its first
+// event. first.SessionID may be empty; it is the new session's ID. It
+// returns the session and the event as stored.
+func (s *Store) CreateSessionWith(ctx context.Context, in Session, first trace.Event) (Session, trace.Event, error) {
+	in = s.newSession(in)
+	switch first.SessionID {
+	case "":
+		first.SessionID = in.ID
+	case in.ID:
+	default:
+		return Session{}, trace.Event{}, fmt.Errorf("store: create session %q: its first event is for session %q", in.ID, first.SessionID)
+	}
+	if err := checkEvent(first); err != nil {
+		return Session{}, trace.Event{}, err
+	}
+	tx, err := s.w.BeginTx(ctx, nil) // IMMEDIATE: see Append
+	if err != nil {
+		return Session{}, trace.Event{}, fmt.Errorf("store: create session: %w", err)
+	}
+	defer tx.Rollback()
+	if err := insertSession(ctx, tx, in); err != nil {
+		return Session{}, trace.Event{}, err
+	}
+	e, err := s.appendTx(ctx, tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent), first)
+	if err != nil {
+		return Session{}, trace.Event{}, err
+	}
+	sess, err := scanSession(tx.QueryRowContext(ctx, getSessionSQL, in.ID))
+	if err != nil {
+		return Session{}, trace.Event{}, fmt.Errorf("store: create session: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Session{}, trace.Event{}, fmt.Errorf("store: create session: commit: %w", err)
+	}
+	return sess, e, nil
+}
+
+// newSession fills in what CreateSession leaves to the store.
+func (s *Store) newSession(in Session) Session {
 	if in.ID == "" {
 		in.ID = newID()
 	}
@@ -71,19 +121,27 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 	in.CreatedAt = fromNanos(in.CreatedAt.UnixNano())
 	in.UpdatedAt = fromNanos(in.UpdatedAt.UnixNano())
 	in.EventCount, in.OpenRun = 0, 0
-	res, err := s.w.ExecContext(ctx, `INSERT INTO sessions
+	return in
+}
+
+// insertSession inserts the row of a new session through w (the writer or
+// one of its transactions).
+func insertSession(ctx context.Context, w interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, in Session) error {
+	res, err := w.ExecContext(ctx, `INSERT INTO sessions
 		(id, title, workspace, model, created_at, updated_at, last_reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason)
 	if err != nil {
-		return Session{}, fmt.Errorf("store: create session: %w", err)
+		return fmt.Errorf("store: create session: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return Session{}, fmt.Errorf("store: create session: %w", err)
+		return fmt.Errorf("store: create session: %w", err)
 	} else if n == 0 {
-		return Session{}, fmt.Errorf("store: session %q: %w", in.ID, ErrExists)
+		return fmt.Errorf("store: session %q: %w", in.ID, ErrExists)
 	}
-	return in, nil
+	return nil
 }
 
 // GetSession returns one session, or ErrNotFound.

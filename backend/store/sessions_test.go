@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +230,99 @@ func TestSettings(t *testing.T) {
 	}
 	if err := s.PutSetting(ctx, "bad", func() {}); err == nil {
 		t.Error("PutSetting of a func succeeded")
+	}
+}
+
+func TestCreateSessionWithItsFirstEvent(t *testing.T) {
+	s := openTemp(t)
+	clock := newFakeClock()
+	s.now = clock.Now
+	ctx := t.Context()
+
+	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "fix the bug"})
+	sess, e, err := s.CreateSessionWith(ctx, Session{Title: "fix the bug", Workspace: "/src/x", Model: "qwen3"}, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID != sess.ID || e.Seq != 1 || e.Kind != trace.KindUserMessage {
+		t.Errorf("first event as stored = %+v", e)
+	}
+	// The session as stored after its first event: counted, its run open.
+	if sess.EventCount != 1 || sess.OpenRun != 1 || !sess.UpdatedAt.After(sess.CreatedAt) {
+		t.Errorf("session = %+v", sess)
+	}
+	stored, err := s.GetSession(ctx, sess.ID)
+	if err != nil || !reflect.DeepEqual(stored, sess) {
+		t.Errorf("GetSession = %+v, %v\nCreateSessionWith returned %+v", stored, err, sess)
+	}
+	evs, err := s.Events(ctx, sess.ID)
+	if err != nil || len(evs) != 1 || !reflect.DeepEqual(evs[0], e) {
+		t.Errorf("log = %+v, %v; want just %+v", evs, err, e)
+	}
+	// The log goes on from it.
+	if next := mustAppend(t, s, in(sess.ID, trace.New(trace.KindNotice, 1, 0, trace.Notice{Code: "x"}))); next.Seq != 2 {
+		t.Errorf("next seq = %d", next.Seq)
+	}
+
+	// What would be refused stores nothing: an ID in use, a bad first
+	// event, a first event for another session.
+	for name, c := range map[string]struct {
+		in    Session
+		first trace.Event
+	}{
+		"ID in use":            {Session{ID: sess.ID}, first},
+		"no kind":              {Session{ID: "new1"}, trace.Event{Payload: []byte(`{}`)}},
+		"payload not JSON":     {Session{ID: "new2"}, trace.Event{Kind: trace.KindNotice, Payload: []byte(`{`)}},
+		"for another session":  {Session{ID: "new3"}, in("other", first)},
+		"session ID not given": {Session{}, in("other", first)},
+	} {
+		if _, _, err := s.CreateSessionWith(ctx, c.in, c.first); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, _, err := s.CreateSessionWith(ctx, Session{ID: sess.ID}, first); !errors.Is(err, ErrExists) {
+		t.Errorf("ID in use: err = %v, want ErrExists", err)
+	}
+	list, err := s.ListSessions(ctx)
+	if err != nil || !slices.Equal(sessionIDs(list), []string{sess.ID}) {
+		t.Errorf("sessions = %v, %v; want only %s", sessionIDs(list), err, sess.ID)
+	}
+	if evs, _ := s.Events(ctx, sess.ID); len(evs) != 2 {
+		t.Errorf("the session in use got %d events, want 2", len(evs))
+	}
+}
+
+func TestCreateSessionWithIsOneTransaction(t *testing.T) {
+	// The worst moment: the session's row is inserted and its first event
+	// fails (here a trigger refuses it, as a full disk or a kill would cut
+	// the write short). Neither is left: no empty session.
+	s := openTemp(t)
+	ctx := t.Context()
+	if _, err := s.w.ExecContext(ctx, `CREATE TRIGGER refuse_events BEFORE INSERT ON events
+		BEGIN SELECT RAISE(ABORT, 'injected failure'); END`); err != nil {
+		t.Fatal(err)
+	}
+	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "hi"})
+	_, _, err := s.CreateSessionWith(ctx, Session{ID: "half", Title: "hi"}, first)
+	if err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("CreateSessionWith err = %v, want the injected failure", err)
+	}
+	if _, err := s.GetSession(ctx, "half"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the session without its first event was stored: GetSession err = %v", err)
+	}
+	if list, err := s.ListSessions(ctx); err != nil || len(list) != 0 {
+		t.Errorf("sessions = %v, %v; want none", sessionIDs(list), err)
+	}
+	// The same failure through CreateSession and Append, the way loupe
+	// run used to start: the empty session stays. (This is what the
+	// transaction is for; if this part fails, the trigger did not fire.)
+	if _, err := s.CreateSession(ctx, Session{ID: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, in("empty", first)); err == nil {
+		t.Fatal("Append succeeded; the injected failure did not fire")
+	}
+	if got, err := s.GetSession(ctx, "empty"); err != nil || got.EventCount != 0 {
+		t.Errorf("two steps: session %+v, %v; want it stored, empty", got, err)
 	}
 }
