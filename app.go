@@ -101,9 +101,41 @@ func (a *App) startup(ctx context.Context) {
 	}()
 }
 
+// beforeClose asks before Loupe closes while a run works: closing ends
+// it as interrupted. A run paused at a checkpoint is not asked about: it
+// stays paused and waits there when Loupe opens again. It returns true to
+// keep the window open.
+func (a *App) beforeClose(ctx context.Context) bool {
+	if a.mgr == nil {
+		return false
+	}
+	working := a.mgr.Working(ctx)
+	if len(working) == 0 {
+		return false
+	}
+	names := make([]string, len(working))
+	for i, s := range working {
+		names[i] = "“" + s.Title + "”"
+	}
+	answer, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+		Type:  runtime.QuestionDialog,
+		Title: "Close Loupe?",
+		Message: "A run is still working in " + strings.Join(names, ", ") + ". If Loupe closes now, the run stops and is recorded as interrupted because Loupe was closed.\n\n" +
+			"Close Loupe anyway?",
+		Buttons:       []string{"Yes", "No"},
+		DefaultButton: "No",
+		CancelButton:  "No",
+	})
+	// The platform's dialog answers Yes or No (GTK ignores the labels);
+	// anything else (an error, the dialog dismissed) keeps the window.
+	return err != nil || answer != "Yes"
+}
+
 func (a *App) shutdown(context.Context) {
 	if a.mgr != nil {
-		a.mgr.StopAll()
+		// A paused run stays paused; a working one is recorded as
+		// interrupted because Loupe was closed.
+		a.mgr.Close()
 	}
 	if a.store != nil {
 		_ = a.store.Close()

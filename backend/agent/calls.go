@@ -70,7 +70,8 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { r.takeTurns(xctx, stop, turns, slots) })
+	var turnsErr error
+	wg.Go(func() { turnsErr = r.takeTurns(xctx, stop, turns, slots) })
 
 	var failed error
 	fail := func(err error) {
@@ -102,6 +103,10 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 		}
 	}
 	wg.Wait()
+	if failed == nil && errors.Is(turnsErr, ErrLeftPaused) {
+		// A call's turn ended because Loupe closed while it was paused.
+		return turnsErr
+	}
 	return failed
 }
 
@@ -216,7 +221,7 @@ func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, 
 // takeTurns takes the person calls one at a time, in call order: a turn
 // begins once the one before is over (its result recorded and checked
 // past).
-func (r *run) takeTurns(ctx context.Context, stop context.CancelCauseFunc, turns []*call, slots chan struct{}) {
+func (r *run) takeTurns(ctx context.Context, stop context.CancelCauseFunc, turns []*call, slots chan struct{}) (first error) {
 	for i, c := range turns {
 		if i > 0 {
 			<-turns[i-1].turnOver
@@ -230,8 +235,12 @@ func (r *run) takeTurns(ctx context.Context, stop context.CancelCauseFunc, turns
 		}
 		if err := r.turn(ctx, c, slots); err != nil {
 			stop(err)
+			if first == nil {
+				first = err
+			}
 		}
 	}
+	return first
 }
 
 // turn is one person call's way through its checkpoints: before it (the
@@ -338,6 +347,9 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	res = trace.ToolResult{CallID: c.ID, Name: c.Name}
 	if ctx.Err() != nil {
 		res.Content, res.IsError, res.ErrorKind = "cancelled: the user stopped the run before this call started", true, trace.ErrCancelled
+		if closing(ctx) {
+			res.Content, res.ErrorKind = "interrupted: Loupe was closed before this call started", trace.ErrInterrupted
+		}
 		res.Bytes = len(res.Content)
 		return res
 	}
@@ -357,11 +369,14 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	switch {
 	case ctx.Err() != nil && (err != nil || out.IsError):
-		res.Content = "cancelled: the user stopped the run while this call was running"
+		res.Content, res.ErrorKind = "cancelled: the user stopped the run while this call was running", trace.ErrCancelled
+		if closing(ctx) {
+			res.Content, res.ErrorKind = "interrupted: Loupe was closed while this call was running", trace.ErrInterrupted
+		}
 		if out.Content != "" {
 			res.Content += "\npartial output:\n" + out.Content
 		}
-		res.IsError, res.ErrorKind = true, trace.ErrCancelled
+		res.IsError = true
 	case err != nil:
 		res.Content = fmt.Sprintf("%s failed: %v", c.Name, err)
 		res.IsError, res.ErrorKind = true, trace.ErrFailed

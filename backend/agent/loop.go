@@ -393,9 +393,29 @@ func (r *run) stopped(ctx context.Context, code, reason, msg string) (trace.RunE
 	return trace.RunEnd{Reason: reason, Detail: msg, Rounds: r.round}, nil
 }
 
+// ErrClosing is the cause a run is cancelled with when Loupe closes. A run
+// paused at a checkpoint stays paused: nothing more is written, Run
+// returns ErrLeftPaused, and the run waits at the same checkpoint when
+// Loupe opens again. A working run ends as interrupted, because Loupe was
+// closed, not because the user stopped it.
+var ErrClosing = errors.New("Loupe was closed")
+
+// ErrLeftPaused is what Run returns when Loupe closed while the run waited
+// at a checkpoint: the log still says it waits there.
+var ErrLeftPaused = errors.New("the run stays paused at its checkpoint: Loupe was closed while it waited")
+
+// closing reports whether the run is being cancelled because Loupe closes.
+func closing(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrClosing) }
+
 // cancelled answers every call still open with "cancelled" and closes the
-// run.
+// run; when Loupe closes, with "interrupted" instead.
 func (r *run) cancelled(ctx context.Context) (trace.RunEnd, error) {
+	if closing(ctx) {
+		if err := r.backfill(ctx, trace.ErrInterrupted, "interrupted: Loupe was closed before this call finished"); err != nil {
+			return trace.RunEnd{}, err
+		}
+		return trace.RunEnd{Reason: trace.EndInterrupted, Detail: "Loupe was closed while this run was going", Rounds: r.round, FinalText: r.lastText}, nil
+	}
 	if err := r.backfill(ctx, trace.ErrCancelled, "cancelled: the user stopped the run before this call finished"); err != nil {
 		return trace.RunEnd{}, err
 	}

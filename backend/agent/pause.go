@@ -101,6 +101,11 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 	for {
 		select {
 		case <-ctx.Done():
+			if closing(ctx) {
+				// The paused checkpoint stays the log's last word on
+				// this run, so it waits here again after a restart.
+				return Command{}, ErrLeftPaused
+			}
 			return Command{}, nil
 		case cmd := <-p.Commands():
 			switch cmd.Action {

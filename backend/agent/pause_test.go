@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -347,6 +348,89 @@ func TestStopWhilePaused(t *testing.T) {
 	}
 	if got := resultsOf(t, r.log.all()); !slices.Equal(got, []string{"c1:cancelled"}) {
 		t.Fatalf("results = %v", got)
+	}
+	invariants.Check(t, r.log.all())
+}
+
+// Closing Loupe while a run waits at any of its checkpoints writes
+// nothing: the paused checkpoint stays the log's last word on the run, so
+// it waits there again when Loupe opens, and the run says it was left
+// paused rather than stopped.
+func TestClosingWhilePausedLeavesThePause(t *testing.T) {
+	order := []string{"before_request/", "after_response/", "before_tool/c1", "after_result/c1"}
+	for stopAt := range order {
+		t.Run(order[stopAt], func(t *testing.T) {
+			r := newRig(t, echo("look"))
+			p := newStepper(stepping)
+			r.pauser = p
+			r.model.say(asks(tc("c1", "look", `{"x":"a"}`)), text("Done."))
+			ctx, closeApp := context.WithCancelCause(t.Context())
+			type result struct {
+				end trace.RunEnd
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				end, err := r.agent().Run(ctx, "Go")
+				done <- result{end, err}
+			}()
+			for range stopAt {
+				p.next(t)
+				if err := p.send(t, Command{Action: trace.ActionStep}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			at := p.next(t)
+			before := r.log.all()
+			closeApp(ErrClosing)
+			got := <-done
+			if !errors.Is(got.err, ErrLeftPaused) {
+				t.Fatalf("run returned %+v, %v; want ErrLeftPaused", got.end, got.err)
+			}
+			after := r.log.all()
+			if len(after) != len(before) {
+				t.Fatalf("closing while paused wrote %v", kinds(after[len(before):]))
+			}
+			st := trace.StateOf(after)
+			if !st.Open || st.PausedSeq != at.Seq {
+				t.Fatalf("after closing the log says open %v, paused at %d; want paused at %d", st.Open, st.PausedSeq, at.Seq)
+			}
+		})
+	}
+}
+
+// Closing Loupe while a run works ends it as interrupted because Loupe was
+// closed, not as stopped by the user: the running call and the calls that
+// had not started say so.
+func TestClosingWhileWorkingInterrupts(t *testing.T) {
+	started := make(chan struct{})
+	slow := fn{name: "slow", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		close(started)
+		<-ctx.Done()
+		return tools.Result{Content: "half", IsError: true}, ctx.Err()
+	}}
+	r := newRig(t, slow)
+	r.cfg.MaxParallel = 1
+	r.model.say(asks(tc("c1", "slow", `{"x":"a"}`), tc("c2", "slow", `{"x":"b"}`)))
+	ctx, closeApp := context.WithCancelCause(t.Context())
+	done := r.start(ctx, "Go")
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never started")
+	}
+	closeApp(ErrClosing)
+	end := wait(t, done)
+	if end.Reason != trace.EndInterrupted || !strings.Contains(end.Detail, "Loupe was closed") {
+		t.Fatalf("end = %+v, want interrupted because Loupe was closed", end)
+	}
+	if got := resultsOf(t, r.log.all()); !slices.Equal(got, []string{"c1:interrupted", "c2:interrupted"}) {
+		t.Fatalf("results = %v", got)
+	}
+	for _, res := range payloads[trace.ToolResult](t, r.log.all()) {
+		if !strings.Contains(res.Content, "Loupe was closed") {
+			t.Errorf("result of %s says %q", res.CallID, res.Content)
+		}
 	}
 	invariants.Check(t, r.log.all())
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -71,7 +72,7 @@ type Manager struct {
 }
 
 type activeRun struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
 
@@ -194,7 +195,7 @@ func (m *Manager) Stop(id string) bool {
 	if r == nil {
 		return false
 	}
-	r.cancel()
+	r.cancel(nil)
 	return true
 }
 
@@ -208,8 +209,16 @@ func (m *Manager) Wait(id string) {
 	}
 }
 
-// StopAll cancels every run and waits for them, for shutdown.
-func (m *Manager) StopAll() {
+// StopAll stops every run as Stop does, and waits for them: the command
+// line on a signal.
+func (m *Manager) StopAll() { m.cancelAll(nil) }
+
+// Close is for Loupe closing: a run paused at a checkpoint is left paused
+// (it waits there again when Loupe opens), a working run ends as
+// interrupted because Loupe was closed. It waits for them.
+func (m *Manager) Close() { m.cancelAll(agent.ErrClosing) }
+
+func (m *Manager) cancelAll(cause error) {
 	m.mu.Lock()
 	runs := make([]*activeRun, 0, len(m.running))
 	for _, r := range m.running {
@@ -217,11 +226,31 @@ func (m *Manager) StopAll() {
 	}
 	m.mu.Unlock()
 	for _, r := range runs {
-		r.cancel()
+		r.cancel(cause)
 	}
 	for _, r := range runs {
 		<-r.done
 	}
+}
+
+// Working lists the sessions whose run is doing something, not waiting
+// at a checkpoint: what closing Loupe would interrupt.
+func (m *Manager) Working(ctx context.Context) []Summary {
+	m.mu.Lock()
+	ids := make([]string, 0, len(m.running))
+	for id := range m.running {
+		ids = append(ids, id)
+	}
+	m.mu.Unlock()
+	var out []Summary
+	for _, id := range ids {
+		sum, err := m.summaryOf(ctx, id)
+		if err == nil && sum.Running && sum.Standing != trace.StandingPaused {
+			out = append(out, sum)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Title < out[j].Title })
+	return out
 }
 
 // seenFor returns the session's file tracker.

@@ -171,7 +171,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		ws.Close()
 		return nil, ErrBusy
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	slot := &activeRun{cancel: cancel, done: make(chan struct{})}
 	m.running[id] = slot
 	m.mu.Unlock()
@@ -208,9 +208,10 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	} else {
 		end, err = p.ag.Run(p.ctx, p.text)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, agent.ErrLeftPaused) {
 		// The store sets last_reason from the run_end event; a run that
-		// could not write its end still shows how it ended.
+		// could not write its end still shows how it ended. A run left
+		// paused when Loupe closed has not ended.
 		reason := trace.EndError
 		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason})
 	}
@@ -223,7 +224,7 @@ func (m *Manager) release(id string, slot *activeRun) {
 		delete(m.running, id)
 	}
 	m.mu.Unlock()
-	slot.cancel()
+	slot.cancel(nil)
 	close(slot.done)
 	m.mu.Lock()
 	g := m.gates[id]

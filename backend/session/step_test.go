@@ -413,3 +413,68 @@ func TestCommandForAPauseThatIsOverIsRefused(t *testing.T) {
 		t.Fatalf("a step after the run ended: %v", err)
 	}
 }
+
+// Closing Loupe while a run waits at a checkpoint writes nothing: the next
+// start finds it paused at the same checkpoint. Closing it while a run
+// works records the run as interrupted because Loupe was closed.
+func TestClosingLoupe(t *testing.T) {
+	t.Run("paused", func(t *testing.T) {
+		h := newHarness(t, permission.ModeAuto, nil)
+		h.srv.Script(calls(call("call_1", "read_file", `{"path":"README.md"}`)), ollamatest.Text("Done."))
+		ctx := context.Background()
+		m1 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+		if _, err := m1.SetBreakpoints(ctx, h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m1.Start(ctx, h.id, "Read it", session.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p := waitPaused(t, m1, h.id)
+		if len(m1.Working(ctx)) != 0 {
+			t.Fatal("a paused run counts as working: closing would ask about it")
+		}
+		before := len(h.events())
+		m1.Close()
+		if evs := h.events(); len(evs) != before {
+			t.Fatalf("closing while paused wrote %d events, the last %s", len(evs)-before, evs[len(evs)-1].Kind)
+		}
+		m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+		t.Cleanup(m2.StopAll)
+		if err := m2.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if again := waitPaused(t, m2, h.id); again.Seq != p.Seq {
+			t.Fatalf("reopened paused at %d, want %d", again.Seq, p.Seq)
+		}
+		if _, err := m2.Resume(ctx, h.id, p.Seq, trace.ActionContinue); err != nil {
+			t.Fatal(err)
+		}
+		m2.Wait(h.id)
+		evs := h.events()
+		invariants.Check(t, evs)
+		if e := lastEnd(t, evs); e.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", e)
+		}
+	})
+	t.Run("working", func(t *testing.T) {
+		h := newHarness(t, permission.ModeAuto, nil)
+		h.srv.Script(calls(call("call_1", "run_command", `{"command":"echo started > started.txt; sleep 30"}`)))
+		ctx := context.Background()
+		if _, err := h.m.Start(ctx, h.id, "Wait", session.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { _, err := os.Stat(filepath.Join(h.ws, "started.txt")); return err == nil }, "the command to start")
+		if w := h.m.Working(ctx); len(w) != 1 || w[0].ID != h.id {
+			t.Fatalf("working = %+v, want the session", w)
+		}
+		h.m.Close()
+		evs := h.events()
+		invariants.Check(t, evs)
+		if e := lastEnd(t, evs); e.Reason != trace.EndInterrupted || !strings.Contains(e.Detail, "Loupe was closed") {
+			t.Fatalf("end = %+v, want interrupted because Loupe was closed", e)
+		}
+		if rs := results(t, evs); len(rs) != 1 || rs[0].ErrorKind != trace.ErrInterrupted || !strings.Contains(rs[0].Content, "Loupe was closed") {
+			t.Fatalf("results = %+v", rs)
+		}
+	})
+}
