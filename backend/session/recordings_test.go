@@ -844,7 +844,8 @@ func TestRecordings(t *testing.T) {
 			t.Fatal("a broken settings file was read")
 		}
 		w.rec.Mark("broken")
-		if err := w.command("trustWorkspace", func() (any, error) { return none(w.m.Workspaces().Trust(context.Background(), w.ws, true)) }, w.ws, true); err == nil {
+		yes := true
+		if err := w.change(workspace.Change{Trust: &yes}); err == nil {
 			t.Fatal("a broken settings file was trusted")
 		}
 		w.workspace()

@@ -61,7 +61,7 @@ describe('AppShell', () => {
     await fireEvent.keyDown(window, { key: 'a' });
     await waitFor(() => expect(screen.queryByTestId('approval-card')).toBeNull());
     await ended();
-    expect(replay.callsOf('answerFor')).toEqual([['ask-1', true, 'once']]);
+    expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' }]);
   });
 
   it('streams the answer live and stops with Esc', async () => {
@@ -93,7 +93,8 @@ describe('AppShell', () => {
     await fireEvent.keyDown(screen.getByTestId('composer-input'), { key: 'Enter', ctrlKey: true });
     await ended();
     expect(screen.queryByTestId('send-error')).toBeNull();
-    replay.expectWaitingFor('deleteSession');
+    replay.expectWaitingFor('delete');
+    expect(replay.commandsOf('set_model').map((c) => c['model'])).toEqual(['llama3.2:1b', 'qwen3:0.6b']);
   });
 
   it('creates a session with Ctrl+N, a folder and a model that can use tools', async () => {
@@ -113,7 +114,8 @@ describe('AppShell', () => {
     await fireEvent.click(within(qwen).getByRole('radio'));
     await fireEvent.click(screen.getByTestId('create-session'));
     expect(await screen.findByTestId('empty-session')).toBeTruthy();
-    expect(replay.callsOf('newSession')).toEqual([['/home/me/project', 'qwen3:0.6b']]);
+    expect(replay.callsOf('pickFolder')).toHaveLength(1);
+    expect(replay.commandsOf('create')).toEqual([{ do: 'create', workspace: '/home/me/project', model: 'qwen3:0.6b' }]);
   });
 
   it('takes a typed workspace path when there is no folder picker to use', async () => {
@@ -125,7 +127,8 @@ describe('AppShell', () => {
     const qwen = screen.getAllByTestId('model-option').find((o) => o.textContent?.includes('qwen3:0.6b'))!;
     await fireEvent.click(within(qwen).getByRole('radio'));
     await fireEvent.click(screen.getByTestId('create-session'));
-    await waitFor(() => expect(replay.callsOf('newSession')).toEqual([['/home/me/project', 'qwen3:0.6b']]));
+    await waitFor(() => expect(replay.commandsOf('create')).toEqual([{ do: 'create', workspace: '/home/me/project', model: 'qwen3:0.6b' }]));
+    expect(await screen.findByTestId('empty-session')).toBeTruthy();
   });
 
   it('opens the shortcut help with ? and closes it with Esc', async () => {

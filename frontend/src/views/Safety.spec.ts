@@ -30,7 +30,7 @@ describe('approvals', () => {
     expect(within(card).getByTestId('approval-dir').textContent).toBe(WS);
     await fireEvent.click(within(card).getByTestId('approve-button'));
     await ended();
-    expect(replay.callsOf('answerFor')).toEqual([['ask-1', true, 'once']]);
+    expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' }]);
     expect(within(screen.getByTestId('card-observation')).getByTestId('observation-content').textContent).toContain('exit code 0');
     const call = screen.getByTestId('card-call');
     expect(within(call).getByTestId('permission').textContent).toContain('Allowed by you');
@@ -51,7 +51,7 @@ describe('approvals', () => {
     await played(replay);
     const perms = screen.getAllByTestId('permission').map((p) => p.textContent?.trim());
     expect(perms).toEqual(['Allowed by you (for this session)', 'Allowed by you (for this session)']);
-    expect(replay.callsOf('answerFor')).toEqual([['ask-1', true, 'session']]);
+    expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'session' }]);
     expect(within(screen.getAllByTestId('card-observation')[0]!).getByTestId('diff').textContent).toContain('-hello from the workspace');
   });
 
@@ -65,7 +65,7 @@ describe('approvals', () => {
     expect(within(card).getByTestId('approval-reason').textContent).toBe('.env is protected (.env*): Loupe asks before every change to it');
     await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('card-call'));
     await fireEvent.keyDown(window, { key: 'A', shiftKey: true });
-    expect(replay.callsOf('answerFor')).toEqual([]);
+    expect(replay.commandsOf('answer')).toEqual([]);
     expect((await screen.findAllByTestId('toast')).map((t) => t.textContent).join(' ')).toContain('Only "Approve once" is possible here');
     await fireEvent.keyDown(window, { key: 'd' });
     await ended();
@@ -290,7 +290,7 @@ describe('workspace', () => {
     expect((await screen.findByTestId('workspace-settings-error')).textContent).toContain('unexpected EOF');
     expect((screen.getByTestId('workspace-trust') as HTMLInputElement).disabled).toBe(true);
     // The recording goes on to try trusting it anyway; the UI does not let one.
-    replay.expectWaitingFor('trustWorkspace');
+    replay.expectWaitingFor('setWorkspace');
   });
 });
 

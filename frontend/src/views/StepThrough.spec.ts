@@ -66,7 +66,16 @@ describe('Step mode', slow, () => {
     // The recording has the edit, then the step: the replay checks both.
     await fireEvent.click(within(ed).getByTestId('pause-step'));
     await pausedAt('after_response');
-    expect(replay.callsOf('editRequest')).toHaveLength(1);
+    expect(replay.commandsOf('edit_request')).toEqual([
+      {
+        do: 'edit_request',
+        session: 'session-1',
+        at: 2,
+        request: { system: 'Answer in one word.', options: { num_ctx: 4096, temperature: 0.2 }, messages: [{ seq: 1, content: 'Read README.md' }] },
+      },
+    ]);
+    // Step goes to the same pause, after the edits.
+    expect(replay.commandsOf('step')[0]).toEqual({ do: 'step', session: 'session-1', at: 2 });
     const edits = screen.getAllByTestId('edit-card').map((e) => e.getAttribute('data-target'));
     expect(edits).toEqual(['system', 'options', 'message']);
     const system = screen.getAllByTestId('card-edit')[0]!;
@@ -89,9 +98,9 @@ describe('Step mode', slow, () => {
     await fireEvent.input(within(ed).getByTestId('pause-num-ctx'), { target: { value: 'lots' } });
     await fireEvent.click(within(ed).getByTestId('pause-step'));
     expect((await screen.findByTestId('pause-error')).textContent).toContain('num_ctx');
-    expect(replay.callsOf('editRequest')).toEqual([]);
-    expect(replay.callsOf('step')).toEqual([]);
-    replay.expectWaitingFor('editRequest');
+    expect(replay.commandsOf('edit_request')).toEqual([]);
+    expect(replay.commandsOf('step')).toEqual([]);
+    replay.expectWaitingFor('edit_request');
   });
 
   it('edits a call\u2019s arguments with the keyboard only, shows the backend\u2019s validation error, and the edited value', async () => {
@@ -107,17 +116,21 @@ describe('Step mode', slow, () => {
     // The backend's words, as the recording has them.
     const problem = await screen.findByTestId('pause-args-error');
     expect(problem.textContent).toContain('missing required property "path"');
-    expect(replay.callsOf('step')).toEqual([]);
+    expect(replay.commandsOf('step')).toEqual([]);
     await fireEvent.input(args, { target: { value: '{"path": "README.md"}' } });
     expect(screen.queryByTestId('pause-args-error')).toBeNull();
     await key('F10');
     await pausedAt('after_result');
-    expect(replay.callsOf('editArgs').map((c) => c[1])).toEqual(['{"file": "README.md"}', '{"path": "README.md"}']);
+    expect(replay.commandsOf('edit_args').map((c) => [c['at'], c['text']])).toEqual([
+      [12, '{"file": "README.md"}'],
+      [12, '{"path": "README.md"}'],
+    ]);
+    expect(replay.commandsOf('step')).toEqual([{ do: 'step', session: 'session-1', at: 12 }]);
     const call = screen.getByTestId('card-call');
     expect(within(call).getByTestId('edited-args')).toBeTruthy();
     expect(within(call).getByTestId('tool-args').textContent).toContain('README.md');
     expect(within(screen.getByTestId('card-observation')).getByTestId('observation-content').textContent).toContain('hello from the workspace');
-    replay.expectWaitingFor('editResult');
+    replay.expectWaitingFor('edit_result');
   });
 
   it('edits a result before it goes back, and the model answers from it', async () => {
@@ -180,7 +193,7 @@ describe('Step mode', slow, () => {
     system.focus();
     await fireEvent.keyDown(system, { key: 'Escape' });
     expect(document.activeElement).not.toBe(system);
-    expect(replay.callsOf('stop')).toEqual([]);
+    expect(replay.commandsOf('stop')).toEqual([]);
   });
 
   it('sets breakpoints from the menu and with b on the focused card', async () => {
@@ -204,7 +217,7 @@ describe('Step mode', slow, () => {
 
   it('says so when the backend cannot step through', async () => {
     const replay = play('step_through');
-    replay.reject('setStepping', 'step-through is not available');
+    replay.reject('do', 'step-through is not available');
     await openSession();
     await fireEvent.click(screen.getByTestId('step-toggle'));
     expect((await screen.findByTestId('toast')).textContent).toContain('step-through is not available');
@@ -221,7 +234,7 @@ describe('Step mode', slow, () => {
     // The editor sits at the paused point, after its checkpoint card.
     expect(last.compareDocumentPosition(ed) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     await fireEvent.click(screen.getByTestId('step-button'));
-    await waitFor(() => expect(replay.callsOf('step')).toEqual([['session-1']]));
+    await waitFor(() => expect(replay.commandsOf('step')).toEqual([{ do: 'step', session: 'session-1', at: 9 }]));
     // The engine ran the call and paused again after it.
     await pausedAt('after_result');
   });
@@ -372,6 +385,6 @@ describe('Shortcuts', slow, () => {
     await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('pause-editor'));
     await key('Escape');
     await played(replay);
-    expect(replay.callsOf('stop')).toEqual([['session-1']]);
+    expect(replay.commandsOf('stop')).toEqual([{ do: 'stop', session: 'session-1' }]);
   });
 });

@@ -68,17 +68,17 @@ describe('EventHub', () => {
     const f = manualFrames();
     const hub = new EventHub(f.schedule);
     const order: string[] = [];
-    hub.on('approvals', (b) => order.push(`open:${b.map((a) => a.id).join(',')}`));
-    hub.on('approvalsClosed', (b) => order.push(`close:${b.map((a) => a.id).join(',')}`));
+    hub.on('events', (b) => order.push(`events:${b.map((e) => e.seq).join(',')}`));
     hub.on('deltas', (b) => order.push(`delta:${b.map((d) => d.content).join('')}`));
-    const approval = { id: 'ap1', session_id: 's1', call_id: 'c1', tool: 'run_command', args: {}, display: null, summary: '' };
+    const log = new EventLog();
+    hub.push('events', log.user('hi'));
+    hub.push('events', log.request());
     hub.push('deltas', { session_id: 's1', run: 1, round: 1, content: 'a', thinking: '' });
     hub.push('deltas', { session_id: 's1', run: 1, round: 1, content: 'b', thinking: '' });
-    hub.push('approvals', approval);
-    hub.push('approvalsClosed', { id: 'ap1', decision: 'allow' });
-    hub.push('approvals', { ...approval, id: 'ap2' });
+    hub.push('events', log.response({ content: 'ab' }));
     f.frame();
-    expect(order).toEqual(['delta:ab', 'open:ap1', 'close:ap1', 'open:ap2']);
+    // The round's request comes before its text, and its response after.
+    expect(order).toEqual(['events:1,2', 'delta:ab', 'events:3']);
   });
 
   it('schedules one flush per frame however many values arrive', () => {
@@ -95,11 +95,14 @@ describe('EventHub', () => {
     const f = manualFrames();
     const hub = new EventHub(f.schedule);
     const fn = vi.fn();
-    const off = hub.on('sessions', fn);
+    const kept = vi.fn();
+    const off = hub.on('events', fn);
+    hub.on('events', kept);
     off();
-    hub.push('sessions', { id: 's' } as never);
+    hub.push('events', new EventLog().user('hi'));
     f.frame();
     expect(fn).not.toHaveBeenCalled();
+    expect(kept).toHaveBeenCalledTimes(1);
   });
 
   it('keeps delivering to other listeners when one throws', () => {

@@ -1,15 +1,12 @@
 // The event side of the bridge: one queue for every runtime channel,
 // flushed once per animation frame, with timeline events de-duplicated by
 // (session_id, seq). Kept apart from Wails so tests can drive it.
-import type { Approval, ApprovalClosed, Delta, Summary, TraceEvent } from '../types';
+import type { Delta, TraceEvent } from '../types';
 import type { Listener, Unsubscribe } from './types';
 
 export interface ChannelPayloads {
   events: TraceEvent;
   deltas: Delta;
-  sessions: Summary;
-  approvals: Approval;
-  approvalsClosed: ApprovalClosed;
 }
 
 export type Channel = keyof ChannelPayloads;
@@ -59,9 +56,6 @@ export class EventHub {
   #listeners: { [C in Channel]: Set<Listener<ChannelPayloads[C]>> } = {
     events: new Set(),
     deltas: new Set(),
-    sessions: new Set(),
-    approvals: new Set(),
-    approvalsClosed: new Set(),
   };
   #queue: Queued[] = [];
   #scheduled = false;
@@ -98,8 +92,8 @@ export class EventHub {
 
   /**
    * Delivers everything queued. Consecutive values of one channel go out as
-   * one batch, and batches keep arrival order across channels (an approval
-   * is never closed before it was opened).
+   * one batch, and batches keep arrival order across channels (a delta
+   * of a round never comes before the round's request).
    */
   flush(): void {
     this.#scheduled = false;

@@ -90,22 +90,16 @@ describe('WailsBridge', () => {
     bridge.close();
   });
 
-  it('passes deltas, sessions and approvals through', () => {
+  it('passes deltas through, filling in what Go leaves out, and drops what is not one', () => {
     const m = manual();
     const bridge = new WailsBridge(m.schedule);
     const deltas = vi.fn();
-    const sessions = vi.fn();
-    const closed = vi.fn();
     bridge.onDeltas(deltas);
-    bridge.onSessions(sessions);
-    bridge.onApprovalsClosed(closed);
     wails.emit(CHANNELS.delta, { session_id: 's1', run: 1, round: 2, content: 'He' });
-    wails.emit(CHANNELS.session, { id: 's1', title: 't', running: true });
-    wails.emit(CHANNELS.approvalClosed, { id: 'ap1', decision: 'allow' });
+    wails.emit(CHANNELS.delta, { content: 'no session' });
     m.frame();
+    expect(deltas).toHaveBeenCalledTimes(1);
     expect(deltas).toHaveBeenCalledWith([{ session_id: 's1', run: 1, round: 2, content: 'He', thinking: '' }]);
-    expect(sessions.mock.calls[0]![0][0]).toMatchObject({ id: 's1', running: true });
-    expect(closed).toHaveBeenCalledWith([{ id: 'ap1', decision: 'allow' }]);
     bridge.close();
   });
 
@@ -120,102 +114,130 @@ describe('WailsBridge', () => {
     expect(fn).not.toHaveBeenCalled();
   });
 
-  it('calls the bound Go methods with their arguments', async () => {
+  it('sends every session command through Do, as Go encodes it (empty fields left out)', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    wails.App['Send'] = vi.fn(async () => undefined);
+    wails.App['Do'] = vi.fn(async () => ({}));
     wails.App['RawRequest'] = vi.fn(async () => '{"model":"m"}');
-    wails.App['AnswerFor'] = vi.fn(async () => undefined);
-    await bridge.send('s1', 'do it');
-    expect(wails.App['Send']).toHaveBeenCalledWith('s1', 'do it');
+    await bridge.do({ do: 'send', session: 's1', text: 'do it' });
+    expect(wails.App['Do']).toHaveBeenLastCalledWith({ do: 'send', session: 's1', text: 'do it' });
     expect(await bridge.rawRequest('s1', 7)).toBe('{"model":"m"}');
     expect(wails.App['RawRequest']).toHaveBeenCalledWith('s1', 7);
-    await bridge.answerFor('ap1', false, 'once');
-    expect(wails.App['AnswerFor']).toHaveBeenCalledWith('ap1', false, 'once');
+    // A denial: allow false is Go's zero value, left out like omitempty does.
+    await bridge.do({ do: 'answer', session: 's1', call_id: 'c1', allow: false, scope: 'once' });
+    expect(wails.App['Do']).toHaveBeenLastCalledWith({ do: 'answer', session: 's1', call_id: 'c1', scope: 'once' });
+    await bridge.do({ do: 'answer', session: 's1', call_id: 'c2', allow: true, scope: 'session' });
+    expect(wails.App['Do']).toHaveBeenLastCalledWith({ do: 'answer', session: 's1', call_id: 'c2', allow: true, scope: 'session' });
     bridge.close();
   });
 
   it('turns a rejected Go call (a string) into a readable BridgeError', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    wails.App['Send'] = () => Promise.reject('model gemma3:1b does not support tools');
-    const err = await bridge.send('s1', 'x').catch((e: unknown) => e);
+    wails.App['Do'] = () => Promise.reject('model gemma3:1b does not support tools');
+    const err = await bridge.do({ do: 'send', session: 's1', text: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BridgeError);
     expect((err as BridgeError).message).toBe('model gemma3:1b does not support tools');
+    expect((err as BridgeError).command).toBe('send');
     bridge.close();
   });
 
   it('treats nil lists from Go as empty and checks snapshot events', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    wails.App['ListSessions'] = async () => null;
-    wails.App['ListModels'] = async () => null;
+    wails.App['Sessions'] = async () => null;
+    wails.App['Models'] = async () => null;
     const log = new EventLog('s1');
     log.user('hi');
-    wails.App['OpenSession'] = async () => ({
+    wails.App['Open'] = vi.fn(async () => ({
       summary: { id: 's1' },
       events: [...log.events, { kind: 'broken' }],
-      approvals: null,
-    });
+    }));
     expect(await bridge.listSessions()).toEqual([]);
     expect(await bridge.listModels()).toEqual([]);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const snap = await bridge.openSession('s1');
+    expect(warn).toHaveBeenCalled();
     warn.mockRestore();
+    expect(wails.App['Open']).toHaveBeenCalledWith('s1');
     expect(snap.events.map((e) => e.kind)).toEqual(['user_message']);
-    expect(snap.approvals).toEqual([]);
+    expect(snap.summary).toMatchObject({ id: 's1', open_run: 0, standing: '' });
+    wails.App['Open'] = async () => null;
+    await expect(bridge.openSession('s1')).rejects.toThrow('The session could not be read.');
     bridge.close();
   });
 
-  it('calls the step-through methods and passes their refusals on', async () => {
+  it('sends the step-through commands with the pause they are for, and passes their refusals on', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    for (const name of ['SetStepping', 'SetBreakpoints', 'Step', 'Continue', 'EditRequest', 'EditArgs', 'SkipCall', 'EditResult']) {
-      wails.App[name] = vi.fn(async () => undefined);
-    }
-    await bridge.setStepping('s1', true);
-    await bridge.setBreakpoints('s1', { points: ['before_tool'], tools: null });
-    await bridge.step('s1');
-    await bridge.continueRun('s1');
-    await bridge.editRequest('s1', { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] });
-    await bridge.editArgs('s1', '{"path":"a"}');
-    await bridge.skipCall('s1', 'skipped it');
-    await bridge.editResult('s1', 'new result');
-    expect(wails.App['SetStepping']).toHaveBeenCalledWith('s1', true);
-    // Go decodes a JSON array, never null, for the breakpoints' lists.
-    expect(wails.App['SetBreakpoints']).toHaveBeenCalledWith('s1', { points: ['before_tool'], tools: [] });
-    expect(wails.App['Step']).toHaveBeenCalledWith('s1');
-    expect(wails.App['Continue']).toHaveBeenCalledWith('s1');
-    expect(wails.App['EditRequest']).toHaveBeenCalledWith('s1', { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] });
-    expect(wails.App['EditArgs']).toHaveBeenCalledWith('s1', '{"path":"a"}');
-    expect(wails.App['SkipCall']).toHaveBeenCalledWith('s1', 'skipped it');
-    expect(wails.App['EditResult']).toHaveBeenCalledWith('s1', 'new result');
-    wails.App['EditArgs'] = () => Promise.reject('invalid arguments for read_file: missing required property "path"');
-    const err = await bridge.editArgs('s1', '{}').catch((e: unknown) => e);
+    wails.App['Do'] = vi.fn(async () => ({}));
+    const sent = async (c: Parameters<WailsBridge['do']>[0]) => {
+      await bridge.do(c);
+      return (wails.App['Do'] as ReturnType<typeof vi.fn>).mock.lastCall?.[0];
+    };
+    expect(await sent({ do: 'set_stepping', session: 's1', on: true })).toEqual({ do: 'set_stepping', session: 's1', on: true });
+    expect(await sent({ do: 'set_stepping', session: 's1', on: false })).toEqual({ do: 'set_stepping', session: 's1' });
+    expect(await sent({ do: 'set_breakpoints', session: 's1', breakpoints: { points: ['before_tool'], tools: [] } })).toEqual({
+      do: 'set_breakpoints',
+      session: 's1',
+      breakpoints: { points: ['before_tool'], tools: [] },
+    });
+    expect(await sent({ do: 'step', session: 's1', at: 12 })).toEqual({ do: 'step', session: 's1', at: 12 });
+    expect(await sent({ do: 'continue', session: 's1', at: 12 })).toEqual({ do: 'continue', session: 's1', at: 12 });
+    expect(await sent({ do: 'edit_request', session: 's1', at: 5, request: { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] } })).toEqual({
+      do: 'edit_request',
+      session: 's1',
+      at: 5,
+      request: { system: 'Be brief.', messages: [{ seq: 3, content: 'x' }] },
+    });
+    expect(await sent({ do: 'edit_args', session: 's1', at: 9, text: '{"path":"a"}' })).toEqual({ do: 'edit_args', session: 's1', at: 9, text: '{"path":"a"}' });
+    expect(await sent({ do: 'skip', session: 's1', at: 9, text: 'skipped it' })).toEqual({ do: 'skip', session: 's1', at: 9, text: 'skipped it' });
+    expect(await sent({ do: 'edit_result', session: 's1', at: 11, text: 'new result' })).toEqual({ do: 'edit_result', session: 's1', at: 11, text: 'new result' });
+    wails.App['Do'] = () => Promise.reject('invalid arguments for read_file: missing required property "path"');
+    const err = await bridge.do({ do: 'edit_args', session: 's1', at: 9, text: '{}' }).catch((e: unknown) => e);
     expect((err as BridgeError).message).toContain('missing required property "path"');
-    wails.App['Step'] = () => Promise.reject('step-through is not available yet');
-    await expect(bridge.step('s1')).rejects.toThrow('step-through is not available yet');
+    wails.App['Do'] = () => Promise.reject('step: the run is not paused at 12');
+    await expect(bridge.do({ do: 'step', session: 's1', at: 12 })).rejects.toThrow('not paused at 12');
     bridge.close();
   });
 
-  it('fills in the step-through fields of a summary', async () => {
-    const m = manual();
-    const bridge = new WailsBridge(m.schedule);
-    const pause = { point: 'before_tool', run: 1, round: 2, call_id: 'c1', tool: 'read_file', args: { path: 'a' } };
-    wails.App['ListSessions'] = async () => [
+  it('fills in the step-through fields of a summary, listed or returned by a command', async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    wails.App['Sessions'] = async () => [
       { id: 'old', title: 'from an older backend' },
-      { id: 'new', stepping: true, breakpoints: { points: null, tools: ['run_command'] }, paused: pause },
+      { id: 'new', stepping: true, breakpoints: { points: null, tools: ['run_command'] }, open_run: 2, standing: 'paused' },
     ];
     const [old, cur] = await bridge.listSessions();
-    expect(old).toMatchObject({ id: 'old', stepping: false, breakpoints: { points: [], tools: [] }, paused: null });
-    expect(cur).toMatchObject({ id: 'new', stepping: true, breakpoints: { points: [], tools: ['run_command'] }, paused: pause });
-    const sessions = vi.fn();
-    bridge.onSessions(sessions);
-    wails.emit(CHANNELS.session, { id: 's1', paused: null, breakpoints: null });
+    expect(old).toMatchObject({ id: 'old', stepping: false, breakpoints: { points: [], tools: [] }, open_run: 0, standing: '' });
+    expect(cur).toMatchObject({ id: 'new', stepping: true, breakpoints: { points: [], tools: ['run_command'] }, open_run: 2, standing: 'paused' });
+    wails.App['Do'] = async () => ({ summary: { id: 's1', breakpoints: null, standing: 'nonsense' } });
+    const out = await bridge.do({ do: 'set_stepping', session: 's1', on: true });
+    expect(out.summary).toMatchObject({ id: 's1', stepping: false, standing: '', open_run: 0, breakpoints: { points: [], tools: [] } });
+    expect(out.restore).toBeUndefined();
+    wails.App['Do'] = async () => ({});
+    expect(await bridge.do({ do: 'stop', session: 's1' })).toEqual({});
+    bridge.close();
+  });
+
+  it('forgets a deleted session, so that a new one with its id gets its events from seq 1', async () => {
+    const m = manual();
+    const bridge = new WailsBridge(m.schedule);
+    const got: number[] = [];
+    bridge.onEvents((b) => got.push(...b.map((e) => e.seq)));
+    wails.App['Do'] = vi.fn(async () => ({}));
+    const e1 = new EventLog('s1').user('hi');
+    wails.emit(CHANNELS.event, e1);
     m.frame();
-    expect(sessions.mock.calls[0]![0][0]).toMatchObject({ id: 's1', stepping: false, paused: null, breakpoints: { points: [], tools: [] } });
+    wails.emit(CHANNELS.event, e1);
+    m.frame();
+    expect(got).toEqual([1]);
+    await bridge.do({ do: 'delete', session: 's1' });
+    expect(wails.App['Do']).toHaveBeenCalledWith({ do: 'delete', session: 's1' });
+    wails.emit(CHANNELS.event, e1);
+    m.frame();
+    expect(got).toEqual([1, 1]);
     bridge.close();
   });
 
   it('calls the safety methods with the Go names and fills in what Go leaves nil', async () => {
     const bridge = new WailsBridge(manual().schedule);
-    for (const name of ['AnswerFor', 'TrustWorkspace', 'SetWorkspaceNetwork', 'SetWorkspaceExpose', 'ForgetGrants']) wails.App[name] = vi.fn(async () => undefined);
+    wails.App['Do'] = vi.fn(async () => ({}));
     wails.App['PickFolder'] = vi.fn(async () => '/opt/sdk');
     wails.App['Protections'] = async () => ({
       LandlockABI: 0,
@@ -226,43 +248,51 @@ describe('WailsBridge', () => {
       Sockets: { Name: 'Sockets', Active: true, Detail: 'no host sockets' },
       Limits: { Name: 'Limits', Active: true, Detail: 'rlimits' },
     });
-    wails.App['Workspace'] = vi.fn(async () => ({ dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, grants: null }));
-    wails.App['RestoreFiles'] = vi.fn(async () => ({ done: false, restored: null, conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }] }));
-    wails.App['UndoRun'] = vi.fn(async () => ({ done: true, restored: ['a'], conflicts: null }));
-    wails.App['GetSettings'] = async () => ({ max_rounds: 5, num_ctx_cap: 4096, temperature: 0, permission_mode: 'ask_all', tools: null, rules: null, system_prompt: '' });
+    const info = { dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, grants: null };
+    wails.App['Workspace'] = vi.fn(async () => info);
+    wails.App['SetWorkspace'] = vi.fn(async () => ({ ...info, expose: ['/opt/sdk', '/data'] }));
+    wails.App['Settings'] = async () => ({ max_rounds: 5, num_ctx_cap: 4096, temperature: 0, permission_mode: 'ask_all', tools: null, rules: null, system_prompt: '' });
     wails.App['SaveSettings'] = vi.fn(async () => undefined);
 
-    await bridge.answerFor('ask-1', true, 'session');
-    expect(wails.App['AnswerFor']).toHaveBeenCalledWith('ask-1', true, 'session');
     const p = await bridge.protections();
     expect(p.Writes).toEqual({ Name: 'Writes', Active: false, Detail: 'no Landlock' });
     expect(p.Sockets).toEqual({ Name: 'Sockets', Active: true, Detail: 'no host sockets' });
     // Go's nil slices (expose, grants) arrive as null or not at all.
     expect(await bridge.workspace('/w')).toMatchObject({ dir: '/w', grants: [], expose: [], settings: { rules: [], commands: [] } });
-    wails.App['Workspace'] = vi.fn(async () => ({ dir: '/w', trusted: false, has_settings: false, settings: {}, allow_network: false, expose: ['/opt/sdk'], grants: [] }));
-    expect((await bridge.workspace('/w')).expose).toEqual(['/opt/sdk']);
-    await bridge.setWorkspaceExpose('/w', ['/opt/sdk', '/data']);
-    expect(wails.App['SetWorkspaceExpose']).toHaveBeenCalledWith('/w', ['/opt/sdk', '/data']);
+    expect(wails.App['Workspace']).toHaveBeenCalledWith('/w');
+    // A change answers with the workspace as it now is.
+    const after = await bridge.setWorkspace('/w', { expose: ['/opt/sdk', '/data'] });
+    expect(wails.App['SetWorkspace']).toHaveBeenCalledWith('/w', { expose: ['/opt/sdk', '/data'] });
+    expect(after).toMatchObject({ dir: '/w', expose: ['/opt/sdk', '/data'], grants: [] });
     expect(await bridge.pickFolder('Choose a folder commands may read')).toBe('/opt/sdk');
     expect(wails.App['PickFolder']).toHaveBeenCalledWith('Choose a folder commands may read');
-    wails.App['SetWorkspaceExpose'] = () => Promise.reject('/home/me cannot be shown to commands: it is or holds your home folder');
-    await expect(bridge.setWorkspaceExpose('/w', ['/home/me'])).rejects.toThrow('it is or holds your home folder');
-    await bridge.trustWorkspace('/w', true);
-    await bridge.setWorkspaceNetwork('/w', false);
-    await bridge.forgetGrants('/w');
-    expect(wails.App['TrustWorkspace']).toHaveBeenCalledWith('/w', true);
-    expect(wails.App['SetWorkspaceNetwork']).toHaveBeenCalledWith('/w', false);
-    expect(wails.App['ForgetGrants']).toHaveBeenCalledWith('/w');
-    expect(await bridge.restoreFiles('s1', 7, false)).toEqual({ done: false, restored: [], conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }] });
-    expect(wails.App['RestoreFiles']).toHaveBeenCalledWith('s1', 7, false);
-    expect(await bridge.undoRun('s1', 2, true)).toEqual({ done: true, restored: ['a'], conflicts: [] });
-    expect(wails.App['UndoRun']).toHaveBeenCalledWith('s1', 2, true);
+    wails.App['SetWorkspace'] = () => Promise.reject('/home/me cannot be shown to commands: it is or holds your home folder');
+    await expect(bridge.setWorkspace('/w', { expose: ['/home/me'] })).rejects.toThrow('it is or holds your home folder');
+    wails.App['SetWorkspace'] = vi.fn(async () => info);
+    await bridge.setWorkspace('/w', { trust: true });
+    await bridge.setWorkspace('/w', { network: false });
+    await bridge.setWorkspace('/w', { forget_grants: true });
+    expect((wails.App['SetWorkspace'] as ReturnType<typeof vi.fn>).mock.calls).toEqual([
+      ['/w', { trust: true }],
+      ['/w', { network: false }],
+      ['/w', { forget_grants: true }],
+    ]);
+    wails.App['Do'] = vi.fn(async () => ({ restore: { done: false, restored: null, conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }] } }));
+    expect((await bridge.do({ do: 'restore_files', session: 's1', seq: 7, force: false })).restore).toEqual({
+      done: false,
+      restored: [],
+      conflicts: [{ path: 'a', reason: 'it was changed outside Loupe' }],
+    });
+    expect(wails.App['Do']).toHaveBeenCalledWith({ do: 'restore_files', session: 's1', seq: 7 });
+    wails.App['Do'] = vi.fn(async () => ({ restore: { done: true, restored: ['a'], conflicts: null } }));
+    expect((await bridge.do({ do: 'undo_run', session: 's1', run: 2, force: true })).restore).toEqual({ done: true, restored: ['a'], conflicts: [] });
+    expect(wails.App['Do']).toHaveBeenCalledWith({ do: 'undo_run', session: 's1', run: 2, force: true });
     const settings = await bridge.getSettings();
     expect(settings).toMatchObject({ permission_mode: 'ask_all', tools: {}, rules: [] });
     await bridge.saveSettings({ ...settings, rules: [{ effect: 'deny', path: '.env*' }], tools: { run_command: 'ask' } });
     expect(wails.App['SaveSettings']).toHaveBeenCalledWith(expect.objectContaining({ rules: [{ effect: 'deny', path: '.env*' }], tools: { run_command: 'ask' } }));
-    wails.App['AnswerFor'] = () => Promise.reject('permission: this can only be answered for this call (it touches something protected)');
-    await expect(bridge.answerFor('ask-2', true, 'workspace')).rejects.toThrow('only be answered for this call');
+    wails.App['Do'] = () => Promise.reject('permission: this can only be answered for this call (it touches something protected)');
+    await expect(bridge.do({ do: 'answer', session: 's1', call_id: 'c2', allow: true, scope: 'workspace' })).rejects.toThrow('only be answered for this call');
     bridge.close();
   });
 

@@ -5,27 +5,23 @@ import * as App from '../../../wailsjs/go/main/App';
 import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 import {
   CHANNELS,
-  approvalClosedOf,
-  approvalOf,
+  commandJSON,
   deltaOf,
   isRecord,
   parseEvent,
-  type Approval,
-  type ApprovalClosed,
-  type Breakpoints,
+  type Command,
   type Delta,
   type ModelInfo,
+  type Outcome,
   type Protections,
-  type RequestEdit,
-  type RestoreResult,
   type Rule,
   type RuleLimits,
-  type Scope,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
   type Summary,
   type TraceEvent,
+  type WorkspaceChange,
   type WorkspaceInfo,
   protectionsOf,
   restoreResultOf,
@@ -92,29 +88,6 @@ export class WailsBridge implements Bridge {
         },
         -1,
       ),
-      EventsOnMultiple(
-        CHANNELS.session,
-        (v: unknown) => {
-          if (isRecord(v) && typeof v['id'] === 'string') this.#hub.push('sessions', summaryOf(v));
-        },
-        -1,
-      ),
-      EventsOnMultiple(
-        CHANNELS.approval,
-        (v: unknown) => {
-          const a = approvalOf(v);
-          if (a) this.#hub.push('approvals', a);
-        },
-        -1,
-      ),
-      EventsOnMultiple(
-        CHANNELS.approvalClosed,
-        (v: unknown) => {
-          const c = approvalClosedOf(v);
-          if (c) this.#hub.push('approvalsClosed', c);
-        },
-        -1,
-      ),
     );
   }
 
@@ -129,51 +102,28 @@ export class WailsBridge implements Bridge {
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    return list(await call('ListModels', () => App.ListModels()));
+    return list(await call('Models', () => App.Models()));
   }
 
   async listSessions(): Promise<Summary[]> {
-    return list<Record<string, unknown>>(await call('ListSessions', () => App.ListSessions())).map(summaryOf);
-  }
-
-  async newSession(workspace: string, model: string): Promise<Summary> {
-    return summaryOf(await call<Record<string, unknown>>('NewSession', () => App.NewSession(workspace, model)));
-  }
-
-  async deleteSession(id: string): Promise<void> {
-    await call('DeleteSession', () => App.DeleteSession(id));
-    this.#hub.forget(id);
-  }
-
-  async setModel(id: string, model: string): Promise<void> {
-    await call('SetModel', () => App.SetModel(id, model));
+    return list<Record<string, unknown>>(await call('Sessions', () => App.Sessions())).map(summaryOf);
   }
 
   async openSession(id: string): Promise<SessionSnapshot> {
-    const r = await call<unknown>('OpenSession', () => App.OpenSession(id));
-    if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('OpenSession', 'The session could not be read.');
-    return {
-      summary: summaryOf(r['summary']),
-      events: parseEvents(r['events']),
-      approvals: list<Approval>(r['approvals']),
-    };
+    const r = await call<unknown>('Open', () => App.Open(id));
+    if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('Open', 'The session could not be read.');
+    return { summary: summaryOf(r['summary']), events: parseEvents(r['events']) };
   }
 
-  async send(id: string, text: string): Promise<void> {
-    await call('Send', () => App.Send(id, text));
-  }
-
-  async stop(id: string): Promise<void> {
-    await call('Stop', () => App.Stop(id));
-  }
-
-  async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
-    await call('AnswerFor', () => App.AnswerFor(approvalId, allow, scope));
-  }
-
-  async pickWorkspace(): Promise<string> {
-    const dir = await call<unknown>('PickWorkspace', () => App.PickWorkspace());
-    return typeof dir === 'string' ? dir : '';
+  async do(cmd: Command): Promise<Outcome> {
+    // Plain JSON: the generated parameter type is a class, and the Go side
+    // reads the fields only.
+    const r = await call<unknown>(cmd.do, () => App.Do(commandJSON(cmd) as unknown as Parameters<typeof App.Do>[0]));
+    if (cmd.do === 'delete') this.#hub.forget(cmd.session);
+    const out: Outcome = {};
+    if (isRecord(r) && isRecord(r['summary'])) out.summary = summaryOf(r['summary']);
+    if (isRecord(r) && isRecord(r['restore'])) out.restore = restoreResultOf(r['restore']);
+    return out;
   }
 
   async pickFolder(title: string): Promise<string> {
@@ -187,7 +137,7 @@ export class WailsBridge implements Bridge {
   }
 
   async getSettings(): Promise<Settings> {
-    return settingsOf(await call<unknown>('GetSettings', () => App.GetSettings()));
+    return settingsOf(await call<unknown>('Settings', () => App.Settings()));
   }
 
   async saveSettings(s: Settings): Promise<void> {
@@ -206,66 +156,13 @@ export class WailsBridge implements Bridge {
     return workspaceInfoOf(await call<unknown>('Workspace', () => App.Workspace(dir)));
   }
 
-  async trustWorkspace(dir: string, trust: boolean): Promise<void> {
-    await call('TrustWorkspace', () => App.TrustWorkspace(dir, trust));
-  }
-
-  async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
-    await call('SetWorkspaceNetwork', () => App.SetWorkspaceNetwork(dir, allow));
-  }
-
-  async setWorkspaceExpose(dir: string, paths: string[]): Promise<void> {
-    await call('SetWorkspaceExpose', () => App.SetWorkspaceExpose(dir, [...paths]));
-  }
-
-  async forgetGrants(dir: string): Promise<void> {
-    await call('ForgetGrants', () => App.ForgetGrants(dir));
+  async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
+    const plain = { ...change };
+    return workspaceInfoOf(await call<unknown>('SetWorkspace', () => App.SetWorkspace(dir, plain as unknown as Parameters<typeof App.SetWorkspace>[1])));
   }
 
   async protections(): Promise<Protections> {
     return protectionsOf(await call<unknown>('Protections', () => App.Protections()));
-  }
-
-  async restoreFiles(id: string, seq: number, force: boolean): Promise<RestoreResult> {
-    return restoreResultOf(await call<unknown>('RestoreFiles', () => App.RestoreFiles(id, seq, force)));
-  }
-
-  async undoRun(id: string, run: number, force: boolean): Promise<RestoreResult> {
-    return restoreResultOf(await call<unknown>('UndoRun', () => App.UndoRun(id, run, force)));
-  }
-
-  async setStepping(id: string, on: boolean): Promise<void> {
-    await call('SetStepping', () => App.SetStepping(id, on));
-  }
-
-  async setBreakpoints(id: string, bp: Breakpoints): Promise<void> {
-    const plain = { points: [...(bp.points ?? [])], tools: [...(bp.tools ?? [])] };
-    await call('SetBreakpoints', () => App.SetBreakpoints(id, plain as unknown as Parameters<typeof App.SetBreakpoints>[1]));
-  }
-
-  async step(id: string): Promise<void> {
-    await call('Step', () => App.Step(id));
-  }
-
-  async continueRun(id: string): Promise<void> {
-    await call('Continue', () => App.Continue(id));
-  }
-
-  async editRequest(id: string, edit: RequestEdit): Promise<void> {
-    // Plain JSON, like saveSettings: the Go side reads the fields only.
-    await call('EditRequest', () => App.EditRequest(id, { ...edit } as unknown as Parameters<typeof App.EditRequest>[1]));
-  }
-
-  async editArgs(id: string, args: string): Promise<void> {
-    await call('EditArgs', () => App.EditArgs(id, args));
-  }
-
-  async skipCall(id: string, observation: string): Promise<void> {
-    await call('SkipCall', () => App.SkipCall(id, observation));
-  }
-
-  async editResult(id: string, content: string): Promise<void> {
-    await call('EditResult', () => App.EditResult(id, content));
   }
 
   openURL(url: string): void {
@@ -278,17 +175,5 @@ export class WailsBridge implements Bridge {
 
   onDeltas(fn: Listener<Delta>): Unsubscribe {
     return this.#hub.on('deltas', fn);
-  }
-
-  onSessions(fn: Listener<Summary>): Unsubscribe {
-    return this.#hub.on('sessions', fn);
-  }
-
-  onApprovals(fn: Listener<Approval>): Unsubscribe {
-    return this.#hub.on('approvals', fn);
-  }
-
-  onApprovalsClosed(fn: Listener<ApprovalClosed>): Unsubscribe {
-    return this.#hub.on('approvalsClosed', fn);
   }
 }

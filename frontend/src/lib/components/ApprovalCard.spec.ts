@@ -11,10 +11,12 @@ const base: Approval = {
   id: 'ap1',
   session_id: 's1',
   call_id: 'c1',
+  seq: 7,
   tool: 'edit_file',
   args: { path: 'a.go', old_string: 'x', new_string: 'y' },
   display: { path: 'a.go', diff: '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n' },
   summary: 'Edit a.go',
+  call: { tool: 'edit_file', read_only: false, paths: ['a.go'] },
 };
 
 describe('ApprovalCard', () => {
@@ -44,7 +46,7 @@ describe('ApprovalCard', () => {
   });
 
   it('shows the arguments when there is nothing better to show', () => {
-    render(ApprovalCard, { props: { approval: { ...base, tool: 'task', display: null, args: { prompt: 'go' } }, onanswer: () => {} } });
+    render(ApprovalCard, { props: { approval: { ...base, tool: 'task', display: null, args: { prompt: 'go' }, call: { tool: 'task', read_only: false } }, onanswer: () => {} } });
     expect(screen.getByText(/"prompt": "go"/)).toBeTruthy();
   });
 });
@@ -54,6 +56,7 @@ describe('ApprovalCard: what will happen, why, and for how long', () => {
     id: 'ap2',
     session_id: 's1',
     call_id: 'c2',
+    seq: 9,
     tool: 'run_command',
     args: { command: 'echo hi > a.txt' },
     display: { command: 'echo hi > a.txt', path: '/home/me/w' },

@@ -15,6 +15,7 @@ function show(pause: Pause, busy = false) {
 }
 
 const request: Pause = {
+  seq: 11,
   point: 'before_request',
   run: 2,
   round: 1,
@@ -57,7 +58,7 @@ describe('PauseEditor', () => {
   });
 
   it('edits a call\u2019s arguments and shows the backend\u2019s validation error until they change', async () => {
-    const { draft } = show({ point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'read_file', args: { path: 'a.go' } });
+    const { draft } = show({ seq: 12, point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'read_file', args: { path: 'a.go' } });
     const args = screen.getByTestId('pause-args') as HTMLTextAreaElement;
     expect(JSON.parse(args.value)).toEqual({ path: 'a.go' });
     draft.argsError = 'invalid arguments for read_file: missing required property "path"';
@@ -70,7 +71,7 @@ describe('PauseEditor', () => {
   });
 
   it('skips a call with a written observation', async () => {
-    const { draft, cb } = show({ point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'run_command', args: { command: 'rm -rf /' } });
+    const { draft, cb } = show({ seq: 13, point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'run_command', args: { command: 'rm -rf /' } });
     await fireEvent.input(screen.getByTestId('pause-skip-text'), { target: { value: 'Not allowed.' } });
     await fireEvent.click(screen.getByTestId('pause-skip'));
     expect(draft.skip).toBe('Not allowed.');
@@ -79,6 +80,7 @@ describe('PauseEditor', () => {
 
   it('edits a result before it goes back', async () => {
     const { draft } = show({
+      seq: 14,
       point: 'after_result',
       run: 1,
       round: 1,
@@ -94,7 +96,7 @@ describe('PauseEditor', () => {
   });
 
   it('has nothing to edit after a response, and does not resume while busy', () => {
-    show({ point: 'after_response', run: 1, round: 1 }, true);
+    show({ seq: 15, point: 'after_response', run: 1, round: 1 }, true);
     expect(screen.queryByTestId('pause-apply')).toBeNull();
     expect((screen.getByTestId('pause-step') as HTMLButtonElement).disabled).toBe(true);
   });

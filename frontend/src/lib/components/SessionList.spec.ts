@@ -21,10 +21,9 @@ describe('SessionList', () => {
   });
 
   it('shows a session that waits at a pause of step-through', () => {
-    const paused = makeSummary({ id: 'p', title: 'Paused', running: true, paused: { point: 'before_tool', run: 1, round: 1 } });
+    const paused = makeSummary({ id: 'p', title: 'Paused', running: true, open_run: 1, standing: 'paused' });
     render(SessionList, { props: { sessions: [paused], currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete: () => {} } });
-    const badge = screen.getByTestId('session-paused');
-    expect(badge.getAttribute('data-point')).toBe('before_tool');
+    expect(screen.getByTestId('session-paused').textContent).toContain('Paused');
     expect(screen.queryByTestId('session-running')).toBeNull();
   });
 

@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/sve
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../testing/events';
 import { buildTimeline, callStatus, type CallItem } from '../timeline';
-import type { Approval } from '../types';
+import type { Approval, Scope } from '../types';
 import ToolCallCard from './ToolCallCard.svelte';
 
 afterEach(cleanup);
@@ -17,7 +17,7 @@ function item(steps: (log: EventLog) => void): CallItem {
   return buildTimeline(log.events).calls.get('c1')!;
 }
 
-function show(c: CallItem, opts: { approval?: Approval; runEnded?: boolean; onanswer?: (id: string, allow: boolean) => void } = {}) {
+function show(c: CallItem, opts: { approval?: Approval; runEnded?: boolean; onanswer?: (allow: boolean, scope: Scope) => void } = {}) {
   return render(ToolCallCard, {
     props: {
       id: c.key,
@@ -92,10 +92,12 @@ describe('ToolCallCard', () => {
       id: 'ap1',
       session_id: 's1',
       call_id: 'c1',
+      seq: 5,
       tool: 'run_command',
       args: { command: 'go test ./...' },
       display: { command: 'go test ./...', path: '/home/me/tally' },
       summary: 'Run a shell command',
+      call: { tool: 'run_command', read_only: false, command: 'go test ./...' },
     };
     show(
       item((l) => l.toolCall({ call_id: 'c1', name: 'run_command' })),
@@ -105,7 +107,11 @@ describe('ToolCallCard', () => {
     const card = screen.getByTestId('approval-card');
     expect(within(card).getByTestId('approval-command').textContent).toBe('go test ./...');
     expect(card.textContent).toContain('/home/me/tally');
+    await fireEvent.click(within(card).getByTestId('approve-session-button'));
     await fireEvent.click(within(card).getByTestId('approve-button'));
-    expect(onanswer).toHaveBeenCalledWith('ap1', true, 'once');
+    expect(onanswer.mock.calls).toEqual([
+      [true, 'session'],
+      [true, 'once'],
+    ]);
   });
 });

@@ -9,8 +9,7 @@
 import { BridgeError, type Bridge, type Listener, type Unsubscribe } from '../bridge/types';
 import { EventHub, type Scheduler } from '../bridge/hub';
 import {
-  approvalClosedOf,
-  approvalOf,
+  commandJSON,
   deltaOf,
   parseEvent,
   restoreResultOf,
@@ -18,25 +17,24 @@ import {
   settingsOf,
   summaryOf,
   workspaceInfoOf,
-  type Approval,
-  type ApprovalClosed,
-  type Breakpoints,
+  type Command,
   type Delta,
   type JsonValue,
   type ModelInfo,
+  type Outcome,
   type Protections,
-  type RequestEdit,
-  type RestoreResult,
   type Rule,
   type RuleLimits,
-  type Scope,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
   type Summary,
   type TraceEvent,
+  type WorkspaceChange,
   type WorkspaceInfo,
 } from '../types';
+import { summaryAfter } from '../timeline/standing';
+import { isRecord } from '../types/json';
 import { models as machineModels, reachableStatus, sandboxedProtections } from './machine';
 import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
 
@@ -73,8 +71,14 @@ export interface ReplayCall {
 
 /** A recorded command in words, for the demo's refusals. */
 function describe(c: RecordedCall): string {
-  if (c.method === 'answerFor') return `"${c.args[1] ? 'Approve' : 'Deny'}${c.args[2] === 'once' ? ' once' : ` for the ${String(c.args[2])}`}"`;
-  return `"${c.method}"`;
+  const cmd = c.method === 'do' && isRecord(c.args[0]) ? c.args[0] : null;
+  if (cmd?.['do'] === 'answer') return `"${cmd['allow'] ? 'Approve' : 'Deny'}${cmd['scope'] === 'once' ? ' once' : ` for the ${String(cmd['scope'])}`}"`;
+  return `"${cmd ? String(cmd['do']) : c.method}"`;
+}
+
+/** The command a recorded call sends, if it is one (App.Do). */
+function commandOf(method: string, args: readonly unknown[]): Record<string, unknown> | null {
+  return method === 'do' && isRecord(args[0]) ? args[0] : null;
 }
 
 export class ReplayBridge implements Bridge {
@@ -98,7 +102,6 @@ export class ReplayBridge implements Bridge {
   #pos = 0;
   #summary: Summary | null;
   #events: TraceEvent[] = [];
-  #approvals = new Map<string, Approval>();
   #settings: Settings;
   #rejects = new Map<string, string[]>();
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -151,12 +154,13 @@ export class ReplayBridge implements Bridge {
     if (this.#pos < this.#steps.length) throw new Error(`${REPLAY_MARK}: ${this.recording.scenario} still waits for ${this.waitingFor}`);
   }
 
-  /** Fails unless the replay waits for this command next (use inside waitFor). */
+  /** Fails unless the replay waits for this command next, by method or by what it does ("step"…) (use inside waitFor). */
   expectWaitingFor(method: string): void {
     this.check();
     this.#playNow();
-    const s = this.#steps[this.#pos];
-    if (s?.command?.method !== method) throw new Error(`${REPLAY_MARK}: waits for ${this.waitingFor || 'nothing'}, not ${method}`);
+    const c = this.#steps[this.#pos]?.command;
+    const named = c && (c.method === method || commandOf(c.method, c.args)?.['do'] === method);
+    if (!named) throw new Error(`${REPLAY_MARK}: waits for ${this.waitingFor || 'nothing'}, not ${method}`);
   }
 
   /** The recorded outside change happens now (a file edited by hand). */
@@ -186,6 +190,11 @@ export class ReplayBridge implements Bridge {
     return this.calls.filter((c) => c.method === method).map((c) => c.args);
   }
 
+  /** The commands the UI sent (App.Do) that do what is named ("step"…), in order. */
+  commandsOf(what: string): Record<string, unknown>[] {
+    return this.calls.map((c) => commandOf(c.method, c.args)).filter((c): c is Record<string, unknown> => c?.['do'] === what);
+  }
+
   /** Delivers queued batches now. */
   flush(): void {
     this.#hub.flush();
@@ -202,24 +211,13 @@ export class ReplayBridge implements Bridge {
         return;
       }
       this.#events.push(e);
+      // The session list learns how a session stands from its events, as
+      // the window does.
+      if (this.#summary) this.#summary = summaryAfter(this.#summary, e);
       if (live) this.#hub.push('events', e);
-    } else if (s.session !== undefined) {
-      const sum = summaryOf(s.session);
-      this.#summary = sum;
-      if (live) this.#hub.push('sessions', sum);
     } else if (s.delta !== undefined) {
       const d = deltaOf(s.delta);
       if (d && live) this.#hub.push('deltas', d);
-    } else if (s.approval !== undefined) {
-      const a = approvalOf(s.approval);
-      if (!a) return;
-      this.#approvals.set(a.id, a);
-      if (live) this.#hub.push('approvals', a);
-    } else if (s.approval_closed !== undefined) {
-      const c = approvalClosedOf(s.approval_closed);
-      if (!c) return;
-      this.#approvals.delete(c.id);
-      if (live) this.#hub.push('approvalsClosed', c);
     }
   }
 
@@ -261,11 +259,13 @@ export class ReplayBridge implements Bridge {
   #took(c: RecordedCall, args: unknown[]): void {
     if (c.error !== undefined) return;
     if (c.method === 'saveSettings') this.#settings = settingsOf(args[0]);
-    if (c.method === 'newSession' && c.result) this.#summary = summaryOf(c.result);
-    if (c.method === 'deleteSession') {
+    const cmd = commandOf(c.method, args);
+    if (!cmd) return;
+    if (isRecord(c.result) && isRecord(c.result['summary'])) this.#summary = summaryOf(c.result['summary']);
+    if (cmd['do'] === 'delete') {
       this.#summary = null;
       this.#events = [];
-      this.#hub.forget(String(args[0]));
+      this.#hub.forget(String(cmd['session']));
     }
   }
 
@@ -279,19 +279,20 @@ export class ReplayBridge implements Bridge {
     const s = this.#steps[this.#pos];
     const c = s?.command;
     const sent = `${method}(${args.map((a) => JSON.stringify(a)).join(', ')})`;
-    const anyText = this.#lenient && method === 'send';
+    const sentCmd = commandOf(method, args);
+    const anyText = this.#lenient && sentCmd?.['do'] === 'send' && c != null && commandOf(c.method, c.args)?.['do'] === 'send';
     if (!c || c.method !== method || (!anyText && !sameJson(args, c.args))) {
       const want = s ? (c ? `${c.method}(${c.args.map((a) => JSON.stringify(a)).join(', ')})` : stepKind(s)) : 'nothing more';
       const problem = `the UI sent ${sent} where the recording has ${want}`;
       if (!this.#lenient) this.problems.push(problem);
-      throw new BridgeError(this.#lenient ? `This demo plays a recorded session: ${c ? `next it does ${describe(c)}` : 'it has nothing more to show'}.` : `${REPLAY_MARK}: ${problem}`, method);
+      throw new BridgeError(this.#lenient ? `This demo plays a recorded session: ${c ? `next it does ${describe(c)}` : 'it has nothing more to show'}.` : `${REPLAY_MARK}: ${problem}`, String(sentCmd?.['do'] ?? method));
     }
     this.#pos++;
     this.#took(c, args);
     // The engine answers once the call has returned, as it does in the
     // window: a bound method returns before its run gets far.
     setTimeout(() => this.#play(), 0);
-    if (c.error !== undefined) throw new BridgeError(c.error, method);
+    if (c.error !== undefined) throw new BridgeError(c.error, String(sentCmd?.['do'] ?? method));
     return c.result;
   }
 
@@ -334,44 +335,19 @@ export class ReplayBridge implements Bridge {
     return this.#summary ? [{ ...this.#summary }] : [];
   }
 
-  async newSession(workspace: string, model: string): Promise<Summary> {
-    return summaryOf(await this.#command('newSession', [workspace, model]));
-  }
-
-  async deleteSession(id: string): Promise<void> {
-    await this.#command('deleteSession', [id]);
-  }
-
-  async setModel(id: string, model: string): Promise<void> {
-    await this.#command('setModel', [id, model]);
-  }
-
   async openSession(id: string): Promise<SessionSnapshot> {
     this.calls.push({ method: 'openSession', args: [id] });
     this.#playNow();
     if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, 'openSession');
-    return {
-      summary: { ...this.#summary },
-      events: [...this.#events],
-      approvals: [...this.#approvals.values()].filter((a) => a.session_id === id),
-    };
+    return { summary: { ...this.#summary }, events: [...this.#events] };
   }
 
-  async send(id: string, text: string): Promise<void> {
-    await this.#command('send', [id, text]);
-  }
-
-  async stop(id: string): Promise<void> {
-    await this.#command('stop', [id]);
-  }
-
-  async answerFor(approvalId: string, allow: boolean, scope: Scope): Promise<void> {
-    await this.#command('answerFor', [approvalId, allow, scope]);
-  }
-
-  async pickWorkspace(): Promise<string> {
-    this.calls.push({ method: 'pickWorkspace', args: [] });
-    return this.pick;
+  async do(cmd: Command): Promise<Outcome> {
+    const r = await this.#command('do', [commandJSON(cmd)]);
+    const out: Outcome = {};
+    if (isRecord(r) && isRecord(r['summary'])) out.summary = summaryOf(r['summary']);
+    if (isRecord(r) && isRecord(r['restore'])) out.restore = restoreResultOf(r['restore']);
+    return out;
   }
 
   async pickFolder(title: string): Promise<string> {
@@ -405,65 +381,13 @@ export class ReplayBridge implements Bridge {
     return workspaceInfoOf(this.#query('workspace', [dir]));
   }
 
-  async trustWorkspace(dir: string, trust: boolean): Promise<void> {
-    await this.#command('trustWorkspace', [dir, trust]);
-  }
-
-  async setWorkspaceNetwork(dir: string, allow: boolean): Promise<void> {
-    await this.#command('setWorkspaceNetwork', [dir, allow]);
-  }
-
-  async setWorkspaceExpose(dir: string, paths: string[]): Promise<void> {
-    await this.#command('setWorkspaceExpose', [dir, [...paths]]);
-  }
-
-  async forgetGrants(dir: string): Promise<void> {
-    await this.#command('forgetGrants', [dir]);
+  async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
+    return workspaceInfoOf(await this.#command('setWorkspace', [dir, { ...change }]));
   }
 
   async protections(): Promise<Protections> {
     this.calls.push({ method: 'protections', args: [] });
     return structuredClone(this.protectionsInfo);
-  }
-
-  async restoreFiles(id: string, seq: number, force: boolean): Promise<RestoreResult> {
-    return restoreResultOf(await this.#command('restoreFiles', [id, seq, force]));
-  }
-
-  async undoRun(id: string, run: number, force: boolean): Promise<RestoreResult> {
-    return restoreResultOf(await this.#command('undoRun', [id, run, force]));
-  }
-
-  async setStepping(id: string, on: boolean): Promise<void> {
-    await this.#command('setStepping', [id, on]);
-  }
-
-  async setBreakpoints(id: string, bp: Breakpoints): Promise<void> {
-    await this.#command('setBreakpoints', [id, { points: [...(bp.points ?? [])], tools: [...(bp.tools ?? [])] }]);
-  }
-
-  async step(id: string): Promise<void> {
-    await this.#command('step', [id]);
-  }
-
-  async continueRun(id: string): Promise<void> {
-    await this.#command('continueRun', [id]);
-  }
-
-  async editRequest(id: string, edit: RequestEdit): Promise<void> {
-    await this.#command('editRequest', [id, edit]);
-  }
-
-  async editArgs(id: string, args: string): Promise<void> {
-    await this.#command('editArgs', [id, args]);
-  }
-
-  async skipCall(id: string, observation: string): Promise<void> {
-    await this.#command('skipCall', [id, observation]);
-  }
-
-  async editResult(id: string, content: string): Promise<void> {
-    await this.#command('editResult', [id, content]);
   }
 
   openURL(url: string): void {
@@ -484,17 +408,4 @@ export class ReplayBridge implements Bridge {
   onDeltas(fn: Listener<Delta>): Unsubscribe {
     return this.#hub.on('deltas', fn);
   }
-
-  onSessions(fn: Listener<Summary>): Unsubscribe {
-    return this.#hub.on('sessions', fn);
-  }
-
-  onApprovals(fn: Listener<Approval>): Unsubscribe {
-    return this.#hub.on('approvals', fn);
-  }
-
-  onApprovalsClosed(fn: Listener<ApprovalClosed>): Unsubscribe {
-    return this.#hub.on('approvalsClosed', fn);
-  }
 }
-

@@ -21,9 +21,6 @@ export interface Step {
   query?: RecordedCall;
   event?: unknown;
   delta?: unknown;
-  session?: unknown;
-  approval?: unknown;
-  approval_closed?: unknown;
   /** Something done outside Loupe (a file changed by hand); a spec says when it happens. */
   outside?: string;
   /** A named point a spec can start from. */
@@ -41,11 +38,11 @@ export interface Recording {
   raw_requests: Record<string, string>;
 }
 
-const STEP_KEYS = ['command', 'query', 'event', 'delta', 'session', 'approval', 'approval_closed', 'outside', 'mark'] as const;
+const STEP_KEYS = ['command', 'query', 'event', 'delta', 'outside', 'mark'] as const;
 
 /** What a step is, for messages. */
 export function stepKind(s: Step): string {
-  if (s.command) return `command ${s.command.method}`;
+  if (s.command) return `command ${s.command.method === 'do' && isRecord(s.command.args[0]) ? String(s.command.args[0]['do']) : s.command.method}`;
   if (s.query) return `query ${s.query.method}`;
   if (s.event !== undefined) return `event ${isRecord(s.event) ? String(s.event['kind']) : '?'}`;
   for (const k of STEP_KEYS) if (s[k] !== undefined) return k;

@@ -7,6 +7,7 @@ const command: Approval = {
   id: 'ap1',
   session_id: 's1',
   call_id: 'c1',
+  seq: 7,
   tool: 'run_command',
   args: { command: 'echo hi > a.txt' },
   display: { command: 'echo hi > a.txt', path: '/home/me/w' },
@@ -30,7 +31,8 @@ describe('approvalShow', () => {
   it('shows the path of a read (asked in "Ask every time")', () => {
     const a: Approval = { ...command, tool: 'read_file', args: { path: './src/../main.go' }, display: null, call: { tool: 'read_file', read_only: true, paths: ['main.go'] } };
     expect(approvalShow(a)).toEqual({ kind: 'path', path: 'main.go', verb: 'Reads' });
-    expect(approvalShow({ ...a, call: null })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
+    // A path the policy could not resolve: the one the model sent.
+    expect(approvalShow({ ...a, call: { tool: 'read_file', read_only: true, paths: null } })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
   });
 
   it('falls back to the arguments', () => {
@@ -57,8 +59,9 @@ describe('answerScopes', () => {
   });
 
   it('offers only once when the broker could not remember the answer', () => {
-    expect(answerScopes({ ...command, call: null })).toEqual(['once']);
-    expect(onceOnlyWhy({ ...command, call: undefined })).toMatch(/which call/);
+    // An ask event without the command the policy decided on (the field is left out when empty).
+    expect(answerScopes({ ...command, call: { tool: 'run_command', read_only: false } })).toEqual(['once']);
+    expect(onceOnlyWhy({ ...command, call: { tool: 'run_command', read_only: false } })).toMatch(/command is empty/);
     expect(answerScopes({ ...command, call: { tool: 'run_command', read_only: false, command: '  ' } })).toEqual(['once']);
     expect(answerScopes({ ...command, tool: 'x', call: { tool: 'x', read_only: false, paths: ['a', 'b'] } })).toEqual(['once']);
   });

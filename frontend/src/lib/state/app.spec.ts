@@ -1,3 +1,7 @@
+// @vitest-environment jsdom
+// jsdom: the state classes compile for the browser, as in the window
+// (under node they compile for the server, where a derived value such as
+// a pause's draft is computed afresh on every read).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReplayBridge, type ReplayOptions } from '../replay/bridge';
 import { recording } from '../replay/recordings';
@@ -53,7 +57,7 @@ describe('LoupeApp', () => {
     let resolve!: (s: SessionSnapshot) => void;
     replay.openSession = () => new Promise((r) => (resolve = r));
     const opening = app.openSession('session-1');
-    await replay.send('session-1', 'Write hello.txt with a command');
+    await replay.do({ do: 'send', session: 'session-1', text: 'Write hello.txt with a command' });
     await settle();
     resolve(snapshot);
     await opening;
@@ -76,29 +80,79 @@ describe('LoupeApp', () => {
     expect(app.current!.draft).toBe('');
     expect(app.current!.sendError).toBeNull();
     await settle();
-    expect(replay.callsOf('send')).toEqual([
-      ['session-1', 'Hi'],
-      ['session-1', 'Hi'],
+    expect(replay.commandsOf('send')).toEqual([
+      { do: 'send', session: 'session-1', text: 'Hi' },
+      { do: 'send', session: 'session-1', text: 'Hi' },
     ]);
     replay.check();
     stop();
   });
 
-  it('tracks approvals and answers them once', async () => {
+  it('tracks approvals from the log and answers them once', async () => {
     const { app, replay, stop } = setup('approve_command');
     await settle();
     await app.openSession('session-1');
     app.current!.draft = 'Write hello.txt with a command';
     await app.send();
     await settle();
-    expect(app.approvalForCall('call_1')?.id).toBe('ask-1');
+    const a = app.approvalForCall('call_1');
+    expect(a).toMatchObject({ id: 'session-1/call_1', session_id: 'session-1', call_id: 'call_1', tool: 'run_command' });
+    expect(a?.call).toMatchObject({ tool: 'run_command', command: 'echo hello > hello.txt' });
     expect(app.waiting.has('session-1')).toBe(true);
     // A second answer to the same question is not sent: the replay would fail it.
-    await Promise.all([app.answer('ask-1', true), app.answer('ask-1', true)]);
-    expect(replay.callsOf('answerFor')).toEqual([['ask-1', true, 'once']]);
+    await Promise.all([app.answer(a!, true), app.answer(a!, true)]);
+    expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' }]);
     await settle();
+    // The answer is in the log: the question is closed, the sidebar no longer flags the session.
     expect(app.approvalForCall('call_1')).toBeUndefined();
+    expect(app.waiting.has('session-1')).toBe(false);
     replay.check();
+    stop();
+  });
+
+  it('flags a session that is not open as waiting for an answer, from its events alone', async () => {
+    const { app, replay, stop } = setup('approve_command');
+    await settle();
+    expect(app.current).toBeNull();
+    // The run was started elsewhere (the session is not open here): only its events arrive.
+    await replay.do({ do: 'send', session: 'session-1', text: 'Write hello.txt with a command' });
+    await settle();
+    expect(app.sessions[0]).toMatchObject({ id: 'session-1', running: true, open_run: 1, standing: 'asking', event_count: 5 });
+    expect(app.waiting.has('session-1')).toBe(true);
+    await replay.do({ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' });
+    await settle();
+    expect(app.waiting.has('session-1')).toBe(false);
+    expect(app.sessions[0]).toMatchObject({ running: false, open_run: 0, standing: '', last_reason: 'answered', event_count: 10 });
+    stop();
+  });
+
+  it('keeps what the events said when a command’s summary comes back after them', async () => {
+    const { app, replay, stop } = setup('step_edits', { from: 'paused after_result' });
+    await settle();
+    await app.openSession('session-1');
+    expect(app.current!.pause).toMatchObject({ seq: 17, point: 'after_result', call_id: 'call_1' });
+    expect(app.sessions[0]!.standing).toBe('paused');
+    // A bound method may return after the events it caused have arrived.
+    const play = replay.do.bind(replay);
+    replay.do = async (c) => {
+      const out = await play(c);
+      await settle();
+      await settle();
+      return out;
+    };
+    app.current!.pauseDraft!.result = 'The README says: hello (edited)';
+    await app.resume('continue');
+    expect(replay.commandsOf('edit_result')).toEqual([{ do: 'edit_result', session: 'session-1', at: 17, text: 'The README says: hello (edited)' }]);
+    expect(replay.commandsOf('continue')).toEqual([{ do: 'continue', session: 'session-1', at: 17 }]);
+    replay.expectDone();
+    // Continue's summary was read while the run still waited; the run has ended since.
+    for (const s of [app.current!.summary, app.sessions[0]!]) {
+      expect(s).toMatchObject({ running: false, open_run: 0, standing: '', last_reason: 'answered', event_count: 22 });
+      // What the command changed is taken: Continue turns Step mode off.
+      expect(s.stepping).toBe(false);
+    }
+    expect(app.current!.pause).toBeNull();
+    expect(app.current!.active).toBe(false);
     stop();
   });
 
@@ -123,10 +177,10 @@ describe('LoupeApp', () => {
     const { app, replay, stop } = setup('stop_streaming');
     await settle();
     await app.openSession('session-1');
-    await replay.send('session-1', 'Greet me');
+    await replay.do({ do: 'send', session: 'session-1', text: 'Greet me' });
     await settle();
     expect(app.liveText(1, 1)?.content).toBe('Hello there');
-    await replay.stop('session-1');
+    await replay.do({ do: 'stop', session: 'session-1' });
     await settle();
     expect(app.liveText(1, 1)).toBeUndefined();
     expect(app.current?.events.find((e) => e.kind === 'model_response')).toBeTruthy();

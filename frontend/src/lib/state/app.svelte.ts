@@ -7,6 +7,8 @@ import {
   rawOf,
   type Approval,
   type Breakpoints,
+  type Command,
+  type Outcome,
   type ModelInfo,
   type Protections,
   type RawSource,
@@ -16,9 +18,8 @@ import {
   type Summary,
   type TraceEvent,
 } from '../types';
-import { applyDeltas, settleLive, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
+import { applyDeltas, settleLive, summaryAfter, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
 import { message } from './errors';
-import { pauseKey } from './pause.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
 import { SessionState } from './session.svelte';
 import type { WorkspaceState } from './workspace.svelte';
@@ -59,8 +60,6 @@ export class LoupeApp {
   settingsSection = $state<SettingsSection | null>(null);
   /** Protections, workspace folders and restores. */
   readonly safety: SafetyState;
-  /** Open approvals of every session, by approval id. */
-  approvals = $state.raw<ReadonlyMap<string, Approval>>(new Map());
   /** Approvals whose answer is on its way. */
   answering = $state.raw<ReadonlySet<string>>(new Set());
   /** Streaming text of every session's rounds. */
@@ -72,8 +71,8 @@ export class LoupeApp {
   explain = $state(false);
   toasts = $state.raw<Toast[]>([]);
 
-  /** Sessions that wait for an approval, for the sidebar. */
-  waiting = $derived(new Set([...this.approvals.values()].map((a) => a.session_id)));
+  /** Sessions that wait for an answer, for the sidebar: read from their logs. */
+  waiting = $derived(new Set(this.sessions.filter((s) => s.standing === 'asking').map((s) => s.id)));
 
   #toastId = 0;
   /** One Raw source per event, so an open Raw view is not reloaded on every update. */
@@ -92,23 +91,11 @@ export class LoupeApp {
     const offs = [
       this.bridge.onEvents((batch) => {
         this.live = settleLive(this.live, batch);
+        this.#sessionsAfter(batch);
         this.current?.applyEvents(batch);
       }),
       this.bridge.onDeltas((batch) => {
         this.live = applyDeltas(this.live, batch);
-      }),
-      this.bridge.onSessions((batch) => {
-        for (const s of batch) this.#upsertSession(s);
-      }),
-      this.bridge.onApprovals((batch) => {
-        const next = new Map(this.approvals);
-        for (const a of batch) next.set(a.id, a);
-        this.approvals = next;
-      }),
-      this.bridge.onApprovalsClosed((batch) => {
-        const next = new Map(this.approvals);
-        for (const c of batch) next.delete(c.id);
-        this.approvals = next;
       }),
     ];
     void this.refreshStatus();
@@ -187,14 +174,37 @@ export class LoupeApp {
     }
   }
 
+  /** The sidebar's summaries after events of their sessions: how each stands is read from its log. */
+  #sessionsAfter(events: readonly TraceEvent[]): void {
+    let changed = false;
+    const next = this.sessions.map((s) => {
+      let out = s;
+      for (const e of events) if (e.session_id === s.id) out = summaryAfter(out, e);
+      changed ||= out !== s;
+      return out;
+    });
+    if (changed) this.sessions = sortSessions(next);
+  }
+
+  /**
+   * Takes a summary a command returned. What it says of the log (events,
+   * the open run, what it waits for) may be older than the events already
+   * seen, which then win; what commands change (title, model, stepping,
+   * breakpoints) is taken.
+   */
   #upsertSession(s: Summary): void {
-    // Updates can arrive out of order (Wails' dev server sends each on a goroutine of its own):
-    // one that knows fewer events than the summary held is stale, and would undo a newer pause.
-    const held = [this.sessions.find((x) => x.id === s.id), this.current?.id === s.id ? this.current.summary : undefined];
-    if (held.some((h) => h && s.event_count < h.event_count)) return;
+    const held = this.current?.id === s.id ? this.current.summary : this.sessions.find((x) => x.id === s.id);
+    const merged = held && held.event_count > s.event_count ? { ...s, ...logFields(held) } : s;
     const others = this.sessions.filter((x) => x.id !== s.id);
-    this.sessions = sortSessions([...others, s]);
-    this.current?.setSummary(s);
+    this.sessions = sortSessions([...others, merged]);
+    this.current?.setSummary(merged);
+  }
+
+  /** Sends a command; a summary it returns is taken. */
+  async #do(cmd: Command): Promise<Outcome> {
+    const out = await this.bridge.do(cmd);
+    if (out.summary) this.#upsertSession(out.summary);
+    return out;
   }
 
   async openSession(id: string): Promise<void> {
@@ -213,10 +223,11 @@ export class LoupeApp {
         updated_at: '',
         last_reason: '',
         event_count: 0,
+        open_run: 0,
         running: false,
+        standing: '',
         stepping: false,
         breakpoints: { points: [], tools: [] },
-        paused: null,
       },
     );
     this.current = state;
@@ -226,11 +237,6 @@ export class LoupeApp {
       if (this.current !== state) return; // the user moved on
       state.setSummary(snap.summary);
       state.applyEvents(snap.events);
-      if (snap.approvals.length) {
-        const next = new Map(this.approvals);
-        for (const a of snap.approvals) next.set(a.id, a);
-        this.approvals = next;
-      }
     } catch (e) {
       state.loadError = message(e);
     } finally {
@@ -240,9 +246,9 @@ export class LoupeApp {
 
   async newSession(workspace: string, model: string): Promise<boolean> {
     try {
-      const s = await this.bridge.newSession(workspace, model);
-      this.#upsertSession(s);
-      await this.openSession(s.id);
+      const out = await this.#do({ do: 'create', workspace, model });
+      if (!out.summary) throw new Error('the backend did not say which session it made');
+      await this.openSession(out.summary.id);
       return true;
     } catch (e) {
       this.notify(`Could not create the session: ${message(e)}`, 'error');
@@ -252,7 +258,7 @@ export class LoupeApp {
 
   async deleteSession(id: string): Promise<void> {
     try {
-      await this.bridge.deleteSession(id);
+      await this.#do({ do: 'delete', session: id });
       this.sessions = this.sessions.filter((s) => s.id !== id);
       if (this.current?.id === id) {
         this.current = null;
@@ -267,9 +273,7 @@ export class LoupeApp {
     const cur = this.current;
     if (!cur) return;
     try {
-      await this.bridge.setModel(cur.id, model);
-      cur.setSummary({ ...cur.summary, model });
-      this.#upsertSession(cur.summary);
+      await this.#do({ do: 'set_model', session: cur.id, model });
     } catch (e) {
       this.notify(`Could not change the model: ${message(e)}`, 'error');
     }
@@ -284,9 +288,8 @@ export class LoupeApp {
     cur.sending = true;
     cur.sendError = null;
     try {
-      await this.bridge.send(cur.id, text);
+      await this.#do({ do: 'send', session: cur.id, text });
       cur.draft = '';
-      if (!cur.summary.running) cur.setSummary({ ...cur.summary, running: true });
     } catch (e) {
       cur.sendError = message(e);
     } finally {
@@ -298,7 +301,7 @@ export class LoupeApp {
     const cur = this.current;
     if (!cur) return;
     try {
-      await this.bridge.stop(cur.id);
+      await this.#do({ do: 'stop', session: cur.id });
     } catch (e) {
       this.notify(`Could not stop the run: ${message(e)}`, 'error');
     }
@@ -311,8 +314,7 @@ export class LoupeApp {
     const cur = this.current;
     if (!cur) return;
     try {
-      await this.bridge.setStepping(cur.id, on);
-      cur.setSummary({ ...cur.summary, stepping: on });
+      await this.#do({ do: 'set_stepping', session: cur.id, on });
     } catch (e) {
       this.notify(`Could not turn Step mode ${on ? 'on' : 'off'}: ${message(e)}`, 'error');
     }
@@ -332,8 +334,7 @@ export class LoupeApp {
         ? { points: flip<string>(bp.points, target.point), tools: [...(bp.tools ?? [])] }
         : { points: [...(bp.points ?? [])], tools: flip(bp.tools, target.tool) };
     try {
-      await this.bridge.setBreakpoints(cur.id, next);
-      cur.setSummary({ ...cur.summary, breakpoints: next });
+      await this.#do({ do: 'set_breakpoints', session: cur.id, breakpoints: next });
     } catch (e) {
       this.notify(`Could not change the breakpoints: ${message(e)}`, 'error');
     }
@@ -349,18 +350,19 @@ export class LoupeApp {
     d.error = null;
     d.argsError = null;
     try {
+      const at = d.pause.seq;
       if (d.pause.point === 'before_request') {
-        const edit = d.requestEdit();
-        if (edit) await this.bridge.editRequest(cur.id, edit);
+        const request = d.requestEdit();
+        if (request) await this.#do({ do: 'edit_request', session: cur.id, at, request });
       } else if (d.pause.point === 'before_tool') {
         try {
-          await this.bridge.editArgs(cur.id, d.args);
+          await this.#do({ do: 'edit_args', session: cur.id, at, text: d.args });
         } catch (e) {
           d.argsError = message(e);
           return false;
         }
       } else if (d.pause.point === 'after_result') {
-        await this.bridge.editResult(cur.id, d.result);
+        await this.#do({ do: 'edit_result', session: cur.id, at, text: d.result });
       }
       d.applied();
       return true;
@@ -378,12 +380,10 @@ export class LoupeApp {
     cur.resuming = true;
     try {
       if (!(await this.applyEdits(cur))) return;
-      cur.leaving = pauseKey(p);
-      if (action === 'step') await this.bridge.step(cur.id);
-      else {
-        await this.bridge.continueRun(cur.id);
-        if (cur.summary.stepping) cur.setSummary({ ...cur.summary, stepping: false });
-      }
+      // The edits sent are events now: the pause to leave is the same one.
+      const at = cur.pause?.seq ?? p.seq;
+      cur.leaving = at;
+      await this.#do({ do: action, session: cur.id, at });
     } catch (e) {
       cur.leaving = null;
       this.notify(`Could not ${action}: ${message(e)}`, 'error');
@@ -403,9 +403,9 @@ export class LoupeApp {
     }
     cur.resuming = true;
     d.error = null;
-    cur.leaving = d.key;
+    cur.leaving = d.pause.seq;
     try {
-      await this.bridge.skipCall(cur.id, d.skip);
+      await this.#do({ do: 'skip', session: cur.id, at: d.pause.seq, text: d.skip });
     } catch (e) {
       cur.leaving = null;
       d.error = message(e);
@@ -431,30 +431,24 @@ export class LoupeApp {
    * workspace. A longer answer to a once-only question is refused by the
    * backend and the question stays open.
    */
-  async answer(approvalId: string, allow: boolean, scope: Scope = 'once'): Promise<void> {
-    if (this.answering.has(approvalId)) return;
-    this.answering = new Set([...this.answering, approvalId]);
+  async answer(a: Approval, allow: boolean, scope: Scope = 'once'): Promise<void> {
+    if (this.answering.has(a.id)) return;
+    this.answering = new Set([...this.answering, a.id]);
     try {
-      await this.bridge.answerFor(approvalId, allow, scope);
-      // The backend confirms with approval_closed; drop it now so the
-      // buttons cannot be pressed twice.
-      const next = new Map(this.approvals);
-      next.delete(approvalId);
-      this.approvals = next;
+      // The answer is an event: the question closes when it arrives.
+      await this.#do({ do: 'answer', session: a.session_id, call_id: a.call_id, allow, scope });
     } catch (e) {
       this.notify(`Could not answer: ${message(e)}`, 'error');
     } finally {
       const next = new Set(this.answering);
-      next.delete(approvalId);
+      next.delete(a.id);
       this.answering = next;
     }
   }
 
-  /** The open approval for a call of the current session, if any. */
+  /** The open question about a call of the current session, if any. */
   approvalForCall(callId: string): Approval | undefined {
-    const id = this.current?.id;
-    for (const a of this.approvals.values()) if (a.session_id === id && a.call_id === callId) return a;
-    return undefined;
+    return this.current?.asks.find((a) => a.call_id === callId);
   }
 
   liveText(run: number, round: number): LiveText | undefined {
@@ -484,7 +478,7 @@ export class LoupeApp {
 
   async pickWorkspace(): Promise<string> {
     try {
-      return await this.bridge.pickWorkspace();
+      return await this.bridge.pickFolder('Choose the workspace folder');
     } catch (e) {
       this.notify(`Could not open the folder picker: ${message(e)}`, 'error');
       return '';
@@ -576,4 +570,9 @@ export function sortSessions(list: readonly Summary[]): Summary[] {
     return Number.isFinite(v) ? v : 0;
   };
   return [...list].sort((a, b) => t(b) - t(a));
+}
+
+/** What a summary says of the session's log, which the newer view of the log keeps. */
+function logFields(s: Summary): Pick<Summary, 'event_count' | 'updated_at' | 'open_run' | 'running' | 'standing' | 'last_reason'> {
+  return { event_count: s.event_count, updated_at: s.updated_at, open_run: s.open_run, running: s.running, standing: s.standing, last_reason: s.last_reason };
 }

@@ -43,7 +43,7 @@ describe('requestEditOf', () => {
 
 describe('PauseDraft', () => {
   it('starts from the pause and knows when it is edited', () => {
-    const p: Pause = { point: 'before_tool', run: 1, round: 2, call_id: 'c1', tool: 'read_file', args: { path: 'a' } };
+    const p: Pause = { seq: 11, point: 'before_tool', run: 1, round: 2, call_id: 'c1', tool: 'read_file', args: { path: 'a' } };
     const d = new PauseDraft(p);
     expect(d.key).toBe(pauseKey(p));
     expect(JSON.parse(d.args)).toEqual({ path: 'a' });
@@ -58,6 +58,7 @@ describe('PauseDraft', () => {
 
   it('edits a result and a request', () => {
     const r = new PauseDraft({
+      seq: 12,
       point: 'after_result',
       run: 1,
       round: 1,
@@ -67,7 +68,7 @@ describe('PauseDraft', () => {
     expect(r.dirty).toBe(false);
     r.result = 'y';
     expect(r.dirty).toBe(true);
-    const q = new PauseDraft({ point: 'before_request', run: 1, round: 1, request: req });
+    const q = new PauseDraft({ seq: 13, point: 'before_request', run: 1, round: 1, request: req });
     expect(q.dirty).toBe(false);
     q.messages[1] = 'hey';
     expect(q.requestEdit()).toEqual({ messages: [{ seq: 1, content: 'hey' }] });
@@ -76,7 +77,7 @@ describe('PauseDraft', () => {
   });
 
   it('takes sent edits as its new baseline', () => {
-    const q = new PauseDraft({ point: 'before_request', run: 1, round: 1, request: req });
+    const q = new PauseDraft({ seq: 14, point: 'before_request', run: 1, round: 1, request: req });
     q.system = 'Be brief.';
     q.messages[3] = 'HELLO';
     expect(q.dirty).toBe(true);
@@ -84,7 +85,7 @@ describe('PauseDraft', () => {
     expect(q.dirty).toBe(false);
     expect(q.pause.request?.system).toBe('Be brief.');
     expect(q.pause.request?.messages?.[1]?.content).toBe('HELLO');
-    const t = new PauseDraft({ point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'read_file', args: { path: 'a' } });
+    const t = new PauseDraft({ seq: 15, point: 'before_tool', run: 1, round: 1, call_id: 'c1', tool: 'read_file', args: { path: 'a' } });
     t.args = '{"path": "b"}';
     t.applied();
     expect(t.dirty).toBe(false);

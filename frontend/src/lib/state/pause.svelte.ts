@@ -5,9 +5,9 @@
 // the same edits as the button.
 import type { JsonValue, Options, Pause, PendingRequest, RequestEdit } from '../types';
 
-/** A pause's identity: the same pause keeps its key across Summary updates. */
+/** A pause's identity: its paused checkpoint event, whatever is edited there. */
 export function pauseKey(p: Pause): string {
-  return `${p.point}|${p.run}|${p.round}|${p.call_id ?? ''}`;
+  return String(p.seq);
 }
 
 /** JSON text of a value, for the argument editor. */
@@ -56,7 +56,7 @@ export function requestEditOf(
 }
 
 export class PauseDraft {
-  /** The pause as the backend last described it, with the edits sent since. */
+  /** The pause as the log holds it, with the edits sent since. */
   pause = $state.raw<Pause>() as Pause;
   readonly key: string;
   system = $state('');

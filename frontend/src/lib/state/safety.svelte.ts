@@ -107,8 +107,10 @@ export class SafetyState {
     if (!id || this.restoring) return;
     this.restoring = true;
     try {
-      const res =
-        'run' in target ? await this.#bridge.undoRun(id, target.run, force) : await this.#bridge.restoreFiles(id, target.seq, force);
+      const out = await this.#bridge.do(
+        'run' in target ? { do: 'undo_run', session: id, run: target.run, force } : { do: 'restore_files', session: id, seq: target.seq, force },
+      );
+      const res = out.restore ?? { done: false, restored: [], conflicts: [] };
       if (!res.done) {
         this.restoreConfirm = { sessionId: id, target, conflicts: res.conflicts ?? [] };
         return;

@@ -1,6 +1,6 @@
 // One open session: its event log and what the user is doing with it.
 import { untrack } from 'svelte';
-import type { ModelRequestEvent, Pause, Summary, TraceEvent } from '../types';
+import type { Approval, ModelRequestEvent, Pause, Summary, TraceEvent } from '../types';
 import {
   buildTimeline,
   cardIdForEvent,
@@ -15,9 +15,11 @@ import {
   pauseAnchor,
   neighbour,
   requestAt,
+  standingOf,
+  summaryAfter,
   type Timeline,
 } from '../timeline';
-import { PauseDraft, pauseKey } from './pause.svelte';
+import { PauseDraft } from './pause.svelte';
 
 /** Runs rendered at first and added per "show earlier": keeps long sessions fast. */
 export const RUNS_SHOWN = 20;
@@ -61,14 +63,18 @@ export class SessionState {
 
   // --- step-through ------------------------------------------------------------
 
-  /** The pause being resumed: hidden until the backend reports the next one. */
-  leaving = $state<string | null>(null);
+  /** Where the last run stands, read from the log: open, its pause, its questions. */
+  standing = $derived(standingOf(this.events));
+  /** The questions the run waits for the user to answer. */
+  asks = $derived<readonly Approval[]>(this.standing.asks);
+  /** The paused checkpoint (its seq) being resumed: hidden while the command is on its way. */
+  leaving = $state<number | null>(null);
   /** A Step, Continue, Skip or edit is on its way to the backend. */
   resuming = $state(false);
   /** Where the run waits, unless that pause is being resumed. */
   pause = $derived.by((): Pause | null => {
-    const p = this.summary.paused;
-    return p && pauseKey(p) !== this.leaving ? p : null;
+    const p = this.standing.pause;
+    return p && p.seq !== this.leaving ? p : null;
   });
   /** The pause as text: changes only when the pause itself does. */
   #pauseJson = $derived(this.pause ? JSON.stringify(this.pause) : '');
@@ -108,7 +114,7 @@ export class SessionState {
 
   /** A run is going or waits at a pause: Stop has something to stop. */
   get active(): boolean {
-    return this.summary.running || this.summary.paused != null;
+    return this.summary.running || this.standing.open;
   }
 
   /** Adds committed events (live or from the snapshot), in seq order. */
@@ -117,12 +123,10 @@ export class SessionState {
     if (mine.length === 0) return;
     const next = mergeEvents(this.events, mine);
     if (next !== this.events) this.events = next;
-    // A run_end means the run is over even if the summary update is late.
-    if (mine.some((e) => e.kind === 'run_end') && this.summary.running) {
-      const lastEnd = mine.filter((e) => e.kind === 'run_end').at(-1)!;
-      const lastUser = this.events.filter((e) => e.kind === 'user_message').at(-1);
-      if (!lastUser || lastUser.run <= lastEnd.run) this.summary = { ...this.summary, running: false, paused: null };
-    }
+    // Whether a run goes, and how the last one ended, is the log's.
+    let sum = this.summary;
+    for (const e of mine) sum = summaryAfter(sum, e);
+    if (sum !== this.summary) this.summary = sum;
   }
 
   showEarlier(): void {
@@ -132,8 +136,6 @@ export class SessionState {
   setSummary(s: Summary): void {
     if (s.id !== this.id) return;
     this.summary = s;
-    // The backend moved on from the pause being resumed.
-    if (this.leaving != null && (!s.paused || pauseKey(s.paused) !== this.leaving)) this.leaving = null;
   }
 
   /** Moves the keyboard focus to the next (1) or previous (-1) card. */

@@ -7,7 +7,7 @@ const WS = '/home/me/project';
 
 // On the workspace recording: the backend's answers, in its words.
 describe('WorkspaceState', () => {
-  it('reads the workspace back after each change', async () => {
+  it('shows the workspace as each change left it', async () => {
     const replay = new ReplayBridge(recording('workspace'), { from: 'run done' });
     const ws = new WorkspaceState(replay, WS);
     await ws.load();

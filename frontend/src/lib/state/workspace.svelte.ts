@@ -2,8 +2,8 @@
 // its .loupe/settings.json and whether it is trusted, network access for
 // its commands, the host paths its commands may also read, and the answers
 // remembered "always for this workspace".
-// Every change is made by the backend and then read back, so what the
-// page shows is what the backend holds.
+// Every change is made by the backend, which answers with the workspace
+// as it then is, so what the page shows is what the backend holds.
 import type { Bridge } from '../bridge/types';
 import type { WorkspaceInfo } from '../types';
 import { message } from './errors';
@@ -39,21 +39,22 @@ export class WorkspaceState {
   }
 
   /**
-   * Makes a change, then reads the workspace back; a refusal stays on show
-   * (in exposeError for the exposed paths, in error for the rest).
+   * Makes a change and shows the workspace as the backend then holds it; a
+   * refusal reads it back and stays on show (in exposeError for the
+   * exposed paths, in error for the rest).
    */
-  async #change(what: () => Promise<void>, where: 'error' | 'exposeError' = 'error'): Promise<boolean> {
+  async #change(what: () => Promise<WorkspaceInfo>, where: 'error' | 'exposeError' = 'error'): Promise<boolean> {
     if (this.busy) return false;
     this.busy = true;
     this.error = null;
     this.exposeError = null;
     let refused: string | null = null;
     try {
-      await what();
+      this.info = await what();
     } catch (e) {
       refused = message(e);
+      await this.load();
     }
-    await this.load();
     this.busy = false;
     if (refused != null) this[where] = refused;
     return refused == null;
@@ -61,16 +62,16 @@ export class WorkspaceState {
 
   /** Trusts the settings file as it is now (or stops trusting it). */
   setTrusted(trust: boolean): Promise<boolean> {
-    return this.#change(() => this.#bridge.trustWorkspace(this.dir, trust));
+    return this.#change(() => this.#bridge.setWorkspace(this.dir, { trust }));
   }
 
   setNetwork(allow: boolean): Promise<boolean> {
-    return this.#change(() => this.#bridge.setWorkspaceNetwork(this.dir, allow));
+    return this.#change(() => this.#bridge.setWorkspace(this.dir, { network: allow }));
   }
 
   /** Sets the host paths the workspace's commands may also read (the whole list). */
   setExpose(paths: string[]): Promise<boolean> {
-    return this.#change(() => this.#bridge.setWorkspaceExpose(this.dir, paths), 'exposeError');
+    return this.#change(() => this.#bridge.setWorkspace(this.dir, { expose: [...paths] }), 'exposeError');
   }
 
   /** The native folder picker, for a folder to expose; "" when cancelled or when it failed (exposeError says why). */
@@ -85,6 +86,6 @@ export class WorkspaceState {
 
   /** Forgets every answer remembered for this workspace. */
   forgetGrants(): Promise<boolean> {
-    return this.#change(() => this.#bridge.forgetGrants(this.dir));
+    return this.#change(() => this.#bridge.setWorkspace(this.dir, { forget_grants: true }));
   }
 }

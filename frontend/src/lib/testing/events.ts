@@ -30,10 +30,11 @@ export function makeSummary(p: Partial<Summary> & { id: string }): Summary {
     updated_at: now,
     last_reason: '',
     event_count: 0,
+    open_run: 0,
     running: false,
+    standing: '',
     stepping: false,
     breakpoints: { points: [], tools: [] },
-    paused: null,
     ...p,
   };
 }

@@ -12,3 +12,4 @@ export * from './playback';
 export * from './textdiff';
 export * from './seen';
 export * from './explain';
+export * from './standing';

@@ -71,7 +71,7 @@ describe('loopPosition', () => {
   it('takes a live pause over the events', () => {
     const log = new EventLog();
     log.user('x');
-    expect(loopPosition(log.events, { point: 'after_result', run: 1, round: 1 })).toEqual({ step: 'append', paused: true, when: 'before' });
+    expect(loopPosition(log.events, { seq: 4, point: 'after_result', run: 1, round: 1 })).toEqual({ step: 'append', paused: true, when: 'before' });
   });
 });
 

@@ -42,6 +42,12 @@ const reasons: Record<string, StopText> = {
     explanation: 'The model asked for the same tool calls three rounds in a row, so Loupe stopped the loop.',
     tone: 'warn',
   },
+  timeout: {
+    label: 'Ollama went quiet',
+    explanation:
+      'Ollama sent nothing for too long (before the first token, or in the middle of the answer). What arrived is kept; its tool calls were not run.',
+    tone: 'warn',
+  },
   interrupted: {
     label: 'Interrupted',
     explanation: 'Loupe exited while this run was going. Calls that had not finished were marked interrupted.',

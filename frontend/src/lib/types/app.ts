@@ -1,9 +1,9 @@
 // Types of the bound methods of main.App and of the runtime events that are
 // not timeline events. Field names are the Go json tags.
-import type { CheckpointPoint, Display, ToolResultPayload, TraceEvent } from './events';
+import type { CheckpointPoint, Display, PendingRequest, ToolResultPayload, TraceEvent } from './events';
 import { isRecord, type JsonValue } from './json';
-import type { LlmToolCall, Options } from './llm';
-import type { PermissionMode, PolicyCall, Rule, ToolSetting } from './safety';
+import type { Options } from './llm';
+import type { PermissionMode, PolicyCall, RestoreResult, Rule, Scope, ToolSetting } from './safety';
 
 export interface StatusInfo {
   ollama_host: string;
@@ -27,6 +27,9 @@ export interface ModelInfo {
   modified_at: string;
 }
 
+/** What a session's open run waits for (trace.Standing*), or "" for nothing. */
+export type Standing = 'paused' | 'asking' | '';
+
 export interface Summary {
   id: string;
   title: string;
@@ -37,13 +40,15 @@ export interface Summary {
   /** Stop reason of the last run, "" if none. */
   last_reason: string;
   event_count: number;
+  /** The run that is open in the log (its run_end not written yet), or 0. */
+  open_run: number;
   running: boolean;
+  /** What the open run waits for, read from the log; kept up to date from the events. */
+  standing: Standing;
   /** The session pauses at every checkpoint. */
   stepping: boolean;
   /** Where it pauses when not stepping. */
   breakpoints: Breakpoints;
-  /** Where the session's run waits, or null when it is not paused. */
-  paused: Pause | null;
 }
 
 /**
@@ -54,14 +59,16 @@ export interface Summary {
 export function summaryOf(v: unknown): Summary {
   const r = isRecord(v) ? v : {};
   const bp = isRecord(r['breakpoints']) ? r['breakpoints'] : {};
+  const standing = r['standing'];
   return {
     ...(r as unknown as Summary),
+    open_run: typeof r['open_run'] === 'number' ? r['open_run'] : 0,
+    standing: standing === 'paused' || standing === 'asking' ? standing : '',
     stepping: r['stepping'] === true,
     breakpoints: {
       points: Array.isArray(bp['points']) ? (bp['points'] as string[]) : [],
       tools: Array.isArray(bp['tools']) ? (bp['tools'] as string[]) : [],
     },
-    paused: isRecord(r['paused']) ? (r['paused'] as unknown as Pause) : null,
   };
 }
 
@@ -74,28 +81,13 @@ export interface Breakpoints {
   tools: string[] | null;
 }
 
-/** session.PendingMessage: one history message of a request not sent yet. */
-export interface PendingMessage {
-  /** The event the message comes from: what an edit names. */
-  seq: number;
-  role: string;
-  content: string;
-  tool_calls?: LlmToolCall[] | null;
-  tool_call_id?: string;
-  tool_name?: string;
-}
-
-/** session.PendingRequest: a request that is built but not sent. */
-export interface PendingRequest {
-  model: string;
-  system: string;
-  options: Options;
-  tools: string[] | null;
-  messages: PendingMessage[] | null;
-}
-
-/** session.Pause: where a paused run waits and what can be edited there. */
+/**
+ * Where a paused run waits and what can be edited there, as the log says:
+ * the paused checkpoint with the edits made since applied.
+ */
 export interface Pause {
+  /** The paused checkpoint event: what a command to this pause names. */
+  seq: number;
   point: CheckpointPoint | string;
   run: number;
   round: number;
@@ -109,48 +101,89 @@ export interface Pause {
   result?: ToolResultPayload | null;
 }
 
-/** session.MessageEdit: the new content of the history message from event seq. */
+/** agent.MessageEdit: the new content of the history message from event seq. */
 export interface MessageEdit {
   seq: number;
   content: string;
 }
 
-/** session.RequestEdit: changes to a pending request; missing fields stay as they are. */
+/** agent.RequestEdit: changes to a pending request; missing fields stay as they are. */
 export interface RequestEdit {
   system?: string;
   options?: Options;
   messages?: MessageEdit[];
 }
 
-/** permission.Request: a question to the user about one call (loupe:approval). */
+/**
+ * A question to the user about one call, as the log holds it: the ask
+ * event, with the call's arguments. It is answered by session and call.
+ */
 export interface Approval {
+  /** session_id/call_id: the question's key in the UI. */
   id: string;
   session_id: string;
   call_id: string;
+  /** The ask event. */
+  seq: number;
   tool: string;
   args: JsonValue;
   /** What will happen: the command and the folder it runs in, or the diff of a change. */
   display: Display | null;
   summary: string;
-  /** What the policy decided on. Without it only "once" can be answered. */
-  call?: PolicyCall | null;
+  /** What the policy decided on: what a remembered answer would cover. */
+  call: PolicyCall;
   /** Why Loupe asks, in plain words. */
   reasons?: string[] | null;
   /** The answer cannot be remembered (a protected path, commands not sandboxed…): only once is offered. */
   once_only?: boolean;
 }
 
-export interface ApprovalClosed {
-  id: string;
-  decision: string;
-}
-
-/** What OpenSession returns, after the bridge has checked the events. */
+/** What Open returns, after the bridge has checked the events. */
 export interface SessionSnapshot {
   summary: Summary;
   events: TraceEvent[];
-  approvals: Approval[];
 }
+
+/**
+ * session.Command: one thing the window asks of a session (App.Do). do
+ * says what; each kind carries the fields it needs.
+ */
+export type Command =
+  | { do: 'create'; workspace: string; model: string }
+  | { do: 'delete'; session: string }
+  | { do: 'set_model'; session: string; model: string }
+  | { do: 'send'; session: string; text: string }
+  | { do: 'stop'; session: string }
+  | { do: 'answer'; session: string; call_id: string; allow?: boolean; scope: Scope }
+  | { do: 'set_stepping'; session: string; on?: boolean }
+  | { do: 'set_breakpoints'; session: string; breakpoints: Breakpoints }
+  | { do: 'step' | 'continue'; session: string; at: number }
+  | { do: 'edit_request'; session: string; at: number; request: RequestEdit }
+  | { do: 'edit_args' | 'skip' | 'edit_result'; session: string; at: number; text: string }
+  | { do: 'restore_files'; session: string; seq: number; force?: boolean }
+  | { do: 'undo_run'; session: string; run: number; force?: boolean };
+
+/** session.Outcome: what a command gives back. */
+export interface Outcome {
+  summary?: Summary;
+  restore?: RestoreResult;
+}
+
+/**
+ * A command as Go encodes it: false and empty fields are left out
+ * (omitempty), so the window sends exactly what a recording holds.
+ */
+export function commandJSON(c: Command): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(c) as [string, JsonValue | undefined][]) {
+    if (v === undefined || v === false || v === '' || v === 0) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** workspace.Change: one change to a workspace folder's settings. */
+export type WorkspaceChange = { trust: boolean } | { network: boolean } | { expose: string[] } | { forget_grants: true };
 
 /** session.Settings: the user's choices that shape every run. */
 export interface Settings {
@@ -198,21 +231,8 @@ export function deltaOf(v: unknown): Delta | null {
   };
 }
 
-/** An approval as the backend sends it, or null when it has no id. Other fields are trusted as the Go type encodes them. */
-export function approvalOf(v: unknown): Approval | null {
-  return isRecord(v) && typeof v['id'] === 'string' ? (v as unknown as Approval) : null;
-}
-
-/** A closed approval as the backend sends it, or null when it has no id. */
-export function approvalClosedOf(v: unknown): ApprovalClosed | null {
-  return isRecord(v) && typeof v['id'] === 'string' ? { id: v['id'], decision: typeof v['decision'] === 'string' ? v['decision'] : '' } : null;
-}
-
-/** Names of the runtime events the backend emits. */
+/** Names of the runtime events the backend emits: the log's events and the streamed text. */
 export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
-  session: 'loupe:session',
-  approval: 'loupe:approval',
-  approvalClosed: 'loupe:approval_closed',
 } as const;

@@ -5,6 +5,7 @@
 // its TS mirror fails here.
 import { describe, expect, it } from 'vitest';
 import { allRecordings } from '../replay/recordings';
+import type { Command } from './app';
 import { eventProblems, shapeProblems, SHAPES } from './shapes';
 import { isRecord } from './json';
 
@@ -45,14 +46,52 @@ function unnormalize(v: unknown): unknown {
   return out;
 }
 
-/** The shape of a command's answer, by method. */
+/** The shape of an answer, by the bridge method that gets it (App.Do answers with an outcome). */
 const results: Record<string, keyof typeof SHAPES> = {
-  newSession: 'summary',
-  undoRun: 'restoreResult',
-  restoreFiles: 'restoreResult',
+  do: 'outcome',
+  setWorkspace: 'workspaceInfo',
   workspace: 'workspaceInfo',
   ruleLimits: 'ruleLimits',
 };
+
+/** What the window sends (commands) and reads (queries) that a recording may hold. */
+const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
+const QUERY_METHODS = ['workspace', 'ruleLimits'];
+
+/**
+ * The fields each command of the window carries (type Command), besides
+ * do. Typed by Command's kinds, so a kind added on the TS side must be
+ * listed here.
+ */
+const COMMAND_FIELDS: Record<Command['do'], string[]> = {
+  create: ['workspace', 'model'],
+  delete: ['session'],
+  set_model: ['session', 'model'],
+  send: ['session', 'text'],
+  stop: ['session'],
+  answer: ['session', 'call_id', 'allow', 'scope'],
+  set_stepping: ['session', 'on'],
+  set_breakpoints: ['session', 'breakpoints'],
+  step: ['session', 'at'],
+  continue: ['session', 'at'],
+  edit_request: ['session', 'at', 'request'],
+  edit_args: ['session', 'at', 'text'],
+  skip: ['session', 'at', 'text'],
+  edit_result: ['session', 'at', 'text'],
+  restore_files: ['session', 'seq', 'force'],
+  undo_run: ['session', 'run', 'force'],
+};
+
+/** What is wrong with a recorded App.Do command for the TS Command type. */
+function commandProblems(v: unknown, at: string): string[] {
+  if (!isRecord(v)) return [`${at}: not an object`];
+  const kind = v['do'];
+  if (typeof kind !== 'string' || !(kind in COMMAND_FIELDS)) return [`${at}.do: ${JSON.stringify(kind)} is not a command the window sends`];
+  const fields = COMMAND_FIELDS[kind as Command['do']];
+  return Object.keys(v)
+    .filter((k) => k !== 'do' && !fields.includes(k))
+    .map((k) => `${at}.${k}: not a field of the ${kind} command`);
+}
 
 describe('the golden event logs', () => {
   const files = goldenFiles();
@@ -80,10 +119,10 @@ describe('the recordings', () => {
       rec.steps.forEach((s, i) => {
         const at = `step ${i}`;
         if (s.event !== undefined) problems.push(...eventProblems(s.event, `${at} event`));
-        if (s.session !== undefined) problems.push(...shapeProblems('summary', s.session, `${at} session`));
-        if (s.approval !== undefined) problems.push(...shapeProblems('approval', s.approval, `${at} approval`));
-        if (s.approval_closed !== undefined) problems.push(...shapeProblems('approvalClosed', s.approval_closed, `${at} approval_closed`));
         if (s.delta !== undefined) problems.push(...shapeProblems('delta', s.delta, `${at} delta`));
+        if (s.command && !COMMAND_METHODS.includes(s.command.method)) problems.push(`${at}: the window sends no ${s.command.method}`);
+        if (s.query && !QUERY_METHODS.includes(s.query.method)) problems.push(`${at}: the window reads no ${s.query.method}`);
+        if (s.command?.method === 'do') problems.push(...commandProblems(s.command.args[0], `${at} do`));
         const c = s.command ?? s.query;
         if (c?.result !== undefined && results[c.method]) problems.push(...shapeProblems(results[c.method]!, c.result, `${at} ${c.method} result`));
         if (c?.method === 'saveSettings') problems.push(...shapeProblems('settings', c.args[0], `${at} saveSettings`));
@@ -103,5 +142,12 @@ describe('the shapes', () => {
     expect(eventProblems({ ...ok, seq: '1' })).toEqual(['event.seq: want a number, got "1"']);
     expect(eventProblems({ ...ok, payload: { code: 'c', message: 'm', level: 2 } })).toEqual(['event.payload(notice).level: not in the TS type']);
     expect(eventProblems({ ...ok, kind: 'compaction' })).toEqual(['event.kind: "compaction" is not a kind the UI knows']);
+  });
+  it('name a command the window does not send, a field it lacks, and an outcome that does not fit', () => {
+    expect(commandProblems({ do: 'step', session: 's', at: 4 }, 'c')).toEqual([]);
+    expect(commandProblems({ do: 'pause', session: 's' }, 'c')).toEqual(['c.do: "pause" is not a command the window sends']);
+    expect(commandProblems({ do: 'step', session: 's', at: 4, force: true }, 'c')).toEqual(['c.force: not a field of the step command']);
+    expect(shapeProblems('outcome', { summary: { id: 's' } })).not.toEqual([]);
+    expect(shapeProblems('outcome', { restore: { done: true, restored: null, conflicts: null } })).toEqual([]);
   });
 });

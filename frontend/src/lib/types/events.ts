@@ -105,6 +105,9 @@ export interface PermissionPayload {
   display?: Display | null;
   /** On ask: the answer cannot be remembered. */
   once_only?: boolean;
+  /** On ask: what the policy decided on, which a remembered answer would cover. */
+  command?: string;
+  paths?: string[] | null;
 }
 
 export interface Display {
@@ -164,7 +167,7 @@ export interface ErrorPayload {
 }
 
 /** Why a run ended (trace.End*). */
-export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted' | 'repeated_calls';
+export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted' | 'repeated_calls' | 'timeout';
 
 export interface RunEndPayload {
   reason: StopReason | string;
@@ -187,7 +190,9 @@ export type ResumeAction = 'step' | 'continue' | 'skip';
 /**
  * A pause of a step-through run ("paused"), and how it ended ("resumed"
  * with an action). A run whose last event is a paused checkpoint is still
- * paused there, also after the app restarts.
+ * paused there, also after the app restarts. A paused checkpoint carries
+ * what may be edited there; edits made while paused are edit events after
+ * it, and the result of an after_result pause is the tool_result before it.
  */
 export interface CheckpointPayload {
   point: CheckpointPoint | string;
@@ -198,11 +203,30 @@ export interface CheckpointPayload {
   breakpoint?: boolean;
   /** How the pause ended, on resumed. */
   action?: ResumeAction | string;
-  /** On paused before a request: its system prompt and options, which may be edited. */
-  system?: string;
-  options?: Options;
+  /** On paused before a request: the request about to be sent. */
+  request?: PendingRequest | null;
   /** On paused before a call: its arguments, which may be edited. */
   args?: JsonValue;
+}
+
+/** trace.PendingMessage: one history message of a request not sent yet. */
+export interface PendingMessage {
+  /** The event the message comes from: what an edit names. */
+  seq: number;
+  role: string;
+  content: string;
+  tool_calls?: LlmToolCall[] | null;
+  tool_call_id?: string;
+  tool_name?: string;
+}
+
+/** trace.Pending: a request that is built but not sent. */
+export interface PendingRequest {
+  model: string;
+  system: string;
+  options: Options;
+  tools: string[] | null;
+  messages: PendingMessage[] | null;
 }
 
 /** What an edit changed (trace.Edit*). */

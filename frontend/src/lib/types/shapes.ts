@@ -93,6 +93,9 @@ const toolResult = obj({
   'changes?': nullable(arr(fileChange)),
 });
 
+const pendingMessage = obj({ seq: num, role: str, content: str, 'tool_calls?': nullable(arr(llmToolCall)), 'tool_call_id?': str, 'tool_name?': str });
+const pendingRequest = obj({ model: str, system: str, options, tools: nullable(arr(str)), messages: nullable(arr(pendingMessage)) });
+
 const payloads: Record<Kind, Shape> = {
   user_message: obj({ text: str }),
   model_request: obj({
@@ -130,6 +133,8 @@ const payloads: Record<Kind, Shape> = {
     'summary?': str,
     'display?': nullable(display),
     'once_only?': bool,
+    'command?': str,
+    'paths?': nullable(arr(str)),
   }),
   tool_result: toolResult,
   notice: obj({ code: str, message: str }),
@@ -142,8 +147,7 @@ const payloads: Record<Kind, Shape> = {
     'tool?': str,
     'breakpoint?': bool,
     'action?': str,
-    'system?': str,
-    'options?': options,
+    'request?': nullable(pendingRequest),
     'args?': json,
   }),
   edit: obj({ target: str, 'seq?': num, 'call_id?': str, before: json, after: json }),
@@ -166,20 +170,7 @@ export function eventProblems(v: unknown, path = 'event'): string[] {
 // app.ts and safety.ts
 const rule = obj({ effect: str, 'tool?': str, 'command?': str, 'command_line?': str, 'path?': str });
 const grant = obj({ rule, scope: str });
-const policyCall = obj({ tool: str, read_only: bool, 'command?': str, 'paths?': nullable(arr(str)) });
 const breakpoints = obj({ points: nullable(arr(str)), tools: nullable(arr(str)) });
-const pendingMessage = obj({ seq: num, role: str, content: str, 'tool_calls?': nullable(arr(llmToolCall)), 'tool_call_id?': str, 'tool_name?': str });
-const pendingRequest = obj({ model: str, system: str, options, tools: nullable(arr(str)), messages: nullable(arr(pendingMessage)) });
-const pause = obj({
-  point: str,
-  run: num,
-  round: num,
-  'call_id?': str,
-  'tool?': str,
-  'request?': nullable(pendingRequest),
-  'args?': json,
-  'result?': nullable(toolResult),
-});
 const summary = obj({
   id: str,
   title: str,
@@ -189,24 +180,12 @@ const summary = obj({
   updated_at: str,
   last_reason: str,
   event_count: num,
+  open_run: num,
   running: bool,
+  standing: oneOf('paused', 'asking', ''),
   stepping: bool,
   breakpoints,
-  paused: nullable(pause),
 });
-const approval = obj({
-  id: str,
-  session_id: str,
-  call_id: str,
-  tool: str,
-  args: json,
-  display: nullable(display),
-  summary: str,
-  'call?': nullable(policyCall),
-  'reasons?': nullable(arr(str)),
-  'once_only?': bool,
-});
-const approvalClosed = obj({ id: str, decision: str });
 const delta = obj({ session_id: str, run: num, round: num, 'content?': str, 'thinking?': str });
 const settings = obj({
   max_rounds: num,
@@ -231,8 +210,10 @@ const workspaceInfo = obj({
 const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str }))) });
 const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
 
+const outcome = obj({ 'summary?': summary, 'restore?': restoreResult });
+
 /** The shapes of what the window hears and the commands' answers, by name. */
-export const SHAPES = { summary, approval, approvalClosed, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule } as const;
+export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule } as const;
 
 /** What does not fit the named shape; empty when it fits. */
 export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {

@@ -1,0 +1,161 @@
+// Where a session's run stands, read from its log alone: whether it is
+// open, the pause it waits at (with the edits made there applied) and the
+// questions it waits for the user to answer. The backend sends no state
+// beside the log, so this is the one place the window learns it.
+import type { Approval, JsonValue, Pause, PendingRequest, Standing, Summary, ToolResultPayload, TraceEvent } from '../types';
+
+export interface RunStanding {
+  /** The last run is open: its run_end is not in the log yet. */
+  open: boolean;
+  run: number;
+  /** Where it waits at a checkpoint, or null. */
+  pause: Pause | null;
+  /** Questions waiting for an answer, in the order they were asked. */
+  asks: Approval[];
+}
+
+const NONE: RunStanding = { open: false, run: 0, pause: null, asks: [] };
+
+function text(v: JsonValue): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Where the last run of a session's log stands. */
+export function standingOf(events: readonly TraceEvent[]): RunStanding {
+  // Runs are contiguous: only the last one can be open.
+  let start = events.length;
+  while (start > 0 && events[start - 1]!.kind !== 'user_message') start--;
+  if (start === 0) return NONE;
+  const first = events[start - 1]!;
+  let pause: Pause | null = null;
+  const asks = new Map<string, Approval>();
+  const calls = new Map<string, { args: JsonValue; readOnly: boolean }>();
+  const results = new Map<string, ToolResultPayload>();
+  let open = true;
+  for (let i = start - 1; i < events.length; i++) {
+    const e = events[i]!;
+    switch (e.kind) {
+      case 'run_end':
+        open = false;
+        pause = null;
+        asks.clear();
+        break;
+      case 'tool_call':
+        calls.set(e.payload.call_id, { args: e.payload.args, readOnly: e.payload.read_only });
+        break;
+      case 'tool_result':
+        results.set(e.payload.call_id, e.payload);
+        asks.delete(e.payload.call_id);
+        break;
+      case 'permission': {
+        const p = e.payload;
+        if (p.decision !== 'ask') {
+          asks.delete(p.call_id);
+          break;
+        }
+        const call = calls.get(p.call_id);
+        asks.set(p.call_id, {
+          id: `${e.session_id}/${p.call_id}`,
+          session_id: e.session_id,
+          call_id: p.call_id,
+          seq: e.seq,
+          tool: p.tool,
+          args: call?.args ?? {},
+          display: p.display ?? null,
+          summary: p.summary ?? '',
+          call: { tool: p.tool, read_only: call?.readOnly ?? false, command: p.command, paths: p.paths ?? [] },
+          reasons: p.reasons ?? [],
+          once_only: p.once_only ?? false,
+        });
+        break;
+      }
+      case 'checkpoint': {
+        const cp = e.payload;
+        if (cp.state !== 'paused') {
+          pause = null;
+          break;
+        }
+        pause = { seq: e.seq, point: cp.point, run: e.run, round: e.round };
+        if (cp.call_id) pause.call_id = cp.call_id;
+        if (cp.tool) pause.tool = cp.tool;
+        if (cp.request) pause.request = { ...cp.request, messages: (cp.request.messages ?? []).map((m) => ({ ...m })) };
+        if (cp.args !== undefined) pause.args = cp.args;
+        if (cp.point === 'after_result' && cp.call_id) pause.result = results.get(cp.call_id) ?? null;
+        break;
+      }
+      case 'edit': {
+        const ed = e.payload;
+        if (ed.target === 'args' && ed.call_id) {
+          const c = calls.get(ed.call_id);
+          if (c) calls.set(ed.call_id, { ...c, args: ed.after });
+        }
+        if (ed.target === 'result' && ed.call_id) {
+          const r = results.get(ed.call_id);
+          const after = text(ed.after);
+          if (r && after !== undefined) results.set(ed.call_id, { ...r, content: after });
+        }
+        if (pause) pause = withEdit(pause, ed.target, ed.seq, ed.call_id, ed.after);
+        break;
+      }
+    }
+  }
+  return { open, run: first.run, pause, asks: [...asks.values()] };
+}
+
+/** The pause as it stands after an edit made at it. */
+function withEdit(p: Pause, target: string, seq: number | undefined, callId: string | undefined, after: JsonValue): Pause {
+  const req: PendingRequest | null | undefined = p.request;
+  switch (target) {
+    case 'system':
+      return req && text(after) !== undefined ? { ...p, request: { ...req, system: text(after)! } } : p;
+    case 'options':
+      return req && after && typeof after === 'object' && !Array.isArray(after)
+        ? { ...p, request: { ...req, options: after as unknown as PendingRequest['options'] } }
+        : p;
+    case 'message':
+      return req && text(after) !== undefined
+        ? { ...p, request: { ...req, messages: (req.messages ?? []).map((m) => (m.seq === seq ? { ...m, content: text(after)! } : m)) } }
+        : p;
+    case 'args':
+      return callId === p.call_id ? { ...p, args: after } : p;
+    case 'result':
+      return callId === p.call_id && p.result && text(after) !== undefined ? { ...p, result: { ...p.result, content: text(after)! } } : p;
+  }
+  return p;
+}
+
+/**
+ * A session's summary after one more of its events: what the sidebar shows
+ * of a session that is not open (how many events, whether a run goes, what
+ * it waits for, how the last one ended).
+ */
+export function summaryAfter(s: Summary, e: TraceEvent): Summary {
+  if (e.session_id !== s.id || e.seq <= s.event_count) return s;
+  const next: Summary = { ...s, event_count: e.seq, updated_at: e.time };
+  let standing: Standing = s.standing;
+  switch (e.kind) {
+    case 'user_message':
+      next.open_run = e.run;
+      next.running = true;
+      next.last_reason = '';
+      standing = '';
+      break;
+    case 'run_end':
+      next.open_run = 0;
+      next.running = false;
+      next.last_reason = e.payload.reason;
+      standing = '';
+      break;
+    case 'checkpoint':
+      standing = e.payload.state === 'paused' ? 'paused' : '';
+      break;
+    case 'permission':
+      // Calls that need no one are decided before any question of their
+      // answer is asked, and questions take turns: a decision after an ask
+      // answers it.
+      standing = e.payload.decision === 'ask' ? 'asking' : standing === 'asking' ? '' : standing;
+      break;
+  }
+  next.standing = standing;
+  return next;
+}
