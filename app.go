@@ -196,12 +196,23 @@ func (a *App) SetModel(id, model string) error {
 	return a.mgr.SetModel(a.ctx, id, model)
 }
 
-// OpenSession returns a session's whole log and open questions.
+// OpenSession returns a session's log, each event with the payload its
+// card draws (long texts cut; EventPayload has the rest), and its open
+// questions.
 func (a *App) OpenSession(id string) (session.Detail, error) {
 	if err := a.ready(); err != nil {
 		return session.Detail{}, err
 	}
 	return a.mgr.Open(a.ctx, id)
+}
+
+// EventPayload is the whole payload of a session's event seq, as stored
+// (JSON), for an event OpenSession sent cut.
+func (a *App) EventPayload(id string, seq int64) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	return a.mgr.Payload(a.ctx, id, seq)
 }
 
 // Send starts a run with the user's message.

@@ -52,13 +52,15 @@ type Summary struct {
 	Paused *Pause `json:"paused"`
 }
 
-// Detail is an opened session: its summary, whole log, the tool sets its
-// requests name (model_request.tool_set) and open questions.
+// Detail is an opened session as the window first gets it: its summary,
+// its log with each event cut to the payload a card draws (trace.Preview;
+// Payload gives an event whole) and its open questions. The tools a
+// request offered are in its tool_names; their schemas are in the body
+// RawRequest rebuilds.
 type Detail struct {
-	Summary   Summary                `json:"summary"`
-	Events    []trace.Event          `json:"events"`
-	ToolSets  map[int][]llm.ToolSpec `json:"tool_sets"`
-	Approvals []permission.Request   `json:"approvals"`
+	Summary   Summary              `json:"summary"`
+	Events    []trace.Event        `json:"events"`
+	Approvals []permission.Request `json:"approvals"`
 }
 
 // Manager is safe for concurrent use.
@@ -149,7 +151,8 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	return out, nil
 }
 
-// Open returns a session with its whole log.
+// Open returns a session with its log, each event cut to what its card
+// draws: a long text keeps its start and says how long it is whole.
 func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
@@ -159,11 +162,10 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	sets, err := toolSets(ctx, m.store, id)
-	if err != nil {
-		return Detail{}, err
+	for i := range evs {
+		evs[i] = trace.Preview(evs[i])
 	}
-	d := Detail{Summary: m.summary(s), Events: evs, ToolSets: sets, Approvals: []permission.Request{}}
+	d := Detail{Summary: m.summary(s), Events: evs, Approvals: []permission.Request{}}
 	if m.broker != nil {
 		d.Approvals = append(d.Approvals, m.broker.Pending(id)...)
 	}
@@ -171,6 +173,16 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 		d.Events = []trace.Event{}
 	}
 	return d, nil
+}
+
+// Payload returns the payload of a session's event seq exactly as it is
+// stored: what the window fetches when an event it got cut is opened.
+func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, error) {
+	e, err := m.store.Event(ctx, id, seq)
+	if err != nil {
+		return "", err
+	}
+	return string(e.Payload), nil
 }
 
 // Delete stops a session's run if any and removes it with its log.

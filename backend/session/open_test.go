@@ -64,16 +64,24 @@ func sourceFile(name string, size int) string {
 	return b.String()
 }
 
-// TestOpenLongSession reports what opening a 10,000-event session sends
-// the window: the JSON of Manager.Open, as the bound OpenSession returns
-// it. Run with -v to see the figure (docs/BENCHMARKS.md).
+// openBudget is the most that opening TestOpenLongSession's session may
+// send the window: its 10,000 events as previews, about 580 bytes each
+// (130 of them the envelope: session id, seq, kind, time). Whole, they are
+// 17 MB.
+const openBudget = 7_000_000
+
+// TestOpenLongSession checks that opening a 10,000-event session sends the
+// window the previews of its events, not every payload, and that each
+// payload fetched afterwards is, byte for byte, the stored one. Run with
+// -v to see the figures (docs/BENCHMARKS.md).
 func TestOpenLongSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores a 10,000-event session")
 	}
 	h := newHarness(t, permission.ModeAuto, nil)
 	longSession(t, h, longSessionEvents)
-	d, err := h.m.Open(context.Background(), h.id)
+	ctx := context.Background()
+	d, err := h.m.Open(ctx, h.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,9 +89,54 @@ func TestOpenLongSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := 0
-	for _, e := range h.events() {
-		stored += len(e.Payload)
+	stored := h.events()
+	whole := 0
+	for _, e := range stored {
+		whole += len(e.Payload)
 	}
-	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %.1f MB", len(d.Events), len(b), float64(len(b))/1e6, float64(stored)/1e6)
+	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %.1f MB", len(d.Events), len(b), float64(len(b))/1e6, float64(whole)/1e6)
+	if len(b) > openBudget {
+		t.Errorf("opening sends %d bytes, more than the %d budget", len(b), openBudget)
+	}
+	if len(d.Events) != len(stored) {
+		t.Fatalf("opened %d events, the log has %d", len(d.Events), len(stored))
+	}
+	cut := 0
+	for i, e := range stored {
+		got := d.Events[i]
+		if got.Seq != e.Seq || got.Kind != e.Kind || got.Run != e.Run || got.Round != e.Round {
+			t.Fatalf("event %d opened as %+v", e.Seq, got)
+		}
+		if got.Preview != nil {
+			cut++
+		} else if string(got.Payload) != string(e.Payload) {
+			t.Fatalf("event %d was changed without a preview mark", e.Seq)
+		}
+		full, err := h.m.Payload(ctx, h.id, e.Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full != string(e.Payload) {
+			t.Fatalf("the payload of event %d is not the stored one:\n got %.200s\nwant %.200s", e.Seq, full, e.Payload)
+		}
+	}
+	// Every result (a file of a few KB), every response (its raw wire
+	// JSON) and every run's end (its long final text) is cut; nothing else
+	// is long.
+	if kinds := count(stored, trace.KindToolResult) + count(stored, trace.KindModelResponse) + count(stored, trace.KindRunEnd); cut != kinds {
+		t.Errorf("%d events were cut, want the %d results, responses and ends", cut, kinds)
+	}
+	if _, err := h.m.Payload(ctx, h.id, int64(len(stored)+1)); err == nil {
+		t.Error("a payload past the end of the log was found")
+	}
+}
+
+func count(evs []trace.Event, k trace.Kind) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
 }

@@ -19,6 +19,8 @@ export function EditRequest(arg1:string,arg2:session.RequestEdit):Promise<void>;
 
 export function EditResult(arg1:string,arg2:string):Promise<void>;
 
+export function EventPayload(arg1:string,arg2:number):Promise<string>;
+
 export function ForgetGrants(arg1:string):Promise<void>;
 
 export function GetSettings():Promise<session.Settings>;

@@ -26,6 +26,10 @@ export function EditResult(arg1, arg2) {
   return window['go']['main']['App']['EditResult'](arg1, arg2);
 }
 
+export function EventPayload(arg1, arg2) {
+  return window['go']['main']['App']['EventPayload'](arg1, arg2);
+}
+
 export function ForgetGrants(arg1) {
   return window['go']['main']['App']['ForgetGrants'](arg1);
 }
