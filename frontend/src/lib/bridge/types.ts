@@ -37,7 +37,14 @@ export interface Bridge {
   newSession(workspace: string, model: string): Promise<Summary>;
   deleteSession(id: string): Promise<void>;
   setModel(id: string, model: string): Promise<void>;
+  /**
+   * The session with its events as previews: a long text (a result's
+   * content, a response, a changed file…) keeps its start, and the
+   * event's preview says how long it is whole.
+   */
   openSession(id: string): Promise<SessionSnapshot>;
+  /** One event's whole payload, as stored (JSON text), for an event that came cut. */
+  eventPayload(sessionId: string, seq: number): Promise<string>;
   /** Starts a run. Rejects (e.g. model lacks tools, a run is already going). */
   send(id: string, text: string): Promise<void>;
   stop(id: string): Promise<void>;

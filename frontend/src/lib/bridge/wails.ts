@@ -159,6 +159,12 @@ export class WailsBridge implements Bridge {
     };
   }
 
+  async eventPayload(sessionId: string, seq: number): Promise<string> {
+    const body = await call<unknown>('EventPayload', () => App.EventPayload(sessionId, seq));
+    if (typeof body !== 'string') throw toBridgeError('EventPayload', 'The event could not be read.');
+    return body;
+  }
+
   async send(id: string, text: string): Promise<void> {
     await call('Send', () => App.Send(id, text));
   }

@@ -12,6 +12,7 @@ import {
   approvalClosedOf,
   approvalOf,
   deltaOf,
+  isRecord,
   parseEvent,
   restoreResultOf,
   ruleLimitsOf,
@@ -304,6 +305,14 @@ export class ReplayBridge implements Bridge {
     const rejected = this.#rejects.get(method)?.shift();
     if (rejected !== undefined) throw new BridgeError(rejected, method);
     this.#playNow();
+    const found = this.#recorded(method, args);
+    if (!found) throw new BridgeError(`${REPLAY_MARK}: ${this.recording.scenario} has no answer to ${method}`, method);
+    if (found.error !== undefined) throw new BridgeError(found.error, method);
+    return found.result;
+  }
+
+  /** The recorded answer to a read, as #query picks it; undefined when there is none. */
+  #recorded(method: string, args: unknown[]): RecordedCall | undefined {
     let found: RecordedCall | undefined;
     for (let i = 0; i < this.#steps.length; i++) {
       const q = this.#steps[i]!.query;
@@ -312,9 +321,7 @@ export class ReplayBridge implements Bridge {
       found = q;
       if (i >= this.#pos) break;
     }
-    if (!found) throw new BridgeError(`${REPLAY_MARK}: ${this.recording.scenario} has no answer to ${method}`, method);
-    if (found.error !== undefined) throw new BridgeError(found.error, method);
-    return found.result;
+    return found;
   }
 
   // --- the Bridge ------------------------------------------------------------------
@@ -346,15 +353,39 @@ export class ReplayBridge implements Bridge {
     await this.#command('setModel', [id, model]);
   }
 
+  /**
+   * The engine's answer when the recording has one (Manager.Open: events
+   * as previews); else the events played so far, whole, as they streamed.
+   */
   async openSession(id: string): Promise<SessionSnapshot> {
     this.calls.push({ method: 'openSession', args: [id] });
     this.#playNow();
     if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, 'openSession');
+    const recorded = this.#recorded('openSession', [id]);
+    if (recorded && isRecord(recorded.result)) {
+      const r = recorded.result;
+      return {
+        summary: summaryOf(r['summary']),
+        events: (Array.isArray(r['events']) ? r['events'] : []).map(parseEvent).filter((e): e is TraceEvent => e != null),
+        approvals: (Array.isArray(r['approvals']) ? r['approvals'] : []).map(approvalOf).filter((a): a is Approval => a != null),
+      };
+    }
     return {
       summary: { ...this.#summary },
       events: [...this.#events],
       approvals: [...this.#approvals.values()].filter((a) => a.session_id === id),
     };
+  }
+
+  /** The engine's answer when recorded; else the payload of the event as it streamed (whole). */
+  async eventPayload(sessionId: string, seq: number): Promise<string> {
+    this.calls.push({ method: 'eventPayload', args: [sessionId, seq] });
+    const recorded = this.#recorded('eventPayload', [sessionId, seq]);
+    if (recorded?.error !== undefined) throw new BridgeError(recorded.error, 'eventPayload');
+    if (typeof recorded?.result === 'string') return recorded.result;
+    const e = this.#events.find((x) => x.session_id === sessionId && x.seq === seq);
+    if (!e) throw new BridgeError(`${REPLAY_MARK}: no event ${seq} in ${this.recording.scenario}`, 'eventPayload');
+    return JSON.stringify(e.payload);
   }
 
   async send(id: string, text: string): Promise<void> {

@@ -52,6 +52,7 @@ const results: Record<string, keyof typeof SHAPES> = {
   restoreFiles: 'restoreResult',
   workspace: 'workspaceInfo',
   ruleLimits: 'ruleLimits',
+  openSession: 'snapshot',
 };
 
 describe('the golden event logs', () => {
