@@ -252,11 +252,16 @@ func (r *Recorder) Bytes(o RecordOptions) []byte {
 			b = bytes.ReplaceAll(b, []byte(kv[0]), []byte(kv[1]))
 		}
 	}
-	n := 0
+	// An event the recording holds twice (streamed, then in a session
+	// opened again) keeps one time.
+	times := map[string]string{}
 	b = eventTime.ReplaceAllFunc(b, func(m []byte) []byte {
-		t := o.Start.Add(time.Duration(n) * 250 * time.Millisecond)
-		n++
-		return fmt.Appendf(nil, `%c"time":%q`, m[0], t.UTC().Format(time.RFC3339Nano))
+		t, ok := times[string(m[1:])]
+		if !ok {
+			t = o.Start.Add(time.Duration(len(times)) * 250 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+			times[string(m[1:])] = t
+		}
+		return fmt.Appendf(nil, `%c"time":%q`, m[0], t)
 	})
 	b = summaryTime.ReplaceAllFunc(b, func(m []byte) []byte {
 		key := summaryTime.FindSubmatch(m)[2]
