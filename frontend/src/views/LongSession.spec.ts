@@ -20,6 +20,8 @@ describe('a long session opened again', () => {
     expect(box.textContent).toContain('release 300: fixes');
     expect(box.textContent).not.toContain('release 1: fixes');
     expect(replay.callsOf('eventPayload')).toEqual([]);
+    // The responses lost only their wire JSON, which no card draws.
+    expect(screen.queryAllByTestId('card-cut')).toEqual([]);
 
     await fireEvent.click(within(obs).getByRole('button', { name: 'Show all 601 lines' }));
     await waitFor(() => expect(within(obs).getByTestId('observation-content').textContent).toContain('release 1: fixes'));
