@@ -94,7 +94,7 @@ func TestOpenLongSession(t *testing.T) {
 	for _, e := range stored {
 		whole += len(e.Payload)
 	}
-	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %.1f MB", len(d.Events), len(b), float64(len(b))/1e6, float64(whole)/1e6)
+	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %d bytes (%.1f MB)", len(d.Events), len(b), float64(len(b))/1e6, whole, float64(whole)/1e6)
 	if len(b) > openBudget {
 		t.Errorf("opening sends %d bytes, more than the %d budget", len(b), openBudget)
 	}

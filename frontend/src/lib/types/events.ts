@@ -28,9 +28,9 @@ export interface UserMessagePayload {
 /**
  * A request, recorded so that its body can be rebuilt (the Raw view asks
  * the backend for it). Nothing in it grows with the session: the tools are
- * a tool set stored once per session (Detail.tool_sets) and named by
- * tool_set, and the history is the previous request's (history_base) plus
- * the events in history_added.
+ * a tool set stored once per session and named by tool_set (their schemas
+ * are in the rebuilt body), and the history is the previous request's
+ * (history_base) plus the events in history_added.
  */
 export interface ModelRequestPayload {
   model: string;
