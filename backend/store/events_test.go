@@ -252,6 +252,8 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		"open sessions": {openSessionsSQL, 0},
 		"find tool set": {findToolSetSQL, 2},
 		"tool sets":     {toolSetsSQL, 1},
+		// One event fetched whole for the window.
+		"one event": {eventSQL, 2},
 	} {
 		rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.sql, make([]any, q.args)...)
 		if err != nil {
