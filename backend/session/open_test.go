@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -26,6 +27,13 @@ const longSessionEvents = 10_000
 // opening a session does not read.
 func longSession(t *testing.T, h *harness, n int) {
 	t.Helper()
+	appendRuns(t, h, n, realRun(t, h), nil)
+}
+
+// realRun is one run through the real loop: ten rounds, each reading one
+// of four source files of a few KB, then an answer of a few paragraphs.
+func realRun(t *testing.T, h *harness) []trace.Event {
+	t.Helper()
 	files := []string{"parse.go", "render.go", "store.go", "watch.go"}
 	for i, name := range files {
 		h.write(name, sourceFile(name, 3000+i*700))
@@ -41,11 +49,21 @@ func longSession(t *testing.T, h *harness, n int) {
 	if end := h.run("Read the source and tell me how it fits together"); end.Reason != trace.EndAnswered {
 		t.Fatalf("the run ended %+v", end)
 	}
-	run := h.events()
+	return h.events()
+}
+
+// appendRuns appends copies of run (the whole log so far), as runs 2, 3
+// and on, until the log holds n events. edit, if not nil, may change each
+// event before it is appended, given the seq it will get.
+func appendRuns(t *testing.T, h *harness, n int, run []trace.Event, edit func(e *trace.Event, seq int64)) {
+	t.Helper()
 	ctx := context.Background()
 	for copy, total := 2, len(run); total < n; copy++ {
 		for _, e := range run {
 			e.Seq, e.Run = 0, copy
+			if edit != nil {
+				edit(&e, int64(total+1))
+			}
 			if _, err := h.st.Append(ctx, e); err != nil {
 				t.Fatal(err)
 			}
@@ -139,4 +157,64 @@ func count(evs []trace.Event, k trace.Kind) int {
 		}
 	}
 	return n
+}
+
+// TestOpenLongOldSession is TestOpenLongSession on a log written the way
+// Loupe wrote requests before tool sets and history deltas (each request
+// holding every tool's schema and every history seq; issue 9 measured
+// 35 MB for such a session): opening it leaves those out. Run with -v to
+// see the figures.
+func TestOpenLongOldSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores a 10,000-event session")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	ctx := context.Background()
+	run := realRun(t, h)
+	sets, err := h.st.ToolSets(ctx, h.id)
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("tool sets %v, %v", sets, err)
+	}
+	var specs []llm.ToolSpec
+	if err := json.Unmarshal(sets[1], &specs); err != nil {
+		t.Fatal(err)
+	}
+	// The history: every message, answer and result so far.
+	var history []int64
+	for _, e := range run {
+		if e.Kind == trace.KindUserMessage || e.Kind == trace.KindModelResponse || e.Kind == trace.KindToolResult {
+			history = append(history, e.Seq)
+		}
+	}
+	appendRuns(t, h, longSessionEvents, run, func(e *trace.Event, seq int64) {
+		switch e.Kind {
+		case trace.KindModelRequest:
+			mr, err := trace.Decode[trace.ModelRequest](*e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mr.ToolSet, mr.ToolNames, mr.HistoryBase, mr.HistoryAdded = 0, nil, 0, nil
+			mr.Tools, mr.HistorySeqs = specs, history
+			e.Payload = trace.New(e.Kind, e.Run, e.Round, mr).Payload
+		case trace.KindUserMessage, trace.KindModelResponse, trace.KindToolResult:
+			history = append(history, seq)
+		}
+	})
+	stored := h.events()
+	wholeJSON, err := json.Marshal(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.m.Open(ctx, h.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d events: whole they are %d bytes (%.1f MB) of JSON; opening sends %d bytes (%.1f MB)", len(stored), len(wholeJSON), float64(len(wholeJSON))/1e6, len(b), float64(len(b))/1e6)
+	if len(b) > openBudget {
+		t.Errorf("opening sends %d bytes, more than the %d budget", len(b), openBudget)
+	}
 }

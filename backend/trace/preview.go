@@ -32,7 +32,11 @@ type Cut struct {
 //     content, a response's text or thinking, a call's arguments, an
 //     edit's before and after, a changed file), is cut to its start;
 //   - a model_response's raw (Ollama's wire JSON, which only the Raw view
-//     shows, and which repeats the response) becomes null.
+//     shows, and which repeats the response) becomes null;
+//   - a model_request written before tool sets and history deltas loses
+//     its tools (every tool's schema) and history_seqs (every history
+//     event), which grow with the session and which the window does not
+//     draw; it gets tool_names instead, as requests have now.
 //
 // e.Preview names each field so changed by its JSON Pointer into the
 // payload ("/content", "/changes/0/before", "/tool_calls/1/args/content")
@@ -41,16 +45,72 @@ type Cut struct {
 // is. Preview is pure and never fails: a payload it cannot read is
 // returned whole.
 func Preview(e Event) Event {
+	p, cuts := e.Payload, map[string]Cut(nil)
+	if e.Kind == KindModelRequest {
+		p, cuts = oldRequest(p)
+	}
 	dropRaw := e.Kind == KindModelResponse
-	if len(e.Payload) <= PreviewBytes && !dropRaw {
+	if len(p) > PreviewBytes || dropRaw {
+		out, more, err := previewJSON(p, dropRaw)
+		if err != nil {
+			return e
+		}
+		p = out
+		for k, c := range more {
+			if cuts == nil {
+				cuts = map[string]Cut{}
+			}
+			cuts[k] = c
+		}
+	}
+	if len(cuts) == 0 {
 		return e
 	}
-	out, cuts, err := previewJSON(e.Payload, dropRaw)
-	if err != nil || len(cuts) == 0 {
-		return e
-	}
-	e.Payload, e.Preview = out, cuts
+	e.Payload, e.Preview = p, cuts
 	return e
+}
+
+// oldRequest takes the tools and history_seqs out of a model_request
+// payload written before tool sets and history deltas, naming the tools in
+// tool_names. A payload without them comes back as it is.
+func oldRequest(p json.RawMessage) (json.RawMessage, map[string]Cut) {
+	if !bytes.Contains(p, []byte(`"tools"`)) && !bytes.Contains(p, []byte(`"history_seqs"`)) {
+		return p, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(p, &fields) != nil {
+		return p, nil
+	}
+	cuts := map[string]Cut{}
+	if tools, ok := fields["tools"]; ok && !bytes.Equal(tools, []byte("null")) {
+		var specs []struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(tools, &specs) != nil {
+			return p, nil
+		}
+		if _, ok := fields["tool_names"]; !ok && len(specs) > 0 {
+			names := make([]string, len(specs))
+			for i, s := range specs {
+				names[i] = s.Name
+			}
+			fields["tool_names"], _ = json.Marshal(names)
+		}
+		delete(fields, "tools")
+		cuts["/tools"] = Cut{Bytes: len(tools)}
+	}
+	if seqs, ok := fields["history_seqs"]; ok && !bytes.Equal(seqs, []byte("null")) {
+		delete(fields, "history_seqs")
+		cuts["/history_seqs"] = Cut{Bytes: len(seqs)}
+	}
+	if len(cuts) == 0 {
+		return p, nil
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return p, nil
+	}
+	return out, cuts
 }
 
 // frame is one object or array previewJSON is inside.

@@ -133,6 +133,29 @@ func TestPreviewLeavesOutARawResponse(t *testing.T) {
 	}
 }
 
+func TestPreviewLeavesOutWhatOldRequestsRepeat(t *testing.T) {
+	tools := []llm.ToolSpec{{Name: "read_file", Description: "Reads a file."}, {Name: "list_dir", Description: "Lists a folder."}}
+	old := New(KindModelRequest, 1, 3, ModelRequest{Model: "m", System: "be brief", Tools: tools, HistorySeqs: []int64{1, 3, 4, 5}, MessageCount: 5})
+	got := Preview(old)
+	var p ModelRequest
+	if err := json.Unmarshal(got.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Tools != nil || p.HistorySeqs != nil || strings.Join(p.ToolNames, ",") != "read_file,list_dir" || p.System != "be brief" || p.MessageCount != 5 {
+		t.Errorf("preview of an old request: %s", got.Payload)
+	}
+	var whole map[string]json.RawMessage
+	json.Unmarshal(old.Payload, &whole)
+	if got.Preview["/tools"].Bytes != len(whole["tools"]) || got.Preview["/history_seqs"].Bytes != len(whole["history_seqs"]) || len(got.Preview) != 2 {
+		t.Errorf("marks %v", got.Preview)
+	}
+	// A request as they are written now has nothing of the kind.
+	now := New(KindModelRequest, 1, 3, ModelRequest{Model: "m", System: `use the "tools"`, ToolSet: 1, ToolNames: []string{"read_file"}, HistoryBase: 2, HistoryAdded: []int64{3}})
+	if got := Preview(now); got.Preview != nil || !bytes.Equal(got.Payload, now.Payload) {
+		t.Errorf("a request of now was changed: %s %v", got.Payload, got.Preview)
+	}
+}
+
 func TestPreviewReturnsAPayloadItCannotReadWhole(t *testing.T) {
 	e := Event{Kind: KindToolResult, Payload: json.RawMessage(`{"content":"` + strings.Repeat("x", 3000) + ``)}
 	if got := Preview(e); !bytes.Equal(got.Payload, e.Payload) || got.Preview != nil {
