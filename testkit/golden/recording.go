@@ -232,6 +232,9 @@ var (
 	summaryTime = regexp.MustCompile(`([{,])"(created_at|updated_at)":"[^"]*"`)
 	durationMs  = regexp.MustCompile(`([{,])"duration_ms":-?[0-9]+`)
 	firstToken  = regexp.MustCompile(`([{,])"time_to_first_token":-?[0-9]+`)
+	// The same inside a JSON string (a payload as EventPayload answers it).
+	durationMsQuoted = regexp.MustCompile(`([{,])\\"duration_ms\\":-?[0-9]+`)
+	firstTokenQuoted = regexp.MustCompile(`([{,])\\"time_to_first_token\\":-?[0-9]+`)
 )
 
 // Bytes renders the recording as indented JSON, with what varies replaced
@@ -269,6 +272,8 @@ func (r *Recorder) Bytes(o RecordOptions) []byte {
 	})
 	b = durationMs.ReplaceAll(b, fmt.Appendf(nil, `${1}"duration_ms":%d`, recordedDurationMs))
 	b = firstToken.ReplaceAll(b, fmt.Appendf(nil, `${1}"time_to_first_token":%d`, recordedFirstTokenNs))
+	b = durationMsQuoted.ReplaceAll(b, fmt.Appendf(nil, `${1}\"duration_ms\":%d`, recordedDurationMs))
+	b = firstTokenQuoted.ReplaceAll(b, fmt.Appendf(nil, `${1}\"time_to_first_token\":%d`, recordedFirstTokenNs))
 	b = unescapeHTML(b)
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {
