@@ -157,9 +157,57 @@ func TestPreviewLeavesOutWhatOldRequestsRepeat(t *testing.T) {
 }
 
 func TestPreviewReturnsAPayloadItCannotReadWhole(t *testing.T) {
-	e := Event{Kind: KindToolResult, Payload: json.RawMessage(`{"content":"` + strings.Repeat("x", 3000) + ``)}
-	if got := Preview(e); !bytes.Equal(got.Payload, e.Payload) || got.Preview != nil {
-		t.Errorf("a broken payload was changed: %v", got.Preview)
+	long := strings.Repeat("x", 3000)
+	for _, p := range []string{
+		`{"content":"` + long,
+		`{"content":"` + long + `"`,
+		`{"content":"` + long + `",}`,
+		`{"content" "` + long + `"}`,
+		`["` + long + `" "b"]`,
+		`{"content":"` + long + `"} x`,
+		`{"a":` + strings.Repeat("[", maxDepth+2) + `"` + long + `"` + strings.Repeat("]", maxDepth+2) + `}`,
+	} {
+		e := Event{Kind: KindToolResult, Payload: json.RawMessage(p)}
+		if got := Preview(e); !bytes.Equal(got.Payload, e.Payload) || got.Preview != nil {
+			t.Errorf("a broken payload (%.40s…) was changed: %v", p, got.Preview)
+		}
+	}
+}
+
+// Any JSON, however it is written: nested lists, escapes in names and
+// strings, white space everywhere. What is cut is the long strings, found
+// by their pointers; the rest is the same value.
+func TestPreviewWalksAnyJSON(t *testing.T) {
+	long := lines(300, `a "quoted" line with a \ backslash and é`)
+	q := quote(long)
+	p := "{ \"a\" : [ 1 , -2.5e3 , true , null , [ [ " + q + " ] ] ] ,\n\t\"k\\\"ey\\u00e9\" : { \"x/y\" : " + q + " } , \"short\":\"\\\"\" , \"raw\" : " + q + " }"
+	var v any
+	if err := json.Unmarshal([]byte(p), &v); err != nil {
+		t.Fatalf("the test's JSON: %v\n%s", err, p)
+	}
+	got := Preview(Event{Kind: KindToolCall, Payload: json.RawMessage(p)})
+	want := []string{"/a/4/0/0", "/k\"eyé/x~1y", "/raw"}
+	if len(got.Preview) != len(want) {
+		t.Fatalf("marks %v, want %v", got.Preview, want)
+	}
+	var cut any
+	if err := json.Unmarshal(got.Payload, &cut); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, got.Payload)
+	}
+	for _, ptr := range want {
+		s, _ := at(cut, ptr).(string)
+		if got.Preview[ptr].Bytes != len(long) || s != cutText(long) {
+			t.Errorf("%s: mark %+v, text %q", ptr, got.Preview[ptr], s)
+		}
+		setAt(cut, ptr, long)
+	}
+	if !equalJSON(t, cut, v) {
+		t.Errorf("the preview changed more than the long strings:\n%s", got.Payload)
+	}
+	// A response's raw goes whole, with what it holds.
+	resp := Preview(Event{Kind: KindModelResponse, Payload: json.RawMessage(`{"content":"hi","raw":{"message":{"content":` + q + `}}}`)})
+	if string(resp.Payload) != `{"content":"hi","raw":null}` || len(resp.Preview) != 1 || resp.Preview["/raw"].Bytes != len(`{"message":{"content":`+q+`}}`) {
+		t.Errorf("raw: %s %v", resp.Payload, resp.Preview)
 	}
 }
 
@@ -224,4 +272,39 @@ func equalJSON(t *testing.T, a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// BenchmarkPreview previews the events of a round of a long session: a
+// result of a few KB (cut) and a response (its raw left out).
+func BenchmarkPreview(b *testing.B) {
+	content := lines(120, "\treturn n*7 + len(\"parse.go\") // a line of Go")
+	result := New(KindToolResult, 1, 1, ToolResult{CallID: "call_1", Name: "read_file", Content: content, Bytes: len(content)})
+	raw := json.RawMessage(`{"model":"m","created_at":"2026-01-02T03:04:05Z","message":{"role":"assistant","content":"","tool_calls":[{"id":"call_1","function":{"index":0,"name":"read_file","arguments":{"path":"parse.go"}}}]},"done":true,"done_reason":"stop","total_duration":5000000,"load_duration":1000000,"prompt_eval_count":1576,"prompt_eval_duration":2000000,"eval_count":1,"eval_duration":1000000}`)
+	response := New(KindModelResponse, 1, 1, ModelResponse{ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Args: json.RawMessage(`{"path":"parse.go"}`)}}, DoneReason: "stop", Raw: raw})
+	b.ReportAllocs()
+	for b.Loop() {
+		Preview(result)
+		Preview(response)
+	}
+}
+
+func TestUnquoteDecodesAsEncodingJSON(t *testing.T) {
+	for _, q := range []string{
+		`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u0041\u00e9\u20ac"`, `"\ud83d\ude00 smile"`,
+		`"\u003c\u003e\u0026"`, `"é ü 日本"`, `"\ud83d alone"`, `"\ude00 low alone"`, `"\ud83d\u0041"`,
+		`"\uD83D\uDE00"`, `"end \ud83d"`, `"\u0000"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(q), &want); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got, ok := unquote([]byte(q)); !ok || got != want {
+			t.Errorf("unquote(%s) = %q, %v; encoding/json says %q", q, got, ok, want)
+		}
+	}
+	for _, q := range []string{`"\x"`, `"\u12"`, `"\u12g4"`, `"a\"`, "\"\xff\""} {
+		if _, ok := unquote([]byte(q)); ok {
+			t.Errorf("unquote(%s) took an escape JSON does not have", q)
+		}
+	}
 }
