@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
@@ -99,10 +100,12 @@ func TestOpenLongSession(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	longSession(t, h, longSessionEvents)
 	ctx := context.Background()
+	start := time.Now()
 	d, err := h.m.Open(ctx, h.id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	took := time.Since(start)
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +115,7 @@ func TestOpenLongSession(t *testing.T) {
 	for _, e := range stored {
 		whole += len(e.Payload)
 	}
-	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %d bytes (%.1f MB)", len(d.Events), len(b), float64(len(b))/1e6, whole, float64(whole)/1e6)
+	t.Logf("opening %d events sends %d bytes (%.1f MB); their stored payloads are %d bytes (%.1f MB); Open took %v", len(d.Events), len(b), float64(len(b))/1e6, whole, float64(whole)/1e6, took.Round(time.Millisecond))
 	if len(b) > openBudget {
 		t.Errorf("opening sends %d bytes, more than the %d budget", len(b), openBudget)
 	}
