@@ -53,8 +53,8 @@ type Summary struct {
 }
 
 // Detail is an opened session as the window first gets it: its summary,
-// its log with each event cut to the payload a card draws (trace.Preview;
-// Payload gives an event whole) and its open questions. The tools a
+// its log with each event of an ended run cut to the payload a card draws
+// (trace.Preview; Payload gives an event whole) and its open questions. The tools a
 // request offered are in its tool_names; their schemas are in the body
 // RawRequest rebuilds.
 type Detail struct {
@@ -151,8 +151,11 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	return out, nil
 }
 
-// Open returns a session with its log, each event cut to what its card
-// draws: a long text keeps its start and says how long it is whole.
+// Open returns a session with its log, each event of a run that ended cut
+// to what its card draws (trace.Preview): a long text keeps its start and
+// says how long it is whole. The events of a run still open (going, paused
+// or waiting for an answer) come whole, as they do live: a pause or a
+// question is acted on with what they hold.
 func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
@@ -162,7 +165,14 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	for i := range evs {
+	ended := 0
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind == trace.KindRunEnd {
+			ended = i + 1
+			break
+		}
+	}
+	for i := range evs[:ended] {
 		evs[i] = trace.Preview(evs[i])
 	}
 	d := Detail{Summary: m.summary(s), Events: evs, Approvals: []permission.Request{}}

@@ -221,3 +221,39 @@ func TestOpenLongOldSession(t *testing.T) {
 		t.Errorf("opening sends %d bytes, more than the %d budget", len(b), openBudget)
 	}
 }
+
+// A run still open (here one the app left while its call ran) comes
+// whole: the user may act on it (a pause, a question). The runs before it
+// come as previews.
+func TestOpenSendsAnOpenRunWhole(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.write("long.txt", strings.Repeat("a line of a long file\n", 400))
+	h.srv.Script(calls(call("call_1", "read_file", `{"path":"long.txt"}`)), ollamatest.Text("Read it."))
+	h.run("Read long.txt")
+	long := strings.Repeat("x", 3*trace.PreviewBytes)
+	ctx := context.Background()
+	for _, e := range []trace.Event{
+		trace.New(trace.KindUserMessage, 2, 0, trace.UserMessage{Text: long}),
+		trace.New(trace.KindModelRequest, 2, 1, trace.ModelRequest{Model: testModel}),
+		trace.New(trace.KindModelResponse, 2, 1, trace.ModelResponse{Content: long, DoneReason: "stop"}),
+	} {
+		e.SessionID = h.id
+		if _, err := h.st.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := h.m.Open(ctx, h.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := h.events()
+	for i, e := range d.Events {
+		whole := string(e.Payload) == string(stored[i].Payload) && e.Preview == nil
+		switch {
+		case e.Run == 1 && e.Kind == trace.KindToolResult && (whole || e.Preview["/content"].Lines != 401):
+			t.Errorf("the ended run's long result came %s %v", e.Payload, e.Preview)
+		case e.Run == 2 && !whole:
+			t.Errorf("event %d of the open run came cut: %v", e.Seq, e.Preview)
+		}
+	}
+}
