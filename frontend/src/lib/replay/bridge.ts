@@ -311,10 +311,10 @@ export class ReplayBridge implements Bridge {
     return found.result;
   }
 
-  /** The recorded answer to a read, as #query picks it; undefined when there is none. */
-  #recorded(method: string, args: unknown[]): RecordedCall | undefined {
+  /** The recorded answer to a read, as #query picks it (with past, only one played already); undefined when there is none. */
+  #recorded(method: string, args: unknown[], past = false): RecordedCall | undefined {
     let found: RecordedCall | undefined;
-    for (let i = 0; i < this.#steps.length; i++) {
+    for (let i = 0; i < (past ? this.#pos : this.#steps.length); i++) {
       const q = this.#steps[i]!.query;
       if (!q || q.method !== method || !sameJson(args, q.args)) continue;
       if (i >= this.#pos && found) break;
@@ -354,14 +354,16 @@ export class ReplayBridge implements Bridge {
   }
 
   /**
-   * The engine's answer when the recording has one (Manager.Open: events
-   * as previews); else the events played so far, whole, as they streamed.
+   * The engine's answer when the recording has one from where it has got
+   * to (Manager.Open: events as previews; one recorded later would hold
+   * events not played yet); else the events played so far, whole, as they
+   * streamed.
    */
   async openSession(id: string): Promise<SessionSnapshot> {
     this.calls.push({ method: 'openSession', args: [id] });
     this.#playNow();
     if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, 'openSession');
-    const recorded = this.#recorded('openSession', [id]);
+    const recorded = this.#recorded('openSession', [id], true);
     if (recorded && isRecord(recorded.result)) {
       const r = recorded.result;
       return {
