@@ -205,9 +205,16 @@ func (a *App) Sessions() ([]session.Summary, error) {
 	return withManager(a, func(m *session.Manager) ([]session.Summary, error) { return m.List(a.ctx) })
 }
 
-// Open returns a session with its log.
+// Open returns a session with its log, each event with the payload its
+// card draws (long texts of ended runs cut; EventPayload has the rest).
 func (a *App) Open(id string) (session.Detail, error) {
 	return withManager(a, func(m *session.Manager) (session.Detail, error) { return m.Open(a.ctx, id) })
+}
+
+// EventPayload is the whole payload of a session's event seq, as stored
+// (JSON), for an event Open sent cut.
+func (a *App) EventPayload(id string, seq int64) (string, error) {
+	return withManager(a, func(m *session.Manager) (string, error) { return m.Payload(a.ctx, id, seq) })
 }
 
 // Do carries out one command on a session (create, send, stop, answer,

@@ -44,10 +44,12 @@ type Summary struct {
 	Breakpoints Breakpoints `json:"breakpoints"`
 }
 
-// Detail is an opened session: its summary and its log. Questions waiting
-// for the user and a pause are events of the log. The tools a request
-// offered are in its raw body (RawRequest), which the window loads when it
-// shows them.
+// Detail is an opened session as the window first gets it: its summary,
+// and its log with each event of an ended run cut to the payload a card
+// draws (trace.Preview; Payload gives an event whole). Questions waiting
+// for the user and a pause are events of the open run, which comes whole.
+// The tools a request offered are in its tool_names; their schemas are in
+// the body RawRequest rebuilds.
 type Detail struct {
 	Summary Summary       `json:"summary"`
 	Events  []trace.Event `json:"events"`
@@ -154,7 +156,11 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	return out, nil
 }
 
-// Open returns a session with its whole log.
+// Open returns a session with its log, each event of a run that ended cut
+// to what its card draws (trace.Preview): a long text keeps its start and
+// says how long it is whole. The events of a run still open (going, paused
+// or waiting for an answer) come whole, as they do live: a pause or a
+// question is acted on with what they hold.
 func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	sum, err := m.summaryOf(ctx, id)
 	if err != nil {
@@ -164,7 +170,27 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
+	ended := 0
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind == trace.KindRunEnd {
+			ended = i + 1
+			break
+		}
+	}
+	for i := range evs[:ended] {
+		evs[i] = trace.Preview(evs[i])
+	}
 	return Detail{Summary: sum, Events: evs}, nil
+}
+
+// Payload returns the payload of a session's event seq exactly as it is
+// stored: what the window fetches when an event it got cut is opened.
+func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, error) {
+	e, err := m.store.Event(ctx, id, seq)
+	if err != nil {
+		return "", err
+	}
+	return string(e.Payload), nil
 }
 
 // Delete stops a session's run if any and removes it with its log.

@@ -102,6 +102,15 @@ func TestDatabaseOfTheFirstSchema(t *testing.T) {
 			if e.Kind != trace.KindModelRequest {
 				continue
 			}
+			// Opened, an old request leaves out every tool's schema and
+			// every history seq, and names its tools as requests do now.
+			mr, err := trace.Decode[trace.ModelRequest](e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mr.Tools != nil || mr.HistorySeqs != nil || len(mr.ToolNames) != 7 || e.Preview["/tools"].Bytes == 0 || e.Preview["/history_seqs"].Bytes == 0 {
+				t.Fatalf("%s: request %d opened as %s (marks %v)", s.Title, e.Seq, e.Payload, e.Preview)
+			}
 			raw, err := session.RawRequest(ctx, st, s.ID, e.Seq)
 			if err != nil {
 				t.Fatalf("%s: request %d: %v", s.Title, e.Seq, err)

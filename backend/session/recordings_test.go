@@ -13,6 +13,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -326,6 +327,19 @@ func (w *window) workspace() workspace.Info {
 		return info, err
 	}, w.ws))
 	return info
+}
+
+// openSession records the window opening the session: what Manager.Open
+// sends (its events as previews).
+func (w *window) openSession() {
+	w.t.Helper()
+	w.must(w.rec.Query("openSession", func() (any, error) { return w.m.Open(context.Background(), w.id) }, w.id))
+}
+
+// eventPayload records the window fetching one event whole.
+func (w *window) eventPayload(seq int64) {
+	w.t.Helper()
+	w.must(w.rec.Query("eventPayload", func() (any, error) { return w.m.Payload(context.Background(), w.id, seq) }, w.id, seq))
 }
 
 // ruleLimits records the rule editor asking what a rule cannot hold.
@@ -869,6 +883,27 @@ func TestRecordings(t *testing.T) {
 		w.untilEnded()
 		w.rec.Mark("answered")
 		w.deleteSession()
+		w.save()
+	})
+
+	// A long read: opened again, the session sends the observation cut
+	// (its first lines and how long it is whole); the user shows all of it.
+	t.Run("long_read", func(t *testing.T) {
+		w := openWindow(t, "long_read", "The model reads a 300-line changelog and answers. Opened again, the session sends the observation cut to its first lines; the user shows all of it.", permission.ModeAuto, nil)
+		var log strings.Builder
+		for i := 300; i >= 1; i-- {
+			fmt.Fprintf(&log, "## 0.%d.0\n- release %d: fixes and small changes\n", i, i)
+		}
+		w.write("CHANGELOG.md", log.String())
+		w.srv.Script(
+			calls(call("call_1", "read_file", `{"path":"CHANGELOG.md"}`)),
+			text("The changelog lists 300 releases, newest first."),
+		)
+		w.send("What does the changelog say?")
+		w.untilEnded()
+		w.rec.Mark("reopened")
+		w.openSession()
+		w.eventPayload(w.seqOf(trace.KindToolResult, 0))
 		w.save()
 	})
 

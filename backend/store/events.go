@@ -74,6 +74,8 @@ const (
 		FROM events WHERE session_id = ? ORDER BY seq`
 	runEventsSQL = `SELECT seq, kind, time, run, round, payload
 		FROM events WHERE session_id = ? AND run = ? ORDER BY seq`
+	eventSQL = `SELECT kind, time, run, round, payload
+		FROM events WHERE session_id = ? AND seq = ?`
 )
 
 // appendTx stores one event with nextSeq and insert, the transaction's
@@ -157,4 +159,23 @@ func (s *Store) scanEvents(ctx context.Context, sessionID string, rows *sql.Rows
 		}
 	}
 	return out, nil
+}
+
+// Event returns one event of a session's log as stored, or ErrNotFound
+// when the session has no event seq. It is one primary-key lookup: the
+// window asks for a payload when the user opens it.
+func (s *Store) Event(ctx context.Context, sessionID string, seq int64) (trace.Event, error) {
+	e := trace.Event{SessionID: sessionID, Seq: seq}
+	var kind string
+	var t int64
+	var payload []byte
+	err := s.r.QueryRowContext(ctx, eventSQL, sessionID, seq).Scan(&kind, &t, &e.Run, &e.Round, &payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return trace.Event{}, fmt.Errorf("store: session %q has no event %d: %w", sessionID, seq, ErrNotFound)
+	}
+	if err != nil {
+		return trace.Event{}, fmt.Errorf("store: event %d of %q: %w", seq, sessionID, err)
+	}
+	e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
+	return e, nil
 }

@@ -252,6 +252,8 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		"open sessions": {openSessionsSQL, 0},
 		"find tool set": {findToolSetSQL, 2},
 		"tool sets":     {toolSetsSQL, 1},
+		// One event fetched whole for the window.
+		"one event": {eventSQL, 2},
 	} {
 		rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.sql, make([]any, q.args)...)
 		if err != nil {
@@ -271,6 +273,29 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		rows.Close()
 		if steps == 0 {
 			t.Errorf("%s: no query plan steps", name)
+		}
+	}
+}
+
+func TestEventReadsOneEventAsStored(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	sess := mustCreate(t, s, Session{})
+	mustAppend(t, s, ev(sess.ID, trace.KindUserMessage, `{"text":"first"}`))
+	want := mustAppend(t, s, ev(sess.ID, trace.KindNotice, `{"code":"c","message":"a \u003c b"}`))
+	got, err := s.Event(ctx, sess.ID, want.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Payload) != string(want.Payload) || got.Kind != want.Kind || got.Seq != want.Seq || !got.Time.Equal(want.Time) {
+		t.Errorf("Event = %+v (%s), want %+v (%s)", got, got.Payload, want, want.Payload)
+	}
+	for _, c := range []struct {
+		id  string
+		seq int64
+	}{{sess.ID, 3}, {sess.ID, 0}, {"nobody", 1}} {
+		if _, err := s.Event(ctx, c.id, c.seq); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Event(%q, %d): err = %v, want ErrNotFound", c.id, c.seq, err)
 		}
 	}
 }

@@ -42,6 +42,10 @@ type Event struct {
 	Run       int             `json:"run"`
 	Round     int             `json:"round"`
 	Payload   json.RawMessage `json:"payload"`
+	// Preview is set only on an event cut for the window (see Preview):
+	// the payload's fields that were cut, by JSON Pointer, with the
+	// length of the whole. The log never holds it.
+	Preview map[string]Cut `json:"preview,omitempty"`
 }
 
 // New builds an uncommitted event (no session, seq or time yet) with its

@@ -220,6 +220,9 @@ var (
 	summaryTime = regexp.MustCompile(`([{,])"(created_at|updated_at)":"[^"]*"`)
 	durationMs  = regexp.MustCompile(`([{,])"duration_ms":-?[0-9]+`)
 	firstToken  = regexp.MustCompile(`([{,])"time_to_first_token":-?[0-9]+`)
+	// The same inside a JSON string (a payload as EventPayload answers it).
+	durationMsQuoted = regexp.MustCompile(`([{,])\\"duration_ms\\":-?[0-9]+`)
+	firstTokenQuoted = regexp.MustCompile(`([{,])\\"time_to_first_token\\":-?[0-9]+`)
 )
 
 // Bytes renders the recording as indented JSON, with what varies replaced
@@ -240,11 +243,16 @@ func (r *Recorder) Bytes(o RecordOptions) []byte {
 			b = bytes.ReplaceAll(b, []byte(kv[0]), []byte(kv[1]))
 		}
 	}
-	n := 0
+	// An event the recording holds twice (streamed, then in a session
+	// opened again) keeps one time.
+	times := map[string]string{}
 	b = eventTime.ReplaceAllFunc(b, func(m []byte) []byte {
-		t := o.Start.Add(time.Duration(n) * 250 * time.Millisecond)
-		n++
-		return fmt.Appendf(nil, `%c"time":%q`, m[0], t.UTC().Format(time.RFC3339Nano))
+		t, ok := times[string(m[1:])]
+		if !ok {
+			t = o.Start.Add(time.Duration(len(times)) * 250 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+			times[string(m[1:])] = t
+		}
+		return fmt.Appendf(nil, `%c"time":%q`, m[0], t)
 	})
 	b = summaryTime.ReplaceAllFunc(b, func(m []byte) []byte {
 		key := summaryTime.FindSubmatch(m)[2]
@@ -252,6 +260,8 @@ func (r *Recorder) Bytes(o RecordOptions) []byte {
 	})
 	b = durationMs.ReplaceAll(b, fmt.Appendf(nil, `${1}"duration_ms":%d`, recordedDurationMs))
 	b = firstToken.ReplaceAll(b, fmt.Appendf(nil, `${1}"time_to_first_token":%d`, recordedFirstTokenNs))
+	b = durationMsQuoted.ReplaceAll(b, fmt.Appendf(nil, `${1}\"duration_ms\":%d`, recordedDurationMs))
+	b = firstTokenQuoted.ReplaceAll(b, fmt.Appendf(nil, `${1}\"time_to_first_token\":%d`, recordedFirstTokenNs))
 	b = unescapeHTML(b)
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {

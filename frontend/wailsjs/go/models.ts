@@ -579,6 +579,11 @@ export namespace session {
 		}
 	}
 	
+
+}
+
+export namespace settings {
+	
 	export class Settings {
 	    max_rounds: number;
 	    num_ctx_cap: number;
@@ -626,6 +631,20 @@ export namespace session {
 
 export namespace trace {
 	
+	export class Cut {
+	    bytes: number;
+	    lines?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Cut(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.bytes = source["bytes"];
+	        this.lines = source["lines"];
+	    }
+	}
 	export class Event {
 	    session_id: string;
 	    seq: number;
@@ -635,6 +654,7 @@ export namespace trace {
 	    run: number;
 	    round: number;
 	    payload: number[];
+	    preview?: {[key: string]: Cut};
 	
 	    static createFrom(source: any = {}) {
 	        return new Event(source);
@@ -649,6 +669,7 @@ export namespace trace {
 	        this.run = source["run"];
 	        this.round = source["round"];
 	        this.payload = source["payload"];
+	        this.preview = this.convertValues(source["preview"], Cut, true);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

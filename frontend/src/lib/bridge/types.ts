@@ -34,7 +34,14 @@ export interface Bridge {
   status(): Promise<StatusInfo>;
   listModels(): Promise<ModelInfo[]>;
   listSessions(): Promise<Summary[]>;
+  /**
+   * The session with its events as previews: a long text of an ended run
+   * (a result's content, a response, a changed file…) keeps its start,
+   * and the event's preview says how long it is whole.
+   */
   openSession(id: string): Promise<SessionSnapshot>;
+  /** One event's whole payload, as stored (JSON text), for an event that came cut. */
+  eventPayload(sessionId: string, seq: number): Promise<string>;
   /**
    * Carries out one command on a session: create, delete, set_model, send,
    * stop, answer, stepping and breakpoints, step, continue, the edits at a

@@ -164,6 +164,24 @@ describe('WailsBridge', () => {
     bridge.close();
   });
 
+  it("keeps the preview marks of an opened session's events, and fetches an event whole as its stored JSON", async () => {
+    const bridge = new WailsBridge(manual().schedule);
+    const log = new EventLog('s1');
+    const user = log.user('the start of a long message');
+    const marks = { '/text': { bytes: 9000, lines: 200 } };
+    wails.App['Open'] = async () => ({ summary: { id: 's1' }, events: [{ ...user, preview: marks }] });
+    const snap = await bridge.openSession('s1');
+    expect(snap.events[0]!.preview).toEqual(marks);
+    const stored = '{"text":"the whole \\u003c message"}';
+    const payload = vi.fn(async () => stored);
+    wails.App['EventPayload'] = payload;
+    expect(await bridge.eventPayload('s1', user.seq)).toBe(stored);
+    expect(payload).toHaveBeenCalledWith('s1', user.seq);
+    wails.App['EventPayload'] = async () => Promise.reject('store: session "s1" has no event 7: not found');
+    await expect(bridge.eventPayload('s1', 7)).rejects.toThrow(/has no event 7/);
+    bridge.close();
+  });
+
   it('sends the step-through commands with the pause they are for, and passes their refusals on', async () => {
     const bridge = new WailsBridge(manual().schedule);
     wails.App['Do'] = vi.fn(async () => ({}));

@@ -126,6 +126,12 @@ export class WailsBridge implements Bridge {
     return out;
   }
 
+  async eventPayload(sessionId: string, seq: number): Promise<string> {
+    const body = await call<unknown>('EventPayload', () => App.EventPayload(sessionId, seq));
+    if (typeof body !== 'string') throw toBridgeError('EventPayload', 'The event could not be read.');
+    return body;
+  }
+
   async pickFolder(title: string): Promise<string> {
     const dir = await call<unknown>('PickFolder', () => App.PickFolder(title));
     return typeof dir === 'string' ? dir : '';

@@ -15,6 +15,21 @@ describe('ResponseCard', () => {
     expect(screen.getByTestId('response-text').textContent).toBe('Hello, world');
   });
 
+  it('says when its text came cut and fetches it whole on Show all', async () => {
+    const load = vi.fn(async () => {});
+    const expand = { cuts: { '/content': { bytes: 9000, lines: 120 }, '/raw': { bytes: 400 } }, load };
+    render(ResponseCard, { props: { id: 'e:3', content: 'The start of a long answer', expand } });
+    expect(screen.getByTestId('card-cut').textContent).toContain('9.2 KB');
+    await fireEvent.click(screen.getByTestId('card-show-all'));
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not offer Show all when only its wire JSON was left out (the Raw view fetches that)', () => {
+    const expand = { cuts: { '/raw': { bytes: 400 } }, load: vi.fn(async () => {}) };
+    render(ResponseCard, { props: { id: 'e:3', content: 'Short', expand } });
+    expect(screen.queryByTestId('card-cut')).toBeNull();
+  });
+
   it('waits visibly for the first token', () => {
     render(ResponseCard, { props: { id: 'live', content: '', streaming: true } });
     expect(screen.getByText(/Waiting for the first token/)).toBeTruthy();

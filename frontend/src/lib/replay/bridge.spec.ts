@@ -35,6 +35,24 @@ describe('ReplayBridge', () => {
     expect(snap.summary).toMatchObject({ running: true, open_run: 1, standing: 'asking', event_count: 5 });
   });
 
+  it("opens a session with the engine's answer once the replay has got there, never one from later", async () => {
+    const early = new ReplayBridge(recording('long_read'));
+    // Before the run: nothing played, so nothing to show (the recorded
+    // answer, from after the run, would hold events not played yet).
+    expect((await early.openSession('session-1')).events).toEqual([]);
+
+    const reopened = new ReplayBridge(recording('long_read'), { from: 'reopened' });
+    const snap = await reopened.openSession('session-1');
+    const result = snap.events.find((e) => e.kind === 'tool_result')!;
+    expect(result.preview?.['/content']).toEqual({ bytes: 18984, lines: 601 });
+    const whole = JSON.parse(await reopened.eventPayload('session-1', result.seq)) as { content: string };
+    expect(whole.content).toContain('release 1: fixes');
+    // An event the recording has no fetch of: its payload as it streamed.
+    const request = snap.events.find((e) => e.kind === 'model_request')!;
+    expect(JSON.parse(await reopened.eventPayload('session-1', request.seq))).toEqual(request.payload);
+    await expect(reopened.eventPayload('session-1', 99)).rejects.toThrow(/no event 99/);
+  });
+
   it('fails the spec when the UI sends another command than the recorded one, and refuses it', async () => {
     const { replay } = replayOf('approve_command');
     await replay.do({ do: 'send', session: 'session-1', text: 'Write hello.txt with a command' });

@@ -11,6 +11,7 @@ import { EventHub, type Scheduler } from '../bridge/hub';
 import {
   commandJSON,
   deltaOf,
+  isRecord,
   parseEvent,
   restoreResultOf,
   ruleLimitsOf,
@@ -34,7 +35,6 @@ import {
   type WorkspaceInfo,
 } from '../types';
 import { summaryAfter } from '../timeline/standing';
-import { isRecord } from '../types/json';
 import { models as machineModels, reachableStatus, sandboxedProtections } from './machine';
 import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
 
@@ -305,17 +305,23 @@ export class ReplayBridge implements Bridge {
     const rejected = this.#rejects.get(method)?.shift();
     if (rejected !== undefined) throw new BridgeError(rejected, method);
     this.#playNow();
+    const found = this.#recorded(method, args);
+    if (!found) throw new BridgeError(`${REPLAY_MARK}: ${this.recording.scenario} has no answer to ${method}`, method);
+    if (found.error !== undefined) throw new BridgeError(found.error, method);
+    return found.result;
+  }
+
+  /** The recorded answer to a read, as #query picks it (with past, only one played already); undefined when there is none. */
+  #recorded(method: string, args: unknown[], past = false): RecordedCall | undefined {
     let found: RecordedCall | undefined;
-    for (let i = 0; i < this.#steps.length; i++) {
+    for (let i = 0; i < (past ? this.#pos : this.#steps.length); i++) {
       const q = this.#steps[i]!.query;
       if (!q || q.method !== method || !sameJson(args, q.args)) continue;
       if (i >= this.#pos && found) break;
       found = q;
       if (i >= this.#pos) break;
     }
-    if (!found) throw new BridgeError(`${REPLAY_MARK}: ${this.recording.scenario} has no answer to ${method}`, method);
-    if (found.error !== undefined) throw new BridgeError(found.error, method);
-    return found.result;
+    return found;
   }
 
   // --- the Bridge ------------------------------------------------------------------
@@ -335,11 +341,36 @@ export class ReplayBridge implements Bridge {
     return this.#summary ? [{ ...this.#summary }] : [];
   }
 
+  /**
+   * The engine's answer when the recording has one from where it has got
+   * to (Manager.Open: events as previews; one recorded later would hold
+   * events not played yet); else the events played so far, whole, as they
+   * streamed.
+   */
   async openSession(id: string): Promise<SessionSnapshot> {
     this.calls.push({ method: 'openSession', args: [id] });
     this.#playNow();
     if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, 'openSession');
+    const recorded = this.#recorded('openSession', [id], true);
+    if (recorded && isRecord(recorded.result)) {
+      const r = recorded.result;
+      return {
+        summary: summaryOf(r['summary']),
+        events: (Array.isArray(r['events']) ? r['events'] : []).map(parseEvent).filter((e): e is TraceEvent => e != null),
+      };
+    }
     return { summary: { ...this.#summary }, events: [...this.#events] };
+  }
+
+  /** The engine's answer when recorded; else the payload of the event as it streamed (whole). */
+  async eventPayload(sessionId: string, seq: number): Promise<string> {
+    this.calls.push({ method: 'eventPayload', args: [sessionId, seq] });
+    const recorded = this.#recorded('eventPayload', [sessionId, seq]);
+    if (recorded?.error !== undefined) throw new BridgeError(recorded.error, 'eventPayload');
+    if (typeof recorded?.result === 'string') return recorded.result;
+    const e = this.#events.find((x) => x.session_id === sessionId && x.seq === seq);
+    if (!e) throw new BridgeError(`${REPLAY_MARK}: no event ${seq} in ${this.recording.scenario}`, 'eventPayload');
+    return JSON.stringify(e.payload);
   }
 
   async do(cmd: Command): Promise<Outcome> {

@@ -9,15 +9,16 @@ import { ReplayBridge } from './bridge';
 import { repeatRun, runOf } from './long';
 import { unconfinedProtections } from './machine';
 import { parseRecording, type Recording } from './recording';
+import longRead from './recordings/long_read.json';
 import newSession from './recordings/new_session.json';
 import tour from './recordings/tour.json';
 
-export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long' | 'unsandboxed';
+export type DemoScenario = 'sample' | 'empty' | 'offline' | 'long' | 'reopened' | 'unsandboxed';
 
 /** The scenario a page address asks for with ?demo=…; the sample otherwise. */
 export function demoScenario(search: string): DemoScenario {
   const p = new URLSearchParams(search).get('demo');
-  return p === 'offline' || p === 'empty' || p === 'long' || p === 'unsandboxed' ? p : 'sample';
+  return p === 'offline' || p === 'empty' || p === 'long' || p === 'reopened' || p === 'unsandboxed' ? p : 'sample';
 }
 
 /** A recording of `runs` copies of the tour's first run, all stored: a long timeline. */
@@ -63,6 +64,9 @@ export function createDemoBridge(scenario: DemoScenario): Bridge {
       });
     case 'long':
       return new ReplayBridge(longRecording(150), { from: 'end', lenient: true });
+    case 'reopened':
+      // A session opened again: its long read shows in part, and Show all fetches the rest.
+      return new ReplayBridge(parseRecording(longRead), { from: 'reopened', lenient: true });
     case 'unsandboxed':
       return new ReplayBridge(parseRecording(tour), { from: 'run 1 done', paceMs: 400, lenient: true, pick, protections: unconfinedProtections() });
     default:

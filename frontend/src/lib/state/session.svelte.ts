@@ -41,8 +41,16 @@ export class SessionState {
 
   /** Playback position 1..N over the events, or null when showing everything live. */
   playback = $state<number | null>(null);
+  /**
+   * Events that came cut (previews, see TraceEvent.preview) and were
+   * fetched whole because the user opened them, by seq. Only those: the
+   * log itself stays previews, so a long session stays small in memory.
+   */
+  whole = $state.raw<ReadonlyMap<number, TraceEvent>>(new Map());
+  /** The log as the cards draw it: the events fetched whole in place of their previews. */
+  #drawn = $derived(this.whole.size === 0 ? this.events : this.events.map((e) => this.whole.get(e.seq) ?? e));
   /** The events the timeline shows: all of them, or those up to the playback position. */
-  shownEvents = $derived(this.playback == null ? this.events : eventsAt(this.events, this.playback));
+  shownEvents = $derived(this.playback == null ? this.#drawn : eventsAt(this.#drawn, this.playback));
   /** The event the playback position is on. */
   positionEvent = $derived(this.playback == null ? undefined : eventAt(this.events, this.playback));
 
@@ -127,6 +135,14 @@ export class SessionState {
     let sum = this.summary;
     for (const e of mine) sum = summaryAfter(sum, e);
     if (sum !== this.summary) this.summary = sum;
+  }
+
+  /** Keeps an event fetched whole. */
+  setWhole(e: TraceEvent): void {
+    if (e.session_id !== this.id) return;
+    const next = new Map(this.whole);
+    next.set(e.seq, e);
+    this.whole = next;
   }
 
   showEarlier(): void {

@@ -123,6 +123,16 @@ describe('buildTimeline', () => {
     expect(third.runs[1]).not.toBe(second.runs[1]);
     expect(third.runs[1]!.rounds).toHaveLength(1);
   });
+
+  it('builds a run again when one of its events that came cut is there whole', () => {
+    const log = twoRounds();
+    const cut = log.events.map((e) => (e.kind === 'tool_result' ? { ...e, preview: { '/content': { bytes: 9000, lines: 300 } } } : e));
+    const first = buildTimeline(cut);
+    const whole = cut.map((e) => (e.preview ? { ...e, preview: undefined } : e));
+    const second = buildTimeline(whole, first);
+    expect(second.runs[0]).not.toBe(first.runs[0]);
+    expect(buildTimeline(whole, second).runs[0]).toBe(second.runs[0]);
+  });
 });
 
 describe('buildTimeline with step-through', () => {

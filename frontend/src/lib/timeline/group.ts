@@ -74,6 +74,8 @@ export interface RunGroup {
   /** Number of events in the run and the last one's seq: equal values mean an unchanged run. */
   count: number;
   lastSeq: number;
+  /** How many of its events came cut (previews): one fetched whole makes the run new. */
+  cut: number;
   user?: UserMessageEvent;
   rounds: RoundGroup[];
   end?: RunEndEvent;
@@ -105,7 +107,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
   const runOf = (n: number): RunGroup => {
     let r = runByNo.get(n);
     if (!r) {
-      r = { key: `run:${n}`, run: n, count: 0, lastSeq: -1, rounds: [], restores: [] };
+      r = { key: `run:${n}`, run: n, count: 0, lastSeq: -1, cut: 0, rounds: [], restores: [] };
       runByNo.set(n, r);
       runs.push(r);
     }
@@ -156,6 +158,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     const r = runOf(e.run);
     r.count++;
     r.lastSeq = e.seq;
+    if (e.preview) r.cut++;
     switch (e.kind) {
       case 'user_message':
         runOf(e.run).user = e;
@@ -241,7 +244,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     const old = new Map(prev.runs.map((r) => [r.key, r]));
     for (let i = 0; i < runs.length; i++) {
       const o = old.get(runs[i]!.key);
-      if (o && o.count === runs[i]!.count && o.lastSeq === runs[i]!.lastSeq) runs[i] = o;
+      if (o && o.count === runs[i]!.count && o.lastSeq === runs[i]!.lastSeq && o.cut === runs[i]!.cut) runs[i] = o;
     }
   }
   return { runs, calls, checkpointCards };

@@ -52,11 +52,12 @@ const results: Record<string, keyof typeof SHAPES> = {
   setWorkspace: 'workspaceInfo',
   workspace: 'workspaceInfo',
   ruleLimits: 'ruleLimits',
+  openSession: 'snapshot',
 };
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
 const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
-const QUERY_METHODS = ['workspace', 'ruleLimits'];
+const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload'];
 
 /**
  * The fields each command of the window carries (type Command), besides

@@ -28,9 +28,9 @@ export interface UserMessagePayload {
 /**
  * A request, recorded so that its body can be rebuilt (the Raw view asks
  * the backend for it). Nothing in it grows with the session: the tools are
- * a tool set stored once per session (Detail.tool_sets) and named by
- * tool_set, and the history is the previous request's (history_base) plus
- * the events in history_added.
+ * a tool set stored once per session and named by tool_set (their schemas
+ * are in the rebuilt body), and the history is the previous request's
+ * (history_base) plus the events in history_added.
  */
 export interface ModelRequestPayload {
   model: string;
@@ -262,6 +262,14 @@ export interface PayloadMap {
   restore: RestorePayload;
 }
 
+/** How long a field cut from an event's preview is whole (trace.Cut). */
+export interface Cut {
+  /** UTF-8 bytes of the whole text, or of the JSON of a value left out (a response's raw). */
+  bytes: number;
+  /** Lines of the whole text. */
+  lines?: number;
+}
+
 interface EventBase {
   session_id: string;
   /** Unique and increasing within a session; assigned when committed. */
@@ -272,6 +280,13 @@ interface EventBase {
   run: number;
   /** Counts model requests within a run. */
   round: number;
+  /**
+   * Set on an event that came cut (openSession sends previews, see
+   * trace.Preview): each cut field, by JSON Pointer into the payload
+   * ("/content", "/changes/0/before"), with its whole length. The bridge's
+   * eventPayload has the rest.
+   */
+  preview?: Record<string, Cut>;
 }
 
 export type EventOf<K extends Kind> = EventBase & { kind: K; payload: PayloadMap[K] };
@@ -321,7 +336,7 @@ export const isRestore = (e: TraceEvent): e is RestoreEvent => e.kind === 'resto
  */
 export function parseEvent(v: unknown): TraceEvent | null {
   if (!isRecord(v)) return null;
-  const { session_id, seq, kind, time, run, round, payload } = v;
+  const { session_id, seq, kind, time, run, round, payload, preview } = v;
   if (typeof session_id !== 'string' || typeof seq !== 'number' || typeof kind !== 'string') return null;
   const base: EventBase = {
     session_id,
@@ -330,6 +345,7 @@ export function parseEvent(v: unknown): TraceEvent | null {
     run: typeof run === 'number' ? run : 0,
     round: typeof round === 'number' ? round : 0,
   };
+  if (isRecord(preview)) base.preview = preview as Record<string, Cut>;
   if (!isKnownKind(kind)) {
     return {
       ...base,
@@ -341,4 +357,16 @@ export function parseEvent(v: unknown): TraceEvent | null {
   // The payload's fields are trusted to match the kind: the backend encodes
   // them from the Go payload types this file mirrors.
   return { ...base, kind, payload } as unknown as TraceEvent;
+}
+
+/**
+ * The event whole: its payload replaced by the stored one (eventPayload's
+ * JSON text) and its preview marks dropped. Throws when the text is not a
+ * payload.
+ */
+export function wholeEvent<E extends TraceEvent>(e: E, payloadJson: string): E {
+  const payload: unknown = JSON.parse(payloadJson);
+  if (!isRecord(payload)) throw new Error(`The payload of event ${e.seq} is not an object.`);
+  const { preview: _cut, ...rest } = e;
+  return { ...rest, payload } as unknown as E;
 }

@@ -1,3 +1,5 @@
+import type { Cut } from './events';
+
 /** Where a card's Raw view gets its text. */
 export interface RawSource {
   load: () => Promise<string>;
@@ -11,4 +13,31 @@ export interface RawSource {
 /** A Raw source for a value already in memory (an event or a payload field). */
 export function rawOf(value: unknown): RawSource {
   return { load: async () => JSON.stringify(value), exact: false };
+}
+
+/**
+ * What a card needs for an event that came cut: which fields, how long
+ * they are whole, and how to get the event whole (the card then draws it).
+ */
+export interface Expandable {
+  /** The cut fields by JSON Pointer into the payload (TraceEvent.preview). */
+  cuts: Record<string, Cut>;
+  load: () => Promise<void>;
+}
+
+/** One cut text of an Expandable: its whole length and how to get it. */
+export interface More {
+  cut: Cut;
+  load: () => Promise<void>;
+}
+
+/** The cut text at pointer, or null when it came whole. */
+export function moreAt(x: Expandable | null | undefined, pointer: string): More | null {
+  const cut = x?.cuts[pointer];
+  return x && cut ? { cut, load: x.load } : null;
+}
+
+/** Whether any field other than those named came cut. */
+export function cutBesides(x: Expandable | null | undefined, ...pointers: string[]): boolean {
+  return x != null && Object.keys(x.cuts).some((p) => !pointers.includes(p));
 }

@@ -154,7 +154,8 @@ const payloads: Record<Kind, Shape> = {
   restore: obj({ to_seq: num, 'run?': num, restored: nullable(arr(str)), 'overwritten?': nullable(arr(str)), 'changes?': nullable(arr(fileChange)) }),
 };
 
-const envelope = obj({ session_id: str, seq: num, kind: str, time: str, run: num, round: num, payload: json });
+const cut = obj({ bytes: num, 'lines?': num });
+const envelope = obj({ session_id: str, seq: num, kind: str, time: str, run: num, round: num, payload: json, 'preview?': map(cut) });
 
 /** What does not fit in an event (trace.Event) as events.ts types it; empty when it fits. */
 export function eventProblems(v: unknown, path = 'event'): string[] {
@@ -211,9 +212,14 @@ const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts:
 const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
 
 const outcome = obj({ 'summary?': summary, 'restore?': restoreResult });
+const event: Shape = (v, p, out) => {
+  out.push(...eventProblems(v, p));
+};
+/** session.Detail: what openSession answers. */
+const snapshot = obj({ summary, events: arr(event) });
 
 /** The shapes of what the window hears and the commands' answers, by name. */
-export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule } as const;
+export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot } as const;
 
 /** What does not fit the named shape; empty when it fits. */
 export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {

@@ -4,10 +4,13 @@ import {session} from '../models';
 import {ollama} from '../models';
 import {sandbox} from '../models';
 import {permission} from '../models';
+import {settings} from '../models';
 import {workspace} from '../models';
 import {main} from '../models';
 
 export function Do(arg1:session.Command):Promise<session.Outcome>;
+
+export function EventPayload(arg1:string,arg2:number):Promise<string>;
 
 export function Models():Promise<Array<ollama.ModelInfo>>;
 
@@ -21,13 +24,13 @@ export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
 export function RuleLimits(arg1:permission.Rule):Promise<permission.RuleLimits>;
 
-export function SaveSettings(arg1:session.Settings):Promise<void>;
+export function SaveSettings(arg1:settings.Settings):Promise<void>;
 
 export function Sessions():Promise<Array<session.Summary>>;
 
 export function SetWorkspace(arg1:string,arg2:workspace.Change):Promise<workspace.Info>;
 
-export function Settings():Promise<session.Settings>;
+export function Settings():Promise<settings.Settings>;
 
 export function Status():Promise<main.Status>;
 

@@ -6,6 +6,10 @@ export function Do(arg1) {
   return window['go']['main']['App']['Do'](arg1);
 }
 
+export function EventPayload(arg1, arg2) {
+  return window['go']['main']['App']['EventPayload'](arg1, arg2);
+}
+
 export function Models() {
   return window['go']['main']['App']['Models']();
 }
