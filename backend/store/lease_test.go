@@ -1,0 +1,208 @@
+package store
+
+import (
+	"errors"
+	"os"
+	osexec "os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// child starts a process that lives until the test ends and returns it as
+// a lease owner (another process of this boot).
+func child(t *testing.T) LeaseOwner {
+	t.Helper()
+	cmd := osexec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return ownerFor(t, cmd.Process.Pid)
+}
+
+// deadPID is the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := osexec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func ownerFor(t *testing.T, pid int) LeaseOwner {
+	t.Helper()
+	me := self()
+	o := LeaseOwner{Owner: randomHex(8), PID: pid, BootID: me.BootID, PIDNS: me.PIDNS, Heartbeat: time.Now()}
+	if alive, started, known := processStart(pid); alive && known {
+		o.Started = started
+	}
+	return o
+}
+
+func TestLeaseOwnerGone(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes are looked at through /proc, which only Linux has here")
+	}
+	me := self()
+	if me.BootID == "" || me.PIDNS == "" || me.Started == 0 {
+		t.Fatalf("this process is not known as an owner: %+v", me)
+	}
+	now := time.Now()
+	live := child(t)
+	stale := now.Add(-StaleAfter - time.Second)
+	with := func(o LeaseOwner, f func(*LeaseOwner)) LeaseOwner { f(&o); return o }
+	for _, c := range []struct {
+		name string
+		o    LeaseOwner
+		gone bool
+	}{
+		{"this process", me, false},
+		{"this process, its heartbeat late", with(me, func(o *LeaseOwner) { o.Heartbeat = stale }), false},
+		{"a live process", live, false},
+		// A process stopped with Ctrl-Z, or a machine that slept, misses
+		// beats: it is alive, and its run is its own.
+		{"a live process whose heartbeat is late", with(live, func(o *LeaseOwner) { o.Heartbeat = stale }), false},
+		{"a process that has exited", ownerFor(t, deadPID(t)), true},
+		{"a pid now another process's", with(live, func(o *LeaseOwner) { o.Started++ }), true},
+		{"another boot", with(live, func(o *LeaseOwner) { o.BootID = "another-boot" }), true},
+		// Where the process cannot be looked at, the heartbeat decides.
+		{"another pid namespace, beating", with(live, func(o *LeaseOwner) { o.PIDNS = "pid:[1]"; o.PID = 999999999 }), false},
+		{"another pid namespace, silent", with(live, func(o *LeaseOwner) { o.PIDNS = "pid:[1]"; o.PID = 999999999; o.Heartbeat = stale }), true},
+		{"no boot id (another system), beating", with(live, func(o *LeaseOwner) { o.BootID = ""; o.PID = 999999999 }), false},
+		{"no boot id (another system), silent", with(live, func(o *LeaseOwner) { o.BootID = ""; o.Heartbeat = stale }), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gone, why := c.o.Gone(now)
+			if gone != c.gone {
+				t.Fatalf("Gone = %v (%q), want %v", gone, why, c.gone)
+			}
+			if gone && why == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+// putLease stores a lease as another process would have.
+func putLease(t *testing.T, s *Store, id string, o LeaseOwner) {
+	t.Helper()
+	if _, err := s.w.Exec(putLeaseSQL, id, o.Owner, "their-token", o.PID, o.BootID, o.PIDNS, o.Started, o.Heartbeat.UnixNano(), o.Heartbeat.UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTakeLease(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the owners here are told apart through /proc")
+	}
+	s := openTemp(t)
+	ctx := t.Context()
+	sess := mustCreate(t, s, Session{Title: "t"})
+	mustAppend(t, s, in(sess.ID, trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "hi"})))
+
+	// A live process holds it: refused, and the error names it.
+	live := child(t)
+	putLease(t, s, sess.ID, live)
+	_, err := s.TakeLease(ctx, sess.ID)
+	var held *LeaseHeldError
+	if !errors.As(err, &held) || !errors.Is(err, ErrLeaseHeld) || held.By.PID != live.PID {
+		t.Fatalf("take a live owner's lease: %v", err)
+	}
+
+	// Its owner is gone: taken over, with the run it left open.
+	dead := ownerFor(t, deadPID(t))
+	putLease(t, s, sess.ID, dead)
+	l, err := s.TakeLease(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.OpenRun != 1 || l.From == nil || l.From.PID != dead.PID {
+		t.Fatalf("lease = open run %d, from %+v", l.OpenRun, l.From)
+	}
+	o, ok, err := s.LeaseOf(ctx, sess.ID)
+	if me := self(); err != nil || !ok || o.Owner != me.Owner || o.PID != os.Getpid() {
+		t.Fatalf("lease of the session = %+v %v %v, want this process's", o, ok, err)
+	}
+
+	// Taken again by this process (recovery hands a paused run to its
+	// resumed run): the first Release then leaves the second's lease.
+	l2, err := s.TakeLease(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.LeaseOf(ctx, sess.ID); !ok {
+		t.Fatal("an old lease's release removed the newer one")
+	}
+	if err := l2.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Release(); err != nil {
+		t.Fatalf("second release: %v", err)
+	}
+	if _, ok, _ := s.LeaseOf(ctx, sess.ID); ok {
+		t.Fatal("the lease is still there after its release")
+	}
+	beats.mu.Lock()
+	running := beats.stop != nil
+	beats.mu.Unlock()
+	if running {
+		t.Error("the heartbeat goes on with no lease held")
+	}
+
+	if _, err := s.TakeLease(ctx, "missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("lease on a missing session: %v", err)
+	}
+}
+
+// A beat renews every lease of this process in the store, and no other
+// process's.
+func TestHeartbeatRenewsOwnLeases(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	clock := newFakeClock()
+	s.now = clock.Now
+	a := mustCreate(t, s, Session{Title: "a"})
+	b := mustCreate(t, s, Session{Title: "b"})
+	l, err := s.TakeLease(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	other := LeaseOwner{Owner: "other", PID: 1, Heartbeat: clock.Now()}
+	putLease(t, s, b.ID, other)
+	before, _, _ := s.LeaseOf(ctx, a.ID)
+	clock.Now() // the fake clock steps on each reading
+	s.renew()
+	mine, _, _ := s.LeaseOf(ctx, a.ID)
+	theirs, _, _ := s.LeaseOf(ctx, b.ID)
+	if !mine.Heartbeat.After(before.Heartbeat) {
+		t.Errorf("heartbeat %v, not after %v", mine.Heartbeat, before.Heartbeat)
+	}
+	if !theirs.Heartbeat.Equal(other.Heartbeat) {
+		t.Errorf("another owner's heartbeat moved: %v → %v", other.Heartbeat, theirs.Heartbeat)
+	}
+}
+
+// Deleting a session drops its lease.
+func TestLeaseGoesWithItsSession(t *testing.T) {
+	s := openTemp(t)
+	sess := mustCreate(t, s, Session{Title: "t"})
+	l, err := s.TakeLease(t.Context(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if err := s.DeleteSession(t.Context(), sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.LeaseOf(t.Context(), sess.ID); ok || err != nil {
+		t.Fatalf("lease of a deleted session: %v %v", ok, err)
+	}
+}
