@@ -20,7 +20,6 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
-	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -113,8 +112,16 @@ Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the run as Stop does in the
 window: running commands are killed, every open tool call gets a "cancelled"
 result, the run_end is recorded and the database is closed. loupe then exits
 128 + the signal's number (130, 143, 129). A second signal exits at once with
-the same code and leaves the run open; the window closes such a run as
-interrupted when it next opens the database.
+the same code and leaves the run open; the next loupe run or window on the
+database closes such a run as interrupted.
+
+Recovery: loupe run owns its run while it works (a lease in the database).
+When it opens the database it first closes the runs left open by a Loupe
+that is gone (killed, crashed, or its machine restarted): their open tool
+calls get an "interrupted (app exited)" result and each run its run_end. Runs
+that a live process owns (the window, another loupe run) are never touched,
+and a run paused in step mode stays paused for the window to reopen.
+loupe export only reads: it recovers nothing.
 
 Exit codes: 0 the model answered; 1 the run ended another way (round cap,
 error, timeout); 2 bad command line; 3 could not start (database, Ollama,
@@ -207,7 +214,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
-	sandbox.RemoveLeftovers() // what commands of a killed Loupe left behind
+	// Runs left open by a Loupe that is gone (killed, crashed, its
+	// machine restarted) are closed before this one starts; runs a live
+	// process owns are not touched. A manager without a sink: those are
+	// other sessions' events, not this run's timeline. This also removes
+	// what commands of a killed Loupe left behind.
+	if err := session.NewManager(st, oc, nil, nil).CloseCrashed(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "loupe: closing runs left open: %v\n", err)
+	}
 
 	sig := catchStops(stderr)
 	defer sig.release()

@@ -17,11 +17,15 @@ const asLoupe = "LOUPE_CLI_TEST_AS_LOUPE"
 
 // TestMain lets this test binary serve as the sandbox helper: confined
 // commands re-run the current executable, as the app re-runs loupe. It
-// also serves as loupe itself (asLoupe).
+// also serves as loupe itself (asLoupe), and as a process that only
+// recovers a database, as a window does when it opens (asRecoverer).
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	if os.Getenv(asLoupe) == "1" {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if db := os.Getenv(asRecoverer); db != "" {
+		os.Exit(recoverer(db, os.Getenv(recoverGo)))
 	}
 	os.Exit(m.Run())
 }

@@ -68,6 +68,9 @@ type prepared struct {
 	ctx    context.Context
 	slot   *activeRun
 	ws     *tools.Workspace
+	// lease makes this process the run's owner in the database until its
+	// run_end is written (see store.TakeLease).
+	lease *store.Lease
 }
 
 func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) (*prepared, error) {
@@ -176,8 +179,23 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	m.running[id] = slot
 	m.mu.Unlock()
 
-	evs, err := m.store.Events(ctx, id)
+	// The slot keeps this process to one run per session; the lease does
+	// so across processes (another window, loupe run), and tells their
+	// recovery that this run has an owner.
+	lease, err := m.store.TakeLease(ctx, id)
 	if err != nil {
+		m.release(id, slot)
+		ws.Close()
+		return nil, err
+	}
+	evs, err := m.store.Events(ctx, id)
+	if err == nil && !resume && lease.OpenRun != 0 {
+		// A run whose owner is gone (the lease was taken over) and that
+		// no recovery has closed yet: close it before the next begins.
+		evs, err = m.closeLeftOpen(ctx, s, evs)
+	}
+	if err != nil {
+		_ = lease.Release()
 		m.release(id, slot)
 		ws.Close()
 		return nil, err
@@ -194,13 +212,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		title := titleFrom(text)
 		_, _ = m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title})
 	}
-	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws}, nil
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease}, nil
 }
 
 func (p *prepared) run() (trace.RunEnd, error) {
 	m := p.m
 	defer m.release(p.id, p.slot)
 	defer p.ws.Close()
+	// After the run_end: from here on the run needs no owner. If the end
+	// could not be written, the run stays open without one, and the next
+	// recovery (in any process) closes it.
+	defer func() { _ = p.lease.Release() }()
 	var end trace.RunEnd
 	var err error
 	if p.resume {
@@ -235,12 +257,26 @@ func (m *Manager) release(id string, slot *activeRun) {
 	}
 }
 
-// Recover deals with every run the app left open when it last exited, so
-// each session reopens with a valid history: a run paused at a checkpoint
-// waits there again; any other gets "interrupted (app exited)" results for
-// its open calls and a run_end. Only sessions with an open run are looked
-// at (the store keeps which those are); their logs are read, no others.
+// Recover deals with every run left open by a process that is gone (this
+// app when it last exited, a killed loupe run), so each session reopens
+// with a valid history: a run paused at a checkpoint waits there again, in
+// this process; any other gets "interrupted (app exited)" results for its
+// open calls and a run_end. A run whose owner lives (another window, a
+// loupe run at work) is left alone: its lease says so (store.TakeLease).
+// Only sessions with an open run are looked at (the store keeps which those
+// are); their logs are read, no others.
 func (m *Manager) Recover(ctx context.Context) error {
+	return m.recover(ctx, true)
+}
+
+// CloseCrashed is Recover for the command line, which has no one to show a
+// pause to: it closes the runs whose owner is gone and leaves a paused one
+// paused (and without an owner), for the window to resume.
+func (m *Manager) CloseCrashed(ctx context.Context) error {
+	return m.recover(ctx, false)
+}
+
+func (m *Manager) recover(ctx context.Context, resumePaused bool) error {
 	// The scratch folders of commands a killed Loupe was running.
 	sandbox.RemoveLeftovers()
 	ss, err := m.store.OpenSessions(ctx)
@@ -249,33 +285,88 @@ func (m *Manager) Recover(ctx context.Context) error {
 	}
 	var errs []error
 	for _, s := range ss {
-		evs, err := m.store.Events(ctx, s.ID)
-		if err != nil {
+		if err := m.recoverOne(ctx, s, resumePaused); err != nil {
 			errs = append(errs, err)
-			continue
-		}
-		st := trace.StateOf(evs)
-		switch {
-		case !st.Open:
-		case st.Paused != nil:
-			p, err := m.setUp(ctx, s.ID, "", true, RunOptions{})
-			if err != nil {
-				errs = append(errs, fmt.Errorf("session %s stays paused but cannot resume: %w", s.ID, err))
-				continue
-			}
-			go func() { _, _ = p.run() }()
-		default:
-			removePartialWrites(s.Workspace, evs)
-			ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
-			if _, err := ag.Recover(ctx); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			reason := trace.EndInterrupted
-			_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// recoverOne recovers the session's open run if its owner is gone. The
+// take-over is one transaction (TakeLease), so of two processes recovering
+// at once only one closes the run; the log is read after it, so what is
+// closed is what the log holds then.
+func (m *Manager) recoverOne(ctx context.Context, s store.Session, resumePaused bool) error {
+	m.mu.Lock()
+	if _, busy := m.running[s.ID]; busy {
+		m.mu.Unlock()
+		return nil // this manager runs it
+	}
+	slot := &activeRun{cancel: func(error) {}, done: make(chan struct{})}
+	m.running[s.ID] = slot
+	m.mu.Unlock()
+	held := true
+	defer func() {
+		if held {
+			m.release(s.ID, slot)
+		}
+	}()
+
+	lease, err := m.store.TakeLease(ctx, s.ID)
+	if errors.Is(err, store.ErrLeaseHeld) || errors.Is(err, store.ErrNotFound) {
+		return nil // a live owner's run, or a session deleted since
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lease.Release() }()
+	if lease.OpenRun == 0 {
+		return nil // closed since the list was read
+	}
+	evs, err := m.store.Events(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if st := trace.StateOf(evs); st.Open && st.Paused != nil {
+		if !resumePaused {
+			return nil
+		}
+		// The resumed run takes the lease again (this process holds it,
+		// so no other can take it in between) and holds it until its end.
+		held = false
+		m.release(s.ID, slot)
+		p, err := m.setUp(ctx, s.ID, "", true, RunOptions{})
+		if err != nil {
+			return fmt.Errorf("session %s stays paused but cannot resume: %w", s.ID, err)
+		}
+		go func() { _, _ = p.run() }()
+		return nil
+	}
+	_, err = m.closeLeftOpen(ctx, s, evs)
+	return err
+}
+
+// closeLeftOpen closes the open run of a session whose owner is gone (the
+// caller holds its lease): the files its unfinished writes left are
+// removed, its open calls get "interrupted (app exited)" results, and it
+// gets a run_end. A paused run is not closed: it is resumed (Recover). It
+// returns the log as it is afterwards.
+func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trace.Event) ([]trace.Event, error) {
+	st := trace.StateOf(evs)
+	if !st.Open {
+		return evs, nil
+	}
+	if st.Paused != nil {
+		return nil, fmt.Errorf("session %s is paused in a Loupe that has exited; open Loupe again to go on from that pause", s.ID)
+	}
+	removePartialWrites(s.Workspace, evs)
+	ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
+	if _, err := ag.Recover(ctx); err != nil {
+		return nil, err
+	}
+	reason := trace.EndInterrupted
+	_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
+	return m.store.Events(ctx, s.ID)
 }
 
 // removePartialWrites removes the temporary files that the file writes of
