@@ -49,6 +49,28 @@ describe('LoupeApp', () => {
     stop();
   });
 
+  it('watches Ollama both ways: a stop shows, and once it is back a new model appears and a refused send is forgotten', async () => {
+    vi.useFakeTimers();
+    const { app, replay, stop } = setup('approve_command');
+    await vi.advanceTimersByTimeAsync(0);
+    await app.openSession('session-1');
+    expect(app.status?.reachable).toBe(true);
+    const before = replay.models.map((m) => m.name);
+    // Ollama stops: the next check says so, without a click.
+    replay.statusInfo = { ...replay.statusInfo, reachable: false, message: 'Start Ollama with "ollama serve".' };
+    app.current!.sendError = 'could not reach Ollama';
+    await vi.advanceTimersByTimeAsync(15000);
+    expect(app.status?.reachable).toBe(false);
+    // It is back, with a model pulled meanwhile.
+    replay.statusInfo = { ...replay.statusInfo, reachable: true, message: '' };
+    replay.models = [...replay.models, { ...replay.models[0]!, name: 'pulled:latest' }];
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(app.status?.reachable).toBe(true);
+    expect(app.models.map((m) => m.name)).toEqual([...before, 'pulled:latest']);
+    expect(app.current!.sendError).toBeNull();
+    stop();
+  });
+
   it('merges live events that arrive while the snapshot is loading', async () => {
     const { app, replay, stop } = setup('approve_command');
     await settle();

@@ -41,6 +41,12 @@ export type SettingsSection = 'permissions' | 'workspace' | 'protections';
 
 /** How often Ollama's status is checked again while it is unreachable. */
 const STATUS_RETRY_MS = 5000;
+/**
+ * How often it is checked while it answers: often enough that a stopped
+ * Ollama shows within seconds and a model pulled meanwhile appears, and
+ * cheap (two small local requests).
+ */
+const STATUS_WATCH_MS = 15000;
 
 export function hasCapability(m: ModelInfo, cap: string): boolean {
   return (m.capabilities ?? []).includes(cap);
@@ -104,6 +110,13 @@ export class LoupeApp {
         this.live = applyDeltas(this.live, batch);
       }),
     ];
+    // Coming back to the window checks Ollama at once (it may have been
+    // started, stopped, or given a new model meanwhile).
+    const onFocus = () => void this.refreshStatus();
+    if (typeof window !== 'undefined') {
+      window.addEventListener('focus', onFocus);
+      offs.push(() => window.removeEventListener('focus', onFocus));
+    }
     void this.refreshStatus();
     void this.refreshSessions();
     void this.loadSettings();
@@ -127,6 +140,12 @@ export class LoupeApp {
 
   // --- Ollama and models ----------------------------------------------------
 
+  /**
+   * Checks Ollama now, and again later whatever the answer: soon while it
+   * is unreachable, less often while it answers. The model list is read
+   * again on each check that reaches Ollama (a model pulled since shows);
+   * a send refused while Ollama was away is forgotten once it is back.
+   */
   async refreshStatus(): Promise<void> {
     if (this.#retry) {
       clearTimeout(this.#retry);
@@ -147,18 +166,24 @@ export class LoupeApp {
     } finally {
       this.statusChecking = false;
     }
-    if (this.status.reachable && (!wasReachable || !this.modelsLoaded)) await this.refreshModels();
-    if (!this.status.reachable && !this.#stopped) {
+    if (this.status.reachable) {
+      await this.refreshModels(wasReachable);
+      if (!wasReachable && this.current) this.current.sendError = null;
+    } else {
       this.modelsLoaded = true;
-      this.#retry = setTimeout(() => void this.refreshStatus(), STATUS_RETRY_MS);
+    }
+    if (!this.#stopped) {
+      this.#retry = setTimeout(() => void this.refreshStatus(), this.status.reachable ? STATUS_WATCH_MS : STATUS_RETRY_MS);
     }
   }
 
-  async refreshModels(): Promise<void> {
+  /** Reads the installed models; quiet says a failure is not worth a toast (a background check). */
+  async refreshModels(quiet = false): Promise<void> {
     try {
-      this.models = await this.bridge.listModels();
+      const models = await this.bridge.listModels();
+      if (!sameModels(models, this.models)) this.models = models;
     } catch (e) {
-      this.notify(`Could not list models: ${message(e)}`, 'error');
+      if (!quiet) this.notify(`Could not list models: ${message(e)}`, 'error');
     } finally {
       this.modelsLoaded = true;
     }
@@ -632,4 +657,9 @@ export function sortSessions(list: readonly Summary[]): Summary[] {
 /** What a summary says of the session's log, which the newer view of the log keeps. */
 function logFields(s: Summary): Pick<Summary, 'event_count' | 'updated_at' | 'open_run' | 'running' | 'standing' | 'last_reason'> {
   return { event_count: s.event_count, updated_at: s.updated_at, open_run: s.open_run, running: s.running, standing: s.standing, last_reason: s.last_reason };
+}
+
+/** The same models, in the same order: a background check changes nothing then. */
+function sameModels(a: readonly ModelInfo[], b: readonly ModelInfo[]): boolean {
+  return a.length === b.length && a.every((m, i) => m.name === b[i]!.name && m.modified_at === b[i]!.modified_at && m.size === b[i]!.size);
 }
