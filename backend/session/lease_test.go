@@ -1,0 +1,113 @@
+package session_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
+)
+
+// giveLease writes the session's lease as the process pid would have taken
+// it: on this boot and in this pid namespace, started when it did.
+func (h *harness) giveLease(pid int) {
+	h.t.Helper()
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	var started int64
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		started, _ = strconv.ParseInt(f[19], 10, 64)
+	}
+	db, err := sql.Open("sqlite", "file:"+h.st.Path()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now().UnixNano()
+	if _, err := db.Exec(`INSERT OR REPLACE INTO run_leases
+		(session_id, owner, token, pid, boot_id, pid_ns, started, taken_at, heartbeat)
+		VALUES (?, 'elsewhere', 'theirs', ?, ?, ?, ?, ?, ?)`,
+		h.id, pid, strings.TrimSpace(string(boot)), ns, started, now, now); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// A session whose run another live process owns (a second window, a
+// loupe run) does not start a second run here: the send is refused, says
+// why, and writes nothing.
+func TestSendToARunOwnedElsewhereIsRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	h.giveLease(other.Process.Pid)
+	n := len(h.events())
+
+	_, err := h.m.Run(context.Background(), h.id, "Hello", session.RunOptions{})
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) || held.By.PID != other.Process.Pid || !strings.Contains(err.Error(), "another Loupe process") {
+		t.Fatalf("send to a run owned elsewhere: %v", err)
+	}
+	if err := h.m.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(h.events()); got != n {
+		t.Fatalf("the run owned elsewhere was written to: %d events, then %d", n, got)
+	}
+}
+
+// A send to a session whose last run was left open by a process that is
+// gone (and that no recovery has closed yet) closes that run first: its
+// call gets its one result and its run_end, then the new run begins.
+func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	h.giveLease(dead.Process.Pid)
+	h.srv.Script(ollamatest.Text("Hello."))
+	if end := h.run("Hello"); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := h.events()
+	invariants.Check(t, evs)
+	rs := results(t, evs)
+	if len(rs) != 1 || rs[0].ErrorKind != trace.ErrInterrupted {
+		t.Fatalf("results = %+v", rs)
+	}
+	var ends []int
+	for _, e := range evs {
+		if e.Kind == trace.KindRunEnd {
+			ends = append(ends, e.Run)
+		}
+	}
+	if len(ends) != 2 || ends[0] != 1 || ends[1] != 2 {
+		t.Fatalf("run_ends of runs %v, want 1 then 2", ends)
+	}
+}
