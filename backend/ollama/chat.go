@@ -226,7 +226,7 @@ func (a *assembly) response() (llm.Response, error) {
 // the answer starts are *UnreachableError, *ModelNotFoundError or
 // *StatusError.
 func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
-	body, err := encodeChatRequest(r, c.sent)
+	body, err := encodeChatBody(r, c.sent)
 	if err != nil {
 		return llm.Response{}, err
 	}

@@ -5,61 +5,142 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/maphash"
+	"io"
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
 // encodeChatRequest is the body of POST /api/chat for r, exactly
-// json.Marshal(chatRequest(r)). The messages are encoded one by one and
-// put in place of the header's "messages": a message's JSON is the same
-// alone as inside the list. With a cache, a message sent before is not
-// converted and encoded again: each request of a long conversation costs
-// its new messages, not its whole history.
+// json.Marshal(chatRequest(r)).
 func encodeChatRequest(r llm.Request, cache *messageCache) ([]byte, error) {
-	encoded := make([][]byte, len(r.Messages))
-	size := 0
+	b, err := encodeChatBody(r, cache)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, b.size)
+	for _, p := range b.pieces() {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// chatBody is the body of POST /api/chat kept as the pieces it is made of:
+// the header before and after the messages, and each message's JSON. The
+// messages are encoded one by one and put in place of the header's
+// "messages": a message's JSON is the same alone as inside the list. With
+// a cache, a message sent before is not converted and encoded again, and
+// sending the body writes the pieces as they are: a request of a long
+// conversation costs its new messages, not a copy of its whole history.
+type chatBody struct {
+	head, tail []byte
+	msgs       [][]byte
+	size       int
+	// at is where Read stands: piece at, byte off of it.
+	at, off int
+}
+
+func encodeChatBody(r llm.Request, cache *messageCache) (*chatBody, error) {
+	// One list the length of the history per request, of pointers to
+	// the messages' JSON; the JSON itself is the cache's.
+	b := &chatBody{msgs: make([][]byte, 0, len(r.Messages))}
+	fail := func(err error) (*chatBody, error) { return nil, err }
 	if cache != nil {
 		cache.mu.Lock()
 		defer cache.mu.Unlock()
 		cache.gen++
 	}
 	for i, m := range r.Messages {
-		b, err := cache.encode(i, m)
+		j, err := cache.encode(i, m)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
-		encoded[i] = b
-		size += len(b) + 1
+		b.msgs = append(b.msgs, j)
+		b.size += len(j) + 1
 	}
 	cache.sweep()
 	req, err := chatHeader(r)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	head, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	// Messages is nil in the header, which encodes as null; the key comes
 	// right after the model's name, and no string can hold it unescaped.
 	const key = `"messages":null`
 	at := bytes.Index(head, []byte(key))
 	if at < 0 {
-		return nil, errors.New("ollama: encoding the request: no messages field")
+		return fail(errors.New("ollama: encoding the request: no messages field"))
 	}
-	body := make([]byte, 0, len(head)+size+2)
-	body = append(body, head[:at]...)
-	body = append(body, `"messages":[`...)
-	for i, b := range encoded {
+	b.head = append(head[:at:at], `"messages":[`...)
+	b.tail = append([]byte{']'}, head[at+len(key):]...)
+	if len(b.msgs) == 0 {
+		b.size++ // the "]" counted as no message's comma
+	}
+	b.size += len(b.head) + len(b.tail) - 1
+	return b, nil
+}
+
+var comma = []byte{','}
+
+// pieces lists the body's bytes in order, commas included.
+func (b *chatBody) pieces() [][]byte {
+	out := make([][]byte, 0, 2*len(b.msgs)+2)
+	out = append(out, b.head)
+	for i, m := range b.msgs {
 		if i > 0 {
-			body = append(body, ',')
+			out = append(out, comma)
 		}
-		body = append(body, b...)
+		out = append(out, m)
 	}
-	body = append(body, ']')
-	body = append(body, head[at+len(key):]...)
-	return body, nil
+	return append(out, b.tail)
+}
+
+// piece is the body's piece n in order (head, message, comma, message…,
+// tail), or nil past the end.
+func (b *chatBody) piece(n int) []byte {
+	msgs := b.msgs
+	switch {
+	case n == 0:
+		return b.head
+	case len(msgs) == 0 && n == 1, n == 2*len(msgs):
+		return b.tail
+	case n > 2*len(msgs):
+		return nil
+	case n%2 == 0:
+		return comma
+	}
+	return msgs[n/2]
+}
+
+// Read writes the pieces in order.
+func (b *chatBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		cur := b.piece(b.at)
+		if cur == nil {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			break
+		}
+		c := copy(p[n:], cur[b.off:])
+		n += c
+		b.off += c
+		if b.off == len(cur) {
+			b.at, b.off = b.at+1, 0
+		}
+	}
+	return n, nil
+}
+
+// again is the same body from its start, for the HTTP transport to send
+// again on a new connection (http.Request.GetBody): the pieces do not
+// change.
+func (b *chatBody) again() (io.ReadCloser, error) {
+	return io.NopCloser(&chatBody{head: b.head, tail: b.tail, msgs: b.msgs, size: b.size}), nil
 }
 
 // messageCache keeps the JSON of the messages a client sent lately, found

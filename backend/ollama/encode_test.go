@@ -107,3 +107,40 @@ func TestEncodeChatRequestCacheConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The body Chat streams (its pieces, read a few bytes at a time, and read
+// again for a new connection) is the encoded request, and says its length.
+func TestChatBodyReadsAsTheEncodedRequest(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7} {
+		r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 2048}}
+		for i := range n {
+			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("message %d <&>", i)})
+		}
+		want, err := encodeChatRequest(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := encodeChatBody(r, newMessageCache())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.size != len(want) {
+			t.Fatalf("%d messages: size %d, body %d bytes", n, b.size, len(want))
+		}
+		var got bytes.Buffer
+		buf := make([]byte, 3)
+		for {
+			k, err := b.Read(buf)
+			got.Write(buf[:k])
+			if err != nil {
+				break
+			}
+		}
+		again, _ := b.again()
+		var second bytes.Buffer
+		_, _ = second.ReadFrom(again)
+		if got.String() != string(want) || second.String() != string(want) {
+			t.Fatalf("%d messages: read\n%s\nagain\n%s\nwant\n%s", n, got.String(), second.String(), want)
+		}
+	}
+}

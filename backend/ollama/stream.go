@@ -43,7 +43,7 @@ var userAgent = fmt.Sprintf("ollama/%s (%s %s) Go/%s", version.Version, runtime.
 
 // postChat sends body to /api/chat, signed as api.Client signs requests to
 // ollama.com or when OLLAMA_AUTH is set.
-func (c *Client) postChat(ctx context.Context, body []byte) (*http.Response, error) {
+func (c *Client) postChat(ctx context.Context, body *chatBody) (*http.Response, error) {
 	const path = "/api/chat"
 	u := c.base.JoinPath(path)
 	var token string
@@ -58,10 +58,11 @@ func (c *Client) postChat(ctx context.Context, body []byte) (*http.Response, err
 		q.Set("ts", now)
 		u.RawQuery = q.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), body)
 	if err != nil {
 		return nil, err
 	}
+	req.ContentLength, req.GetBody = int64(body.size), body.again
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
 	req.Header.Set("User-Agent", userAgent)
@@ -83,7 +84,7 @@ type errorLine struct {
 // connection); otherwise one of our errors (or ctx's, wrapped by
 // http.Client). model is the requested model, for ModelNotFoundError and
 // TimeoutError.
-func (c *Client) streamChat(ctx context.Context, model string, body []byte, fn func(api.ChatResponse)) error {
+func (c *Client) streamChat(ctx context.Context, model string, body *chatBody, fn func(api.ChatResponse)) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := watch(c.Timeouts(), model, cancel)
@@ -96,7 +97,7 @@ func (c *Client) streamChat(ctx context.Context, model string, body []byte, fn f
 	return err
 }
 
-func (c *Client) readChat(ctx context.Context, model string, body []byte, fn func(api.ChatResponse), w *watchdog) error {
+func (c *Client) readChat(ctx context.Context, model string, body *chatBody, fn func(api.ChatResponse), w *watchdog) error {
 	resp, err := c.postChat(ctx, body)
 	if err != nil {
 		return c.classify(err, model)
