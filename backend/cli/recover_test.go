@@ -201,6 +201,13 @@ func TestRunRecoversRunsLeftOpen(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Kind != trace.KindRunEnd {
 		t.Fatalf("the killed run was not closed: its log ends with %s", last.Kind)
 	}
+	// Neither the recovered run nor the one that ended keeps a lease.
+	ss, _ := st.ListSessions(context.Background())
+	for _, s := range ss {
+		if o, ok, err := st.LeaseOf(context.Background(), s.ID); ok || err != nil {
+			t.Errorf("session %s still has a lease after its run ended: %+v %v", s.ID, o, err)
+		}
+	}
 
 	_, help, _ := e.run("run", "--help")
 	if !strings.Contains(help, "closes the runs left open by a Loupe") || !strings.Contains(help, "never touched") {
