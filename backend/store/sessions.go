@@ -73,38 +73,54 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 // any moment leaves both or neither, never a session without its first
 // event. first.SessionID may be empty; it is the new session's ID. It
 // returns the session and the event as stored.
-func (s *Store) CreateSessionWith(ctx context.Context, in Session, first trace.Event) (Session, trace.Event, error) {
+//
+// A first event that opens a run (a user_message) is written with the
+// run's lease, taken by this process in the same transaction (see
+// TakeLease): the run is never open without its owner, so no other
+// process's recovery takes it for a crashed one. The caller releases the
+// lease once the run's run_end is written, or gives it to the run (which
+// takes it again). For any other first event the lease is nil.
+func (s *Store) CreateSessionWith(ctx context.Context, in Session, first trace.Event) (Session, trace.Event, *Lease, error) {
 	in = s.newSession(in)
 	switch first.SessionID {
 	case "":
 		first.SessionID = in.ID
 	case in.ID:
 	default:
-		return Session{}, trace.Event{}, fmt.Errorf("store: create session %q: its first event is for session %q", in.ID, first.SessionID)
+		return Session{}, trace.Event{}, nil, fmt.Errorf("store: create session %q: its first event is for session %q", in.ID, first.SessionID)
 	}
 	if err := checkEvent(first); err != nil {
-		return Session{}, trace.Event{}, err
+		return Session{}, trace.Event{}, nil, err
 	}
 	tx, err := s.w.BeginTx(ctx, nil) // IMMEDIATE: see Append
 	if err != nil {
-		return Session{}, trace.Event{}, fmt.Errorf("store: create session: %w", err)
+		return Session{}, trace.Event{}, nil, fmt.Errorf("store: create session: %w", err)
 	}
 	defer tx.Rollback()
 	if err := insertSession(ctx, tx, in); err != nil {
-		return Session{}, trace.Event{}, err
+		return Session{}, trace.Event{}, nil, err
+	}
+	var lease *Lease
+	if first.Kind == trace.KindUserMessage {
+		if lease, err = s.takeLeaseTx(ctx, tx, in.ID); err != nil {
+			return Session{}, trace.Event{}, nil, err
+		}
 	}
 	e, err := s.appendTx(ctx, tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent), first)
 	if err != nil {
-		return Session{}, trace.Event{}, err
+		return Session{}, trace.Event{}, nil, err
 	}
 	sess, err := scanSession(tx.QueryRowContext(ctx, getSessionSQL, in.ID))
 	if err != nil {
-		return Session{}, trace.Event{}, fmt.Errorf("store: create session: %w", err)
+		return Session{}, trace.Event{}, nil, fmt.Errorf("store: create session: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return Session{}, trace.Event{}, fmt.Errorf("store: create session: commit: %w", err)
+		return Session{}, trace.Event{}, nil, fmt.Errorf("store: create session: commit: %w", err)
 	}
-	return sess, e, nil
+	if lease != nil {
+		beats.hold(s)
+	}
+	return sess, e, lease, nil
 }
 
 // newSession fills in what CreateSession leaves to the store.

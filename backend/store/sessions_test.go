@@ -240,9 +240,19 @@ func TestCreateSessionWithItsFirstEvent(t *testing.T) {
 	ctx := t.Context()
 
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "fix the bug"})
-	sess, e, err := s.CreateSessionWith(ctx, Session{Title: "fix the bug", Workspace: "/src/x", Model: "qwen3"}, first)
+	sess, e, lease, err := s.CreateSessionWith(ctx, Session{Title: "fix the bug", Workspace: "/src/x", Model: "qwen3"}, first)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The run it opens is this process's: its lease came with it.
+	if owner, held, err := s.LeaseOf(ctx, sess.ID); err != nil || !held || owner.Owner != self().Owner || lease == nil || lease.SessionID != sess.ID {
+		t.Errorf("lease after CreateSessionWith: %+v, held %v, %v; returned %+v", owner, held, err, lease)
+	}
+	if err := lease.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _ := s.LeaseOf(ctx, sess.ID); held {
+		t.Error("the lease is still held after Release")
 	}
 	if e.SessionID != sess.ID || e.Seq != 1 || e.Kind != trace.KindUserMessage {
 		t.Errorf("first event as stored = %+v", e)
@@ -276,11 +286,11 @@ func TestCreateSessionWithItsFirstEvent(t *testing.T) {
 		"for another session":  {Session{ID: "new3"}, in("other", first)},
 		"session ID not given": {Session{}, in("other", first)},
 	} {
-		if _, _, err := s.CreateSessionWith(ctx, c.in, c.first); err == nil {
+		if _, _, _, err := s.CreateSessionWith(ctx, c.in, c.first); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, _, err := s.CreateSessionWith(ctx, Session{ID: sess.ID}, first); !errors.Is(err, ErrExists) {
+	if _, _, _, err := s.CreateSessionWith(ctx, Session{ID: sess.ID}, first); !errors.Is(err, ErrExists) {
 		t.Errorf("ID in use: err = %v, want ErrExists", err)
 	}
 	list, err := s.ListSessions(ctx)
@@ -289,6 +299,15 @@ func TestCreateSessionWithItsFirstEvent(t *testing.T) {
 	}
 	if evs, _ := s.Events(ctx, sess.ID); len(evs) != 2 {
 		t.Errorf("the session in use got %d events, want 2", len(evs))
+	}
+
+	// A first event that opens no run comes without a lease.
+	other, _, lease, err := s.CreateSessionWith(ctx, Session{}, trace.New(trace.KindNotice, 0, 0, trace.Notice{Code: "imported"}))
+	if err != nil || lease != nil || other.OpenRun != 0 {
+		t.Errorf("notice first: session %+v, lease %+v, %v", other, lease, err)
+	}
+	if _, held, _ := s.LeaseOf(ctx, other.ID); held {
+		t.Error("a session whose first event opens no run has a lease")
 	}
 }
 
@@ -303,7 +322,7 @@ func TestCreateSessionWithIsOneTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: "hi"})
-	_, _, err := s.CreateSessionWith(ctx, Session{ID: "half", Title: "hi"}, first)
+	_, _, _, err := s.CreateSessionWith(ctx, Session{ID: "half", Title: "hi"}, first)
 	if err == nil || !strings.Contains(err.Error(), "injected failure") {
 		t.Fatalf("CreateSessionWith err = %v, want the injected failure", err)
 	}
@@ -312,6 +331,9 @@ func TestCreateSessionWithIsOneTransaction(t *testing.T) {
 	}
 	if list, err := s.ListSessions(ctx); err != nil || len(list) != 0 {
 		t.Errorf("sessions = %v, %v; want none", sessionIDs(list), err)
+	}
+	if _, held, err := s.LeaseOf(ctx, "half"); held || err != nil {
+		t.Errorf("a lease was left for the session that was not stored (%v)", err)
 	}
 	// The same failure through CreateSession and Append, the way loupe
 	// run used to start: the empty session stays. (This is what the
