@@ -189,7 +189,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, err
 	}
 	evs, err := m.store.Events(ctx, id)
-	if err == nil && !resume && lease.OpenRun != 0 {
+	if err == nil && !resume && lease.Orphan {
 		// A run whose owner is gone (the lease was taken over) and that
 		// no recovery has closed yet: close it before the next begins.
 		evs, err = m.closeLeftOpen(ctx, s, evs)

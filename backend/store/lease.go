@@ -81,7 +81,12 @@ type Lease struct {
 	// From is the owner the lease was taken over from, when a gone process
 	// held it.
 	From *LeaseOwner
-	once sync.Once
+	// Orphan says that OpenRun has no owner but this lease now: no lease
+	// was held on it, or its owner is gone. A run open under a lease this
+	// process held already (one it opened with the session, see
+	// CreateSessionWith) is not an orphan.
+	Orphan bool
+	once   sync.Once
 }
 
 // self is this process as an owner of leases.
@@ -186,6 +191,7 @@ func (s *Store) takeLeaseTx(ctx context.Context, tx *sql.Tx, sessionID string) (
 	err = tx.QueryRowContext(ctx, leaseSQL, sessionID).Scan(&o.Owner, &o.PID, &o.BootID, &o.PIDNS, &o.Started, &taken, &beat)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
+		l.Orphan = l.OpenRun != 0
 	case err != nil:
 		return nil, fmt.Errorf("store: take lease on %q: %w", sessionID, err)
 	default:
@@ -195,7 +201,7 @@ func (s *Store) takeLeaseTx(ctx context.Context, tx *sql.Tx, sessionID string) (
 				return nil, &LeaseHeldError{SessionID: sessionID, By: o}
 			}
 		} else {
-			l.From = &o
+			l.From, l.Orphan = &o, l.OpenRun != 0
 		}
 	}
 	if _, err := tx.ExecContext(ctx, putLeaseSQL, sessionID, me.Owner, l.token, me.PID, me.BootID, me.PIDNS, me.Started, now.UnixNano(), now.UnixNano()); err != nil {

@@ -120,8 +120,8 @@ func TestTakeLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.OpenRun != 1 || l.From == nil || l.From.PID != dead.PID {
-		t.Fatalf("lease = open run %d, from %+v", l.OpenRun, l.From)
+	if l.OpenRun != 1 || !l.Orphan || l.From == nil || l.From.PID != dead.PID {
+		t.Fatalf("lease = open run %d, orphan %v, from %+v", l.OpenRun, l.Orphan, l.From)
 	}
 	o, ok, err := s.LeaseOf(ctx, sess.ID)
 	if me := self(); err != nil || !ok || o.Owner != me.Owner || o.PID != os.Getpid() {
@@ -133,6 +133,9 @@ func TestTakeLease(t *testing.T) {
 	l2, err := s.TakeLease(ctx, sess.ID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if l2.Orphan || l2.From != nil {
+		t.Fatalf("a run open under this process's own lease taken for an orphan: %+v", l2)
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
@@ -155,6 +158,14 @@ func TestTakeLease(t *testing.T) {
 	if running {
 		t.Error("the heartbeat goes on with no lease held")
 	}
+
+	// An open run with no lease at all (written before leases, or its
+	// owner released it without its run_end) has no owner.
+	l3, err := s.TakeLease(ctx, sess.ID)
+	if err != nil || !l3.Orphan {
+		t.Fatalf("open run without a lease: %+v, %v; want an orphan", l3, err)
+	}
+	l3.Release()
 
 	if _, err := s.TakeLease(ctx, "missing"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("lease on a missing session: %v", err)
