@@ -90,7 +90,8 @@ func (a *Agent) begin() (*run, error) {
 	return r, nil
 }
 
-// Run appends the user's message and loops until the run ends. It returns
+// Run appends the user's message (unless the log ends with it, see Begun)
+// and loops until the run ends. It returns
 // the run_end payload that closed the run. A non-nil error means the log
 // itself could not be written.
 func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
@@ -98,9 +99,11 @@ func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
 	if err != nil {
 		return trace.RunEnd{}, err
 	}
-	r.num++
-	if _, err := r.record(ctx, trace.KindUserMessage, trace.UserMessage{Text: text}); err != nil {
-		return trace.RunEnd{}, unwrapStore(err)
+	if !Begun(a.log, text) {
+		r.num++
+		if _, err := r.record(ctx, trace.KindUserMessage, trace.UserMessage{Text: text}); err != nil {
+			return trace.RunEnd{}, unwrapStore(err)
+		}
 	}
 	for _, n := range r.cfg.StartNotices {
 		if _, err := r.record(ctx, trace.KindNotice, n); err != nil {
@@ -108,6 +111,18 @@ func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
 		}
 	}
 	return r.finish(ctx, nil)
+}
+
+// Begun reports whether the log ends with the user's message text, which
+// opened a run that nothing has been written to since: a session created
+// with its first message in one transaction (store.CreateSessionWith).
+// Run goes on from that message instead of recording it again.
+func Begun(log []trace.Event, text string) bool {
+	if len(log) == 0 || log[len(log)-1].Kind != trace.KindUserMessage {
+		return false
+	}
+	p, err := trace.Decode[trace.UserMessage](log[len(log)-1])
+	return err == nil && p.Text == text
 }
 
 // Resume continues a run that was paused when the app last exited, from

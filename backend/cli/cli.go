@@ -226,11 +226,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	sig := catchStops(stderr)
 	defer sig.release()
 	ctx := sig.ctx
-	s, err := m.Create(ctx, *workspace, *model)
+	// The session is stored with the prompt and the run's lease in one
+	// write: a kill at any moment leaves no empty session (after that
+	// write it leaves the prompt, and a run the next recovery closes as
+	// interrupted).
+	s, lease, err := m.CreateWith(ctx, *workspace, *model, prompt)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return sig.code(ExitFailed)
 	}
+	defer func() { _ = lease.Release() }() // once Run, which takes the lease over, is done
 	opt := session.RunOptions{Approver: session.DenyAll{Why: "rule: no one to ask in a headless run (use --auto to allow)"}}
 	if *auto {
 		opt.Mode = permission.ModeAuto
@@ -259,8 +264,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		if end.Reason == "" {
-			// Nothing ran: do not leave an empty session behind.
-			if evs, _ := st.Events(context.Background(), s.ID); len(evs) == 0 {
+			// Nothing ran: do not leave the session behind.
+			if evs, _ := st.Events(context.Background(), s.ID); len(evs) == 1 && agent.Begun(evs, prompt) {
 				_ = st.DeleteSession(context.Background(), s.ID)
 			}
 			return sig.code(ExitFailed)

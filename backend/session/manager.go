@@ -141,6 +141,37 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 	return m.summary(ctx, s)
 }
 
+// CreateWith starts a new session on a workspace folder with the user's
+// first message already in its log: the session's row, that message and
+// the lease on the run it opens are one transaction
+// (store.CreateSessionWith), so a process killed at any moment leaves no
+// empty session, and no other process takes the run for a crashed one.
+// Run with the same text goes on from that message; release the lease once
+// Run has returned (Run takes it over). The window's New makes an empty
+// session on purpose: Create.
+func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string) (Summary, *store.Lease, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return Summary{}, nil, errors.New("type a message first")
+	}
+	ws, err := m.ws.CheckNew(workspace)
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})
+	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model}, first)
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	m.sink.Event(e)
+	sum, err := m.summary(ctx, s)
+	if err != nil {
+		_ = lease.Release()
+		return Summary{}, nil, err
+	}
+	return sum, lease, nil
+}
+
 // List returns all sessions, most recent first.
 func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	ss, err := m.store.ListSessions(ctx)
