@@ -42,6 +42,16 @@ func TestUnifiedDiffGolden(t *testing.T) {
 			old:  "a\nb",
 			new:  "a\nb\n",
 			want: "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
+		{name: "newline removed at end",
+			old:  "a\nb\n",
+			new:  "a\nb",
+			want: "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n"},
+		{name: "create without a final newline", old: "", new: "x", created: true,
+			want: "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n"},
+		{name: "lines removed in the middle",
+			old:  "1\n2\n3\n4\n5\n6\n7\n8\n",
+			new:  "1\n2\n3\n6\n7\n8\n",
+			want: "--- a/f\n+++ b/f\n@@ -1,8 +1,6 @@\n 1\n 2\n 3\n-4\n-5\n 6\n 7\n 8\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +61,30 @@ func TestUnifiedDiffGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// splitLines splits s into lines that keep their "\n"; a last line without
+// one is kept as is.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// countEdits counts the removed and added lines of a unified diff.
+func countEdits(diff string) int {
+	n := 0
+	for i, l := range splitLines(diff) {
+		if i >= 2 && (l[0] == '-' || l[0] == '+') {
+			n++
+		}
+	}
+	return n
 }
 
 // applyDiff applies a unified diff made by unifiedDiff, checking every
@@ -181,21 +215,67 @@ func TestDiffRoundTripAndMinimal(t *testing.T) {
 			t.Fatalf("case %d: old %q new %q\ndiff:\n%s\napplied: %q, %v", i, old, new, d, got, err)
 		}
 		a, b := splitLines(old), splitLines(new)
-		edits := 0
-		for _, op := range diffLines(a, b) {
-			if op.kind != opEqual {
-				edits++
-			}
-		}
-		if want := len(a) + len(b) - 2*lcs(a, b); edits != want {
+		if edits, want := countEdits(d), len(a)+len(b)-2*lcs(a, b); edits != want {
 			t.Fatalf("case %d: %d edits, minimal is %d (old %q new %q)", i, edits, want, old, new)
 		}
 	}
 }
 
+// randomEdit changes a few lines of text: replaced, removed or inserted.
+func randomEdit(r *rand.Rand, lines []string, n int) []string {
+	out := append([]string(nil), lines...)
+	for range n {
+		i := r.IntN(len(out) + 1)
+		switch r.IntN(3) {
+		case 0:
+			out = append(out[:i], append([]string{fmt.Sprintf("new %d\n", r.IntN(1000))}, out[i:]...)...)
+		case 1:
+			if i < len(out) {
+				out = append(out[:i], out[i+1:]...)
+			}
+		default:
+			if i < len(out) {
+				out[i] = fmt.Sprintf("changed %d\n", r.IntN(1000))
+			}
+		}
+	}
+	return out
+}
+
+// TestDiffLargerFiles edits files of a few hundred lines in a few places,
+// as write_file and edit_file do: the diff applies and stays minimal.
+func TestDiffLargerFiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 200 {
+		var lines []string
+		for j := range 50 + r.IntN(400) {
+			lines = append(lines, fmt.Sprintf("line %d\n", j%37))
+		}
+		old := strings.Join(lines, "")
+		new := strings.Join(randomEdit(r, lines, 1+r.IntN(12)), "")
+		d := unifiedDiff("f", old, new, false)
+		if got, err := applyDiff(old, d); err != nil || got != new {
+			t.Fatalf("case %d: diff does not apply: %v\n%s", i, err, d)
+		}
+		a, b := splitLines(old), splitLines(new)
+		if edits, want := countEdits(d), len(a)+len(b)-2*lcs(a, b); edits != want {
+			t.Fatalf("case %d: %d edits, minimal is %d\n%s", i, edits, want, d)
+		}
+	}
+}
+
+func TestDiffTruncated(t *testing.T) {
+	old := strings.Repeat("same\n", 10)
+	new := strings.Repeat("a fairly long added line of text\n", maxDiffBytes/20)
+	d := unifiedDiff("f", old, new, false)
+	if len(d) > maxDiffBytes+64 || !strings.HasSuffix(d, "\n… [diff truncated]\n") || !strings.HasPrefix(d, "--- a/f\n+++ b/f\n@@ ") {
+		t.Fatalf("len %d, ends %q", len(d), d[max(0, len(d)-60):])
+	}
+}
+
 func TestDiffFallbackBeyondEditLimit(t *testing.T) {
-	// More than maxDiffEdits changes: the diff is not minimal but must
-	// still be correct.
+	// Far more changes than go-udiff searches for the shortest diff: it
+	// need not be minimal but must still be correct.
 	var a, b strings.Builder
 	for i := range 1500 {
 		fmt.Fprintf(&a, "old %d\nsame %d\n", i, i)
