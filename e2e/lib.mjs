@@ -3,7 +3,7 @@
 // bindings over HTTP, or the production binary in its real window), and
 // Debian's Chromium driven by playwright-core.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { createServer } from 'node:net';
@@ -293,4 +293,101 @@ export async function startScriptedOllama(script) {
     clearTimeout(timer);
   }
   return p;
+}
+
+// ---- The real window, as a window manager sees it ----
+// Xvfb runs no window manager, so nothing would ever ask the window to
+// close. These helpers do what one does: a WM_DELETE_WINDOW message
+// (wmclose.py; `xdotool windowclose` would destroy the window instead, and
+// GTK's delete-event, so the app's "close?" question, would never run).
+
+/** Runs an X client on `display` and returns its trimmed output. */
+export function x11(display, cmd, args) {
+  return execFileSync(cmd, args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** The X windows that match xdotool search ARGS, or [] (xdotool exits 1 when none does). */
+export function findWindows(display, args) {
+  try {
+    return x11(display, 'xdotool', ['search', ...args]).split('\n').filter(Boolean);
+  } catch { return []; }
+}
+
+/** Waits for the app's main window: the visible window named "Loupe" of process `pid`. */
+export function appWindow(display, pid, ms = 60000) {
+  return until(`the Loupe window of process ${pid}`,
+    () => findWindows(display, ['--all', '--onlyvisible', '--pid', String(pid), '--name', '^Loupe$'])[0], ms);
+}
+
+/** Asks window `id` to close as a window manager's close button does. */
+export function wmClose(display, id) {
+  x11(display, 'python3', [join(root, 'e2e', 'wmclose.py'), id]);
+}
+
+/** The visible "Close Loupe?" question dialog, or undefined. */
+export function closeDialog(display) {
+  return findWindows(display, ['--onlyvisible', '--name', '^Close Loupe\\?$'])[0];
+}
+
+/**
+ * Answers GTK's Yes/No question dialog `id` from the keyboard and waits for
+ * it to close: gives it the input focus (there is no window manager to do
+ * that), then presses the button's mnemonic, Alt+Y for "_Yes" or Alt+N for
+ * "_No", as real key presses (XTEST). Tried here: Return alone answers No
+ * (GTK focuses the first button, No), and keys sent to the window with
+ * XSendEvent (`xdotool key --window`) are ignored. A press that came too
+ * early to count is pressed again, only while the dialog is still there.
+ */
+export async function answerDialog(display, id, answer, ms = 15000) {
+  const end = Date.now() + ms;
+  const open = () => findWindows(display, ['--onlyvisible', '--name', '^Close Loupe\\?$']).includes(id);
+  for (;;) {
+    try {
+      x11(display, 'xdotool', ['windowfocus', '--sync', id]);
+      x11(display, 'xdotool', ['key', '--clearmodifiers', answer === 'yes' ? 'alt+y' : 'alt+n']);
+    } catch (e) {
+      if (!open()) return; // it closed between the look and the press
+      throw e;
+    }
+    const stop = Math.min(end, Date.now() + 3000);
+    while (Date.now() < stop) {
+      if (!open()) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (Date.now() >= end) throw new Error(`the dialog ${id} did not close within ${ms} ms of answering ${answer}`);
+  }
+}
+
+/** Saves a screenshot of X window `id` as artifacts/NAME.png. */
+export function screenshotWindow(display, id, name) {
+  const file = join(artifacts, `${name}.png`);
+  x11(display, 'import', ['-window', id, file]);
+  return file;
+}
+
+/** Whether process `pid` still runs (a zombie counts as gone). */
+export function alive(pid) {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch { return false; }
+}
+
+/** The pids of the processes whose argv is exactly `argv`, on the whole machine. */
+export function processesWithArgv(argv) {
+  const want = argv.join('\0');
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const got = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0$/, '');
+      if (got === want && alive(name)) out.push(Number(name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+/** `loupe export SESSION --format json --db DB` with the dev build of the app, parsed. */
+export function exportSession(db, session) {
+  const exe = goBuild(join(bin, 'loupe-dev'), ['-tags', 'dev']);
+  return JSON.parse(execFileSync(exe, ['export', session, '--format', 'json', '--db', db], { encoding: 'utf8' }));
 }
