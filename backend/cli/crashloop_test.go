@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -112,7 +113,14 @@ func TestCrashLoop(t *testing.T) {
 		if len(procs.Containing("sleep "+sleep)) > 0 {
 			midCommand++
 		}
-		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		err := p.cmd.Process.Signal(syscall.SIGKILL)
+		if errors.Is(err, os.ErrProcessDone) {
+			// It ended (and was reaped) just before the kill.
+			<-p.exited
+			finished++
+			continue
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		p.wait(t, 5*time.Second)
