@@ -111,3 +111,26 @@ func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
 		t.Fatalf("run_ends of runs %v, want 1 then 2", ends)
 	}
 }
+
+// Undo writes files and the log: not while another live process runs the
+// session.
+func TestUndoOfARunOwnedElsewhereIsRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall("write_file", `{"path":"a.txt","content":"a"}`)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	h.giveLease(other.Process.Pid)
+	n := len(h.events())
+	if _, err := h.m.UndoRun(context.Background(), h.id, 1, true); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("undo of a run owned elsewhere: %v", err)
+	}
+	if got := len(h.events()); got != n {
+		t.Fatalf("the log of a run owned elsewhere was written to: %d events, then %d", n, got)
+	}
+}

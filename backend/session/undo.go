@@ -52,6 +52,12 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	if busy {
 		return RestoreResult{}, errors.New("stop the run before restoring files")
 	}
+	// Nor while another process (a second window, loupe run) runs it.
+	lease, err := m.store.TakeLease(ctx, id)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	defer func() { _ = lease.Release() }()
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
