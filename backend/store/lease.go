@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -277,8 +278,16 @@ func (h *heart) drop(s *Store) {
 	}
 }
 
+// beatEvery, when set (nanoseconds), replaces HeartbeatEvery: a test
+// that watches beats shortens it.
+var beatEvery atomic.Int64
+
 func (h *heart) beat(stop chan struct{}) {
-	t := time.NewTicker(HeartbeatEvery)
+	every := HeartbeatEvery
+	if d := time.Duration(beatEvery.Load()); d > 0 {
+		every = d
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

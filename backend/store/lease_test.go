@@ -217,3 +217,36 @@ func TestLeaseGoesWithItsSession(t *testing.T) {
 		t.Fatalf("lease of a deleted session: %v %v", ok, err)
 	}
 }
+
+// While a lease is held its heartbeat goes on by itself; once none is, the
+// beating stops.
+func TestHeartbeatBeatsWhileALeaseIsHeld(t *testing.T) {
+	beatEvery.Store(int64(10 * time.Millisecond))
+	defer beatEvery.Store(0)
+	s := openTemp(t)
+	sess := mustCreate(t, s, Session{Title: "t"})
+	l, err := s.TakeLease(t.Context(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := s.LeaseOf(t.Context(), sess.ID)
+	// A beat already going (another lease held) keeps its own pace.
+	deadline := time.Now().Add(HeartbeatEvery + 2*time.Second)
+	for {
+		o, _, _ := s.LeaseOf(t.Context(), sess.ID)
+		if o.Heartbeat.After(first.Heartbeat) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the heartbeat was not renewed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	l.Release()
+	beats.mu.Lock()
+	running := beats.stop != nil
+	beats.mu.Unlock()
+	if running {
+		t.Error("the heartbeat goes on with no lease held")
+	}
+}
