@@ -30,6 +30,10 @@ const (
 	DoUndoRun        = "undo_run"        // Run, Force
 )
 
+// runCommands act on a session's run as it goes.
+var runCommands = map[string]bool{DoStop: true, DoAnswer: true, DoStep: true, DoContinue: true,
+	DoEditRequest: true, DoEditArgs: true, DoSkip: true, DoEditResult: true}
+
 // Command is one thing the window asks of a session, as the window sends
 // it and as a recording of a scenario keeps it. Do says what; the fields
 // it needs are listed beside each Do constant, the others stay empty.
@@ -85,6 +89,12 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 		return Outcome{Restore: &r}, nil
 	}
 	id := c.Session
+	if runCommands[c.Do] && !m.runs(id) {
+		// A run another window or loupe run holds: say where it is.
+		if err := m.store.HeldElsewhere(ctx, id); err != nil {
+			return Outcome{}, err
+		}
+	}
 	switch c.Do {
 	case DoCreate:
 		return summary(m.Create(ctx, c.Workspace, c.Model))
@@ -141,4 +151,12 @@ func (m *Manager) Answer(id, callID string, allow bool, scope permission.Scope) 
 		return errors.New("nobody can be asked here: the run answers its questions itself")
 	}
 	return m.broker.Reply(id, callID, allow, scope)
+}
+
+// runs reports whether this manager runs the session's run.
+func (m *Manager) runs(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.running[id]
+	return ok
 }

@@ -134,3 +134,34 @@ func TestUndoOfARunOwnedElsewhereIsRefused(t *testing.T) {
 		t.Fatalf("the log of a run owned elsewhere was written to: %d events, then %d", n, got)
 	}
 }
+
+// Stop, Step or an answer for a run that another live process holds says
+// where the run is, and writes nothing.
+func TestCommandsToARunOwnedElsewhereSayWhere(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	h.giveLease(other.Process.Pid)
+	n := len(h.events())
+	for _, c := range []session.Command{
+		{Do: session.DoStop}, {Do: session.DoStep, At: 2}, {Do: session.DoContinue},
+		{Do: session.DoAnswer, CallID: "call_1", Allow: true, Scope: "once"}, {Do: session.DoSkip, Text: "no"},
+	} {
+		c.Session = h.id
+		_, err := h.m.Do(context.Background(), c)
+		var held *store.LeaseHeldError
+		if !errors.As(err, &held) || held.By.PID != other.Process.Pid {
+			t.Errorf("%s on a run owned elsewhere: %v", c.Do, err)
+		}
+	}
+	if got := len(h.events()); got != n {
+		t.Fatalf("commands to a run owned elsewhere wrote %d events", got-n)
+	}
+}

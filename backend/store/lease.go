@@ -316,3 +316,18 @@ func (s *Store) renew() {
 	defer cancel()
 	_, _ = s.w.ExecContext(ctx, `UPDATE run_leases SET heartbeat = ? WHERE owner = ?`, s.now().UnixNano(), self().Owner)
 }
+
+// HeldElsewhere says whether another live process owns the session's run,
+// as the error TakeLease would give: for a command to a run (Stop, Step, an
+// answer) that this process does not hold, so it can say where the run is
+// instead of doing nothing.
+func (s *Store) HeldElsewhere(ctx context.Context, sessionID string) error {
+	o, ok, err := s.LeaseOf(ctx, sessionID)
+	if err != nil || !ok || o.Owner == self().Owner {
+		return err
+	}
+	if gone, _ := o.Gone(time.Now()); gone {
+		return nil
+	}
+	return &LeaseHeldError{SessionID: sessionID, By: o}
+}
