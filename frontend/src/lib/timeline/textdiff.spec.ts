@@ -55,4 +55,39 @@ describe('diffText', () => {
     const ops = diffTokens(a, b);
     expect(ops.map((o) => o.kind)).toEqual(['del', 'add']);
   });
+
+  it('keeps the shared start and end when it falls back', () => {
+    const a = ['same\n', ...Array.from({ length: 3000 }, (_, i) => `a${i}\n`), 'end\n'];
+    const b = ['same\n', ...Array.from({ length: 3000 }, (_, i) => `b${i}\n`), 'end\n'];
+    const ops = diffTokens(a, b);
+    expect(ops.map((o) => o.kind)).toEqual(['eq', 'del', 'add', 'eq']);
+    expect(ops[0]!.text).toBe('same\n');
+    expect(ops[3]!.text).toBe('end\n');
+  });
+
+  it('finds a shortest diff that gives back both sides (random lines)', () => {
+    // Reference: the length of the longest common subsequence, by dynamic programming.
+    const lcs = (a: string[], b: string[]): number => {
+      const dp = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+      for (let i = a.length - 1; i >= 0; i--)
+        for (let j = b.length - 1; j >= 0; j--)
+          dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+      return dp[0]![0]!;
+    };
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const text = () => Array.from({ length: rand(20) }, () => 'abcd'[rand(4)] + '\n');
+    for (let k = 0; k < 500; k++) {
+      const a = text();
+      const b = text();
+      const ops = diffTokens(a, b);
+      expect(ops.filter((o) => o.kind !== 'add').map((o) => o.text).join('')).toBe(a.join(''));
+      expect(ops.filter((o) => o.kind !== 'del').map((o) => o.text).join('')).toBe(b.join(''));
+      const edits = ops.filter((o) => o.kind !== 'eq').reduce((n, o) => n + o.text.length / 2, 0);
+      expect(edits).toBe(a.length + b.length - 2 * lcs(a, b));
+    }
+  });
 });

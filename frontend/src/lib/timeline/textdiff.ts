@@ -1,6 +1,9 @@
 // A small text diff for "before → after" views: by line, or by word when
-// both sides are one line. Longest common subsequence over the part that
-// differs, after trimming what both sides share at the start and the end.
+// both sides are one line. The diff itself is jsdiff's (the `diff`
+// package, imported from its array module alone: its index would bring
+// every kind of diff into the bundle); this file only chooses the tokens
+// and shapes the result.
+import { diffArrays } from 'diff/lib/diff/array.js';
 
 export type TextOpKind = 'eq' | 'add' | 'del';
 
@@ -9,8 +12,15 @@ export interface TextOp {
   text: string;
 }
 
-/** Above this many cells the middle is shown as all removed, all added. */
-const MAX_CELLS = 2_000_000;
+/**
+ * Past this many removed plus added tokens jsdiff gives up, and the part
+ * between the common start and end is shown as all removed, all added:
+ * still true, just not the shortest. jsdiff's time grows with the square
+ * of this bound; at 400 giving up takes about 100 ms on a slow machine,
+ * and a diff of more changed lines than that is no longer read line by
+ * line anyway.
+ */
+const MAX_EDITS = 400;
 
 /** Splits into lines that keep their "\n", or words that keep their spacing. */
 export function tokenize(s: string, by: 'line' | 'word'): string[] {
@@ -18,8 +28,20 @@ export function tokenize(s: string, by: 'line' | 'word'): string[] {
   return by === 'line' ? s.split(/(?<=\n)/) : s.split(/(?<=\s)(?=\S)/);
 }
 
-/** Ops over token lists; consecutive ops of one kind are merged. */
+/** Ops over token lists, from jsdiff's Myers diff; consecutive ops of one kind are merged. */
 export function diffTokens(a: readonly string[], b: readonly string[]): TextOp[] {
+  const ops: TextOp[] = [];
+  const push = (kind: TextOpKind, text: string) => {
+    if (text === '') return;
+    const last = ops[ops.length - 1];
+    if (last && last.kind === kind) last.text += text;
+    else ops.push({ kind, text });
+  };
+  const changes = diffArrays([...a], [...b], { maxEditLength: MAX_EDITS });
+  if (changes) {
+    for (const c of changes) push(c.added ? 'add' : c.removed ? 'del' : 'eq', c.value.join(''));
+    return ops;
+  }
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -28,51 +50,10 @@ export function diffTokens(a: readonly string[], b: readonly string[]): TextOp[]
     endA--;
     endB--;
   }
-  const ops: TextOp[] = [];
-  const push = (kind: TextOpKind, text: string) => {
-    if (text === '') return;
-    const last = ops[ops.length - 1];
-    if (last && last.kind === kind) last.text += text;
-    else ops.push({ kind, text });
-  };
-  for (let i = 0; i < start; i++) push('eq', a[i]!);
-
-  const ma = a.slice(start, endA);
-  const mb = b.slice(start, endB);
-  const n = ma.length;
-  const m = mb.length;
-  if (n * m > MAX_CELLS) {
-    push('del', ma.join(''));
-    push('add', mb.join(''));
-  } else {
-    // lcs[i][j]: length of the LCS of ma[i:] and mb[j:], in one flat array.
-    const w = m + 1;
-    const lcs = new Uint32Array((n + 1) * w);
-    for (let i = n - 1; i >= 0; i--) {
-      for (let j = m - 1; j >= 0; j--) {
-        lcs[i * w + j] = ma[i] === mb[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
-      }
-    }
-    let i = 0;
-    let j = 0;
-    while (i < n && j < m) {
-      if (ma[i] === mb[j]) {
-        push('eq', ma[i]!);
-        i++;
-        j++;
-      } else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) {
-        push('del', ma[i]!);
-        i++;
-      } else {
-        push('add', mb[j]!);
-        j++;
-      }
-    }
-    while (i < n) push('del', ma[i++]!);
-    while (j < m) push('add', mb[j++]!);
-  }
-
-  for (let i = endA; i < a.length; i++) push('eq', a[i]!);
+  push('eq', a.slice(0, start).join(''));
+  push('del', a.slice(start, endA).join(''));
+  push('add', b.slice(start, endB).join(''));
+  push('eq', a.slice(endA).join(''));
   return ops;
 }
 
