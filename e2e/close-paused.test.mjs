@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts, until,
-  appWindow, wmClose, closeDialog, alive, screenshotWindow, exportSession,
+  appWindow, wmClose, closeDialog, alive, screenshotWindow, exportSession, processGroup,
 } from './lib.mjs';
 
 const script = {
@@ -91,6 +91,7 @@ test('closing the window at a step-mode pause asks nothing and writes nothing; L
     await exitsWithoutDialog(dpy, first, 30000);
     const { code, sig } = await first.exited;
     assert.equal(code, 0, `the first Loupe exited cleanly (code ${code}, signal ${sig})`);
+    assert.deepEqual(processGroup(first.pid), [], 'nothing of the first Loupe is left running');
     assert.deepEqual(exportSession(db, sessionId).events, before, 'closing at the pause wrote nothing');
     await page.close();
 
@@ -105,6 +106,7 @@ test('closing the window at a step-mode pause asks nothing and writes nothing; L
     assert.equal(JSON.parse(await tid(page, 'pause-args').inputValue()).path, 'README.md', 'the call waits with its arguments');
     assert.equal(await tid(page, 'card-observation').count(), 0, 'the tool still has not run');
     assert.equal(await tid(page, 'card-end').count(), 0, 'the run did not end');
+    assert.equal(await tid(page, 'session-paused').count(), 1, 'the sidebar shows the session paused');
     await page.screenshot({ path: join(artifacts, 'close-paused-reopened.png') });
 
     // Step to the end: after the result, the second request, its answer.

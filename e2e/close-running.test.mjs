@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
   withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts, until,
-  appWindow, wmClose, closeDialog, answerDialog, alive, screenshotWindow, processesWithArgv, exportSession, findWindows,
+  appWindow, wmClose, closeDialog, answerDialog, alive, screenshotWindow, processesWithArgv, processGroup, exportSession, findWindows,
 } from './lib.mjs';
 
 // A command that runs far longer than the test, with an argument no other
@@ -77,6 +77,7 @@ test('closing the window while a command runs asks first: No keeps the run going
     assert.ok(exited, 'Loupe exited within 30 s of Yes');
     assert.equal(exited.code, 0, `Loupe exited cleanly after Yes (code ${exited.code}, signal ${exited.sig})`);
     await until('the command gone with Loupe', () => processesWithArgv(command).length === 0, 10000);
+    await until('nothing left of Loupe\'s process group', () => processGroup(app.pid).length === 0, 10000);
 
     // The log: the call's result and the run's end both say Loupe was closed.
     const events = exportSession(db, sessionId).events;

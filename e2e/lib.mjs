@@ -386,6 +386,21 @@ export function processesWithArgv(argv) {
   return out;
 }
 
+/** The live processes of process group `pgid` (a process start()ed leads its own). */
+export function processGroup(pgid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // pid (comm) state ppid pgrp ...: comm may hold spaces, so count from its ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
 /** `loupe export SESSION --format json --db DB` with the dev build of the app, parsed. */
 export function exportSession(db, session) {
   const exe = goBuild(join(bin, 'loupe-dev'), ['-tags', 'dev']);
