@@ -159,6 +159,27 @@ func (a *Agent) Recover(ctx context.Context) (bool, error) {
 	return true, unwrapStore(err)
 }
 
+// StopLeftPaused ends a run that waits at a checkpoint with no process to
+// take it on (its restore failed): the user stopped it. Its open calls get
+// "cancelled" and the run its run_end, as a Stop at that pause would give.
+func (a *Agent) StopLeftPaused(ctx context.Context) (bool, error) {
+	st := trace.StateOf(a.log)
+	if !st.Open || st.Paused == nil {
+		return false, nil
+	}
+	r, err := a.begin()
+	if err != nil {
+		return true, err
+	}
+	r.num, r.round = st.Run, st.Round
+	end, err := r.cancelled(context.WithoutCancel(ctx))
+	if err != nil {
+		return true, unwrapStore(err)
+	}
+	_, err = r.record(ctx, trace.KindRunEnd, end)
+	return true, unwrapStore(err)
+}
+
 // errStore marks a failure to write the log: the loop cannot go on without
 // its record, so it stops and says so.
 type errStore struct{ err error }

@@ -73,8 +73,17 @@ type Outcome struct {
 // Do carries out one command of the window. Everything the run does in
 // answer arrives as events.
 func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
-	if c.Do != DoCreate && c.Session == "" {
+	switch {
+	case c.Do == "":
+		return Outcome{}, errors.New("a command says what to do: send, stop, answer, step, continue, an edit, a restore…")
+	case c.Do != DoCreate && c.Session == "":
 		return Outcome{}, fmt.Errorf("%s: which session?", c.Do)
+	case c.Do != DoCreate:
+		// A command for a session that does not exist changes nothing,
+		// and says so.
+		if _, err := m.store.GetSession(ctx, c.Session); err != nil {
+			return Outcome{}, err
+		}
 	}
 	summary := func(s Summary, err error) (Outcome, error) {
 		if err != nil {
@@ -105,8 +114,14 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	case DoSend:
 		return summary(m.Start(ctx, id, c.Text, RunOptions{}))
 	case DoStop:
-		// Stop answers once the run has ended: its summary says how.
-		m.Stop(id)
+		// Stop answers once the run has ended: its summary says how. A
+		// run left paused that no process runs (its resume failed) is
+		// ended here.
+		if !m.Stop(id) {
+			if err := m.endLeftPaused(ctx, id); err != nil {
+				return Outcome{}, err
+			}
+		}
 		m.Wait(id)
 		return summary(m.summaryOf(ctx, id))
 	case DoAnswer:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -14,6 +15,10 @@ import (
 // ErrNotPaused is returned for a step or edit when the session's run is not
 // waiting at a checkpoint.
 var ErrNotPaused = errors.New("this session is not paused at a checkpoint")
+
+// ErrPauseOver is returned for a command meant for a pause the run has
+// left: it waits at another checkpoint now.
+var ErrPauseOver = fmt.Errorf("%w: that pause is over, and the run now waits at another checkpoint", ErrNotPaused)
 
 // stepGate is a session's agent.Pauser: whether it steps, its breakpoints,
 // and the channel commands reach the run through. Where the run waits is
@@ -137,17 +142,25 @@ func (g *stepGate) save(ctx context.Context) error {
 // send hands a command to the paused run and waits for its answer. at
 // names the paused checkpoint the user saw (0: whichever it waits at), so
 // that a second click meant for a pause that is over does not act on the
-// next one. The log may show a pause before the run takes commands there
-// (a run restored after a restart gets there in a moment): then send
-// waits for it, as long as the session has a run and the log still says
-// it waits at at.
-func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command) error {
+// next one. The log may show a pause before the run takes commands there:
+// a run restored after a restart gets there in a moment, and one whose
+// restore failed (its folder was missing) is resumed now. Then send waits
+// for the run, as long as the log says it waits at at. deliver, if set,
+// runs once the run is there to take the command, just before it does.
+func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command, deliver func() error) error {
+	resumed := false
 	for {
 		g.mu.Lock()
 		cur, left, changed := g.at, g.left, g.changed
 		g.mu.Unlock()
 		switch {
 		case cur != 0 && (at == 0 || at == cur):
+			if deliver != nil {
+				if err := deliver(); err != nil {
+					return err
+				}
+				deliver = nil
+			}
 			cmd.Reply = make(chan error, 1)
 			select {
 			case g.cmds <- cmd:
@@ -157,7 +170,17 @@ func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command) error 
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		case cur != 0 || at == 0 || !g.m.willPauseAt(ctx, g.id, at):
+		case cur != 0:
+			return ErrPauseOver
+		case at == 0 || !g.m.logPausedAt(ctx, g.id, at):
+			return ErrNotPaused
+		case !g.m.runs(g.id) && !resumed:
+			resumed = true
+			if err := g.m.resumePaused(ctx, g.id); err != nil && !errors.Is(err, ErrBusy) {
+				return fmt.Errorf("this run stays paused but cannot go on: %w", err)
+			}
+			continue
+		case !g.m.runs(g.id):
 			return ErrNotPaused
 		}
 		select {
@@ -168,15 +191,9 @@ func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command) error 
 	}
 }
 
-// willPauseAt reports whether the session's run is going and its log says
-// it waits at the paused checkpoint event at.
-func (m *Manager) willPauseAt(ctx context.Context, id string, at int64) bool {
-	m.mu.Lock()
-	_, running := m.running[id]
-	m.mu.Unlock()
-	if !running {
-		return false
-	}
+// logPausedAt reports whether the session's log says its open run waits
+// at the paused checkpoint event at.
+func (m *Manager) logPausedAt(ctx context.Context, id string, at int64) bool {
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil || s.OpenRun == 0 {
 		return false
@@ -240,19 +257,24 @@ func (m *Manager) Resume(ctx context.Context, id string, at int64, action string
 	if action != trace.ActionStep && action != trace.ActionContinue {
 		return Summary{}, errors.New("resume with step or continue")
 	}
-	if action == trace.ActionContinue {
-		g.mu.Lock()
-		g.stepping = false
-		g.mu.Unlock()
-		if err := g.save(ctx); err != nil {
-			return Summary{}, err
+	var sum Summary
+	// The summary is read before the run goes on, so it says what the
+	// command changed and nothing the run did after.
+	deliver := func() (err error) {
+		if action == trace.ActionContinue {
+			// Stepping is turned off only once the run is there to go
+			// on: a Continue that is refused changes nothing.
+			g.mu.Lock()
+			g.stepping = false
+			g.mu.Unlock()
+			if err := g.save(ctx); err != nil {
+				return err
+			}
 		}
+		sum, err = m.summaryOf(ctx, id)
+		return err
 	}
-	sum, err := m.summaryOf(ctx, id)
-	if err != nil {
-		return Summary{}, err
-	}
-	return sum, g.send(ctx, at, agent.Command{Action: action})
+	return sum, g.send(ctx, at, agent.Command{Action: action}, deliver)
 }
 
 // EditRequest changes the pending request at a before_request pause.
@@ -261,7 +283,7 @@ func (m *Manager) EditRequest(ctx context.Context, id string, at int64, e agent.
 	if err != nil {
 		return err
 	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Request: &e})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Request: &e}, nil)
 }
 
 // EditArgs changes the pending call's arguments at a before_tool pause;
@@ -274,7 +296,7 @@ func (m *Manager) EditArgs(ctx context.Context, id string, at int64, args string
 	if err != nil {
 		return err
 	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(args)})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(args)}, nil)
 }
 
 // SkipCall answers the pending call with the user's observation, without
@@ -284,7 +306,7 @@ func (m *Manager) SkipCall(ctx context.Context, id string, at int64, observation
 	if err != nil {
 		return err
 	}
-	return g.send(ctx, at, agent.Command{Action: trace.ActionSkip, Observation: observation})
+	return g.send(ctx, at, agent.Command{Action: trace.ActionSkip, Observation: observation}, nil)
 }
 
 // EditResult changes the result at an after_result pause.
@@ -293,5 +315,5 @@ func (m *Manager) EditResult(ctx context.Context, id string, at int64, content s
 	if err != nil {
 		return err
 	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Result: &content})
+	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Result: &content}, nil)
 }

@@ -147,7 +147,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	}
 	ws, err := tools.OpenWorkspace(s.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", s.Workspace, err)
+		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	ws.Track(m.seenFor(id))
 	reg := tools.Builtins(ws, runner)
@@ -337,12 +337,57 @@ func (m *Manager) recoverOne(ctx context.Context, s store.Session, resumePaused 
 		m.release(s.ID, slot)
 		p, err := m.setUp(ctx, s.ID, "", true, RunOptions{})
 		if err != nil {
+			// The window shows the log: say it there, and what to do.
+			why := trace.Notice{Code: "cannot_resume", Message: "This run stays paused but cannot go on: " + err.Error() +
+				". Put that right and press Step or Continue to try again, or Stop to end the run."}
+			e := trace.New(trace.KindNotice, st.Run, st.Round, why)
+			e.SessionID = s.ID
+			if _, rerr := (recorder{store: m.store, sink: m.sink}).Append(ctx, e); rerr != nil {
+				return errors.Join(err, rerr)
+			}
 			return fmt.Errorf("session %s stays paused but cannot resume: %w", s.ID, err)
 		}
 		go func() { _, _ = p.run() }()
 		return nil
 	}
 	_, err = m.closeLeftOpen(ctx, s, evs)
+	return err
+}
+
+// resumePaused takes on a run the log says is paused that no process runs
+// (its restore at start-up failed, or has not got there yet), so that it
+// waits at its checkpoint again.
+func (m *Manager) resumePaused(ctx context.Context, id string) error {
+	if err := m.store.HeldElsewhere(ctx, id); err != nil {
+		return err
+	}
+	p, err := m.setUp(ctx, id, "", true, RunOptions{})
+	if err != nil {
+		return err
+	}
+	go func() { _, _ = p.run() }()
+	return nil
+}
+
+// endLeftPaused is Stop for a run the log says is paused that no process
+// runs: it ends it as stopped by the user. A session with no such run is
+// left as it is.
+func (m *Manager) endLeftPaused(ctx context.Context, id string) error {
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil || s.OpenRun == 0 {
+		return err
+	}
+	lease, err := m.store.TakeLease(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lease.Release() }()
+	evs, err := m.store.Events(ctx, id)
+	if err != nil {
+		return err
+	}
+	ag := agent.New(agent.Config{SessionID: id}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
+	_, err = ag.StopLeftPaused(ctx)
 	return err
 }
 

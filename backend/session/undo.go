@@ -66,13 +66,21 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	if err != nil {
 		return RestoreResult{}, err
 	}
+	if toSeq < 1 || toSeq > int64(len(evs)) {
+		return RestoreResult{}, fmt.Errorf("session %s has no event %d to restore files to", id, toSeq)
+	}
+	if st := trace.StateOf(evs); st.Open {
+		// A run left paused (no process runs it): going on from its
+		// pause would find the files changed under it.
+		return RestoreResult{}, errors.New("this session's run is still open: Continue or Stop it before restoring files")
+	}
 	plan, err := trace.RestorePlan(evs, toSeq)
 	if err != nil {
 		return RestoreResult{}, err
 	}
 	ws, err := tools.OpenWorkspace(s.Workspace)
 	if err != nil {
-		return RestoreResult{}, fmt.Errorf("workspace %s: %w", s.Workspace, err)
+		return RestoreResult{}, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	defer ws.Close()
 
