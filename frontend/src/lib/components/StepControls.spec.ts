@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import StepControls from './StepControls.svelte';
 
@@ -78,5 +78,50 @@ describe('StepControls', () => {
     expect(tools.map((t) => t.dataset['tool'])).toEqual(['read_file', 'run_command']);
     await fireEvent.click(tools[1]!);
     expect(cb.onbreakpoint).toHaveBeenCalledWith({ tool: 'run_command' });
+  });
+});
+
+describe('the Breakpoints menu', () => {
+  const menu = () => screen.getByTestId('breakpoints-button').parentElement as HTMLDetailsElement;
+  async function openMenu() {
+    await fireEvent.click(screen.getByTestId('breakpoints-button'));
+    // jsdom toggles <details> on a click of its summary; the toggle event comes after.
+    await waitFor(() => expect(screen.getByTestId('breakpoints-button').getAttribute('aria-expanded')).toBe('true'));
+    expect(menu().open).toBe(true);
+  }
+
+  it('closes on Esc, and the Esc stops nothing', async () => {
+    const cb = show({ active: true });
+    await openMenu();
+    const box = screen.getAllByTestId('breakpoint-point')[0]!;
+    box.focus();
+    const esc = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true });
+    box.dispatchEvent(esc);
+    expect(esc.defaultPrevented).toBe(true);
+    await waitFor(() => expect(menu().open).toBe(false));
+    expect(document.activeElement).toBe(screen.getByTestId('breakpoints-button'));
+    expect(cb.onstop).not.toHaveBeenCalled();
+  });
+
+  it('closes on a click outside it, not on one inside', async () => {
+    show();
+    await openMenu();
+    await fireEvent.pointerDown(screen.getAllByTestId('breakpoint-point')[0]!);
+    expect(menu().open).toBe(true);
+    await fireEvent.pointerDown(document.body);
+    await waitFor(() => expect(menu().open).toBe(false));
+  });
+
+  it('opens toward the side with room, so a narrow window does not cut it off', async () => {
+    show();
+    const button = screen.getByTestId('breakpoints-button');
+    button.getBoundingClientRect = () => ({ left: 20, right: 140, top: 0, bottom: 24, width: 120, height: 24, x: 20, y: 0, toJSON: () => ({}) });
+    await openMenu();
+    expect(screen.getByTestId('breakpoints-menu').getAttribute('data-align')).toBe('left');
+    await fireEvent.click(button);
+    await waitFor(() => expect(button.getAttribute('aria-expanded')).toBe('false'));
+    button.getBoundingClientRect = () => ({ left: 600, right: 720, top: 0, bottom: 24, width: 120, height: 24, x: 600, y: 0, toJSON: () => ({}) });
+    await openMenu();
+    expect(screen.getByTestId('breakpoints-menu').getAttribute('data-align')).toBe('right');
   });
 });
