@@ -169,7 +169,7 @@ describe('Step mode', slow, () => {
     expect(within(screen.getByTestId('card-call')).getByTestId('call-status').textContent).toContain('Skipped');
   });
 
-  it('stops a paused run with Esc', async () => {
+  it('stops a paused run with Esc, once you say yes', async () => {
     const replay = play('stop_paused');
     await openSession();
     await fireEvent.click(screen.getByTestId('step-toggle'));
@@ -177,6 +177,8 @@ describe('Step mode', slow, () => {
     await pausedAt('before_request');
     (document.activeElement as HTMLElement | null)?.blur();
     await key('Escape');
+    expect(replay.commandsOf('stop')).toEqual([]);
+    await fireEvent.click(await screen.findByTestId('stop-confirm-stop'));
     await played(replay);
     await waitFor(() => expect(within(screen.getByTestId('card-end')).getByTestId('stop-reason').getAttribute('data-reason')).toBe('cancelled'));
     expect(screen.queryByTestId('pause-editor')).toBeNull();
@@ -381,9 +383,16 @@ describe('Shortcuts', slow, () => {
     expect(document.activeElement?.getAttribute('data-testid')).toBe('composer-input');
     await send('Say hi');
     await pausedAt('before_request');
-    // The pause took the keyboard from the (now empty) composer.
+    // The pause took the keyboard from the (now empty) composer; Esc there does not stop the run.
     await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('pause-editor'));
     await key('Escape');
+    expect(replay.commandsOf('stop')).toEqual([]);
+    // Off the pause card (k to the card above), Esc is Stop, and asks; Tab and Enter answer it in a browser.
+    await key('k');
+    expect(screen.getByTestId('pause-editor').contains(document.activeElement)).toBe(false);
+    await key('Escape');
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('stop-confirm-keep'));
+    await fireEvent.click(screen.getByTestId('stop-confirm-stop'));
     await played(replay);
     expect(replay.commandsOf('stop')).toEqual([{ do: 'stop', session: 'session-1' }]);
   });

@@ -47,6 +47,8 @@ const STATUS_RETRY_MS = 5000;
  * cheap (two small local requests).
  */
 const STATUS_WATCH_MS = 15000;
+/** How often "just now" and "5 min ago" are told again. */
+export const NOW_TICK_MS = 20000;
 
 export function hasCapability(m: ModelInfo, cap: string): boolean {
   return (m.capabilities ?? []).includes(cap);
@@ -75,9 +77,13 @@ export class LoupeApp {
   current = $state.raw<SessionState | null>(null);
   view = $state<View>('home');
   helpOpen = $state(false);
+  /** Stop waits for the user's yes: the run is paused, and edits may be unsent. */
+  stopConfirm = $state(false);
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
   toasts = $state.raw<Toast[]>([]);
+  /** The time relative times ("5 min ago") are told from; moves on every NOW_TICK_MS. */
+  now = $state(Date.now());
 
   /** Sessions that wait for an answer, for the sidebar: read from their logs. */
   waiting = $derived(new Set(this.sessions.filter((s) => s.standing === 'asking').map((s) => s.id)));
@@ -117,6 +123,9 @@ export class LoupeApp {
       window.addEventListener('focus', onFocus);
       offs.push(() => window.removeEventListener('focus', onFocus));
     }
+    this.now = Date.now();
+    const clock = setInterval(() => (this.now = Date.now()), NOW_TICK_MS);
+    offs.push(() => clearInterval(clock));
     void this.refreshStatus();
     void this.refreshSessions();
     void this.loadSettings();
@@ -326,6 +335,31 @@ export class LoupeApp {
     } finally {
       cur.sending = false;
     }
+  }
+
+  /**
+   * Stop as the user asks for it (Esc, the Stop buttons): a run paused at a
+   * checkpoint, where a Stop loses the pause and any edit not sent yet,
+   * asks first; a run that goes stops at once.
+   */
+  requestStop(): void {
+    const cur = this.current;
+    if (!cur?.active) return;
+    if (cur.standing.pause != null) {
+      this.stopConfirm = true;
+      return;
+    }
+    void this.stop();
+  }
+
+  /** The user said yes to stopping the paused run. */
+  async confirmStop(): Promise<void> {
+    this.stopConfirm = false;
+    await this.stop();
+  }
+
+  cancelStop(): void {
+    this.stopConfirm = false;
   }
 
   async stop(): Promise<void> {

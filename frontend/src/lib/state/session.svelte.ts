@@ -1,6 +1,6 @@
 // One open session: its event log and what the user is doing with it.
 import { untrack } from 'svelte';
-import type { Approval, ModelRequestEvent, Pause, Summary, TraceEvent } from '../types';
+import type { Approval, ModelRequestEvent, Pause, PendingRequest, Summary, TraceEvent } from '../types';
 import {
   buildTimeline,
   cardIdForEvent,
@@ -12,7 +12,6 @@ import {
   loopPosition,
   mergeEvents,
   movePosition,
-  pauseAnchor,
   neighbour,
   requestAt,
   standingOf,
@@ -20,6 +19,25 @@ import {
   type Timeline,
 } from '../timeline';
 import { PauseDraft } from './pause.svelte';
+
+/**
+ * The body a pending request amounts to, in the shape of the bodies
+ * RawRequest returns (Ollama's chat request), for "What the model saw"
+ * at a pause before it is sent. The tools are named only: their schemas
+ * are sent as the session's tool set.
+ */
+export function pendingBody(req: PendingRequest): string {
+  const messages = [
+    ...(req.system ? [{ role: 'system', content: req.system }] : []),
+    ...(req.messages ?? []).map((m) => ({
+      role: m.role,
+      content: m.content,
+      ...(m.tool_calls?.length ? { tool_calls: m.tool_calls.map((c) => ({ function: { name: c.name, arguments: c.args } })) } : {}),
+      ...(m.tool_name ? { tool_name: m.tool_name } : {}),
+    })),
+  ];
+  return JSON.stringify({ model: req.model, messages, tools: (req.tools ?? []).map((name) => ({ type: 'function', function: { name } })), options: req.options });
+}
 
 /** Runs rendered at first and added per "show earlier": keeps long sessions fast. */
 export const RUNS_SHOWN = 20;
@@ -91,10 +109,16 @@ export class SessionState {
     const json = this.#pauseJson;
     return json ? untrack(() => new PauseDraft(JSON.parse(json) as Pause)) : null;
   });
-  /** The card the pause editor goes after (null: at the end of the timeline). */
-  pauseAnchor = $derived(this.playback == null && this.pause ? pauseAnchor(this.timeline) : null);
+  /**
+   * The card of the paused checkpoint: the pause is shown once, on it, with
+   * its editor (null: the checkpoint is not in the timeline yet, and the
+   * editor waits at the end).
+   */
+  pauseCard = $derived(this.playback == null && this.pause ? (this.timeline.checkpointCards.get(this.pause.seq) ?? null) : null);
   /** Where the loop is: live, or at the playback position. */
-  loop = $derived(loopPosition(this.shownEvents, this.playback == null ? this.pause : null));
+  loop = $derived(
+    this.playback == null ? loopPosition(this.shownEvents, this.pause, this.standing.open) : loopPosition(this.shownEvents, null),
+  );
 
   // --- what the model saw --------------------------------------------------------
 
@@ -108,7 +132,35 @@ export class SessionState {
       const e = events.find((x) => x.seq === this.sawSeq);
       if (e?.kind === 'model_request') return e;
     }
-    return requestAt(events, events.length);
+    // Paused before a request: the latest one is the request about to go.
+    return this.pendingRequest ?? requestAt(events, events.length);
+  });
+  /**
+   * The request a before_request pause holds, as the request it will be
+   * (its seq is the pause's): what the model will see if you step now,
+   * with the edits applied there. Its body is pendingBody's.
+   */
+  pendingRequest = $derived.by((): ModelRequestEvent | undefined => {
+    const p = this.playback == null ? this.pause : null;
+    const req = p?.point === 'before_request' ? p.request : null;
+    if (!p || !req) return undefined;
+    const body = pendingBody(req);
+    return {
+      session_id: this.id,
+      seq: p.seq,
+      kind: 'model_request',
+      time: '',
+      run: p.run,
+      round: p.round,
+      payload: {
+        model: req.model,
+        options: req.options,
+        system: req.system,
+        tool_names: req.tools ?? [],
+        message_count: (req.messages ?? []).length + (req.system ? 1 : 0),
+        prompt_estimate: Math.ceil(new TextEncoder().encode(body).length / 4),
+      },
+    };
   });
 
   constructor(summary: Summary) {

@@ -28,6 +28,7 @@ describe('explain', () => {
     const c = call((l) => {
       l.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'README.md' } });
       l.permission('c1', 'read_file', 'allow', 'rule: read-only');
+      l.result({ call_id: 'c1', name: 'read_file', content: 'A' });
     });
     expect(explainCall(c)).toBe(
       'The model cannot read files itself: Loupe read README.md and sends the text back to it. It was allowed by rule: read-only.',
@@ -38,9 +39,30 @@ describe('explain', () => {
     const c = call((l) => {
       l.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'README.md' } });
       l.edit({ target: 'args', call_id: 'c1', before: { path: 'README.md' }, after: { path: 'main.go' } });
+      l.result({ call_id: 'c1', name: 'read_file', content: 'package main' });
     });
     expect(explainCall(c)).toContain('Loupe read main.go');
     expect(explainCall(c)).toContain('You changed its arguments');
+  });
+
+  it('speaks of what will happen to a call that has not run, in the state its card shows', () => {
+    const asked = call((l) => l.toolCall({ call_id: 'c1', name: 'run_command', args: { command: 'make' } }), 'run_command', { command: 'make' });
+    const waiting = explainCall(asked, { status: 'awaiting_approval', label: 'Waiting for your approval' });
+    expect(waiting).not.toContain('Loupe ran');
+    expect(waiting).toContain('If you approve, Loupe will run it');
+    const edit = call((l) => l.toolCall({ call_id: 'c1', name: 'edit_file', args: { path: 'calc.py' } }), 'edit_file', { path: 'calc.py' });
+    const paused = explainCall(edit, { status: 'paused', label: 'Paused before it runs' });
+    expect(paused).not.toContain('Loupe changed');
+    expect(paused).toContain('When it runs, Loupe will change calc.py');
+    const notYet = explainCall(call(() => {}), { status: 'queued', label: 'Not checked yet' });
+    expect(notYet).toContain('nothing of it has been checked or run yet');
+    const running = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'read_file', args: { path: 'a' } });
+      l.permission('c1', 'read_file', 'allow', 'rule: read-only');
+    });
+    expect(explainCall(running, { status: 'running', label: 'Running' })).toContain('Loupe is running it now');
+    expect(explainCheckpoint({ point: 'before_request', state: 'paused' }, true)).toContain('before the request is sent');
+    expect(explainCheckpoint({ point: 'before_request', state: 'paused' }, false, 'step')).toContain('You pressed Step');
   });
 
   it('says why a call was refused, invalid or skipped', () => {

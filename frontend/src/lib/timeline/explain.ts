@@ -13,6 +13,7 @@ import {
 } from '../types';
 import { formatCount } from './metrics';
 import type { CallItem } from './group';
+import type { CallState } from './status';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -51,7 +52,13 @@ export function explainResponse(p: ModelResponsePayload): string {
   );
 }
 
-export function explainCall(c: CallItem): string {
+/**
+ * What a call does, in the tense of where it stands: the same state its
+ * card shows (callStatus). A call that has not run yet (paused before it,
+ * waiting for an answer, not reached) is told as what will happen; one
+ * that ran, as what happened.
+ */
+export function explainCall(c: CallItem, state?: CallState): string {
   const p = c.call?.payload;
   const args = c.argsEdit ? c.argsEdit.payload.after : (p?.args ?? c.asked?.args);
   if (p && !p.valid) {
@@ -69,34 +76,86 @@ export function explainCall(c: CallItem): string {
     return 'The call did not finish (the run was stopped or Loupe exited). Every call still gets a result, so the history stays consistent.';
   }
   const edited = c.argsEdit ? ' You changed its arguments before it ran.' : '';
+  if (!r) return explainPending(c, args, state, c.argsEdit ? ' You changed its arguments at the pause.' : '');
   const remembered = perm?.by.startsWith('you (') ? ' Loupe remembered an earlier answer of yours, so it did not ask again.' : '';
   const who = perm ? ` It was allowed${perm.by ? ` by ${perm.by}` : ''}.${remembered}` : '';
+  const held = state?.status === 'paused' ? ' The result waits at the pause: it goes back to the model when you press Step or Continue.' : '';
+  const sends = held ? 'will send' : 'sends';
   switch (c.name) {
     case 'read_file':
-      return `The model cannot read files itself: Loupe read ${argString(args, 'path') || 'the file'} and sends the text back to it.${who}${edited}`;
+      return `The model cannot read files itself: Loupe read ${argString(args, 'path') || 'the file'} and ${sends} the text back to it.${who}${edited}${held}`;
     case 'list_dir':
     case 'glob':
     case 'grep':
-      return `The model cannot see the workspace: Loupe looked it up and sends the answer back as text.${who}${edited}`;
+      return `The model cannot see the workspace: Loupe looked it up and ${sends} the answer back as text.${who}${edited}${held}`;
     case 'write_file':
     case 'edit_file':
       return (
         `The model only described the change: Loupe changed ${argString(args, 'path') || 'the file'} in the workspace.${who}${edited}` +
-        ((r?.changes ?? []).length > 0 ? ' Loupe kept the file as it was before, so "Restore files" or "Undo this turn" can put it back.' : '')
+        ((r.changes ?? []).length > 0 ? ' Loupe kept the file as it was before, so "Restore files" or "Undo this turn" can put it back.' : '') +
+        held
       );
     case 'run_command':
-      return `Loupe ran the command in the workspace and sends its output and exit code back; the model only wrote the command line. The operating system confines it where it can (Settings → Protections), whatever the rules allowed.${who}${edited}`;
+      return `Loupe ran the command in the workspace and ${sends} its output and exit code back; the model only wrote the command line. The operating system confines it where it can (Settings → Protections), whatever the rules allowed.${who}${edited}${held}`;
     default:
-      return `Loupe ran ${c.name} for the model and sends the result back.${who}${edited}`;
+      return `Loupe ran ${c.name} for the model and ${sends} the result back.${who}${edited}${held}`;
   }
 }
 
-export function explainObservation(r: ToolResultPayload, edited: boolean): string {
-  let s = 'This text is all the model learns from the call: Loupe adds it to the history, and the next request sends it to the model.';
+/** A call that has no result yet: what will happen to it, from where it stands. */
+function explainPending(c: CallItem, args: JsonValue | undefined, state: CallState | undefined, edited: string): string {
+  let now: string;
+  switch (state?.status) {
+    case 'paused':
+      now = 'The run is paused before this call: it has not been checked against the rules nor run. You can change its arguments or skip it.';
+      break;
+    case 'awaiting_approval':
+      now = 'Loupe is waiting for your answer: nothing runs unless you approve.';
+      break;
+    case 'queued':
+      now = 'The run is paused before Loupe gets to this call: nothing of it has been checked or run yet.';
+      break;
+    case 'running':
+      now = `It was allowed${c.permission?.payload.by ? ` by ${c.permission.payload.by}` : ''} and Loupe is running it now.`;
+      break;
+    case 'cancelled':
+      return 'The run ended before this call ran, so it never ran. Every call still gets a result, so the history stays consistent.';
+    default:
+      now = 'Loupe is checking the call: a known tool, arguments that fit its schema, and what the rules say.';
+  }
+  const when = state?.status === 'running' ? 'When it finishes' : state?.status === 'awaiting_approval' ? 'If you approve' : 'When it runs';
+  let then: string;
+  switch (c.name) {
+    case 'read_file':
+      then = `The model cannot read files itself. ${when}, Loupe will read ${argString(args, 'path') || 'the file'} and send the text back to it.`;
+      break;
+    case 'list_dir':
+    case 'glob':
+    case 'grep':
+      then = `The model cannot see the workspace. ${when}, Loupe will look it up and send the answer back as text.`;
+      break;
+    case 'write_file':
+    case 'edit_file':
+      then = `The model only described the change. ${when}, Loupe will change ${argString(args, 'path') || 'the file'} in the workspace, keeping the file as it was so it can be put back.`;
+      break;
+    case 'run_command':
+      then = `The model only wrote the command line. ${when}, Loupe will run it in the workspace, confined by the operating system where it can, and send its output and exit code back.`;
+      break;
+    default:
+      then = `${when}, Loupe will run ${c.name} for the model and send the result back.`;
+  }
+  return `${now} ${then}${edited}`;
+}
+
+/** held: the run waits at an after_result pause, so the result has not gone back yet. */
+export function explainObservation(r: ToolResultPayload, edited: boolean, held = false): string {
+  let s = held
+    ? 'This text is all the model will learn from the call: the run is paused before it goes back, so you can still change it. Step or Continue adds it to the history, and the next request sends it.'
+    : 'This text is all the model learns from the call: Loupe adds it to the history, and the next request sends it to the model.';
   if (r.error_kind === 'skipped') s += ' You wrote it instead of running the tool.';
   else if (r.is_error) s += ' It is an error, so the model can change course.';
   if (r.truncated) s += ' It was cut to fit the output limit: the model never saw the rest.';
-  if (edited) s += ' You edited it before it went back: the model sees your version.';
+  if (edited) s += held ? ' You edited it at the pause: the model will see your version.' : ' You edited it before it went back: the model sees your version.';
   return s;
 }
 
@@ -141,11 +200,23 @@ export function explainEnd(reason: string): string {
   }
 }
 
-const pointText: Record<string, string> = {
-  before_request: 'before the request was sent: the system prompt, messages and options could still be changed',
-  after_response: 'after the model answered, before any of its tool calls ran',
-  before_tool: 'before the call ran, and before permission was asked: its arguments could be changed, or the call skipped',
-  after_result: 'after the tool ran, before its result went back to the model: the result could be changed',
+const pointText: Record<string, { now: string; then: string }> = {
+  before_request: {
+    now: 'before the request is sent: the system prompt, messages and options can still be changed',
+    then: 'before the request was sent: the system prompt, messages and options could still be changed',
+  },
+  after_response: {
+    now: 'after the model answered, before any of its tool calls is checked or run',
+    then: 'after the model answered, before any of its tool calls ran',
+  },
+  before_tool: {
+    now: 'before the call runs, and before permission is asked: its arguments can be changed, or the call skipped',
+    then: 'before the call ran, and before permission was asked: its arguments could be changed, or the call skipped',
+  },
+  after_result: {
+    now: 'after the tool ran, before its result goes back to the model: the result can be changed',
+    then: 'after the tool ran, before its result went back to the model: the result could be changed',
+  },
 };
 
 /** Why the policy asked or refused: the reasons the permission event carries. */
@@ -165,10 +236,23 @@ export function explainRestore(p: RestorePayload): string {
   return s;
 }
 
-export function explainCheckpoint(p: CheckpointPayload): string {
-  const where = pointText[p.point] ?? 'at a checkpoint';
+/**
+ * A pause, from the same state as its card: waiting (what will happen when
+ * the user goes on), or over (what happened).
+ */
+export function explainCheckpoint(p: CheckpointPayload, waiting = false, action?: string): string {
+  const where = pointText[p.point];
   const why = p.breakpoint ? 'A breakpoint' : 'Step mode';
-  return `${why} paused the loop ${where}. Nothing moves until you press Step or Continue.`;
+  if (waiting) {
+    return `${why} paused the loop ${where?.now ?? 'at a checkpoint'}. Nothing moves until you press Step (to the next checkpoint) or Continue (to a breakpoint or the end of the run).`;
+  }
+  const went: Record<string, string> = {
+    step: 'You pressed Step, and the loop went on to the next checkpoint.',
+    continue: 'You pressed Continue, and the loop went on to a breakpoint or the end of the run.',
+    skip: 'You skipped the call: it never ran, and the model got your observation.',
+  };
+  const after = action ? (went[action] ?? 'Then the loop went on.') : 'The run ended while it waited here.';
+  return `${why} paused the loop ${where?.then ?? 'at a checkpoint'}. ${after}`;
 }
 
 const targetText: Record<string, string> = {
@@ -180,5 +264,5 @@ const targetText: Record<string, string> = {
 };
 
 export function explainEdit(p: EditPayload): string {
-  return `You changed ${targetText[p.target] ?? p.target} while the run was paused. From now on the model sees the new version; the log keeps both.`;
+  return `You changed ${targetText[p.target] ?? p.target} while the run was paused. From then on the model sees the new version; the log keeps both.`;
 }

@@ -3,6 +3,9 @@ import { EventLog } from '../testing/events';
 import { buildTimeline } from './group';
 import { breakpointForCard, callStep, checkpointStep, loopPosition, stepOfEvent } from './loop';
 import { flattenCards } from './nav';
+import { recording } from '../replay/recordings';
+import { parseEvent, type TraceEvent } from '../types';
+import { standingOf } from './standing';
 
 describe('loop steps', () => {
   it('gives every event of a round its step', () => {
@@ -98,5 +101,63 @@ describe('breakpointForCard', () => {
       ['observation', { point: 'after_result' }],
       ['end', null],
     ]);
+  });
+});
+
+// The lit step in each state a run passes through, on the Go engine's
+// recordings: the log up to an event, read as the window reads it live.
+describe('the lit step, from the log', () => {
+  const logOf = (name: string) =>
+    recording(name)
+      .steps.map((s) => (s.event === undefined ? null : parseEvent(s.event)))
+      .filter((e): e is TraceEvent => e != null);
+  /** The position live after the events up to seq, with the pause the log shows there. */
+  const liveAt = (name: string, seq: number) => {
+    const events = logOf(name).filter((e) => e.seq <= seq);
+    const st = standingOf(events);
+    return loopPosition(events, st.pause, st.open);
+  };
+
+  // approve_command: user 1, request 2, response 3, call 4, question 5,
+  // permission 6, result 7, request 8, response 9, end 10.
+  it('is Send before the first request, and Respond while the model answers', () => {
+    expect(liveAt('approve_command', 1)).toMatchObject({ step: 'send', paused: false });
+    expect(liveAt('approve_command', 2)).toMatchObject({ step: 'respond', paused: false });
+    expect(liveAt('approve_command', 8)).toMatchObject({ step: 'respond', paused: false });
+  });
+
+  it('is Validate once the calls are in, and Permission while it waits for your approval', () => {
+    expect(liveAt('approve_command', 3)).toMatchObject({ step: 'validate' });
+    expect(liveAt('approve_command', 4)).toMatchObject({ step: 'permission' });
+    expect(liveAt('approve_command', 5)).toMatchObject({ step: 'permission', paused: false });
+  });
+
+  it('is Execute after you approved, then Append with the result', () => {
+    expect(liveAt('approve_command', 6)).toMatchObject({ step: 'execute' });
+    expect(liveAt('approve_command', 7)).toMatchObject({ step: 'append' });
+  });
+
+  it('is Stop when the run ended, whatever came before', () => {
+    expect(liveAt('approve_command', 10)).toMatchObject({ step: 'stop', paused: false });
+    expect(liveAt('stop_streaming', 4)).toMatchObject({ step: 'stop', paused: false });
+  });
+
+  // step_through pauses at 2, 6, 9, 13, 15 and 19.
+  it('is the step of each checkpoint while paused there, and the next step once resumed', () => {
+    expect([2, 6, 9, 13, 15, 19].map((seq) => liveAt('step_through', seq))).toEqual([
+      { step: 'send', paused: true, when: 'before' },
+      { step: 'respond', paused: true, when: 'after' },
+      { step: 'permission', paused: true, when: 'before' },
+      { step: 'append', paused: true, when: 'before' },
+      { step: 'send', paused: true, when: 'before' },
+      { step: 'respond', paused: true, when: 'after' },
+    ]);
+    expect([3, 7, 10, 11, 14].map((seq) => liveAt('step_through', seq)?.step)).toEqual(['send', 'validate', 'permission', 'execute', 'append']);
+  });
+
+  it('is the step of the event at the position in playback', () => {
+    const events = logOf('approve_command');
+    const at = (seq: number) => loopPosition(events.filter((e) => e.seq <= seq))?.step;
+    expect([2, 3, 5, 6, 7].map(at)).toEqual(['send', 'respond', 'permission', 'execute', 'append']);
   });
 });

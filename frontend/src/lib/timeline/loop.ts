@@ -99,18 +99,57 @@ export interface LoopPosition {
 }
 
 /**
+ * The step a live run is in after its last event: what happens now, one
+ * step. A request sent means the model is answering (Respond); a checked
+ * call waits for its permission; an allowed one runs. Playback shows the
+ * step of the event at the position instead (stepOfEvent).
+ */
+function stepAfter(e: TraceEvent): LoopStep | null {
+  switch (e.kind) {
+    case 'user_message':
+      return 'send';
+    case 'model_request':
+      return 'respond';
+    case 'model_response':
+      return !e.payload.incomplete && (e.payload.tool_calls ?? []).length > 0 ? 'validate' : 'respond';
+    case 'tool_call':
+      return e.payload.valid ? 'permission' : 'append';
+    case 'permission':
+      // Allowed: it runs. Asked: it waits for you. Denied: the refusal is the result.
+      return e.payload.decision === 'allow' ? 'execute' : e.payload.decision === 'ask' ? 'permission' : 'append';
+    case 'checkpoint':
+      if (e.payload.state === 'paused') return checkpointStep(e.payload.point).step;
+      // Resumed: the step the pause stood before goes on.
+      switch (e.payload.point) {
+        case 'before_request':
+          return 'send';
+        case 'after_response':
+          return 'validate';
+        case 'before_tool':
+          return e.payload.action === 'skip' ? 'append' : 'permission';
+        default:
+          return 'append';
+      }
+    default:
+      return stepOfEvent(e);
+  }
+}
+
+/**
  * Where the loop is after these events (the whole log when live, the
  * events up to the position in playback). A pause, when given, wins: it is
- * where a live run waits. Null before anything happened.
+ * where a live run waits. live says the run goes on after the last event,
+ * so the lit step is the one happening now (stepAfter); otherwise it is
+ * the last event's. Null before anything happened.
  */
-export function loopPosition(events: readonly TraceEvent[], pause?: Pause | null): LoopPosition | null {
+export function loopPosition(events: readonly TraceEvent[], pause?: Pause | null, live = false): LoopPosition | null {
   if (pause) {
     const { step, when } = checkpointStep(pause.point);
     return { step, paused: true, when };
   }
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    const step = stepOfEvent(e);
+    const step = live ? stepAfter(e) : stepOfEvent(e);
     if (step == null) continue;
     if (e.kind === 'checkpoint') {
       const { when } = checkpointStep(e.payload.point);

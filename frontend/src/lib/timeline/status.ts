@@ -6,6 +6,8 @@ export type CallStatus =
   | 'validating'
   | 'refused'
   | 'awaiting_approval'
+  | 'paused'
+  | 'queued'
   | 'running'
   | 'done'
   | 'error'
@@ -23,6 +25,10 @@ export interface CallContext {
   runEnded: boolean;
   /** A step-through run waits before this call runs. */
   pausedBefore?: boolean;
+  /** A step-through run waits after this call ran, before its result goes back. */
+  pausedAfter?: boolean;
+  /** The call's run waits at a pause (anywhere): nothing of it moves now. */
+  paused?: boolean;
 }
 
 const errorLabel: Record<string, CallState> = {
@@ -37,6 +43,9 @@ const errorLabel: Record<string, CallState> = {
 
 export function callStatus(c: CallItem, ctx: CallContext): CallState {
   const r = c.result?.payload;
+  // The tool ran, but its result waits at the pause: the call is not done
+  // for the model yet.
+  if (r && ctx.pausedAfter && !ctx.runEnded) return { status: 'paused', label: 'Ran; paused before its result goes back' };
   if (r) {
     if (r.error_kind === ERROR_KINDS.skipped) return errorLabel[ERROR_KINDS.skipped]!;
     if (!r.is_error) {
@@ -51,8 +60,10 @@ export function callStatus(c: CallItem, ctx: CallContext): CallState {
   }
   if (c.permission && c.permission.payload.decision !== 'allow') return { status: 'refused', label: 'Denied' };
   if (ctx.runEnded) return { status: 'cancelled', label: 'Never finished' };
-  if (ctx.pausedBefore && !c.permission) return { status: 'validating', label: 'Paused before it runs' };
+  if (ctx.pausedBefore && !c.permission) return { status: 'paused', label: 'Paused before it runs' };
   if (ctx.approvalPending) return { status: 'awaiting_approval', label: 'Waiting for your approval' };
+  // A paused run checks and runs nothing: a call not reached yet waits.
+  if (ctx.paused && !c.call && !c.permission) return { status: 'queued', label: 'Not checked yet' };
   if (c.permission) return { status: 'running', label: 'Running' };
   if (call) return { status: 'validating', label: 'Checking permission' };
   return { status: 'validating', label: 'Validating' };
