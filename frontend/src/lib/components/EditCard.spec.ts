@@ -24,4 +24,12 @@ describe('EditCard', () => {
     expect(diff.querySelector('ins')?.textContent).toContain('4096');
     expect(screen.getByTestId('card-edit').textContent).toContain('You edited the options');
   });
+
+  it('does not diff texts that came cut, which would show changes that never happened', () => {
+    const head = Array.from({ length: 16 }, (_, i) => `line ${i + 1}`);
+    const expand = { cuts: { '/before': { bytes: 4000, lines: 40 }, '/after': { bytes: 4010, lines: 41 } }, load: async () => {} };
+    render(EditCard, { props: { id: 'e:6', edit: { target: 'result', call_id: 'c1', before: head.join('\n'), after: ['new first line', ...head.slice(0, 15)].join('\n') }, expand } });
+    expect(screen.queryByTestId('edit-diff')).toBeNull();
+    expect(screen.getByTestId('edit-cut').textContent).toMatch(/shown in part/);
+  });
 });
