@@ -10,10 +10,17 @@ export interface DiffLine {
 export function parseDiff(diff: string): DiffLine[] {
   const lines = diff.replace(/\r\n/g, '\n').split('\n');
   if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  // Headers come before a file's first hunk; inside a hunk, "---" is a
+  // removed line that began with "--" (a SQL or Lua comment).
+  let inHunk = false;
   return lines.map((text): DiffLine => {
-    if (text.startsWith('+++') || text.startsWith('---') || text.startsWith('diff ') || text.startsWith('index '))
+    if (text.startsWith('diff ')) inHunk = false;
+    if (!inHunk && (text.startsWith('+++') || text.startsWith('---') || text.startsWith('diff ') || text.startsWith('index ')))
       return { kind: 'meta', text };
-    if (text.startsWith('@@')) return { kind: 'hunk', text };
+    if (text.startsWith('@@')) {
+      inHunk = true;
+      return { kind: 'hunk', text };
+    }
     if (text.startsWith('+')) return { kind: 'add', text };
     if (text.startsWith('-')) return { kind: 'del', text };
     return { kind: 'ctx', text };

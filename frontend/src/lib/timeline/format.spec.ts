@@ -8,6 +8,18 @@ describe('parseDiff', () => {
     expect(lines.map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'ctx', 'del', 'add']);
     expect(diffStats(lines)).toEqual({ added: 1, removed: 1 });
   });
+
+  it('reads a removed "-- comment" line inside a hunk as removed, not as a header', () => {
+    const lines = parseDiff('--- a/q.sql
++++ b/q.sql
+@@ -1,2 +1,2 @@
+--- old note
++++ new note
+ select 1;
+');
+    expect(lines.map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'del', 'add', 'ctx']);
+    expect(diffStats(lines)).toEqual({ added: 1, removed: 1 });
+  });
 });
 
 describe('argSummary', () => {
