@@ -10,13 +10,7 @@ describe('parseDiff', () => {
   });
 
   it('reads a removed "-- comment" line inside a hunk as removed, not as a header', () => {
-    const lines = parseDiff('--- a/q.sql
-+++ b/q.sql
-@@ -1,2 +1,2 @@
---- old note
-+++ new note
- select 1;
-');
+    const lines = parseDiff('--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- old note\n+++ new note\n select 1;\n');
     expect(lines.map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'del', 'add', 'ctx']);
     expect(diffStats(lines)).toEqual({ added: 1, removed: 1 });
   });
