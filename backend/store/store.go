@@ -6,6 +6,8 @@
 // PRAGMA user_version, and the file is marked as Loupe's with PRAGMA
 // application_id. A file that is not SQLite, belongs to another program, or
 // was written by a newer Loupe is refused before anything is written to it.
+// OpenReadOnly, for commands that only read (loupe export), creates,
+// migrates and writes nothing: it reads a private copy of the file.
 package store
 
 import (
@@ -45,10 +47,13 @@ var (
 	ErrForeignDatabase = errors.New("not a Loupe database")
 	// ErrNewerSchema: the file was migrated by a newer Loupe than this one.
 	ErrNewerSchema = errors.New("database schema is newer than this build")
+	// ErrNoDatabase: OpenReadOnly was given a file that does not exist.
+	ErrNoDatabase = errors.New("no Loupe database")
 )
 
-// OpenError says why Open refused a file, in words a user can act on. It
-// unwraps to ErrNotSQLite, ErrForeignDatabase or ErrNewerSchema.
+// OpenError says why Open or OpenReadOnly refused a file, in words a user
+// can act on. It unwraps to ErrNotSQLite, ErrForeignDatabase,
+// ErrNewerSchema or (OpenReadOnly only) ErrNoDatabase.
 type OpenError struct {
 	Path string
 	Err  error
@@ -67,6 +72,8 @@ func (e *OpenError) Error() string {
 		return fmt.Sprintf("%s was written by a newer Loupe (schema %d, this build knows %d); update Loupe or use another database", e.Path, e.Schema, e.Known)
 	case ErrNotSQLite:
 		return fmt.Sprintf("%s is not a SQLite database; choose another file with --db or LOUPE_DB", e.Path)
+	case ErrNoDatabase:
+		return fmt.Sprintf("no Loupe database at %s", e.Path)
 	}
 	return fmt.Sprintf("%s: %v", e.Path, e.Err)
 }
@@ -90,6 +97,9 @@ type Store struct {
 	stmt statements
 	// now is the clock for created_at/updated_at and event times.
 	now func() time.Time
+	// tmp is the folder of the copy an OpenReadOnly store reads, removed
+	// by Close; "" for Open's.
+	tmp string
 }
 
 // Open opens the database at path, creating it and its parent directories
@@ -115,23 +125,10 @@ func Open(path string) (*Store, error) {
 	// connection creates the -shm or rebuilds the index in it. So a file
 	// we must refuse is judged from its raw header and, since the newest
 	// page 1 may be only there, from its WAL.
-	h, exists, err := readHeader(abs)
-	if err != nil {
+	if err := checkFiles(abs, len(migs)); err != nil {
 		return nil, err
 	}
-	if exists {
-		if err := h.check(abs, len(migs)); err != nil {
-			return nil, err
-		}
-	}
-	if h, inWAL, err := readWALHeader(abs); err != nil {
-		return nil, err
-	} else if inWAL {
-		if err := h.check(abs, len(migs)); err != nil {
-			return nil, err
-		}
-	}
-	if !exists {
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
 		if err := createPrivate(abs); err != nil {
 			return nil, err
 		}
@@ -232,6 +229,9 @@ func (s *Store) Close() error {
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
+	}
+	if s.tmp != "" {
+		errs = append(errs, os.RemoveAll(s.tmp))
 	}
 	return errors.Join(errs...)
 }
