@@ -144,8 +144,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func openStore(dbFlag string, stderr io.Writer) (*store.Store, bool) {
-	st, err := store.Open(store.ResolvePath(dbFlag))
+// openStore opens the database --db names (or the default one) with open:
+// store.Open, or store.OpenReadOnly for a command that only reads.
+func openStore(open func(string) (*store.Store, error), dbFlag string, stderr io.Writer) (*store.Store, bool) {
+	st, err := open(store.ResolvePath(dbFlag))
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return nil, false
@@ -190,7 +192,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return ExitUsage
 	}
-	st, ok := openStore(*db, stderr)
+	st, ok := openStore(store.Open, *db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -370,7 +372,10 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "loupe export: name exactly one session id")
 		return ExitUsage
 	}
-	st, ok := openStore(*db, stderr)
+	// Only reads: a missing file is refused, not created, and one of an
+	// older schema is read as this build would migrate it, and left as it
+	// is (see store.OpenReadOnly).
+	st, ok := openStore(store.OpenReadOnly, *db, stderr)
 	if !ok {
 		return ExitFailed
 	}
