@@ -153,14 +153,19 @@ const copyAttempts = 5
 
 // copyDatabase copies the files of the database at src that exist to dst
 // (the same names), opening the originals only to read them. A process
-// with the database open may write it during the copy (append to the
-// WAL, checkpoint it into the main file, start the log again), and a copy
-// made across such a write may mix two states. So which files exist,
-// their size, time and identity, and the WAL's header (whose salts change
-// when the log starts again) are taken before and after; the copy is made
-// again when they differ, and refused after copyAttempts tries.
+// with the database open may write it meanwhile: append to the WAL,
+// checkpoint it into the main file, start the log again or remove it. The
+// main file is copied first and the WAL after it, so pages a checkpoint
+// writes during the copy are in the WAL's copy too, which SQLite reads
+// over the main file's: the copy is one committed state as long as the
+// log was not started again or removed in between. That changes the WAL's
+// header (its salts) or its presence; which files exist, their size, time
+// and identity, and the WAL's header are taken before and after, and the
+// copy is made again, a little later, when they differ, and refused after
+// copyAttempts tries.
 func copyDatabase(src, dst string) error {
-	for range copyAttempts {
+	for attempt := range copyAttempts {
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 		before, err := stampOf(src)
 		if err != nil {
 			return err

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -213,5 +215,74 @@ func TestOpenReadOnlyRefusesAFileThatIsNotSQLite(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("error = %v, want ErrNotSQLite", err)
+	}
+}
+
+// While another connection (as another process would) appends to the log
+// and checkpoints it, every OpenReadOnly reads one state of the file that
+// was committed: a whole database, each session's log dense and as long as
+// the session says. An attempt the writer keeps spoiling is refused with a
+// message, never read half-copied.
+func TestOpenReadOnlyWhileAnotherProcessWrites(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	path := filepath.Join(t.TempDir(), "loupe.db")
+	w := openAt(t, path)
+	mustCreate(t, w, Session{ID: "busy"})
+	// Checkpoint often, so that the main file changes under the copy too.
+	if _, err := w.w.Exec(`PRAGMA wal_autocheckpoint = 5`); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			e := ev("busy", trace.KindUserMessage, fmt.Sprintf(`{"text":%q}`, strings.Repeat("x", 3000)))
+			if _, err := w.Append(t.Context(), e); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	reads, refused := 0, 0
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		s, err := OpenReadOnly(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), "kept changing") {
+				t.Fatal(err)
+			}
+			refused++
+			continue
+		}
+		sess, err := s.GetSession(t.Context(), "busy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := s.Events(t.Context(), "busy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != sess.EventCount || !slices.Equal(seqs(evs), dense(len(evs))) {
+			t.Fatalf("read %d events for a session of %d", len(evs), sess.EventCount)
+		}
+		var check string
+		if err := s.r.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("integrity_check of the copy: %s, %v", check, err)
+		}
+		s.Close()
+		reads++
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d reads, %d refused", reads, refused)
+	if reads == 0 {
+		t.Fatal("no read succeeded while the database was written")
 	}
 }
