@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -31,7 +32,10 @@ type stepGate struct {
 
 	mu       sync.Mutex
 	stepping bool
-	bp       Breakpoints
+	// free is the run Continue let go: stepping pauses it no more (its
+	// breakpoints still do); Step mode stays on for the next run.
+	free int
+	bp   Breakpoints
 	// at is the seq of the paused checkpoint the run takes commands at (0:
 	// none); left is closed when it stops taking them; changed is closed
 	// (and replaced) whenever at changes or the session's run ends.
@@ -71,6 +75,23 @@ func (m *Manager) gateFor(ctx context.Context, id string) (*stepGate, error) {
 	return g, nil
 }
 
+// startStepping gives a new session the Step mode Settings sets for new
+// sessions, kept as the session's own.
+func (m *Manager) startStepping(ctx context.Context, id string) error {
+	set, err := settings.Load(ctx, m.store)
+	if err != nil || !set.StepMode {
+		return err
+	}
+	g, err := m.gateFor(ctx, id)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.stepping = true
+	g.mu.Unlock()
+	return g.save(ctx)
+}
+
 func (b Breakpoints) normal() Breakpoints {
 	if b.Points == nil {
 		b.Points = []string{}
@@ -85,7 +106,7 @@ func (g *stepGate) Stops(c agent.Checkpoint) (bool, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
-	case g.stepping:
+	case g.stepping && c.Run != g.free:
 		return true, false
 	case slices.Contains(g.bp.Points, c.Point):
 		return true, true
@@ -213,6 +234,8 @@ func (m *Manager) SetStepping(ctx context.Context, id string, on bool) (Summary,
 	}
 	g.mu.Lock()
 	g.stepping = on
+	// Turned on, it pauses the run that goes now too, even one Continue let go.
+	g.free = 0
 	g.mu.Unlock()
 	if err := g.save(ctx); err != nil {
 		return Summary{}, err
@@ -246,9 +269,10 @@ func (m *Manager) SetBreakpoints(ctx context.Context, id string, bp Breakpoints)
 }
 
 // Resume ends the pause at checkpoint event at (0: wherever the run
-// waits): "step" goes to the next checkpoint, "continue" turns stepping
-// off and runs to a breakpoint or the end. The summary is the session's
-// as the run is resumed (stepping turned off), read before it goes on.
+// waits): "step" goes to the next checkpoint, "continue" runs to a
+// breakpoint or the end of this run, leaving Step mode on for the next.
+// The summary is the session's as the run is resumed, read before it
+// goes on.
 func (m *Manager) Resume(ctx context.Context, id string, at int64, action string) (Summary, error) {
 	g, err := m.gateFor(ctx, id)
 	if err != nil {
@@ -262,14 +286,16 @@ func (m *Manager) Resume(ctx context.Context, id string, at int64, action string
 	// command changed and nothing the run did after.
 	deliver := func() (err error) {
 		if action == trace.ActionContinue {
-			// Stepping is turned off only once the run is there to go
-			// on: a Continue that is refused changes nothing.
-			g.mu.Lock()
-			g.stepping = false
-			g.mu.Unlock()
-			if err := g.save(ctx); err != nil {
+			// The run is let go only once it is there to go on: a
+			// Continue that is refused changes nothing. Step mode stays
+			// as the user set it, for the session's next run.
+			s, err := m.store.GetSession(ctx, id)
+			if err != nil {
 				return err
 			}
+			g.mu.Lock()
+			g.free = s.OpenRun
+			g.mu.Unlock()
 		}
 		sum, err = m.summaryOf(ctx, id)
 		return err

@@ -138,6 +138,9 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 	if err != nil {
 		return Summary{}, err
 	}
+	if err := m.startStepping(ctx, s.ID); err != nil {
+		return Summary{}, err
+	}
 	return m.summary(ctx, s)
 }
 
@@ -164,6 +167,10 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string)
 		return Summary{}, nil, err
 	}
 	m.sink.Event(e)
+	if err := m.startStepping(ctx, s.ID); err != nil {
+		_ = lease.Release()
+		return Summary{}, nil, err
+	}
 	sum, err := m.summary(ctx, s)
 	if err != nil {
 		_ = lease.Release()

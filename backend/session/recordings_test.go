@@ -886,6 +886,33 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// Step mode as a default and as the session's own: Settings has new
+	// sessions start in it; Continue lets a run go, and the next run of
+	// the session steps again.
+	t.Run("step_default", func(t *testing.T) {
+		w := newWindow(t, "step_default", "The user turns on \"New sessions start in Step mode\" in Settings and creates a session: its first run pauses before the request; Continue lets that run end, and the next run pauses again.", permission.ModeAsk, nil)
+		w.started(nil)
+		s, err := settings.Load(context.Background(), w.st)
+		w.must(err)
+		s.StepMode = true
+		w.must(w.saveSettings(s))
+		w.newSession(recordedModel)
+		w.rec.Mark("created")
+		w.srv.Script(text("Hello!"), text("Hello again!"))
+		w.send("Hi")
+		w.untilPaused(trace.PointBeforeRequest)
+		w.rec.Mark("paused")
+		w.continueRun()
+		w.untilEnded()
+		w.rec.Mark("answered")
+		w.send("Once more")
+		w.untilPaused(trace.PointBeforeRequest)
+		w.rec.Mark("paused again")
+		w.continueRun()
+		w.untilEnded()
+		w.save()
+	})
+
 	// A long read: opened again, the session sends the observation cut
 	// (its first lines and how long it is whole); the user shows all of it.
 	t.Run("long_read", func(t *testing.T) {

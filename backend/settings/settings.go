@@ -27,6 +27,9 @@ type Settings struct {
 	Rules []permission.Rule                 `json:"rules"`
 	// SystemPrompt is a text/template; {{.Workspace}} is the folder.
 	SystemPrompt string `json:"system_prompt"`
+	// StepMode is the Step mode a new session starts with; each session
+	// keeps its own from then on.
+	StepMode bool `json:"step_mode"`
 }
 
 // key is where the store keeps them.

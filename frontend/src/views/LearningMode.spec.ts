@@ -138,7 +138,7 @@ describe('Explain at a pause', slow, () => {
 });
 
 describe('The loop diagram in the window', slow, () => {
-  it('lights one step, Permission, while a call waits for approval, and Respond while the model streams', async () => {
+  it('lights one step, Permission, while a call waits for approval', async () => {
     play('approve_command');
     await openSession();
     await send('Write hello.txt with a command');
@@ -251,5 +251,39 @@ describe('Words that stay true', slow, () => {
     const words = screen.getByTestId('help-words');
     expect([...words.querySelectorAll('dt')].map((t) => t.textContent)).toEqual(['Run (a turn)', 'Round', 'Checkpoint']);
     expect(words.textContent).toContain('One message of yours and everything the loop did for it');
+  });
+});
+
+describe('Step mode is remembered', slow, () => {
+  it('per session from the Settings default, and across Continue', async () => {
+    const replay = play('step_default', { pick: '/home/me/project' });
+    await fireEvent.click(await screen.findByTestId('open-settings'));
+    const box = (await screen.findByTestId('settings-step-mode')) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    await fireEvent.click(box);
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(replay.callsOf('saveSettings')).toHaveLength(1));
+    expect((replay.callsOf('saveSettings')[0]![0] as { step_mode: boolean }).step_mode).toBe(true);
+    // A new session starts in Step mode.
+    await fireEvent.keyDown(window, { key: 'n', ctrlKey: true });
+    await fireEvent.click(await screen.findByTestId('pick-workspace'));
+    await waitFor(() => expect((screen.getByTestId('workspace-path') as HTMLInputElement).value).toBe('/home/me/project'));
+    const qwen = screen.getAllByTestId('model-option').find((o) => o.textContent?.includes('qwen3:0.6b'))!;
+    await fireEvent.click(within(qwen).getByRole('radio'));
+    await fireEvent.click(screen.getByTestId('create-session'));
+    await screen.findByTestId('empty-session');
+    expect((screen.getByTestId('step-toggle') as HTMLInputElement).checked).toBe(true);
+    await send('Hi');
+    await pausedAt('before_request');
+    await fireEvent.click(screen.getByTestId('continue-button'));
+    await ended();
+    // Continue let that run go; Step mode is still on, and the next run pauses again.
+    expect((screen.getByTestId('step-toggle') as HTMLInputElement).checked).toBe(true);
+    await send('Once more');
+    await pausedAt('before_request');
+    await fireEvent.click(screen.getByTestId('continue-button'));
+    await played(replay);
+    await ended(2);
+    expect((screen.getByTestId('step-toggle') as HTMLInputElement).checked).toBe(true);
   });
 });

@@ -170,8 +170,8 @@ describe('LoupeApp', () => {
     // Continue's summary was read while the run still waited; the run has ended since.
     for (const s of [app.current!.summary, app.sessions[0]!]) {
       expect(s).toMatchObject({ running: false, open_run: 0, standing: '', last_reason: 'answered', event_count: 22 });
-      // What the command changed is taken: Continue turns Step mode off.
-      expect(s.stepping).toBe(false);
+      // What the command says of the session is taken: Continue leaves Step mode on, for the next run.
+      expect(s.stepping).toBe(true);
     }
     expect(app.current!.pause).toBeNull();
     expect(app.current!.active).toBe(false);

@@ -196,6 +196,8 @@ export interface Settings {
   /** Allow, ask and deny rules for commands and paths (deny wins). */
   rules: Rule[];
   system_prompt: string;
+  /** The Step mode a new session starts with; each session keeps its own from then on. */
+  step_mode: boolean;
 }
 
 /** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
@@ -207,6 +209,7 @@ export function settingsOf(v: unknown): Settings {
     permission_mode: mode === 'ask_all' || mode === 'auto' ? mode : 'ask',
     tools: isRecord(r['tools']) ? ({ ...r['tools'] } as Record<string, ToolSetting>) : {},
     rules: Array.isArray(r['rules']) ? (r['rules'] as Rule[]) : [],
+    step_mode: r['step_mode'] === true,
   };
 }
 

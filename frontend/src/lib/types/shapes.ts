@@ -196,6 +196,7 @@ const settings = obj({
   tools: map(oneOf('always', 'ask', 'never')),
   rules: nullable(arr(rule)),
   system_prompt: str,
+  step_mode: bool,
 });
 const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
 const workspaceInfo = obj({
