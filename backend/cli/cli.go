@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,7 +107,7 @@ the wait between two pieces of an answer (Ollama sends nothing while the model
 writes a tool call, so allow for the longest one).
 Durations are written like 90s, 10m or 1h; 0 waits without a bound. When one
 runs out, the partial answer is kept and marked, none of its tool calls run,
-and the run ends with an error that says which bound ran out.
+a notice says which bound ran out, and the run ends with reason "timeout".
 
 Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the run as Stop does in the
 window: running commands are killed, every open tool call gets a "cancelled"
@@ -380,22 +381,27 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	defer st.Close()
-	var w io.Writer = stdout
-	if *outFile != "" {
-		f, err := os.Create(*outFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "loupe: %v\n", err)
-			return ExitFailed
-		}
-		defer f.Close()
-		w = f
-	}
-	if err := session.Export(context.Background(), st, pos[0], *format, w); err != nil {
+	// The export is made first, so that a missing session or a bad
+	// format leaves no file behind.
+	var out bytes.Buffer
+	if err := session.Export(context.Background(), st, pos[0], *format, &out); err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		if errors.Is(err, store.ErrNotFound) {
 			return ExitFailed
 		}
 		return ExitUsage
+	}
+	if *outFile == "" {
+		_, err := stdout.Write(out.Bytes())
+		if err != nil {
+			fmt.Fprintf(stderr, "loupe: %v\n", err)
+			return ExitFailed
+		}
+		return 0
+	}
+	if err := os.WriteFile(*outFile, out.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(stderr, "loupe: %v\n", err)
+		return ExitFailed
 	}
 	return 0
 }

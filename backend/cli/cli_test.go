@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,22 @@ func TestExport(t *testing.T) {
 	}
 	if code, _, _ := e.run("export", id, "--db", e.db, "--format", "pdf"); code != cli.ExitUsage {
 		t.Fatalf("unknown format: exit %d", code)
+	}
+	// --out writes the file; an export that fails leaves none.
+	file := filepath.Join(t.TempDir(), "out.md")
+	if code, _, stderr := e.run("export", id, "--db", e.db, "--format", "md", "--out", file); code != 0 {
+		t.Fatal(stderr)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != md {
+		t.Fatalf("--out wrote %q (%v), want the markdown export", b, err)
+	}
+	for _, args := range [][]string{{"export", "nope", "--format", "md"}, {"export", id, "--format", "pdf"}} {
+		missing := filepath.Join(t.TempDir(), "out")
+		if code, _, _ := e.run(append(args, "--db", e.db, "--out", missing)...); code == 0 {
+			t.Fatalf("%v succeeded", args)
+		}
+		if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%v left a file behind: %v", args, err)
+		}
 	}
 }
