@@ -124,4 +124,18 @@ describe('the Breakpoints menu', () => {
     await openMenu();
     expect(screen.getByTestId('breakpoints-menu').getAttribute('data-align')).toBe('right');
   });
+
+  it('counts the left edge of what clips it, not the window’s', async () => {
+    // The main area beside the sidebar hides what overflows it.
+    const main = document.createElement('main');
+    main.style.overflow = 'hidden';
+    main.getBoundingClientRect = () => ({ left: 290, right: 900, top: 0, bottom: 700, width: 610, height: 700, x: 290, y: 0, toJSON: () => ({}) });
+    document.body.append(main);
+    const cb = { onstepping: vi.fn(), onstep: vi.fn(), oncontinue: vi.fn(), onstop: vi.fn(), onbreakpoint: vi.fn() };
+    render(StepControls, { target: main, props: { stepping: false, paused: false, active: false, breakpoints: { points: [], tools: [] }, tools: [], ...cb } });
+    screen.getByTestId('breakpoints-button').getBoundingClientRect = () => ({ left: 306, right: 414, top: 0, bottom: 24, width: 108, height: 24, x: 306, y: 0, toJSON: () => ({}) });
+    await openMenu();
+    expect(screen.getByTestId('breakpoints-menu').getAttribute('data-align')).toBe('left');
+    main.remove();
+  });
 });
