@@ -90,6 +90,9 @@ func (a *App) startup(ctx context.Context) {
 		return
 	}
 	a.store = st
+	if set, err := settings.Load(ctx, st); err == nil {
+		a.ollama.SetTimeouts(set.OllamaTimeouts())
+	}
 	a.mgr = session.NewManager(st, a.ollama, permission.NewBroker(), sink{a})
 	// Recovery may wait on Ollama (a paused run checks its model), so it
 	// must not hold the window back; what it writes reaches the UI as
@@ -244,7 +247,12 @@ func (a *App) SaveSettings(s settings.Settings) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return settings.Save(a.ctx, a.store, s)
+	if err := settings.Save(a.ctx, a.store, s); err != nil {
+		return err
+	}
+	// The waits for Ollama count from the next request on.
+	a.ollama.SetTimeouts(s.OllamaTimeouts())
+	return nil
 }
 
 // Workspace describes a workspace folder's trust, network, exposed paths

@@ -166,8 +166,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
 	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
-	firstToken := fs.Duration("first-token-timeout", ollama.DefaultFirstTokenTimeout, "give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound)")
-	stall := fs.Duration("stall-timeout", ollama.DefaultStallTimeout, "give up on an answer that sends nothing more for `DURATION` (0: no bound)")
+	firstToken := fs.Duration("first-token-timeout", ollama.DefaultFirstTokenTimeout, "give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound; default: as Settings says)")
+	stall := fs.Duration("stall-timeout", ollama.DefaultStallTimeout, "give up on an answer that sends nothing more for `DURATION` (0: no bound; default: as Settings says)")
 	// The flag package prints what is wrong with a flag; the whole help
 	// is for --help, on standard output.
 	fs.Usage = func() {}
@@ -204,7 +204,20 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &printer{w: stdout, json: *asJSON}
 	oc := ollama.New(h, nil)
-	oc.SetTimeouts(ollama.Timeouts{FirstToken: *firstToken, Stall: *stall})
+	// The waits Settings gives, unless a flag says otherwise.
+	waits := ollama.DefaultTimeouts()
+	if set, err := settings.Load(context.Background(), st); err == nil {
+		waits = set.OllamaTimeouts()
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "first-token-timeout":
+			waits.FirstToken = *firstToken
+		case "stall-timeout":
+			waits.Stall = *stall
+		}
+	})
+	oc.SetTimeouts(waits)
 	m := session.NewManager(st, oc, nil, out)
 	if *maxRounds != 0 {
 		set, err := settings.Load(context.Background(), st)

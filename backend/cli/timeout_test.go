@@ -1,12 +1,15 @@
 package cli_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
 )
@@ -119,6 +122,36 @@ func TestRunHelpListsTimeoutsAndSignals(t *testing.T) {
 	for _, want := range []string{"-first-token-timeout DURATION", "(default 10m0s)", "-stall-timeout DURATION", "(default 5m0s)", "SIGTERM and SIGHUP", "128 + the signal's number", "A second signal exits at once"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("loupe run --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Without the flags, loupe run waits as long as Settings says (the window
+// sets it); a flag wins over Settings.
+func TestRunWaitsAsSettingsSay(t *testing.T) {
+	e := setup(t)
+	st, err := store.Open(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := settings.Defaults()
+	set.FirstTokenTimeoutS = 1
+	if err := settings.Save(context.Background(), st, set); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, tc := range []struct {
+		flags []string
+		ended bool
+	}{
+		{nil, true},
+		{[]string{"--first-token-timeout", "0"}, false},
+	} {
+		e.srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "late"}}, Load: 2500 * time.Millisecond})
+		args := append([]string{"run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "--auto"}, tc.flags...)
+		code, out, stderr := e.run(append(args, "hi")...)
+		if timedOut := code == cli.ExitEnded && strings.Contains(stderr+out, "first-token timeout"); timedOut != tc.ended {
+			t.Fatalf("flags %v: exit %d, timed out %v, want %v\n%s\n%s", tc.flags, code, timedOut, tc.ended, out, stderr)
 		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"text/template"
+	"time"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/store"
 )
@@ -30,6 +32,16 @@ type Settings struct {
 	// StepMode is the Step mode a new session starts with; each session
 	// keeps its own from then on.
 	StepMode bool `json:"step_mode"`
+	// FirstTokenTimeoutS bounds, in seconds, the wait for the first byte
+	// of an answer (it includes loading the model); StallTimeoutS the wait
+	// between two pieces of it. 0 waits without a bound.
+	FirstTokenTimeoutS int `json:"first_token_timeout_s"`
+	StallTimeoutS      int `json:"stall_timeout_s"`
+}
+
+// OllamaTimeouts are the waits for Ollama the settings give.
+func (s Settings) OllamaTimeouts() ollama.Timeouts {
+	return ollama.Timeouts{FirstToken: time.Duration(s.FirstTokenTimeoutS) * time.Second, Stall: time.Duration(s.StallTimeoutS) * time.Second}
 }
 
 // key is where the store keeps them.
@@ -51,6 +63,9 @@ func Defaults() Settings {
 		Tools:          map[string]permission.ToolSetting{},
 		Rules:          []permission.Rule{},
 		SystemPrompt:   DefaultSystemPrompt,
+
+		FirstTokenTimeoutS: int(ollama.DefaultFirstTokenTimeout / time.Second),
+		StallTimeoutS:      int(ollama.DefaultStallTimeout / time.Second),
 	}
 }
 
@@ -65,6 +80,9 @@ func (s Settings) Validate() error {
 	}
 	if s.Temperature < 0 || s.Temperature > 2 {
 		probs = append(probs, "temperature must be between 0 and 2")
+	}
+	if s.FirstTokenTimeoutS < 0 || s.FirstTokenTimeoutS > 86400 || s.StallTimeoutS < 0 || s.StallTimeoutS > 86400 {
+		probs = append(probs, "the waits for Ollama must be between 0 (no bound) and 86400 seconds")
 	}
 	if !s.PermissionMode.Valid() {
 		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))

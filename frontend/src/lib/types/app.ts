@@ -198,6 +198,10 @@ export interface Settings {
   system_prompt: string;
   /** The Step mode a new session starts with; each session keeps its own from then on. */
   step_mode: boolean;
+  /** Seconds to wait for the first byte of an answer (it includes loading the model); 0: no bound. */
+  first_token_timeout_s: number;
+  /** Seconds to wait between two pieces of an answer; 0: no bound. */
+  stall_timeout_s: number;
 }
 
 /** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
@@ -210,6 +214,8 @@ export function settingsOf(v: unknown): Settings {
     tools: isRecord(r['tools']) ? ({ ...r['tools'] } as Record<string, ToolSetting>) : {},
     rules: Array.isArray(r['rules']) ? (r['rules'] as Rule[]) : [],
     step_mode: r['step_mode'] === true,
+    first_token_timeout_s: typeof r['first_token_timeout_s'] === 'number' ? r['first_token_timeout_s'] : 600,
+    stall_timeout_s: typeof r['stall_timeout_s'] === 'number' ? r['stall_timeout_s'] : 300,
   };
 }
 

@@ -197,6 +197,8 @@ const settings = obj({
   rules: nullable(arr(rule)),
   system_prompt: str,
   step_mode: bool,
+  first_token_timeout_s: num,
+  stall_timeout_s: num,
 });
 const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
 const workspaceInfo = obj({
