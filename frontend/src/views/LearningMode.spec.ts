@@ -287,3 +287,26 @@ describe('Step mode is remembered', slow, () => {
     expect((screen.getByTestId('step-toggle') as HTMLInputElement).checked).toBe(true);
   });
 });
+
+describe('Between Step and the next pause', slow, () => {
+  it('says the run goes on from the pause, not that it ended there', async () => {
+    const replay = play('step_through', { from: 'paused before_request' });
+    await openSession();
+    await pausedAt('before_request');
+    // Step's answer is held: the pause is being left, and no event says so yet.
+    const answer = replay.do.bind(replay);
+    let release: () => void = () => {};
+    replay.do = async (c) => {
+      if (c.do === 'step') await new Promise<void>((r) => (release = r));
+      return answer(c);
+    };
+    await fireEvent.click(screen.getByTestId('explain-toggle'));
+    await fireEvent.click(screen.getByTestId('step-button'));
+    const cp = screen.getAllByTestId('card-checkpoint').at(-1)!;
+    await waitFor(() => expect(within(cp).getByTestId('checkpoint-state').getAttribute('data-state')).toBe('going'));
+    expect(cp.textContent).not.toContain('ended');
+    release();
+    await pausedAt('after_response');
+    expect(within(screen.getAllByTestId('card-checkpoint')[0]!).getByTestId('checkpoint-state').getAttribute('data-action')).toBe('step');
+  });
+});

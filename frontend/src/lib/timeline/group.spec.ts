@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../testing/events';
-import { buildTimeline, openRun, pauseAnchor, pendingRound, type CallItem } from './group';
+import { buildTimeline, openRun, pendingRound, type CallItem } from './group';
 
 function twoRounds() {
   const log = new EventLog();
@@ -210,26 +210,5 @@ describe('buildTimeline with step-through', () => {
     expect(first?.kind === 'checkpoint' && first.resumed).toBeFalsy();
     // A resumed event with no open pause gets its own card.
     expect(t.checkpointCards.get(5)).toBe('e:5');
-  });
-});
-
-describe('pauseAnchor', () => {
-  it('is after the open pause and the edits made there', () => {
-    const log = new EventLog();
-    log.user('x');
-    log.request();
-    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'glob', args: {} }] });
-    log.toolCall({ call_id: 'c1', name: 'glob' });
-    log.checkpoint({ point: 'before_tool', state: 'paused', call_id: 'c1', tool: 'glob' }); // 5
-    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:5');
-    log.edit({ target: 'args', call_id: 'c1', before: {}, after: { pattern: '*' } }); // 6
-    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:6');
-    log.checkpoint({ point: 'before_tool', state: 'resumed', call_id: 'c1', tool: 'glob', action: 'step' });
-    expect(pauseAnchor(buildTimeline(log.events))).toBeNull();
-    log.result({ call_id: 'c1', name: 'glob' });
-    log.checkpoint({ point: 'after_result', state: 'paused', call_id: 'c1', tool: 'glob' }); // 9
-    expect(pauseAnchor(buildTimeline(log.events))).toBe('e:9');
-    log.end('cancelled');
-    expect(pauseAnchor(buildTimeline(log.events))).toBeNull();
   });
 });

@@ -278,31 +278,3 @@ export function pendingRound(t: Timeline): RoundGroup | undefined {
   const last = run.rounds[run.rounds.length - 1];
   return last && last.request && !last.response ? last : undefined;
 }
-
-/**
- * Where the editor of a pause goes: after the paused checkpoint that has
- * not resumed, in the run that is still open, and after the edits made
- * there. Returns the key of the item to put it after, or null.
- */
-export function pauseAnchor(t: Timeline): string | null {
-  const run = openRun(t);
-  if (!run) return null;
-  const lists: RoundItem[][] = [];
-  for (const g of run.rounds) {
-    lists.push(g.items);
-    for (const it of g.items) if (it.kind === 'call') lists.push(it.before, it.after);
-  }
-  let found: string | null = null;
-  let foundSeq = -1;
-  for (const list of lists) {
-    for (let i = 0; i < list.length; i++) {
-      const it = list[i]!;
-      if (it.kind !== 'checkpoint' || it.resumed || it.event.payload.state !== 'paused' || it.event.seq < foundSeq) continue;
-      let j = i;
-      while (list[j + 1]?.kind === 'edit') j++;
-      found = list[j]!.key;
-      foundSeq = it.event.seq;
-    }
-  }
-  return found;
-}

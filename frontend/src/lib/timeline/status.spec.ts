@@ -16,6 +16,20 @@ function call(steps: (log: EventLog) => void): CallItem {
 const open = { approvalPending: false, runEnded: false };
 
 describe('callStatus', () => {
+  it('at a pause: a call not reached is not checked yet, one paused before is paused, one whose result waits is not done', () => {
+    expect(callStatus(call(() => {}), { ...open, paused: true })).toEqual({ status: 'queued', label: 'Not checked yet' });
+    const checked = call((l) => l.toolCall({ call_id: 'c1', name: 'run_command' }));
+    expect(callStatus(checked, { ...open, paused: true, pausedBefore: true })).toEqual({ status: 'paused', label: 'Paused before it runs' });
+    const ran = call((l) => {
+      l.toolCall({ call_id: 'c1', name: 'run_command' });
+      l.permission('c1', 'run_command', 'allow');
+      l.result({ call_id: 'c1', name: 'run_command', content: 'ok', exit_code: 0 });
+    });
+    expect(callStatus(ran, { ...open, paused: true, pausedAfter: true }).status).toBe('paused');
+    expect(callStatus(ran, { ...open, paused: true, pausedAfter: true }).label).not.toMatch(/^Done/);
+    expect(callStatus(ran, open).label).toBe('Done');
+  });
+
   it('is validating before the tool_call event', () => {
     expect(callStatus(call(() => {}), open)).toEqual({ status: 'validating', label: 'Validating' });
   });
