@@ -173,6 +173,7 @@ describe('A pause is shown once', slow, () => {
       const waiting = screen.getAllByTestId('card-checkpoint').filter((c) => within(c).getByTestId('checkpoint-state').getAttribute('data-state') === 'paused');
       expect(waiting).toHaveLength(1);
       expect(waiting[0]!.contains(ed)).toBe(true);
+      if (point === 'before_request') expect(waiting[0]!.getAttribute('aria-label')).toBe('Paused before the request is sent');
       const call = screen.queryByTestId('card-call');
       const status = call ? within(call).getByTestId('call-status') : null;
       if (i === 1) {
@@ -190,6 +191,7 @@ describe('A pause is shown once', slow, () => {
     }
     await played(replay);
     await waitFor(() => expect(within(screen.getByTestId('card-call')).getByTestId('call-status').getAttribute('data-status')).toBe('done'));
+    expect(screen.getAllByTestId('card-checkpoint')[0]!.getAttribute('aria-label')).toBe('Paused before the request was sent');
   });
 });
 
