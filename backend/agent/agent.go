@@ -32,6 +32,15 @@ type Recorder interface {
 	Append(ctx context.Context, e trace.Event) (trace.Event, error)
 }
 
+// A Recorder may also commit soon: AppendSoon puts the event in the log at
+// once and on the disk by the time the next Append returns. The loop uses
+// it for the events no action outside the log follows before its next
+// durable event, so that what is on the disk never falls behind what
+// happened, with fewer waits on the disk.
+type soonRecorder interface {
+	AppendSoon(ctx context.Context, e trace.Event) (trace.Event, error)
+}
+
 // Approver answers a permission question; it may block until a person
 // answers or ctx is done. It calls asked, which records the question in
 // the log, once it is ready to take the answer: whoever sees the question

@@ -207,7 +207,12 @@ func (r *run) record(ctx context.Context, kind trace.Kind, payload any) (trace.E
 	defer r.mu.Unlock()
 	e := trace.New(kind, r.num, r.round, payload)
 	e.SessionID = r.cfg.SessionID
-	e, err := r.a.seams.Recorder.Append(context.WithoutCancel(ctx), e)
+	var err error
+	if sr, ok := r.a.seams.Recorder.(soonRecorder); ok && !mustWait(kind) {
+		e, err = sr.AppendSoon(context.WithoutCancel(ctx), e)
+	} else {
+		e, err = r.a.seams.Recorder.Append(context.WithoutCancel(ctx), e)
+	}
 	if err != nil {
 		return e, errStore{fmt.Errorf("record %s: %w", kind, err)}
 	}
@@ -415,6 +420,20 @@ func (r *run) answered(ctx context.Context, answer trace.ModelResponse) (trace.R
 }
 
 // stopped ends the run on a cap or limit, with a notice that says why.
+// mustWait says which events are on the disk before the loop goes on:
+// those an action outside the log follows (a request to the model, a tool
+// run after its permission, a question or a pause shown to the user, the
+// end of the run). Every other event is followed by one of them before
+// anything happens that the log must already hold, and that one's wait
+// takes it to the disk too.
+func mustWait(kind trace.Kind) bool {
+	switch kind {
+	case trace.KindModelRequest, trace.KindPermission, trace.KindCheckpoint, trace.KindEdit, trace.KindRunEnd:
+		return true
+	}
+	return false
+}
+
 // isTimeout reports whether the model's error says it waited too long
 // (the client's first-token or stall timeout), as net.Error does.
 func isTimeout(err error) bool {

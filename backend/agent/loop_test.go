@@ -560,3 +560,54 @@ func TestQuestionsAreEventsAndCallsAreDecidedWhenTheyRun(t *testing.T) {
 	}
 	invariants.Check(t, evs)
 }
+
+// Events may be committed without waiting for the disk, but never past an
+// action outside the log: whenever the loop sends a request, runs a tool,
+// asks the user or waits at a pause, everything it has recorded is on the
+// disk. A crash of the machine then loses nothing the world has seen.
+func TestTheDiskHoldsTheLogBeforeEveryAction(t *testing.T) {
+	var r *rig
+	check := func(what string) {
+		if !r.log.allOnDisk() {
+			t.Errorf("%s while the last events were not on the disk: %v", what, kinds(r.log.all()))
+		}
+	}
+	look := fn{name: "look", readOnly: true, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		check("a tool ran")
+		return tools.Result{Content: "seen"}, nil
+	}}
+	write := fn{name: "write", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		check("a tool ran")
+		return tools.Result{Content: "written"}, nil
+	}}
+	r = newRig(t, look, write)
+	r.cfg.Policy = permission.Policy{Mode: permission.ModeAsk}
+	r.ask.allow["c2"] = true
+	r.ask.onAsk = func(permission.Request) { check("the user was asked") }
+	sending := func(next func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error)) func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error) {
+		return func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
+			check("a request was sent")
+			return next(ctx, req, onChunk)
+		}
+	}
+	r.model.say(
+		sending(asks(tc("c1", "look", `{"x":"a"}`), tc("c2", "write", `{"x":"b"}`))),
+		sending(asks(tc("c3", "look", `{"x":"c"}`))),
+		sending(text("Done.")),
+	)
+	if end := r.run(t.Context(), "Go"); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	check("the run ended")
+	// And most events did not wait: a round costs two waits, not one per event.
+	soon := len(r.log.all())
+	for _, e := range r.log.all() {
+		if mustWait(e.Kind) {
+			soon--
+		}
+	}
+	if soon < 6 {
+		t.Fatalf("only %d events were committed without waiting", soon)
+	}
+	invariants.Check(t, r.log.all())
+}

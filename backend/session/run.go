@@ -478,6 +478,17 @@ func (r recorder) Append(ctx context.Context, e trace.Event) (trace.Event, error
 	return e, nil
 }
 
+// AppendSoon commits without waiting for the disk (store.AppendSoon): the
+// loop's next durable event takes it there.
+func (r recorder) AppendSoon(ctx context.Context, e trace.Event) (trace.Event, error) {
+	e, err := r.store.AppendSoon(ctx, e)
+	if err != nil {
+		return e, err
+	}
+	r.sink.Event(e)
+	return e, nil
+}
+
 func titleFrom(text string) string {
 	line := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
 	if utf8.RuneCountInString(line) > 60 {
