@@ -24,6 +24,20 @@ func Markdown(h Header, evs []Event) string {
 			fmt.Fprintf(&b, "\n## Run %d\n\n**You:** %s\n", e.Run, p.Text)
 		case KindModelResponse:
 			p, _ := Decode[ModelResponse](e)
+			if p.Content == "" && p.Thinking == "" {
+				// An answer of tool calls only: say so on one line; the
+				// calls follow, each on its own.
+				names := make([]string, len(p.ToolCalls))
+				for i, c := range p.ToolCalls {
+					names[i] = "`" + c.Name + "`"
+				}
+				what := "nothing"
+				if len(names) > 0 {
+					what = "asks for " + strings.Join(names, ", ")
+				}
+				fmt.Fprintf(&b, "\n**Model (round %d):** %s\n", e.Round, what)
+				continue
+			}
 			fmt.Fprintf(&b, "\n**Model (round %d):**\n\n", e.Round)
 			if p.Thinking != "" {
 				fmt.Fprintf(&b, "<details><summary>thinking</summary>\n\n%s\n\n</details>\n\n", p.Thinking)

@@ -3,6 +3,8 @@ package trace
 import (
 	"strings"
 	"testing"
+
+	"github.com/loupe-dev/loupe/backend/llm"
 )
 
 func TestTranscripts(t *testing.T) {
@@ -25,5 +27,22 @@ func TestTranscripts(t *testing.T) {
 	page := HTML(h, evs)
 	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>") || !strings.Contains(page, "&lt;script&gt;") {
 		t.Errorf("HTML does not escape the transcript: %s", page)
+	}
+}
+
+// An answer made only of tool calls says so on its line, with no empty
+// block under it.
+func TestMarkdownOfAnAnswerOfCallsOnly(t *testing.T) {
+	evs := []Event{
+		New(KindUserMessage, 1, 0, UserMessage{Text: "look"}),
+		New(KindModelResponse, 1, 1, ModelResponse{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file"}, {ID: "c2", Name: "list_dir"}}}),
+		New(KindModelResponse, 1, 2, ModelResponse{Content: "Done."}),
+	}
+	md := Markdown(Header{Title: "t"}, evs)
+	if !strings.Contains(md, "**Model (round 1):** asks for `read_file`, `list_dir`\n") || strings.Contains(md, "**Model (round 1):**\n\n") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	if !strings.Contains(md, "**Model (round 2):**\n\nDone.") {
+		t.Fatalf("a text answer lost its block:\n%s", md)
 	}
 }
