@@ -38,8 +38,10 @@ const (
 )
 
 // stopSignals end a run as Stop does: Ctrl-C, what timeout, systemd and CI
-// send (SIGTERM), and a closed terminal (SIGHUP).
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// send (SIGTERM), a closed terminal (SIGHUP), and a reader of the output
+// that went away (SIGPIPE, `loupe run --json | head -1`), which would
+// otherwise kill the process and leave its run open.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
 
 // ExitSignal is the exit code of a run stopped by sig: 130 for SIGINT, 143
 // for SIGTERM, 129 for SIGHUP.
@@ -109,7 +111,8 @@ Durations are written like 90s, 10m or 1h; 0 waits without a bound. When one
 runs out, the partial answer is kept and marked, none of its tool calls run,
 a notice says which bound ran out, and the run ends with reason "timeout".
 
-Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the run as Stop does in the
+Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP (and SIGPIPE, when the reader of
+the output goes away, as with | head) end the run as Stop does in the
 window: running commands are killed, every open tool call gets a "cancelled"
 result, the run_end is recorded and the database is closed. loupe then exits
 128 + the signal's number (130, 143, 129). A second signal exits at once with
@@ -166,8 +169,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
 	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
-	firstToken := fs.Duration("first-token-timeout", ollama.DefaultFirstTokenTimeout, "give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound; default: as Settings says)")
-	stall := fs.Duration("stall-timeout", ollama.DefaultStallTimeout, "give up on an answer that sends nothing more for `DURATION` (0: no bound; default: as Settings says)")
+	// The defaults are Settings' (read once the database is open): the
+	// flags' own zero values are never used unless given.
+	firstToken := fs.Duration("first-token-timeout", 0, fmt.Sprintf("give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound; when not given, Settings' wait, %v unless changed there)", ollama.DefaultFirstTokenTimeout))
+	stall := fs.Duration("stall-timeout", 0, fmt.Sprintf("give up on an answer that sends nothing more for `DURATION` (0: no bound; when not given, Settings' wait, %v unless changed there)", ollama.DefaultStallTimeout))
 	// The flag package prints what is wrong with a flag; the whole help
 	// is for --help, on standard output.
 	fs.Usage = func() {}
@@ -326,14 +331,23 @@ func catchStops(stderr io.Writer) *stops {
 		s.mu.Unlock()
 		fmt.Fprintf(stderr, "loupe: %s: stopping the run (send it again to quit at once)\n", signalName(first))
 		cancel()
-		select {
-		case again := <-s.ch:
-			// Whatever the stop was doing (killing a command, writing the
-			// run's end) is cut short: the run stays open, and is closed
-			// as interrupted when the window next recovers the database.
-			fmt.Fprintf(stderr, "loupe: a second signal (%s): quitting now; the run is left open\n", signalName(again))
-			os.Exit(ExitSignal(first))
-		case <-s.done:
+		for {
+			select {
+			case again := <-s.ch:
+				if again == syscall.SIGPIPE {
+					// Another write to a reader that is gone, not
+					// someone asking twice.
+					continue
+				}
+				// Whatever the stop was doing (killing a command, writing
+				// the run's end) is cut short: the run stays open, and is
+				// closed as interrupted when the window next recovers the
+				// database.
+				fmt.Fprintf(stderr, "loupe: a second signal (%s): quitting now; the run is left open\n", signalName(again))
+				os.Exit(ExitSignal(first))
+			case <-s.done:
+				return
+			}
 		}
 	}()
 	return s
@@ -368,6 +382,8 @@ func signalName(sig os.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (the output's reader went away)"
 	}
 	return sig.String()
 }
@@ -424,18 +440,25 @@ type printer struct {
 	mu   sync.Mutex
 	w    io.Writer
 	json bool
+	gone bool
 }
 
 func (p *printer) Event(e trace.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
-		b, _ := json.Marshal(e)
-		fmt.Fprintf(p.w, "%s\n", b)
+	if p.gone {
 		return
 	}
-	fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, trace.Describe(e))
+	var err error
+	if p.json {
+		b, _ := json.Marshal(e)
+		_, err = fmt.Fprintf(p.w, "%s\n", b)
+	} else {
+		_, err = fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, trace.Describe(e))
+	}
+	// A reader that went away (a closed pipe) is not written to again;
+	// its SIGPIPE stops the run.
+	p.gone = err != nil
 }
 
-func (p *printer) Delta(agent.Delta)       {}
-func (p *printer) Session(session.Summary) {}
+func (p *printer) Delta(agent.Delta) {}

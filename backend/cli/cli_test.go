@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -159,5 +161,35 @@ func TestExport(t *testing.T) {
 		if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("%v left a file behind: %v", args, err)
 		}
+	}
+}
+
+// Step mode for new sessions is the window's: a headless run, with no one
+// to press Step, never pauses.
+func TestRunIgnoresStepModeForNewSessions(t *testing.T) {
+	e := setup(t)
+	st, err := store.Open(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := settings.Defaults()
+	set.StepMode = true
+	if err := settings.Save(context.Background(), st, set); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	e.srv.Script(ollamatest.Text("Hi."))
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "hi")
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("loupe run waits at a pause no one can step")
 	}
 }

@@ -373,3 +373,54 @@ func TestRunSecondSignalExitsAtOnce(t *testing.T) {
 		t.Errorf("after recovery the log ends with %s", last.Kind)
 	}
 }
+
+// A reader of --json that goes away (| head -n 1) stops the run as Stop
+// does: the pipe's SIGPIPE does not kill loupe and leave its run open.
+func TestRunStopsCleanlyWhenItsReaderGoesAway(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGPIPE on Windows")
+	}
+	e := setup(t)
+	e.srv.Script(ollamatest.Reply{Chunks: slices50("word "), Delay: 100 * time.Millisecond})
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := os.Getenv("LOUPE_BIN"); b != "" {
+		bin = b
+	}
+	cmd := exec.Command(bin, "run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "--json", "--auto", "work slowly")
+	cmd.Env = append(os.Environ(), asLoupe+"=1")
+	stderr := &lockedWriter{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Read one line, as head -n 1 does, and close the pipe.
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"user_message"`) {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	out.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("loupe still runs after its reader went away\n%s", stderr)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGPIPE) {
+		t.Fatalf("exit: %v, want %d\n%s", err, 128+int(syscall.SIGPIPE), stderr)
+	}
+	evs := onlySessionLog(t, e.db)
+	invariants.Check(t, evs)
+	if last := evs[len(evs)-1]; last.Kind != trace.KindRunEnd {
+		t.Fatalf("the log ends with %s, want run_end\n%s", last.Kind, stderr)
+	}
+}

@@ -119,7 +119,7 @@ func TestRunHelpListsTimeoutsAndSignals(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"-first-token-timeout DURATION", "(default 10m0s)", "-stall-timeout DURATION", "(default 5m0s)", "SIGTERM and SIGHUP", "128 + the signal's number", "A second signal exits at once"} {
+	for _, want := range []string{"-first-token-timeout DURATION", "Settings' wait, 10m0s unless changed there", "-stall-timeout DURATION", "Settings' wait, 5m0s unless changed there", "SIGTERM and SIGHUP", "128 + the signal's number", "A second signal exits at once"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("loupe run --help lacks %q:\n%s", want, out)
 		}

@@ -205,16 +205,37 @@ type watchdog struct {
 
 	mu      sync.Mutex
 	timer   *time.Timer // nil while no bound applies
+	due     time.Time   // when the timer should fire
 	started bool        // a byte of the answer arrived
 	last    time.Time   // when the newest one did
 	fired   *TimeoutError
 	stopped bool
+	// graced is set once a late timer gave the reader a moment first.
+	graced bool
+}
+
+// lateBy is how late a timer must fire to say that the process did not
+// run meanwhile (stopped with Ctrl-Z, say): the bytes that came in then
+// wait in the socket, so the reader gets a moment to take them before
+// the bound is called run out.
+const lateBy = time.Second
+
+// arm starts or resets the timer for d; the caller holds mu.
+func (w *watchdog) arm(d time.Duration) {
+	w.due = time.Now().Add(d)
+	if w.timer == nil {
+		w.timer = time.AfterFunc(d, w.check)
+		return
+	}
+	w.timer.Reset(d)
 }
 
 func watch(t Timeouts, model string, cancel context.CancelCauseFunc) *watchdog {
 	w := &watchdog{t: t, model: model, cancel: cancel, start: time.Now()}
 	if t.FirstToken > 0 {
-		w.timer = time.AfterFunc(t.FirstToken, w.check)
+		w.mu.Lock()
+		w.arm(t.FirstToken)
+		w.mu.Unlock()
 	}
 	return w
 }
@@ -225,6 +246,7 @@ func (w *watchdog) progress() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last = now
+	w.graced = false
 	if w.started || w.stopped {
 		return
 	}
@@ -235,10 +257,8 @@ func (w *watchdog) progress() {
 		if w.timer != nil {
 			w.timer.Stop()
 		}
-	case w.timer == nil:
-		w.timer = time.AfterFunc(w.t.Stall, w.check)
 	default:
-		w.timer.Reset(w.t.Stall)
+		w.arm(w.t.Stall)
 	}
 }
 
@@ -259,7 +279,15 @@ func (w *watchdog) check() {
 		return
 	}
 	if left := bound - time.Since(since); left > 0 {
-		w.timer.Reset(left)
+		w.arm(left)
+		w.mu.Unlock()
+		return
+	}
+	if time.Since(w.due) > lateBy && !w.graced {
+		// Fired late: the process was not running. What arrived meanwhile
+		// is read first; progress clears the grace.
+		w.graced = true
+		w.arm(lateBy)
 		w.mu.Unlock()
 		return
 	}

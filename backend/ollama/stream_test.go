@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
@@ -248,5 +249,41 @@ func TestChatLineTooLong(t *testing.T) {
 	}
 	if resp.Done || resp.Message.Content != "before" {
 		t.Errorf("partial = done %v %q", resp.Done, resp.Message.Content)
+	}
+}
+
+// A timer that fires long after it was due says the process did not run
+// meanwhile (Ctrl-Z): the bytes that came in then are waiting to be read,
+// so the reader gets a moment before the stall bound is called run out.
+// If nothing comes in that moment either, it is.
+func TestWatchdogGivesAStoppedProcessAMomentToRead(t *testing.T) {
+	var cause error
+	w := watch(Timeouts{Stall: 50 * time.Millisecond}, "m", func(err error) { cause = err })
+	defer w.stop()
+	w.progress()
+	late := func() {
+		w.mu.Lock()
+		w.last = time.Now().Add(-10 * time.Second)
+		w.due = time.Now().Add(-5 * time.Second)
+		w.mu.Unlock()
+	}
+	late()
+	w.check()
+	if w.expired() != nil || cause != nil {
+		t.Fatal("a late timer ended the request before the reader had a moment")
+	}
+	w.progress() // the waiting bytes are read
+	late()
+	w.check()
+	if w.expired() != nil {
+		t.Fatal("after new bytes a late timer gets a moment again")
+	}
+	// The moment passes with nothing read: the bound ran out.
+	w.mu.Lock()
+	w.last, w.due = time.Now().Add(-10*time.Second), time.Now()
+	w.mu.Unlock()
+	w.check()
+	if te := w.expired(); te == nil || !te.Stall {
+		t.Fatalf("no stall after the moment: %v", te)
 	}
 }

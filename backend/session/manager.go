@@ -167,10 +167,8 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string)
 		return Summary{}, nil, err
 	}
 	m.sink.Event(e)
-	if err := m.startStepping(ctx, s.ID); err != nil {
-		_ = lease.Release()
-		return Summary{}, nil, err
-	}
+	// No Step mode here, whatever Settings gives new sessions: a
+	// headless run has no one to press Step, and would wait for ever.
 	sum, err := m.summary(ctx, s)
 	if err != nil {
 		_ = lease.Release()
