@@ -24,3 +24,24 @@ describe('SettingsForm', () => {
     expect(onsave.mock.calls[0]![0]).toMatchObject({ first_token_timeout_s: 120, stall_timeout_s: 0 });
   });
 });
+
+describe('SettingsForm, changes not saved', () => {
+  it('reports what was typed, starts from it again, and discards it on demand', async () => {
+    let kept: unknown = 'never told';
+    const { unmount } = render(SettingsForm, {
+      props: { settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) },
+    });
+    expect(kept).toBeNull();
+    expect(screen.queryByTestId('settings-unsaved')).toBeNull();
+    await fireEvent.input(screen.getByTestId('settings-stall-timeout'), { target: { value: '90' } });
+    expect(screen.getByTestId('settings-unsaved').textContent).toMatch(/kept if you leave/);
+    expect(kept).toMatchObject({ stall_timeout_s: 90 });
+    unmount();
+    // Back on the page: the typed value is there.
+    render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved, onunsaved: (d: unknown) => (kept = d) } });
+    expect((screen.getByTestId('settings-stall-timeout') as HTMLInputElement).value).toBe('90');
+    await fireEvent.click(screen.getByTestId('settings-discard'));
+    expect((screen.getByTestId('settings-stall-timeout') as HTMLInputElement).value).toBe('300');
+    expect(kept).toBeNull();
+  });
+});

@@ -66,6 +66,8 @@ export class LoupeApp {
   settings = $state.raw<Settings | null>(null);
   /** Why the last save was refused, in the backend's words (a rule that does not parse…). */
   settingsError = $state<string | null>(null);
+  /** What was typed on the Settings page and not saved: kept when the page is left, until saved or cancelled. */
+  settingsDraft = $state.raw<Settings | null>(null);
   /** The Settings section to show when the page opens. */
   settingsSection = $state<SettingsSection | null>(null);
   /** Protections, workspace folders and restores. */
