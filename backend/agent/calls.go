@@ -346,7 +346,7 @@ func deniedResult(c *call, by string) *trace.ToolResult {
 func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	res = trace.ToolResult{CallID: c.ID, Name: c.Name}
 	if ctx.Err() != nil {
-		res.Content, res.IsError, res.ErrorKind = "cancelled: the user stopped the run before this call started", true, trace.ErrCancelled
+		res.Content, res.IsError, res.ErrorKind = "cancelled: "+stopper(ctx)+" stopped the run before this call started", true, trace.ErrCancelled
 		if closing(ctx) {
 			res.Content, res.ErrorKind = "interrupted: Loupe was closed before this call started", trace.ErrInterrupted
 		}
@@ -369,7 +369,7 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	switch {
 	case ctx.Err() != nil && (err != nil || out.IsError):
-		res.Content, res.ErrorKind = "cancelled: the user stopped the run while this call was running", trace.ErrCancelled
+		res.Content, res.ErrorKind = "cancelled: "+stopper(ctx)+" stopped the run while this call was running", trace.ErrCancelled
 		if closing(ctx) {
 			res.Content, res.ErrorKind = "interrupted: Loupe was closed while this call was running", trace.ErrInterrupted
 		}
@@ -387,4 +387,13 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	}
 	res.Bytes = len(res.Content)
 	return res
+}
+
+// stopper names who stopped the run: the user, or what StoppedBy says.
+func stopper(ctx context.Context) string {
+	var by StoppedBy
+	if errors.As(context.Cause(ctx), &by) {
+		return string(by)
+	}
+	return "the user"
 }

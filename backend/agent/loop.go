@@ -459,6 +459,13 @@ var ErrClosing = errors.New("Loupe was closed")
 // at a checkpoint: the log still says it waits there.
 var ErrLeftPaused = errors.New("the run stays paused at its checkpoint: Loupe was closed while it waited")
 
+// StoppedBy is a cause a run can be cancelled with to say who stopped it,
+// when it was not the user at the window: its text is the run_end's
+// detail ("stopped by SIGTERM").
+type StoppedBy string
+
+func (s StoppedBy) Error() string { return "stopped by " + string(s) }
+
 // closing reports whether the run is being cancelled because Loupe closes.
 func closing(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrClosing) }
 
@@ -471,10 +478,11 @@ func (r *run) cancelled(ctx context.Context) (trace.RunEnd, error) {
 		}
 		return trace.RunEnd{Reason: trace.EndInterrupted, Detail: "Loupe was closed while this run was going", Rounds: r.round, FinalText: r.lastText}, nil
 	}
-	if err := r.backfill(ctx, trace.ErrCancelled, "cancelled: the user stopped the run before this call finished"); err != nil {
+	who := stopper(ctx)
+	if err := r.backfill(ctx, trace.ErrCancelled, "cancelled: "+who+" stopped the run before this call finished"); err != nil {
 		return trace.RunEnd{}, err
 	}
-	return trace.RunEnd{Reason: trace.EndCancelled, Detail: "stopped by the user", Rounds: r.round, FinalText: r.lastText}, nil
+	return trace.RunEnd{Reason: trace.EndCancelled, Detail: "stopped by " + who, Rounds: r.round, FinalText: r.lastText}, nil
 }
 
 // backfill gives every call still open a result of the given kind, so

@@ -273,7 +273,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		case <-ran:
 			return
 		}
-		for !m.Stop(s.ID) {
+		for !m.StopBy(s.ID, sig.name()) {
 			select {
 			case <-ran:
 				return
@@ -361,6 +361,16 @@ func (s *stops) release() {
 		close(s.done)
 		s.cancel()
 	})
+}
+
+// name says which signal stopped the run, for its log.
+func (s *stops) name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.got == nil {
+		return ""
+	}
+	return signalName(s.got)
 }
 
 // code is the exit code of a run that would otherwise exit with code:

@@ -241,8 +241,13 @@ func TestRunStopsCleanlyOnSignals(t *testing.T) {
 					t.Fatalf("the log ends with %s, want run_end", last.Kind)
 				}
 				end, err := trace.Decode[trace.RunEnd](last)
-				if err != nil || end.Reason != trace.EndCancelled || !strings.Contains(end.Detail, "stopped") {
-					t.Errorf("run_end = %+v (%v), want cancelled, stopped", end, err)
+				if err != nil || end.Reason != trace.EndCancelled || end.Detail != "stopped by "+signalNames[sig] {
+					t.Errorf("run_end = %+v (%v), want cancelled, stopped by %s", end, err, signalNames[sig])
+				}
+				for _, e := range evs {
+					if r, err := trace.Decode[trace.ToolResult](e); err == nil && r.ErrorKind == trace.ErrCancelled && !strings.Contains(r.Content, signalNames[sig]+" stopped the run") {
+						t.Errorf("a cancelled call does not say the signal stopped it: %q", r.Content)
+					}
 				}
 				if during == "stream" {
 					checkPartialKept(t, evs)

@@ -250,14 +250,22 @@ func (m *Manager) SetModel(ctx context.Context, id, model string) (Summary, erro
 
 // Stop cancels a session's run, if one is going. Running commands are
 // killed with their whole process tree; open calls get "cancelled".
-func (m *Manager) Stop(id string) bool {
+func (m *Manager) Stop(id string) bool { return m.StopBy(id, "") }
+
+// StopBy is Stop saying who stopped the run ("SIGTERM"), for its log; ""
+// is the user.
+func (m *Manager) StopBy(id, who string) bool {
 	m.mu.Lock()
 	r := m.running[id]
 	m.mu.Unlock()
 	if r == nil {
 		return false
 	}
-	r.cancel(nil)
+	var cause error
+	if who != "" {
+		cause = agent.StoppedBy(who)
+	}
+	r.cancel(cause)
 	return true
 }
 
