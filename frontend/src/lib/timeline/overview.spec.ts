@@ -279,6 +279,14 @@ describe('2,000 rounds', () => {
     expect(o.rows.filter((r) => r.current)).toHaveLength(1);
   });
 
+  it('reads an ended run once when given a cache', () => {
+    const cache = new WeakMap();
+    const a = roundFacts(runs, { events, cache });
+    const b = roundFacts(runs, { events, cache });
+    expect(b[7]).toBe(a[7]);
+    expect(roundFacts(runs, { events })[7]).not.toBe(a[7]);
+  });
+
   it('is quick enough to redo per event', () => {
     const t0 = performance.now();
     const f = roundFacts(runs, { events });

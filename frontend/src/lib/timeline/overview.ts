@@ -11,7 +11,7 @@
 // adjacent rounds up into buckets.
 import type { CheckpointEvent, PermissionEvent, TraceEvent } from '../types';
 import type { CallItem, RoundGroup, RunGroup, StepItem } from './group';
-import { nsToMs } from './metrics';
+import { formatCount, formatDuration, nsToMs } from './metrics';
 
 /** What a marker says happened; the worst one of a bucket is the one shown. */
 export type MarkerKind = 'error' | 'denied' | 'tool_error' | 'retry' | 'notice' | 'edit';
@@ -100,6 +100,12 @@ export interface FactsOptions {
   events?: readonly TraceEvent[];
   /** What "now" is for a wait or a call still going (ms since the epoch); by default the round's last event. */
   now?: number;
+  /**
+   * Facts of ended runs kept by run object: buildTimeline returns an
+   * unchanged run as the same object, so a long session reads only the
+   * run that is going. The caller owns it (one per component).
+   */
+  cache?: WeakMap<RunGroup, RoundFacts[]>;
 }
 
 const time = (e: { time: string } | undefined): number => (e ? Date.parse(e.time) : NaN);
@@ -303,10 +309,18 @@ export function roundFacts(runs: readonly RunGroup[], opts: FactsOptions = {}): 
   const asks = asksOf(opts.events);
   const out: RoundFacts[] = [];
   for (const run of runs) {
+    const kept = run.end ? opts.cache?.get(run) : undefined;
+    if (kept) {
+      out.push(...kept);
+      continue;
+    }
+    const mine: RoundFacts[] = [];
     for (const g of run.rounds) {
       if (g.round === 0 && g.items.length === 0) continue;
-      out.push(factsOf(run, g, asks, opts.now));
+      mine.push(factsOf(run, g, asks, opts.now));
     }
+    if (run.end) opts.cache?.set(run, mine);
+    out.push(...mine);
   }
   return out;
 }
@@ -679,4 +693,73 @@ export function layoutOverview(facts: readonly RoundFacts[], view: View, opts: L
   const rows = drafts.map((d) => ({ ...d.row, ...d.place(msPerPx) }));
   const currentRow = rows.findIndex((r) => r.current);
   return { rows, total, view: v, bucketSize: size, msPerPx, currentRound, currentRow: currentRow >= 0 ? currentRow : null };
+}
+
+// --- what a row says when asked (the tooltip) ------------------------------------------
+
+const PART_NAMES: Record<SegmentKind, string> = {
+  load: 'load',
+  prompt: 'prompt eval',
+  eval: 'generation',
+  other: 'other',
+  tools: 'tools',
+  wait: 'waiting',
+};
+
+const MARKER_NAMES: Record<MarkerKind, [string, string]> = {
+  error: ['error', 'errors'],
+  denied: ['denial', 'denials'],
+  tool_error: ['failed call', 'failed calls'],
+  retry: ['retry', 'retries'],
+  notice: ['notice', 'notices'],
+  edit: ['edit', 'edits'],
+};
+
+const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** The numbers of a row, a line each: the model's time, the tokens, the tools, the waits, the markers. */
+export function describeRow(r: OverviewRow): string[] {
+  const lines = [r.label];
+  if (r.modelMs == null) lines.push('Model: no answer yet');
+  else {
+    const parts = r.segments.filter((s) => s.kind !== 'tools' && s.kind !== 'wait').map((s) => `${PART_NAMES[s.kind]} ${formatDuration(s.ms)}`);
+    lines.push(`Model ${formatDuration(r.modelMs)}${r.bucket ? ' in all' : ''}: ${parts.join(' · ')}`);
+  }
+  const prompt = r.promptTokens == null ? 'unknown' : formatCount(r.promptTokens);
+  const output = r.outputTokens == null ? 'unknown' : formatCount(r.outputTokens);
+  lines.push(`Tokens: prompt ${prompt}${r.bucket ? ' at most' : ''} · output ${output}${r.bucket ? ' in all' : ''}`);
+  if (r.calls_n > 0) lines.push(`Tools: ${plural(r.calls_n, 'call', 'calls')}, ${formatDuration(r.toolMs)}`);
+  if (r.waitMs > 0) lines.push(`Waiting for you: ${formatDuration(r.waitMs)}`);
+  const marks = (Object.keys(MARKER_RANK) as MarkerKind[]).filter((k) => r.counts[k]).map((k) => plural(r.counts[k]!, ...MARKER_NAMES[k]));
+  if (marks.length) lines.push(marks.join(', '));
+  return lines;
+}
+
+const CALL_STATUS: Record<CallStatus, string> = {
+  ok: 'ok',
+  error: 'failed',
+  denied: 'denied',
+  invalid: 'called wrong',
+  running: 'running',
+  waiting: 'not started',
+};
+
+export type OverviewPart =
+  | { kind: 'segment'; segment: Segment }
+  | { kind: 'call'; call: CallBar }
+  | { kind: 'gap'; gap: GapBar }
+  | { kind: 'marker'; marker: MarkerBar };
+
+/** The line about one bar of a row. */
+export function describePart(p: OverviewPart): string {
+  switch (p.kind) {
+    case 'segment':
+      return `${PART_NAMES[p.segment.kind][0]!.toUpperCase()}${PART_NAMES[p.segment.kind].slice(1)}: ${formatDuration(p.segment.ms)}`;
+    case 'call':
+      return `${p.call.name}: ${formatDuration(p.call.durMs)} (${CALL_STATUS[p.call.status]}), from ${formatDuration(p.call.startMs)} into the round`;
+    case 'gap':
+      return `${p.gap.reason} · ${formatDuration(p.gap.endMs - p.gap.startMs)}${p.gap.cut ? ' (drawn shorter)' : ''}`;
+    case 'marker':
+      return p.marker.count > 1 ? `${p.marker.label} (and ${formatCount(p.marker.count - 1)} more)` : p.marker.label;
+  }
 }
