@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recording } from '../replay/recordings';
 import { EventLog } from '../testing/events';
 import { parseEvent, type TraceEvent } from '../types';
-import { chartLayout, contextPoints, levelOf } from './context';
+import { chartLayout, contextPoints, describeContext, levelOf } from './context';
 import { buildTimeline } from './group';
 
 const metrics = (prompt: number) => ({
@@ -92,6 +92,17 @@ describe('chartLayout', () => {
     ]);
     expect(l.bars.every((b) => b.ctxY === 0)).toBe(true);
     expect(l.ctxPath).toBe('M0,0H100H200H300');
+    expect(l.highPath).toBe('M0,20H100H200H300');
+    expect(describeContext(l.bars[2]!)).toEqual([
+      'Run 1, round 3',
+      'Prompt: 1,000 tokens of 1,000 (100%)',
+      'Output: 10 tokens',
+      'num_ctx 1,000 (set on the request)',
+      'Full: Ollama most likely cut the prompt to fit num_ctx',
+    ]);
+    expect(describeContext(l.bars[1]!)).toHaveLength(4);
+    const high = chartLayout(contextPoints(buildTimeline(requests([850])).runs), { width: 10, height: 10 }).bars[0]!;
+    expect(describeContext(high)).toContain('Nearly full: 80% or more of num_ctx');
   });
 
   it('draws an unknown count at its estimate, marked as estimated', () => {
@@ -99,6 +110,7 @@ describe('chartLayout', () => {
     const b = chartLayout(pts, { width: 100, height: 100 }).bars[0]!;
     expect(b.estimated).toBe(true);
     expect(b.h).toBeCloseTo(30);
+    expect(describeContext(b)[1]).toBe("Prompt: unknown (Ollama gave no count); Loupe's estimate 300 of 1,000");
   });
 
   it('shares bars when there are more requests than fit, keeping the fullest and the worst level', () => {

@@ -3,6 +3,7 @@
 // request asked for (its options' num_ctx), or, when a request did not
 // record one, the model's context length. Pure; ContextChart draws it.
 import type { RunGroup } from './group';
+import { formatCount } from './metrics';
 
 /** From this share of num_ctx on, a request is flagged as nearly full. */
 export const HIGH_SHARE = 0.8;
@@ -130,6 +131,8 @@ export interface ContextChartLayout {
   perBar: number;
   /** The num_ctx line as SVG path data, a step per change. */
   ctxPath: string;
+  /** The line at HIGH_SHARE of num_ctx. */
+  highPath: string;
 }
 
 export function chartLayout(points: readonly ContextPoint[], opts: ChartOptions): ContextChartLayout {
@@ -157,17 +160,41 @@ export function chartLayout(points: readonly ContextPoint[], opts: ChartOptions)
     const y = yOf(tokens);
     bars.push({ point: pick, from, to, x: b * w, w, y, h: height - y, ctxY: pick.numCtx != null ? yOf(pick.numCtx) : null, level, estimated });
   }
-  let ctxPath = '';
-  let prev: number | null = null;
-  for (const bar of bars) {
-    if (bar.ctxY == null) {
-      prev = null;
-      continue;
+  const pathOf = (share: number): string => {
+    let d = '';
+    let prev: number | null = null;
+    for (const bar of bars) {
+      if (bar.point.numCtx == null) {
+        prev = null;
+        continue;
+      }
+      const y = +yOf(bar.point.numCtx * share).toFixed(2);
+      d += prev == null ? `M${+bar.x.toFixed(2)},${y}` : prev !== y ? `V${y}` : '';
+      d += `H${+(bar.x + bar.w).toFixed(2)}`;
+      prev = y;
     }
-    const y = +bar.ctxY.toFixed(2);
-    ctxPath += prev == null ? `M${+bar.x.toFixed(2)},${y}` : prev !== y ? `V${y}` : '';
-    ctxPath += `H${+(bar.x + bar.w).toFixed(2)}`;
-    prev = y;
+    return d;
+  };
+  return { bars, max, perBar, ctxPath: pathOf(1), highPath: pathOf(HIGH_SHARE) };
+}
+
+/** What a bar says when asked, a line each. */
+export function describeContext(bar: ContextBar): string[] {
+  const p = bar.point;
+  const lines = [bar.to > bar.from ? `Requests ${bar.from + 1}–${bar.to + 1}, the fullest: run ${p.run}, round ${p.round}` : `Run ${p.run}, round ${p.round}`];
+  const of = p.numCtx != null ? ` of ${formatCount(p.numCtx)}` : '';
+  if (p.promptTokens != null) {
+    lines.push(`Prompt: ${formatCount(p.promptTokens)} tokens${of}${p.share != null ? ` (${Math.round(p.share * 100)}%)` : ''}`);
+  } else {
+    lines.push(`Prompt: unknown (Ollama gave no count)${p.estimate != null ? `; Loupe's estimate ${formatCount(p.estimate)}${of}` : ''}`);
   }
-  return { bars, max, perBar, ctxPath };
+  if (p.outputTokens != null) lines.push(`Output: ${formatCount(p.outputTokens)} tokens`);
+  lines.push(
+    p.numCtx == null
+      ? 'num_ctx: unknown'
+      : `num_ctx ${formatCount(p.numCtx)} (${p.numCtxFrom === 'request' ? 'set on the request' : "the model's context length"})`,
+  );
+  if (bar.level === 'full') lines.push('Full: Ollama most likely cut the prompt to fit num_ctx');
+  else if (bar.level === 'high') lines.push(`Nearly full: ${Math.round(HIGH_SHARE * 100)}% or more of num_ctx`);
+  return lines;
 }
