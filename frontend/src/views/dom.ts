@@ -20,17 +20,40 @@ export function isTypingSomething(el: Element | null): boolean {
   return typeof v === 'string' ? v.trim() !== '' : true;
 }
 
-/** Focuses a card and scrolls it into view. */
-export function focusCard(id: string): void {
+/**
+ * Brings a card the timeline does not draw now (it lists only the rows
+ * near the viewport) into the DOM; the open session's view sets it.
+ */
+type Revealer = (id: string) => Promise<boolean>;
+let revealer: Revealer | null = null;
+
+/** Sets how cards far off screen are brought in; returns the undo. */
+export function setRevealer(r: Revealer): () => void {
+  revealer = r;
+  return () => {
+    if (revealer === r) revealer = null;
+  };
+}
+
+async function cardElement(id: string): Promise<HTMLElement | null> {
   const el = document.getElementById(`card-${id}`);
-  if (!el) return;
+  if (el || !revealer) return el;
+  await revealer(id);
+  return document.getElementById(`card-${id}`);
+}
+
+/** Focuses a card and scrolls it into view, drawing it first when it is far off screen. */
+export async function focusCard(id: string): Promise<boolean> {
+  const el = await cardElement(id);
+  if (!el) return false;
   el.focus({ preventScroll: true });
   el.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  return true;
 }
 
 /** Scrolls a card into view without taking the focus (the slider keeps it). */
-export function showCard(id: string): void {
-  document.getElementById(`card-${id}`)?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+export async function showCard(id: string): Promise<void> {
+  (await cardElement(id))?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
 }
 
 /**

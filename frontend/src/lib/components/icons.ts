@@ -8,6 +8,8 @@ export const ICONS = {
   send: 'M4 12l16-8-6 16-2.5-6.5z M11.5 13.5L20 4',
   chevronRight: 'M9 6l6 6-6 6',
   chevronDown: 'M6 9l6 6 6-6',
+  chevronUp: 'M6 15l6-6 6 6',
+  search: 'M10.5 17a6.5 6.5 0 1 0 0-13a6.5 6.5 0 1 0 0 13z M15.5 15.5L21 21',
   check: 'M5 12.5l4.5 4.5L19 7.5',
   x: 'M6 6l12 12 M18 6L6 18',
   alert: 'M12 4l9 16H3z M12 10v4 M12 17.5v.01',

@@ -4,19 +4,68 @@ import { repeatRun, runOf } from '../replay/long';
 import { recording } from '../replay/recordings';
 import { EventLog, makeSummary } from '../testing/events';
 import { parseEvent } from '../types';
-import { RUNS_SHOWN, SessionState } from './session.svelte';
+import { SessionState } from './session.svelte';
 
 describe('SessionState', () => {
-  it('shows the latest runs of a long session and more on demand', () => {
+  it('lists every run of a long session, drawn or not', () => {
     const s = new SessionState(makeSummary({ id: 'long' }));
-    s.applyEvents(repeatRun(runOf(recording('tour'), 1), RUNS_SHOWN + 5, 'long'));
-    expect(s.timeline.runs).toHaveLength(RUNS_SHOWN + 5);
-    expect(s.shownRuns).toHaveLength(RUNS_SHOWN);
-    expect(s.shownRuns[0]!.run).toBe(6);
-    expect(s.hiddenRuns).toBe(5);
-    s.showEarlier();
-    expect(s.shownRuns).toHaveLength(RUNS_SHOWN + 5);
-    expect(s.hiddenRuns).toBe(0);
+    s.applyEvents(repeatRun(runOf(recording('tour'), 1), 25, 'long'));
+    expect(s.timeline.runs).toHaveLength(25);
+    const heads = s.rows.filter((r) => r.type === 'run');
+    expect(heads).toHaveLength(25);
+    // j from nothing goes to the first card of the first run, k to the last card of the last.
+    expect(s.moveFocus(1)).toBe(s.cards[0]!.id);
+    s.focusedCard = null;
+    expect(s.moveFocus(-1)).toBe(s.cards.at(-1)!.id);
+    expect(s.cards.at(-1)!.run).toBe(25);
+  });
+
+  it('narrows to a kind of card, searches, and goes to a round', () => {
+    const s = new SessionState(makeSummary({ id: 's1' }));
+    const log = new EventLog('s1');
+    log.user('look around');
+    log.request();
+    log.response({ content: 'first answer mentions apples' });
+    log.notice('retry', 'Ollama answered 503; trying again');
+    log.request();
+    log.response({ content: 'second answer mentions apples too' });
+    log.end('answered', 'done');
+    s.applyEvents(log.events);
+    expect(s.marks).toMatchObject({ retried: 1, notice: 1, error: 0 });
+    s.filter = 'retried';
+    const kept = s.shownRows.filter((r) => r.type === 'card');
+    expect(kept.map((r) => r.type === 'card' && r.card.kind)).toEqual(['notice']);
+    // j and k walk only the cards the filter keeps.
+    expect(s.moveFocus(1)).toBe(kept[0]!.key);
+    expect(s.moveFocus(1)).toBe(kept[0]!.key);
+    s.filter = null;
+
+    s.query = 'APPLES';
+    expect(s.matches).toHaveLength(2);
+    const first = s.nextMatch(1);
+    expect(first).toBe(s.matches[0]);
+    expect(s.nextMatch(1)).toBe(s.matches[1]);
+    expect(s.nextMatch(1)).toBe(s.matches[0]);
+    expect(s.nextMatch(-1)).toBe(s.matches[1]);
+
+    const r2 = s.roundTarget(2);
+    expect(r2).not.toBeNull();
+    expect(s.cards.find((c) => c.id === r2)).toMatchObject({ kind: 'request', round: 2 });
+    expect(s.roundTarget(3)).toBeNull();
+  });
+
+  it('drops the filter when a card it hides is gone to', () => {
+    const s = new SessionState(makeSummary({ id: 's1' }));
+    const log = new EventLog('s1');
+    log.user('x');
+    log.request();
+    log.response({ content: 'y' });
+    log.end('answered', 'y');
+    s.applyEvents(log.events);
+    s.filter = 'error';
+    expect(s.shownRows).toEqual([]);
+    s.showCardOf('e:1');
+    expect(s.filter).toBeNull();
   });
 
   it('navigates the cards it shows', () => {

@@ -4,11 +4,17 @@ import type { Approval, ModelRequestEvent, Pause, PendingRequest, Summary, Trace
 import {
   buildTimeline,
   cardIdForEvent,
+  cardsOf,
+  filterRows,
+  markCounts,
+  roundCard,
+  searchCards,
+  timelineRows,
+  type Mark,
   clampPosition,
   eventAt,
   eventsAt,
   findPosition,
-  flattenCards,
   loopPosition,
   mergeEvents,
   movePosition,
@@ -38,9 +44,6 @@ export function pendingBody(req: PendingRequest): string {
   ];
   return JSON.stringify({ model: req.model, messages, tools: (req.tools ?? []).map((name) => ({ type: 'function', function: { name } })), options: req.options });
 }
-
-/** Runs rendered at first and added per "show earlier": keeps long sessions fast. */
-export const RUNS_SHOWN = 20;
 
 export class SessionState {
   readonly id: string;
@@ -80,12 +83,27 @@ export class SessionState {
   });
   /** The card of the event at the playback position. */
   positionCard = $derived(this.positionEvent ? cardIdForEvent(this.timeline, this.positionEvent) : null);
-  /** How many of the latest runs are shown; older ones load on demand. */
-  runLimit = $state(RUNS_SHOWN);
-  shownRuns = $derived(this.timeline.runs.slice(-this.runLimit));
-  hiddenRuns = $derived(Math.max(0, this.timeline.runs.length - this.runLimit));
-  cards = $derived(flattenCards(this.shownRuns));
+  /** Every row the timeline lists (run and round heads, cards), drawn or not. */
+  rows = $derived(timelineRows(this.timeline.runs));
+  /** Every card, in order: what j / k, jumps, filters and search walk. */
+  cards = $derived(cardsOf(this.rows));
   #cardIds = $derived(this.cards.map((c) => c.id));
+
+  // --- finding things ------------------------------------------------------------
+
+  /** The kind of card the timeline is narrowed to (null: all of them). */
+  filter = $state<Mark | null>(null);
+  /** The rows drawn: all, or those the filter keeps. */
+  shownRows = $derived(filterRows(this.rows, this.filter));
+  /** How many cards of each mark there are, for the filter's counts. */
+  marks = $derived(markCounts(this.cards));
+  /** What is searched for in the session's cards. */
+  query = $state('');
+  /** The cards that hold the query, in order. */
+  matches = $derived(searchCards(this.cards, this.query));
+  #matchSet = $derived(new Set(this.matches));
+  /** The match the search is on (its index in matches). */
+  matchAt = $state(0);
 
   // --- step-through ------------------------------------------------------------
 
@@ -197,8 +215,33 @@ export class SessionState {
     this.whole = next;
   }
 
-  showEarlier(): void {
-    this.runLimit += RUNS_SHOWN;
+  /** Whether a card holds the query. */
+  isMatch(id: string): boolean {
+    return this.#matchSet.has(id);
+  }
+
+  /** Moves to the next (1) or previous (-1) match; returns its card, which gets the focus. */
+  nextMatch(dir: 1 | -1): string | null {
+    const n = this.matches.length;
+    if (n === 0) return null;
+    // From the focused card when it is one of them, so Enter goes on from where you are.
+    const at = this.focusedCard ? this.matches.indexOf(this.focusedCard) : -1;
+    const i = at >= 0 ? (at + dir + n) % n : dir === 1 ? this.matchAt % n : (this.matchAt - 1 + n) % n;
+    this.matchAt = i;
+    const id = this.matches[i]!;
+    this.showCardOf(id);
+    this.focusedCard = id;
+    return id;
+  }
+
+  /** The first card of round N (of the given run, or the latest run that has one). */
+  roundTarget(round: number, run?: number): string | null {
+    return roundCard(this.cards, round, run);
+  }
+
+  /** A card hidden by the filter comes back into view: the filter goes. */
+  showCardOf(id: string): void {
+    if (this.filter != null && !this.cards.find((c) => c.id === id)?.marks.includes(this.filter)) this.filter = null;
   }
 
   setSummary(s: Summary): void {
@@ -206,9 +249,10 @@ export class SessionState {
     this.summary = s;
   }
 
-  /** Moves the keyboard focus to the next (1) or previous (-1) card. */
+  /** Moves the keyboard focus to the next (1) or previous (-1) card (of those the filter keeps). */
   moveFocus(dir: 1 | -1): string | null {
-    const next = neighbour(this.#cardIds, this.focusedCard, dir);
+    const ids = this.filter == null ? this.#cardIds : cardsOf(this.shownRows).map((c) => c.id);
+    const next = neighbour(ids, this.focusedCard, dir);
     this.focusedCard = next;
     return next;
   }
@@ -233,6 +277,7 @@ export class SessionState {
     this.sawSeq = null;
     const e = eventAt(this.events, p);
     const id = e ? cardIdForEvent(this.timeline, e) : null;
+    if (id) this.showCardOf(id);
     this.focusedCard = id;
     return id;
   }

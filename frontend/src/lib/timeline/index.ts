@@ -13,3 +13,4 @@ export * from './textdiff';
 export * from './seen';
 export * from './explain';
 export * from './standing';
+export * from './rows';

@@ -1,5 +1,6 @@
 // The cards of a timeline in display order, for next/previous navigation.
 import type { RunGroup } from './group';
+import { cardsOf, timelineRows } from './rows';
 
 export type CardKind =
   | 'user'
@@ -21,27 +22,7 @@ export interface CardRef {
 
 /** Every card of these runs in the order the timeline shows them. */
 export function flattenCards(runs: readonly RunGroup[]): CardRef[] {
-  const out: CardRef[] = [];
-  for (const run of runs) {
-    if (run.user) out.push({ id: `e:${run.user.seq}`, kind: 'user' });
-    for (const g of run.rounds) {
-      for (const it of g.items) {
-        switch (it.kind) {
-          case 'call':
-            out.push({ id: it.key, kind: 'call' });
-            for (const s of it.before) out.push({ id: s.key, kind: s.kind });
-            if (it.result) out.push({ id: `obs:${it.key}`, kind: 'observation' });
-            for (const s of it.after) out.push({ id: s.key, kind: s.kind });
-            break;
-          default:
-            out.push({ id: it.key, kind: it.kind });
-        }
-      }
-    }
-    if (run.end) out.push({ id: `e:${run.end.seq}`, kind: 'end' });
-    for (const r of run.restores) out.push({ id: `e:${r.seq}`, kind: 'restore' });
-  }
-  return out;
+  return cardsOf(timelineRows(runs)).map((c) => ({ id: c.id, kind: c.kind }));
 }
 
 /**
