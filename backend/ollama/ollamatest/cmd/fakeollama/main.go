@@ -26,7 +26,10 @@
 // list_dir call until the conversation holds N-1 answers of the model, and
 // then a text answer, so each conversation has N rounds. The call's path is
 // "." and "./" in turn (the same folder), so that a client that stops a
-// model repeating the same call does not stop this one. It holds
+// model repeating the same call does not stop this one; with -calls K each
+// round asks for K such calls at once, as a model calling tools in
+// parallel does, and with -env-every M every Mth round's last call writes
+// .env, which Loupe refuses. It holds
 // any number of conversations, one after the other or at once, because the
 // round is read from each request's history. Its work per request does not
 // grow with the history: the messages are counted, not decoded, and no
@@ -54,6 +57,8 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	script := flag.String("script", "", "JSON script file with models and replies (required without -rounds)")
 	rounds := flag.Int("rounds", 0, "answer each conversation with N-1 list_dir calls, then text: N rounds")
+	calls := flag.Int("calls", 1, "with -rounds: list_dir calls the model asks for at once in each round")
+	envEvery := flag.Int("env-every", 0, "with -rounds: every Nth round's last call writes .env (a protected path) instead")
 	saveRequest := flag.String("save-request", "", "with -rounds: write the body of the first chat request with tools to this file")
 	flag.Parse()
 	if *script == "" && *rounds <= 0 {
@@ -84,7 +89,7 @@ func main() {
 	}
 	srv.Load(f)
 	if *rounds > 0 {
-		srv.Respond(roundsResponder(srv, *rounds))
+		srv.Respond(roundsResponder(srv, *rounds, *calls, *envEvery))
 	}
 	fmt.Println("fakeollama listening on", srv.URL())
 

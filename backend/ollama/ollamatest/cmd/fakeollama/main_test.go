@@ -68,7 +68,7 @@ func startRounds(t *testing.T, n int, save string) *ollamatest.Server {
 	}
 	t.Cleanup(srv.Close)
 	srv.AddModel(roundsModel)
-	srv.Respond(roundsResponder(srv, n))
+	srv.Respond(roundsResponder(srv, n, 1, 0))
 	return srv
 }
 
@@ -187,8 +187,36 @@ func TestCompact(t *testing.T) {
 
 // One round is a text answer at once.
 func TestOneRoundIsAnAnswer(t *testing.T) {
-	r := roundsReply(ollamatest.ChatRequest{Messages: []ollamatest.Message{{Role: "user", Content: "hi"}}}, 1)
+	r := roundsReply(ollamatest.ChatRequest{Messages: []ollamatest.Message{{Role: "user", Content: "hi"}}}, 1, 1, 0)
 	if len(r.ToolCalls) != 0 || len(r.Chunks) == 0 {
 		t.Fatalf("reply %+v", r)
+	}
+}
+
+// With -calls 3 a round asks for three list_dir calls at once, each a
+// different spelling of the folder, and the next round for three others:
+// the same folder, never the same call twice in a row.
+func TestRoundsAsksForParallelCalls(t *testing.T) {
+	req := func(answered int) ollamatest.ChatRequest {
+		return ollamatest.ChatRequest{Messages: []ollamatest.Message{{Role: "user", Content: fmt.Sprintf(marker, answered, 100)}}}
+	}
+	seen := map[string]bool{}
+	for answered := range 2 {
+		r := roundsReply(req(answered), 10, 3, 0)
+		if len(r.ToolCalls) != 3 {
+			t.Fatalf("round %d: %d calls, want 3", answered+1, len(r.ToolCalls))
+		}
+		for _, c := range r.ToolCalls {
+			if c.Name != "list_dir" || seen[c.Args] {
+				t.Fatalf("round %d: call %s %s repeats or is not list_dir", answered+1, c.Name, c.Args)
+			}
+			seen[c.Args] = true
+		}
+	}
+	if r := roundsReply(req(3), 10, 3, 4); r.ToolCalls[2].Name != "write_file" || r.ToolCalls[1].Name != "list_dir" {
+		t.Fatalf("round 4 with -env-every 4: %+v, want its last call to write .env", r.ToolCalls)
+	}
+	if r := roundsReply(req(9), 10, 3, 0); len(r.ToolCalls) != 0 {
+		t.Fatalf("the last round asks for %d calls, want the text answer", len(r.ToolCalls))
 	}
 }

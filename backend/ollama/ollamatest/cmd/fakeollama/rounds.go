@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,10 +26,14 @@ var roundsModel = ollamatest.ModelSpec{Name: "tiny", Family: "qwen3", ContextLen
 // fake's own work per request does not grow with the conversation.
 const marker = "fakeollama -rounds: answered=%d bytes=%d"
 
-// roundsReply is the answer to a request of a conversation of n rounds: a
-// list_dir call ("." and "./" in turn) while the history holds fewer than
+// roundsReply is the answer to a request of a conversation of n rounds:
+// calls list_dir calls at once ("." and "./" in turn, each call of a round
+// a different spelling of the folder) while the history holds fewer than
 // n-1 answers of the model, then the final text.
-func roundsReply(req ollamatest.ChatRequest, n int) ollamatest.Reply {
+//
+// With envEvery k > 0, every k-th round's last call writes .env instead, a
+// path Loupe protects: a long session with denials in it.
+func roundsReply(req ollamatest.ChatRequest, n, calls, envEvery int) ollamatest.Reply {
 	answered, size := -1, 0
 	if len(req.Messages) == 1 {
 		if k, _ := fmt.Sscanf(req.Messages[0].Content, marker, &answered, &size); k != 2 {
@@ -45,11 +50,16 @@ func roundsReply(req ollamatest.ChatRequest, n int) ollamatest.Reply {
 	}
 	var r ollamatest.Reply
 	if answered+1 < n {
-		args := `{"path":"."}`
-		if answered%2 == 1 {
-			args = `{"path":"./"}`
+		for j := range max(calls, 1) {
+			path := "." + strings.Repeat("/.", j)
+			if answered%2 == 1 {
+				path += "/"
+			}
+			r.ToolCalls = append(r.ToolCalls, ollamatest.Call{Name: "list_dir", Args: fmt.Sprintf(`{"path":%q}`, path)})
 		}
-		r = ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "list_dir", Args: args}}}
+		if envEvery > 0 && (answered+1)%envEvery == 0 {
+			r.ToolCalls[len(r.ToolCalls)-1] = ollamatest.Call{Name: "write_file", Args: `{"path":".env","content":"TOKEN=1"}`}
+		}
 	} else {
 		r = ollamatest.Text("Listed the folder ", fmt.Sprintf("%d times.", answered))
 	}
@@ -66,10 +76,10 @@ func roundsReply(req ollamatest.ChatRequest, n int) ollamatest.Reply {
 
 // roundsResponder answers with roundsReply and forgets each request once
 // it is answered.
-func roundsResponder(srv *ollamatest.Server, n int) func(ollamatest.ChatRequest) ollamatest.Reply {
+func roundsResponder(srv *ollamatest.Server, n, calls, envEvery int) func(ollamatest.ChatRequest) ollamatest.Reply {
 	return func(req ollamatest.ChatRequest) ollamatest.Reply {
 		srv.ForgetRequests()
-		return roundsReply(req, n)
+		return roundsReply(req, n, calls, envEvery)
 	}
 }
 
