@@ -30,7 +30,7 @@ func newAPIClientChat(host string) *apiClientChat {
 	// The old client wrapped its transport to see the status of a streamed
 	// answer, which api.Client drops when an error status has no body.
 	hc := &http.Client{Transport: statusRecorder{base: t}}
-	return &apiClientChat{c: c, api: api.NewClient(c.base, hc)}
+	return &apiClientChat{c: c, api: api.NewClient(c.at().base, hc)}
 }
 
 type exchangeKey struct{}
@@ -69,7 +69,7 @@ func (o *apiClientChat) Chat(ctx context.Context, r llm.Request, onChunk func(ll
 		if ex.status > 0 && ex.status < http.StatusBadRequest && !errors.As(err, &se) {
 			return resp, &StreamError{Message: err.Error(), Err: err}
 		}
-		return resp, o.c.classify(err, r.Model)
+		return resp, o.c.at().classify(err, r.Model)
 	case ex.status >= http.StatusBadRequest:
 		return resp, &StatusError{Code: ex.status}
 	case aerr != nil:

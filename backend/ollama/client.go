@@ -58,31 +58,57 @@ func DefaultTimeouts() Timeouts {
 	return Timeouts{FirstToken: DefaultFirstTokenTimeout, Stall: DefaultStallTimeout}
 }
 
-// Client talks to one Ollama server.
+// Client talks to one Ollama server at a time; SetHost moves it to
+// another while calls run.
 type Client struct {
-	host string // normalised base URL, for messages
-	base *url.URL
-	hc   *http.Client // for Chat, which streams without api.Client
-	api  *api.Client  // for everything else
+	// ep is where calls go. It is replaced whole, never changed, so a call
+	// that loads it once talks to one server from start to end (a streamed
+	// answer finishes where it began) and names that server in its errors.
+	ep atomic.Pointer[endpoint]
+	hc *http.Client // for Chat, which streams without api.Client
 	// sent keeps the JSON of messages sent lately: a conversation's
-	// history is encoded once, not again in each of its requests.
+	// history is encoded once, not again in each of its requests. The
+	// encoding does not depend on the host, so it outlives SetHost.
 	sent     *messageCache
 	timeouts atomic.Pointer[Timeouts]
 }
+
+// endpoint is one Ollama server as the client talks to it.
+type endpoint struct {
+	host string // normalised base URL, for messages
+	base *url.URL
+	api  *api.Client // for everything but Chat
+}
+
+func (c *Client) newEndpoint(host string) *endpoint {
+	u := parseHost(host)
+	return &endpoint{host: u.String(), base: u, api: api.NewClient(u, c.hc)}
+}
+
+// at is the server calls starting now go to.
+func (c *Client) at() *endpoint { return c.ep.Load() }
 
 // New returns a client for host, which may be written in any form
 // OLLAMA_HOST accepts ("" means DefaultHost). A nil hc gets a client with a
 // dial timeout and no overall timeout, since answers stream for long.
 func New(host string, hc *http.Client) *Client {
-	u := parseHost(host)
 	if hc == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		hc = &http.Client{Transport: t}
 	}
-	c := &Client{host: u.String(), base: u, hc: hc, api: api.NewClient(u, hc), sent: newMessageCache()}
+	c := &Client{hc: hc, sent: newMessageCache()}
+	c.ep.Store(c.newEndpoint(host))
 	c.SetTimeouts(DefaultTimeouts())
 	return c
+}
+
+// SetHost points the client at another server, host written in any form
+// New takes. Calls that start from now on go there; a call already under
+// way (a streaming answer, a model list) finishes with the server it
+// began with. It is safe to call while other calls run.
+func (c *Client) SetHost(host string) {
+	c.ep.Store(c.newEndpoint(host))
 }
 
 // SetTimeouts sets the bounds of the Chat calls that start from now on
@@ -96,8 +122,8 @@ func (c *Client) SetTimeouts(t Timeouts) {
 // Timeouts returns the bounds Chat uses.
 func (c *Client) Timeouts() Timeouts { return *c.timeouts.Load() }
 
-// Host is the base URL the client talks to.
-func (c *Client) Host() string { return c.host }
+// Host is the base URL the client talks to now.
+func (c *Client) Host() string { return c.at().host }
 
 // HostFromEnv returns the Ollama base URL from OLLAMA_HOST, read the way
 // Ollama reads it ("host:port", "host", ":port", "0.0.0.0",
@@ -108,6 +134,11 @@ func HostFromEnv() string {
 	v := strings.Trim(strings.TrimSpace(os.Getenv("OLLAMA_HOST")), "\"'")
 	return parseHost(v).String()
 }
+
+// NormalizeHost reads a host as New does, leniently: what cannot be read
+// falls back to Ollama's defaults, as OLLAMA_HOST does. ParseHost is the
+// strict reading, for what a person types.
+func NormalizeHost(s string) string { return parseHost(s).String() }
 
 // parseHost reads a host in the forms OLLAMA_HOST takes, following
 // envconfig.Host in Ollama v0.17.4.
@@ -145,6 +176,78 @@ func parseHost(s string) *url.URL {
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}
 }
 
+// HostExample is what an Ollama host is typed like, for messages.
+const HostExample = "http://127.0.0.1:11434, localhost:11434 or https://gpu-box.lan"
+
+// ParseHost checks a host a person typed and returns it normalised as
+// Ollama reads OLLAMA_HOST ("localhost:11434" is "http://localhost:11434",
+// "https://box" is "https://box:443"). Ollama itself reads anything, falling
+// back to its defaults for what it cannot use, so a typo would silently
+// send Loupe to 127.0.0.1; here it is refused with what is wrong instead.
+// It accepts a scheme (http or https, else http), a host name or IP
+// address, an optional port and an optional path (for a proxy). "" is not
+// a host: callers decide what an empty field means.
+func ParseHost(s string) (string, error) {
+	s = strings.Trim(strings.TrimSpace(s), "\"'")
+	if s == "" {
+		return "", errors.New("no host given")
+	}
+	if strings.ContainsAny(s, " \t\r\n?#@\\") {
+		return "", errors.New("it holds a space or one of ? # @ \\, which a host address cannot")
+	}
+	rest := s
+	if scheme, after, ok := strings.Cut(s, "://"); ok {
+		scheme = strings.ToLower(scheme)
+		if scheme != "http" && scheme != "https" {
+			return "", fmt.Errorf("the scheme must be http or https, not %q", scheme)
+		}
+		s, rest = scheme+"://"+after, after
+	} else if strings.Contains(s, ":/") {
+		return "", errors.New("write the scheme as http:// or https://")
+	}
+	hostport, _, _ := strings.Cut(rest, "/")
+	if hostport == "" {
+		return "", errors.New("there is no host name or address before the path")
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	switch {
+	case err == nil:
+		if n, perr := strconv.Atoi(port); perr != nil || n < 1 || n > 65535 || port != strconv.Itoa(n) {
+			return "", fmt.Errorf("the port must be a number from 1 to 65535, not %q", port)
+		}
+	case net.ParseIP(strings.Trim(hostport, "[]")) != nil:
+		host = hostport // an IPv6 address without a port, bracketed or not
+	case strings.Contains(hostport, ":"):
+		return "", fmt.Errorf("%q is not a host and port (an IPv6 address with a port goes in brackets: [::1]:11434)", hostport)
+	default:
+		host = hostport
+	}
+	// ":11434" is loopback, as Ollama reads it.
+	if host != "" && net.ParseIP(strings.Trim(host, "[]")) == nil && !validHostName(host) {
+		return "", fmt.Errorf("%q is not a host name or IP address", host)
+	}
+	return parseHost(s).String(), nil
+}
+
+// validHostName reports whether h is a DNS name of letters, digits, '-'
+// and '_' in dot-separated labels (what a resolver would look up).
+func validHostName(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // shortCallTimeout bounds the calls other than Chat (ping, version, list,
 // show): Ollama answers them from what it has at hand in milliseconds, also
 // while it loads a model, so one that takes this long means it is stuck or
@@ -154,30 +257,37 @@ var shortCallTimeout = 30 * time.Second
 // short makes a call other than Chat, named by request, within
 // shortCallTimeout: a *TimeoutError if the bound ran out, else what f
 // returned, classified.
-func (c *Client) short(ctx context.Context, request, model string, f func(context.Context) error) error {
-	te := &TimeoutError{After: shortCallTimeout, Request: request, Host: c.host}
+func (ep *endpoint) short(ctx context.Context, request, model string, f func(context.Context, *api.Client) error) error {
+	te := &TimeoutError{After: shortCallTimeout, Request: request, Host: ep.host}
 	ctx, cancel := context.WithTimeoutCause(ctx, shortCallTimeout, te)
 	defer cancel()
-	err := f(ctx)
+	err := f(ctx, ep.api)
 	if err != nil && context.Cause(ctx) == error(te) {
 		return te
 	}
-	return c.classify(err, model)
+	return ep.classify(err, model)
 }
 
 // Ping checks that Ollama answers at the host (HEAD /).
 func (c *Client) Ping(ctx context.Context) error {
-	return c.short(ctx, "HEAD /", "", c.api.Heartbeat)
+	return c.at().short(ctx, "HEAD /", "", func(ctx context.Context, a *api.Client) error { return a.Heartbeat(ctx) })
 }
 
 // Version asks the server for its version.
 func (c *Client) Version(ctx context.Context) (string, error) {
-	var v string
-	err := c.short(ctx, "GET /api/version", "", func(ctx context.Context) (err error) {
-		v, err = c.api.Version(ctx)
+	v, _, err := c.VersionAt(ctx)
+	return v, err
+}
+
+// VersionAt asks the server for its version, and says which server it
+// asked: the host may change while the question is out.
+func (c *Client) VersionAt(ctx context.Context) (version, host string, err error) {
+	ep := c.at()
+	err = ep.short(ctx, "GET /api/version", "", func(ctx context.Context, a *api.Client) (err error) {
+		version, err = a.Version(ctx)
 		return err
 	})
-	return v, err
+	return version, ep.host, err
 }
 
 // ModelInfo describes an installed model.
@@ -204,9 +314,11 @@ func (m ModelInfo) SupportsThinking() bool { return slices.Contains(m.Capabiliti
 // A model whose details cannot be read is still listed, with what
 // /api/tags says about it.
 func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
+	// One server for the list and the details of its models.
+	ep := c.at()
 	var list *api.ListResponse
-	err := c.short(ctx, "GET /api/tags", "", func(ctx context.Context) (err error) {
-		list, err = c.api.List(ctx)
+	err := ep.short(ctx, "GET /api/tags", "", func(ctx context.Context, a *api.Client) (err error) {
+		list, err = a.List(ctx)
 		return err
 	})
 	if err != nil {
@@ -214,7 +326,7 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	out := make([]ModelInfo, 0, len(list.Models))
 	for _, lm := range list.Models {
-		mi, err := c.Show(ctx, lm.Name)
+		mi, err := ep.show(ctx, lm.Name)
 		if err != nil {
 			var (
 				unreachable *UnreachableError
@@ -240,9 +352,13 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 // Show describes one model. Size is not part of /api/show and is left 0;
 // Models fills it.
 func (c *Client) Show(ctx context.Context, name string) (ModelInfo, error) {
+	return c.at().show(ctx, name)
+}
+
+func (ep *endpoint) show(ctx context.Context, name string) (ModelInfo, error) {
 	var resp *api.ShowResponse
-	err := c.short(ctx, "POST /api/show", name, func(ctx context.Context) (err error) {
-		resp, err = c.api.Show(ctx, &api.ShowRequest{Model: name})
+	err := ep.short(ctx, "POST /api/show", name, func(ctx context.Context, a *api.Client) (err error) {
+		resp, err = a.Show(ctx, &api.ShowRequest{Model: name})
 		return err
 	})
 	if err != nil {

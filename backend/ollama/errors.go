@@ -190,7 +190,7 @@ func statusError(code int, msg, model string) error {
 
 // classify turns what api.Client (or http.Client, for Chat) returned into
 // one of our errors. model is the model the call was about ("" when none).
-func (c *Client) classify(err error, model string) error {
+func (ep *endpoint) classify(err error, model string) error {
 	if err == nil {
 		return nil
 	}
@@ -206,7 +206,7 @@ func (c *Client) classify(err error, model string) error {
 		return &StatusError{Code: ae.StatusCode, Message: "unauthorized"}
 	}
 	if isUnreachable(err) {
-		return &UnreachableError{Host: c.host, Err: err}
+		return &UnreachableError{Host: ep.host, Err: err}
 	}
 	if isCut(err) {
 		return &StreamError{Cut: true, Err: err}

@@ -43,11 +43,11 @@ var userAgent = fmt.Sprintf("ollama/%s (%s %s) Go/%s", version.Version, runtime.
 
 // postChat sends body to /api/chat, signed as api.Client signs requests to
 // ollama.com or when OLLAMA_AUTH is set.
-func (c *Client) postChat(ctx context.Context, body *chatBody) (*http.Response, error) {
+func (c *Client) postChat(ctx context.Context, ep *endpoint, body *chatBody) (*http.Response, error) {
 	const path = "/api/chat"
-	u := c.base.JoinPath(path)
+	u := ep.base.JoinPath(path)
 	var token string
-	if envconfig.UseAuth() || c.base.Hostname() == "ollama.com" {
+	if envconfig.UseAuth() || ep.base.Hostname() == "ollama.com" {
 		now := strconv.FormatInt(time.Now().Unix(), 10)
 		var err error
 		token, err = auth.Sign(ctx, []byte(fmt.Sprintf("%s,%s?ts=%s", http.MethodPost, path, now)))
@@ -89,7 +89,9 @@ func (c *Client) streamChat(ctx context.Context, model string, body *chatBody, f
 	defer cancel(nil)
 	w := watch(c.Timeouts(), model, cancel)
 	defer w.stop()
-	err := c.readChat(ctx, model, body, fn, w)
+	// The whole answer comes from the server the request went to, also
+	// when SetHost is called while it streams.
+	err := c.readChat(ctx, c.at(), model, body, fn, w)
 	if te := w.expired(); te != nil {
 		// Whatever the cut request failed with, the cause is the timeout.
 		return te
@@ -97,10 +99,10 @@ func (c *Client) streamChat(ctx context.Context, model string, body *chatBody, f
 	return err
 }
 
-func (c *Client) readChat(ctx context.Context, model string, body *chatBody, fn func(api.ChatResponse), w *watchdog) error {
-	resp, err := c.postChat(ctx, body)
+func (c *Client) readChat(ctx context.Context, ep *endpoint, model string, body *chatBody, fn func(api.ChatResponse), w *watchdog) error {
+	resp, err := c.postChat(ctx, ep, body)
 	if err != nil {
-		return c.classify(err, model)
+		return ep.classify(err, model)
 	}
 	defer resp.Body.Close()
 	lines := &lineReader{r: bufio.NewReaderSize(watchedBody{r: resp.Body, w: w}, lineBufSize), max: maxLineSize}
