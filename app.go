@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -70,6 +72,10 @@ type App struct {
 	mgr     *session.Manager
 	ollama  *ollama.Client
 	openErr error
+
+	// host is where a.ollama talks and why; SaveSettings changes it.
+	hostMu sync.Mutex
+	host   settings.HostChoice
 }
 
 // NewApp returns an unstarted app.
@@ -77,20 +83,21 @@ func NewApp(f Flags) *App { return &App{flags: f} }
 
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
-	host := a.flags.Host
-	if host == "" {
-		host = ollama.HostFromEnv()
-	}
-	a.ollama = ollama.New(host, nil)
 	a.dbPath = store.ResolvePath(a.flags.DB)
 	st, err := store.Open(a.dbPath)
 	if err != nil {
-		// The window still opens and says why; nothing is written.
+		// The window still opens and says why; nothing is written. The
+		// host is then the flag's, OLLAMA_HOST or the default.
 		a.openErr = err
+		a.host = settings.ChooseHost(a.flags.Host, settings.Defaults())
+		a.ollama = ollama.New(a.host.Host, nil)
 		return
 	}
 	a.store = st
-	if set, err := settings.Load(ctx, st); err == nil {
+	set, err := settings.Load(ctx, st) // the defaults when it fails
+	a.host = settings.ChooseHost(a.flags.Host, set)
+	a.ollama = ollama.New(a.host.Host, nil)
+	if err == nil {
 		a.ollama.SetTimeouts(set.OllamaTimeouts())
 	}
 	a.mgr = session.NewManager(st, a.ollama, permission.NewBroker(), sink{a})
@@ -151,15 +158,33 @@ type sink struct{ a *App }
 func (s sink) Event(e trace.Event) { runtime.EventsEmit(s.a.ctx, chanEvent, e) }
 func (s sink) Delta(d agent.Delta) { runtime.EventsEmit(s.a.ctx, chanDelta, d) }
 
+// useHost points the client at the host chosen. The manager shares the
+// client, so its runs' next requests go there too.
+func (a *App) useHost(c settings.HostChoice) {
+	a.hostMu.Lock()
+	defer a.hostMu.Unlock()
+	a.host = c
+	a.ollama.SetHost(c.Host)
+}
+
+func (a *App) hostChoice() settings.HostChoice {
+	a.hostMu.Lock()
+	defer a.hostMu.Unlock()
+	return a.host
+}
+
 // Status tells the UI where Ollama and the database are and whether they
 // work, with what to do when they don't.
 type Status struct {
-	OllamaHost string `json:"ollama_host"`
-	Reachable  bool   `json:"reachable"`
-	Version    string `json:"version"`
-	Message    string `json:"message"`
-	DBPath     string `json:"db_path"`
-	DBError    string `json:"db_error"`
+	// OllamaHost is the server the check asked; Hosts says where that
+	// host was chosen from, and what else names one.
+	OllamaHost string              `json:"ollama_host"`
+	Hosts      settings.HostChoice `json:"hosts"`
+	Reachable  bool                `json:"reachable"`
+	Version    string              `json:"version"`
+	Message    string              `json:"message"`
+	DBPath     string              `json:"db_path"`
+	DBError    string              `json:"db_error"`
 }
 
 // ready says why the sessions cannot be reached yet, if so.
@@ -185,13 +210,14 @@ func withManager[T any](a *App, f func(*session.Manager) (T, error)) (T, error) 
 
 // Status checks Ollama (quickly) and reports the database.
 func (a *App) Status() (Status, error) {
-	st := Status{OllamaHost: a.ollama.Host(), DBPath: a.dbPath}
+	st := Status{Hosts: a.hostChoice(), DBPath: a.dbPath}
 	if a.openErr != nil {
 		st.DBError = a.openErr.Error()
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, 3*time.Second)
 	defer cancel()
-	v, err := a.ollama.Version(ctx)
+	v, host, err := a.ollama.VersionAt(ctx)
+	st.OllamaHost = host
 	if err != nil {
 		st.Message = err.Error()
 		return st, nil
@@ -242,7 +268,9 @@ func (a *App) Settings() (settings.Settings, error) {
 	return settings.Load(a.ctx, a.store)
 }
 
-// SaveSettings validates and saves settings.
+// SaveSettings validates and saves settings. The Ollama host saved is
+// used from the next call to Ollama on, in every session (a --host given
+// at start wins over it).
 func (a *App) SaveSettings(s settings.Settings) error {
 	if err := a.ready(); err != nil {
 		return err
@@ -250,9 +278,46 @@ func (a *App) SaveSettings(s settings.Settings) error {
 	if err := settings.Save(a.ctx, a.store, s); err != nil {
 		return err
 	}
+	// Read back: the host is stored normalised.
+	saved, err := settings.Load(a.ctx, a.store)
+	if err != nil {
+		return err
+	}
 	// The waits for Ollama count from the next request on.
-	a.ollama.SetTimeouts(s.OllamaTimeouts())
+	a.ollama.SetTimeouts(saved.OllamaTimeouts())
+	a.useHost(settings.ChooseHost(a.flags.Host, saved))
 	return nil
+}
+
+// HostCheck is what an Ollama host answered when asked its version.
+type HostCheck struct {
+	Host      string `json:"host"`
+	Reachable bool   `json:"reachable"`
+	Version   string `json:"version"`
+	// Message says what went wrong and what to do, when not reachable.
+	Message string `json:"message"`
+}
+
+// CheckHost asks the Ollama host typed in Settings (not saved yet) for its
+// version; "" checks where an empty field leads (--host, OLLAMA_HOST or
+// the default). A host that cannot be used is an error saying what to
+// type.
+func (a *App) CheckHost(host string) (HostCheck, error) {
+	h := settings.ChooseHost(a.flags.Host, settings.Settings{}).Host
+	if strings.TrimSpace(host) != "" {
+		var err error
+		if h, err = settings.ParseOllamaHost(host); err != nil {
+			return HostCheck{}, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, 3*time.Second)
+	defer cancel()
+	// A client of its own: the check must not move the app's.
+	v, err := ollama.New(h, http.DefaultClient).Version(ctx)
+	if err != nil {
+		return HostCheck{Host: h, Message: err.Error()}, nil
+	}
+	return HostCheck{Host: h, Reachable: true, Version: v}, nil
 }
 
 // Workspace describes a workspace folder's trust, network, exposed paths

@@ -102,6 +102,11 @@ See loupe run --help for its flags, exit codes and signals.
 
 // runNotes follow the flags in loupe run --help.
 const runNotes = `
+Where Ollama is: --host, else the Ollama host saved in Settings (in the
+database --db names), else $OLLAMA_HOST, else http://127.0.0.1:11434. A host
+is written like localhost:11434, http://192.168.1.20:11434 or
+https://gpu-box.lan.
+
 Waiting for Ollama: --first-token-timeout bounds the wait for the first byte of
 each answer, which includes loading the model, reading the prompt and, for an
 answer that starts with a tool call, writing that call; --stall-timeout bounds
@@ -164,7 +169,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "folder the agent works in")
 	model := fs.String("model", "", "Ollama model name (required)")
-	host := fs.String("host", "", "Ollama URL (default $OLLAMA_HOST or "+ollama.DefaultHost+")")
+	host := fs.String("host", "", "Ollama `URL` (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
@@ -203,17 +208,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	defer st.Close()
-	h := *host
-	if h == "" {
-		h = ollama.HostFromEnv()
-	}
 	out := &printer{w: stdout, json: *asJSON}
-	oc := ollama.New(h, nil)
-	// The waits Settings gives, unless a flag says otherwise.
+	// The host and the waits Settings gives, unless a flag says otherwise
+	// (the host: --host, else Settings' Ollama host, else OLLAMA_HOST, as
+	// in the window).
 	waits := ollama.DefaultTimeouts()
-	if set, err := settings.Load(context.Background(), st); err == nil {
+	set, err := settings.Load(context.Background(), st)
+	if err == nil {
 		waits = set.OllamaTimeouts()
 	}
+	oc := ollama.New(settings.ChooseHost(*host, set).Host, nil)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "first-token-timeout":

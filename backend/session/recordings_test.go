@@ -815,6 +815,26 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// The Ollama host in Settings: one the backend refuses (with what to
+	// type), then one typed without a scheme, which it takes and stores
+	// normalised.
+	t.Run("ollama_host", func(t *testing.T) {
+		w := openWindow(t, "ollama_host", "The user types an Ollama host the backend refuses (an ftp:// address), then localhost:11500, which is saved as http://localhost:11500.", permission.ModeAsk, nil)
+		s, err := settings.Load(context.Background(), w.st)
+		w.must(err)
+		bad := s
+		bad.OllamaHost = "ftp://gpu-box:11434"
+		if err := w.saveSettings(bad); err == nil {
+			t.Fatal("an ftp:// Ollama host was saved")
+		}
+		s.OllamaHost = "localhost:11500"
+		w.must(w.saveSettings(s))
+		if got, _ := settings.Load(context.Background(), w.st); got.OllamaHost != "http://localhost:11500" {
+			t.Fatalf("saved Ollama host %q, want it normalised", got.OllamaHost)
+		}
+		w.save()
+	})
+
 	// A workspace's settings file: untrusted, trusted, changed, broken;
 	// network for its commands, and the folders they may also read.
 	t.Run("workspace", func(t *testing.T) {

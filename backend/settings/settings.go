@@ -5,6 +5,7 @@ package settings
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"text/template"
 	"time"
@@ -37,6 +38,10 @@ type Settings struct {
 	// between two pieces of it. 0 waits without a bound.
 	FirstTokenTimeoutS int `json:"first_token_timeout_s"`
 	StallTimeoutS      int `json:"stall_timeout_s"`
+	// OllamaHost is where Ollama is, as the user typed it and Save
+	// normalised it; "" leaves it to OLLAMA_HOST or DefaultHost. A --host
+	// flag wins over it (see ChooseHost).
+	OllamaHost string `json:"ollama_host"`
 }
 
 // OllamaTimeouts are the waits for Ollama the settings give.
@@ -84,6 +89,11 @@ func (s Settings) Validate() error {
 	if s.FirstTokenTimeoutS < 0 || s.FirstTokenTimeoutS > 86400 || s.StallTimeoutS < 0 || s.StallTimeoutS > 86400 {
 		probs = append(probs, "the waits for Ollama must be between 0 (no bound) and 86400 seconds")
 	}
+	if s.OllamaHost != "" {
+		if _, err := ParseOllamaHost(s.OllamaHost); err != nil {
+			probs = append(probs, err.Error())
+		}
+	}
 	if !s.PermissionMode.Valid() {
 		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))
 	}
@@ -97,6 +107,16 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("settings not saved: %s", strings.Join(probs, "; "))
 	}
 	return nil
+}
+
+// ParseOllamaHost reads an Ollama host as typed in Settings and returns it
+// normalised, or an error that says what is wrong and what to type.
+func ParseOllamaHost(host string) (string, error) {
+	h, err := ollama.ParseHost(host)
+	if err != nil {
+		return "", fmt.Errorf("the Ollama host %q cannot be used: %v; type http:// or https://, a host name or IP address and an optional port, like %s, or leave it empty for the default", host, err, ollama.HostExample)
+	}
+	return h, nil
 }
 
 // PromptFor renders the system prompt template for a workspace.
@@ -127,10 +147,65 @@ func Load(ctx context.Context, st *store.Store) (Settings, error) {
 	return s, nil
 }
 
-// Save validates and stores the settings.
+// Save validates and stores the settings, the Ollama host normalised
+// ("localhost:11434" is stored as "http://localhost:11434"), so what is
+// stored is what the client talks to and what Settings shows.
 func Save(ctx context.Context, st *store.Store, s Settings) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if s.OllamaHost != "" {
+		s.OllamaHost, _ = ParseOllamaHost(s.OllamaHost) // Validate has parsed it
+	}
 	return st.PutSetting(ctx, key, s)
+}
+
+// Where the Ollama host comes from, strongest first.
+const (
+	HostFromFlag    = "flag"    // --host, given when the program started
+	HostFromSetting = "setting" // Settings' Ollama host
+	HostFromEnv     = "env"     // OLLAMA_HOST
+	HostFromDefault = "default" // ollama.DefaultHost
+)
+
+// HostChoice is the Ollama host a process talks to and which of the
+// places that can name one gave it, with the others that name one, so
+// Settings can say which wins.
+type HostChoice struct {
+	// Host is the normalised base URL used.
+	Host string `json:"host"`
+	// From is HostFromFlag, HostFromSetting, HostFromEnv or HostFromDefault.
+	From string `json:"from"`
+	// Flag and Env are what --host and OLLAMA_HOST name, normalised; ""
+	// when not given.
+	Flag string `json:"flag"`
+	Env  string `json:"env"`
+}
+
+// ChooseHost picks the Ollama host: the --host flag (flag, "" when not
+// given), else the saved setting, else OLLAMA_HOST, else the default.
+// The setting beats OLLAMA_HOST because it is the choice made in Loupe,
+// while OLLAMA_HOST is often set for the Ollama server itself (to
+// 0.0.0.0, to listen everywhere) and so says little about where a client
+// should go; a flag is the one-off choice for one start.
+func ChooseHost(flag string, s Settings) HostChoice {
+	var c HostChoice
+	if strings.TrimSpace(flag) != "" {
+		c.Flag = ollama.NormalizeHost(flag)
+	}
+	if strings.Trim(strings.TrimSpace(os.Getenv("OLLAMA_HOST")), "\"'") != "" {
+		c.Env = ollama.HostFromEnv()
+	}
+	switch {
+	case c.Flag != "":
+		c.Host, c.From = c.Flag, HostFromFlag
+	case s.OllamaHost != "":
+		// A value stored before validation existed is read as Ollama would.
+		c.Host, c.From = ollama.NormalizeHost(s.OllamaHost), HostFromSetting
+	case c.Env != "":
+		c.Host, c.From = c.Env, HostFromEnv
+	default:
+		c.Host, c.From = ollama.DefaultHost, HostFromDefault
+	}
+	return c
 }

@@ -72,8 +72,27 @@ export namespace llm {
 
 export namespace main {
 	
+	export class HostCheck {
+	    host: string;
+	    reachable: boolean;
+	    version: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.reachable = source["reachable"];
+	        this.version = source["version"];
+	        this.message = source["message"];
+	    }
+	}
 	export class Status {
 	    ollama_host: string;
+	    hosts: settings.HostChoice;
 	    reachable: boolean;
 	    version: string;
 	    message: string;
@@ -87,12 +106,31 @@ export namespace main {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.ollama_host = source["ollama_host"];
+	        this.hosts = this.convertValues(source["hosts"], settings.HostChoice);
 	        this.reachable = source["reachable"];
 	        this.version = source["version"];
 	        this.message = source["message"];
 	        this.db_path = source["db_path"];
 	        this.db_error = source["db_error"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -584,6 +622,24 @@ export namespace session {
 
 export namespace settings {
 	
+	export class HostChoice {
+	    host: string;
+	    from: string;
+	    flag: string;
+	    env: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.from = source["from"];
+	        this.flag = source["flag"];
+	        this.env = source["env"];
+	    }
+	}
 	export class Settings {
 	    max_rounds: number;
 	    num_ctx_cap: number;
@@ -592,6 +648,10 @@ export namespace settings {
 	    tools: {[key: string]: string};
 	    rules: permission.Rule[];
 	    system_prompt: string;
+	    step_mode: boolean;
+	    first_token_timeout_s: number;
+	    stall_timeout_s: number;
+	    ollama_host: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -606,6 +666,10 @@ export namespace settings {
 	        this.tools = source["tools"];
 	        this.rules = this.convertValues(source["rules"], permission.Rule);
 	        this.system_prompt = source["system_prompt"];
+	        this.step_mode = source["step_mode"];
+	        this.first_token_timeout_s = source["first_token_timeout_s"];
+	        this.stall_timeout_s = source["stall_timeout_s"];
+	        this.ollama_host = source["ollama_host"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,6 +1,7 @@
 import type {
   Command,
   Delta,
+  HostCheck,
   ModelInfo,
   Outcome,
   Protections,
@@ -52,8 +53,14 @@ export interface Bridge {
   /** The exact JSON body sent to Ollama for a model_request event. */
   rawRequest(sessionId: string, seq: number): Promise<string>;
   getSettings(): Promise<Settings>;
-  /** Validates and saves; rejects with what is wrong (a rule that does not parse…). */
+  /** Validates and saves; rejects with what is wrong (a rule that does not parse, an Ollama host that cannot be used…). */
   saveSettings(s: Settings): Promise<void>;
+  /**
+   * Asks an Ollama host, as typed and not saved, for its version ("" asks
+   * where an empty field leads). Rejects with what to type when the host
+   * cannot be used; an unreachable one resolves with reachable false.
+   */
+  checkHost(host: string): Promise<HostCheck>;
   /** What a rule cannot hold (a command deny rule is blind to inline code and scripts) and the path rules that would. */
   ruleLimits(rule: Rule): Promise<RuleLimits>;
   /** A workspace's .loupe/settings.json, whether it is trusted, its network setting, exposed paths and remembered answers. */

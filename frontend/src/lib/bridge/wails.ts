@@ -11,6 +11,7 @@ import {
   parseEvent,
   type Command,
   type Delta,
+  type HostCheck,
   type ModelInfo,
   type Outcome,
   type Protections,
@@ -151,6 +152,17 @@ export class WailsBridge implements Bridge {
     // side only reads the JSON fields, which a plain object carries.
     const plain = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
     await call('SaveSettings', () => App.SaveSettings(plain as unknown as Parameters<typeof App.SaveSettings>[0]));
+  }
+
+  async checkHost(host: string): Promise<HostCheck> {
+    const r = await call<unknown>('CheckHost', () => App.CheckHost(host));
+    const o = isRecord(r) ? r : {};
+    return {
+      host: typeof o['host'] === 'string' ? o['host'] : host,
+      reachable: o['reachable'] === true,
+      version: typeof o['version'] === 'string' ? o['version'] : '',
+      message: typeof o['message'] === 'string' ? o['message'] : '',
+    };
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { settingsOf } from '../types';
 import SettingsForm from './SettingsForm.svelte';
@@ -43,5 +43,75 @@ describe('SettingsForm, changes not saved', () => {
     await fireEvent.click(screen.getByTestId('settings-discard'));
     expect((screen.getByTestId('settings-stall-timeout') as HTMLInputElement).value).toBe('300');
     expect(kept).toBeNull();
+  });
+});
+
+describe('SettingsForm, the Ollama host', () => {
+  const fromEnv = { host: 'http://box:11434', from: 'env', flag: '', env: 'http://box:11434' } as const;
+
+  it('edits the host, says which host wins, and saves what was typed', async () => {
+    const onsave = vi.fn();
+    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {}, hosts: fromEnv } });
+    const field = screen.getByTestId('settings-ollama-host') as HTMLInputElement;
+    expect(field.value).toBe('');
+    const hint = () => screen.getByTestId('settings-host-effective').textContent ?? '';
+    expect(hint()).toContain('Now talking to http://box:11434 (from OLLAMA_HOST)');
+    expect(hint()).toContain('Empty: Loupe uses OLLAMA_HOST, http://box:11434.');
+    await fireEvent.input(field, { target: { value: 'localhost:11500' } });
+    expect(hint()).toContain('Saved, this wins over OLLAMA_HOST (http://box:11434).');
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(onsave).toHaveBeenCalledTimes(1);
+    expect(onsave.mock.calls[0]![0]).toMatchObject({ ollama_host: 'localhost:11500' });
+  });
+
+  it('says that a --host given at start wins over the field', () => {
+    const hosts = { host: 'http://flag:1', from: 'flag', flag: 'http://flag:1', env: '' } as const;
+    render(SettingsForm, { props: { settings: { ...saved, ollama_host: 'http://set:2' }, onsave: () => {}, oncancel: () => {}, hosts } });
+    expect(screen.getByTestId('settings-host-effective').textContent).toContain('started with --host http://flag:1, which wins over this field');
+  });
+
+  it('shows the backend\u2019s refusal of a host as it said it', () => {
+    const error = 'settings not saved: the Ollama host "ftp://x" cannot be used: the scheme must be http or https, not "ftp"; type http:// or https://…';
+    render(SettingsForm, { props: { settings: { ...saved, ollama_host: 'ftp://x' }, error, onsave: () => {}, oncancel: () => {} } });
+    expect(screen.getByTestId('settings-error').textContent).toBe(error);
+  });
+
+  it('tests the host as typed: the version where Ollama answers, why not where it does not, and what to type when it cannot be used', async () => {
+    const ontest = vi.fn(async (host: string) => {
+      if (host === 'gpu box') throw new Error('the Ollama host "gpu box" cannot be used: it holds a space; type http:// or https://…');
+      if (host === 'localhost:1') return { host: 'http://localhost:1', reachable: false, version: '', message: 'Ollama is not running at http://localhost:1 — start it with `ollama serve`' };
+      return { host: 'http://localhost:11500', reachable: true, version: '0.17.4', message: '' };
+    });
+    const onsave = vi.fn();
+    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {}, ontest } });
+    const field = screen.getByTestId('settings-ollama-host');
+    const result = () => screen.getByTestId('settings-host-result');
+
+    await fireEvent.input(field, { target: { value: 'localhost:11500' } });
+    await fireEvent.click(screen.getByTestId('settings-host-test'));
+    await waitFor(() => expect(result().textContent).toContain('Ollama 0.17.4 answers at http://localhost:11500'));
+    expect(result().getAttribute('data-reachable')).toBe('true');
+    expect(ontest).toHaveBeenLastCalledWith('localhost:11500');
+
+    await fireEvent.input(field, { target: { value: 'localhost:1' } });
+    expect(screen.queryByTestId('settings-host-result')).toBeNull(); // the result was for another host
+    await fireEvent.click(screen.getByTestId('settings-host-test'));
+    await waitFor(() => expect(result().textContent).toContain('No answer at http://localhost:1: Ollama is not running'));
+
+    await fireEvent.input(field, { target: { value: 'gpu box' } });
+    await fireEvent.click(screen.getByTestId('settings-host-test'));
+    await waitFor(() => expect(result().textContent).toContain('cannot be used: it holds a space'));
+    // Testing saves nothing.
+    expect(onsave).not.toHaveBeenCalled();
+  });
+
+  it('keeps a host typed and not saved when the page is left', async () => {
+    let kept: unknown = null;
+    const { unmount } = render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) } });
+    await fireEvent.input(screen.getByTestId('settings-ollama-host'), { target: { value: 'http://gpu-box:11434' } });
+    expect(kept).toMatchObject({ ollama_host: 'http://gpu-box:11434' });
+    unmount();
+    render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved } });
+    expect((screen.getByTestId('settings-ollama-host') as HTMLInputElement).value).toBe('http://gpu-box:11434');
   });
 });

@@ -20,6 +20,7 @@ import {
   workspaceInfoOf,
   type Command,
   type Delta,
+  type HostCheck,
   type JsonValue,
   type ModelInfo,
   type Outcome,
@@ -402,6 +403,15 @@ export class ReplayBridge implements Bridge {
 
   async saveSettings(s: Settings): Promise<void> {
     await this.#command('saveSettings', [s]);
+  }
+
+  /** The recordings have no second Ollama: any host answers as the replay's status does. */
+  async checkHost(host: string): Promise<HostCheck> {
+    this.calls.push({ method: 'checkHost', args: [host] });
+    const rejected = this.#rejects.get('checkHost')?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, 'checkHost');
+    const s = this.statusInfo;
+    return { host: host || s.ollama_host, reachable: s.reachable, version: s.version, message: s.message };
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {

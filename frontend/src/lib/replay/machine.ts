@@ -6,6 +6,7 @@ import type { ModelInfo, Protections, StatusInfo } from '../types';
 
 export const reachableStatus: StatusInfo = {
   ollama_host: 'http://127.0.0.1:11434',
+  hosts: { host: 'http://127.0.0.1:11434', from: 'default', flag: '', env: '' },
   reachable: true,
   version: '0.13.0',
   message: '',

@@ -10,6 +10,7 @@ import {
   type Expandable,
   type Breakpoints,
   type Command,
+  type HostCheck,
   type Outcome,
   type ModelInfo,
   type Protections,
@@ -613,18 +614,39 @@ export class LoupeApp {
     }
   }
 
-  /** Saves; when the backend refuses, settingsError says why and the form keeps what was typed. */
+  /**
+   * Saves; when the backend refuses, settingsError says why and the form
+   * keeps what was typed. Once saved, the settings are read back (the
+   * backend normalises the Ollama host) and Ollama is checked at once, so
+   * the status shows whether the host saved answers.
+   */
   async saveSettings(s: Settings): Promise<boolean> {
     this.settingsError = null;
     try {
       await this.bridge.saveSettings(s);
-      this.settings = s;
-      this.notify('Settings saved.');
-      return true;
     } catch (e) {
       this.settingsError = message(e);
       return false;
     }
+    this.settings = s;
+    this.notify('Settings saved.');
+    // In the background: the page closes as soon as the save is done.
+    void this.#afterSave();
+    return true;
+  }
+
+  async #afterSave(): Promise<void> {
+    void this.refreshStatus();
+    try {
+      this.settings = await this.bridge.getSettings();
+    } catch (e) {
+      this.notify(`Saved, but the settings could not be read back: ${message(e)}`, 'error');
+    }
+  }
+
+  /** Asks an Ollama host typed in Settings for its version, without saving it; rejects with what to type. */
+  checkHost(host: string): Promise<HostCheck> {
+    return this.bridge.checkHost(host);
   }
 
   /** Opens the Settings page at a section. */

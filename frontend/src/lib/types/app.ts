@@ -5,8 +5,30 @@ import { isRecord, type JsonValue } from './json';
 import type { Options } from './llm';
 import type { PermissionMode, PolicyCall, RestoreResult, Rule, Scope, ToolSetting } from './safety';
 
+/** settings.HostChoice: the Ollama host in use and where it was chosen from. */
+export interface HostChoice {
+  host: string;
+  /** --host given at start, Settings' Ollama host, OLLAMA_HOST, or the default (strongest first). */
+  from: 'flag' | 'setting' | 'env' | 'default';
+  /** What --host and OLLAMA_HOST name, normalised; "" when not given. */
+  flag: string;
+  env: string;
+}
+
+/** main.HostCheck: what an Ollama host answered to Settings' Test. */
+export interface HostCheck {
+  host: string;
+  reachable: boolean;
+  version: string;
+  /** What went wrong and what to do, when not reachable. */
+  message: string;
+}
+
 export interface StatusInfo {
+  /** The Ollama server the check asked. */
   ollama_host: string;
+  /** Where that host was chosen from (absent from an older backend). */
+  hosts?: HostChoice;
   reachable: boolean;
   version: string;
   /** What to do when Ollama is not reachable. */
@@ -202,6 +224,8 @@ export interface Settings {
   first_token_timeout_s: number;
   /** Seconds to wait between two pieces of an answer; 0: no bound. */
   stall_timeout_s: number;
+  /** Where Ollama is, normalised by the backend on save; "" means OLLAMA_HOST or the default. */
+  ollama_host: string;
 }
 
 /** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
@@ -216,6 +240,7 @@ export function settingsOf(v: unknown): Settings {
     step_mode: r['step_mode'] === true,
     first_token_timeout_s: typeof r['first_token_timeout_s'] === 'number' ? r['first_token_timeout_s'] : 600,
     stall_timeout_s: typeof r['stall_timeout_s'] === 'number' ? r['stall_timeout_s'] : 300,
+    ollama_host: typeof r['ollama_host'] === 'string' ? r['ollama_host'] : '',
   };
 }
 

@@ -199,6 +199,7 @@ const settings = obj({
   step_mode: bool,
   first_token_timeout_s: num,
   stall_timeout_s: num,
+  ollama_host: str,
 });
 const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
 const workspaceInfo = obj({
