@@ -159,7 +159,8 @@ describe('OverviewLane', () => {
     expect(screen.getByTestId('overview-range').textContent).toContain('Rounds 1998–1999 of 2000');
     await fireEvent.click(screen.getByTestId('overview-all'));
     expect(screen.getByTestId('overview-range').textContent).toContain('Rounds 1–2000 of 2000');
-  });
+    // About a second alone (building 10,000 events, then twenty redraws in jsdom); more beside the other specs.
+  }, 30_000);
 
   it('follows the current card out of the window', async () => {
     const events = longRun(300, 0);
@@ -177,5 +178,5 @@ describe('OverviewLane', () => {
     expect(d! - c!).toBe(b! - a!);
     expect(c! <= 251 && d! >= 251).toBe(true);
     expect(rows().find((r) => r.dataset['current'] === 'true')).toBeDefined();
-  });
+  }, 30_000);
 });
