@@ -70,14 +70,22 @@ type Pauser interface {
 	Commands() <-chan Command
 }
 
-// Delta is one streamed piece of the model's answer, for live display: the
-// window gets it as it is.
+// Delta is one streamed piece of the model's answer, or of a running
+// call's output, for live display: the window gets it as it is. Nothing of
+// it is stored: the model_response and the tool_result are the record.
 type Delta struct {
 	SessionID string `json:"session_id"`
 	Run       int    `json:"run"`
 	Round     int    `json:"round"`
 	Content   string `json:"content,omitempty"`
 	Thinking  string `json:"thinking,omitempty"`
+	// CallID is set for a call's output (and Content and Thinking are
+	// not): Output holds what the call wrote since its last delta, in
+	// order, each piece from stdout or stderr; Omitted counts the bytes
+	// it wrote past what is streamed (see tools.Output).
+	CallID  string              `json:"call_id,omitempty"`
+	Output  []tools.OutputPiece `json:"output,omitempty"`
+	Omitted int                 `json:"omitted,omitempty"`
 }
 
 // Seams are what the loop talks to.

@@ -214,7 +214,7 @@ func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, 
 	}
 	go func() {
 		defer func() { <-slots }()
-		c.done <- runTool(ctx, c)
+		c.done <- r.runTool(ctx, c)
 	}()
 }
 
@@ -282,7 +282,7 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 		return nil
 	}
 	ok = true
-	c.done <- runTool(ctx, c)
+	c.done <- r.runTool(ctx, c)
 	<-slots
 	return nil
 }
@@ -341,9 +341,29 @@ func deniedResult(c *call, by string) *trace.ToolResult {
 	return &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: msg, IsError: true, ErrorKind: trace.ErrDenied, Bytes: len(msg)}
 }
 
+// ErrNotRunning is StopCall's answer for a call that is not running: it
+// has finished, has not started, or is not of this run.
+var ErrNotRunning = errors.New("that call is not running")
+
+// StopCall stops one running call, as if its tool were cancelled, and the
+// run goes on: the call's result says that the user stopped it (with a
+// command's output so far), and the model reads that. A call that is not
+// running is refused with ErrNotRunning.
+func (a *Agent) StopCall(callID string) error {
+	a.mu.Lock()
+	stop := a.running[callID]
+	a.mu.Unlock()
+	if stop == nil {
+		return fmt.Errorf("%w: call %s has finished, has not started yet, or is not of this run", ErrNotRunning, callID)
+	}
+	stop(tools.ErrStopped)
+	return nil
+}
+
 // runTool runs one allowed call and turns what happened into the
-// observation the model will read.
-func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
+// observation the model will read. While it runs, the call can be stopped
+// on its own (StopCall), and what it writes is streamed as deltas.
+func (r *run) runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 	res = trace.ToolResult{CallID: c.ID, Name: c.Name}
 	if ctx.Err() != nil {
 		res.Content, res.IsError, res.ErrorKind = "cancelled: "+stopper(ctx)+" stopped the run before this call started", true, trace.ErrCancelled
@@ -353,6 +373,23 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		res.Bytes = len(res.Content)
 		return res
 	}
+	// The call's own context: stopping it leaves the run's alone.
+	cctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	a := r.a
+	a.mu.Lock()
+	a.running[c.ID] = stop
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.running, c.ID)
+		a.mu.Unlock()
+	}()
+	run, round, session := r.num, r.round, r.cfg.SessionID
+	cctx = tools.WithOutput(cctx, func(o tools.Output) {
+		a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted})
+	})
+
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -363,10 +400,11 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		res.DurationMs = time.Since(start).Milliseconds()
 	}()
 	if c.guard != nil {
-		ctx = tools.WithGuard(ctx, c.guard)
+		cctx = tools.WithGuard(cctx, c.guard)
 	}
-	out, err := c.tool.Run(ctx, argsObject(c.Args))
+	out, err := c.tool.Run(cctx, argsObject(c.Args))
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
+	stopped := ctx.Err() == nil && errors.Is(context.Cause(cctx), tools.ErrStopped)
 	switch {
 	case ctx.Err() != nil && (err != nil || out.IsError):
 		res.Content, res.ErrorKind = "cancelled: "+stopper(ctx)+" stopped the run while this call was running", trace.ErrCancelled
@@ -377,12 +415,20 @@ func runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 			res.Content += "\npartial output:\n" + out.Content
 		}
 		res.IsError = true
+	case stopped && (err != nil || out.IsError):
+		// A tool that knows it was stopped says so with what it has
+		// (run_command: the output so far); any other gets a plain line.
+		res.Content, res.IsError, res.ErrorKind = out.Content, true, trace.ErrStopped
+		if err != nil || out.Content == "" {
+			res.Content = fmt.Sprintf("stopped by the user after %.1f s, before %s finished", time.Since(start).Seconds(), c.Name)
+		}
 	case err != nil:
 		res.Content = fmt.Sprintf("%s failed: %v", c.Name, err)
 		res.IsError, res.ErrorKind = true, trace.ErrFailed
 	default:
 		// A command that exits non-zero is an error the model should see,
-		// but the tool itself worked: no error kind.
+		// but the tool itself worked: no error kind. (A stop that came
+		// as the tool finished changed nothing: its result stands.)
 		res.Content, res.IsError = out.Content, out.IsError
 	}
 	res.Bytes = len(res.Content)

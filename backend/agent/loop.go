@@ -20,6 +20,11 @@ type Agent struct {
 	cfg   Config
 	seams Seams
 	log   []trace.Event
+
+	// running are the calls whose tool is running now, by call id: what
+	// StopCall may stop.
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
 }
 
 // New builds an agent over a session's log as it is now.
@@ -27,7 +32,7 @@ func New(cfg Config, seams Seams, log []trace.Event) *Agent {
 	if seams.OnDelta == nil {
 		seams.OnDelta = func(Delta) {}
 	}
-	return &Agent{cfg: cfg, seams: seams, log: log}
+	return &Agent{cfg: cfg, seams: seams, log: log, running: map[string]context.CancelCauseFunc{}}
 }
 
 // run is one run's state. The loop keeps everything it needs here as it

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -47,6 +48,19 @@ type Command struct {
 	// OutputCap is how many bytes of output are kept (head and tail);
 	// zero means DefaultOutputCap.
 	OutputCap int
+	// OnOutput, when set, is given the output as it is read, while the
+	// command runs, so it can be shown live: stderr says which stream p
+	// came from. Calls are never concurrent, come in the order the bytes
+	// are kept in Output.Text, and stop before Run returns; p is only
+	// valid during the call. It must not block: the command's output
+	// waits while it runs.
+	//
+	// With OnOutput, stdout and stderr are read from two pipes so they
+	// can be told apart, and Output.Text interleaves them in the order
+	// they were read: what two streams wrote within the same moment may
+	// come in either order. Without it, one pipe keeps them in exactly
+	// the order they were written.
+	OnOutput func(stderr bool, p []byte)
 }
 
 // Output is what a finished command produced.
@@ -148,18 +162,36 @@ func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
 	}
 
 	// One pipe for stdout and stderr keeps them interleaved in the order
-	// they were written. It is an *os.File, so exec starts no copying
-	// goroutine and Wait returns as soon as the shell exits, even while a
-	// background job still holds the pipe.
+	// they were written; a live view needs to tell them apart, so with
+	// OnOutput stderr gets a pipe of its own. They are *os.File, so exec
+	// starts no copying goroutine and Wait returns as soon as the shell
+	// exits, even while a background job still holds a pipe.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Output{}, fmt.Errorf("sandbox: create pipe: %w", err)
 	}
 	defer pr.Close()
-
+	readers := []*os.File{pr}
 	cmd.Stdin = nil // exec opens os.DevNull
 	cmd.Stdout = pw
 	cmd.Stderr = pw
+	var ew *os.File
+	if c.OnOutput != nil {
+		er, w, err := os.Pipe()
+		if err != nil {
+			pw.Close()
+			return Output{}, fmt.Errorf("sandbox: create pipe: %w", err)
+		}
+		defer er.Close()
+		readers, ew = append(readers, er), w
+		cmd.Stderr = ew
+	}
+	closeWriters := func() {
+		pw.Close() // the children hold their own copies
+		if ew != nil {
+			ew.Close()
+		}
+	}
 	var killed atomic.Bool // set when the timeout or ctx ended the command
 	cmd.Cancel = func() error {
 		killed.Store(true)
@@ -171,40 +203,60 @@ func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		pw.Close()
+		closeWriters()
 		return Output{}, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
-	pw.Close() // the children hold their own copies
+	closeWriters()
 
 	buf := newCapBuffer(capBytes)
 	overLimit := make(chan struct{})
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		p := make([]byte, 32<<10)
-		signalled := false
-		for {
-			n, err := pr.Read(p)
-			if n > 0 {
-				buf.Write(p[:n])
-				if !signalled && buf.total > limit {
-					signalled = true
-					close(overLimit)
+	// mu orders the two readers' writes into buf and their calls of
+	// OnOutput, so that what is shown live is what is kept.
+	var mu sync.Mutex
+	signalled := false
+	var reading sync.WaitGroup
+	for i, r := range readers {
+		stderr := i == 1
+		reading.Go(func() {
+			p := make([]byte, 32<<10)
+			for {
+				n, err := r.Read(p)
+				if n > 0 {
+					mu.Lock()
+					buf.Write(p[:n])
+					if c.OnOutput != nil {
+						c.OnOutput(stderr, p[:n])
+					}
+					if !signalled && buf.total > limit {
+						signalled = true
+						close(overLimit)
+					}
+					mu.Unlock()
+				}
+				if err != nil {
+					return
 				}
 			}
-			if err != nil {
-				return
-			}
-		}
+		})
+	}
+	readDone := make(chan struct{})
+	go func() {
+		reading.Wait()
+		close(readDone)
 	}()
+	stopReading := func() {
+		for _, r := range readers {
+			_ = r.SetReadDeadline(time.Now())
+		}
+		<-readDone
+	}
 
 	waitDone := make(chan error, 1)
 	if started != nil {
 		if err := started(cmd); err != nil {
 			_ = killGroup(cmd.Process)
 			_ = cmd.Wait()
-			_ = pr.SetReadDeadline(time.Now())
-			<-readDone
+			stopReading()
 			if ctx.Err() != nil {
 				// Cancelled while starting: not a failure to confine.
 				return Output{Cancelled: true, ExitCode: -1, Duration: time.Since(start)}, nil
@@ -232,9 +284,8 @@ func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
 	select {
 	case <-readDone:
 	case <-time.After(waitDelay):
-		// Someone outside the group still holds the pipe: stop reading.
-		_ = pr.SetReadDeadline(time.Now())
-		<-readDone
+		// Someone outside the group still holds a pipe: stop reading.
+		stopReading()
 	}
 	dur := time.Since(start)
 

@@ -17,6 +17,7 @@ const (
 	DoSetModel       = "set_model"       // Model
 	DoSend           = "send"            // Text: the user's message
 	DoStop           = "stop"            //
+	DoStopCall       = "stop_call"       // CallID: a running call, stopped on its own
 	DoAnswer         = "answer"          // CallID, Allow, Scope
 	DoSetStepping    = "set_stepping"    // On
 	DoSetBreakpoints = "set_breakpoints" // Breakpoints
@@ -31,7 +32,7 @@ const (
 )
 
 // runCommands act on a session's run as it goes.
-var runCommands = map[string]bool{DoStop: true, DoAnswer: true, DoStep: true, DoContinue: true,
+var runCommands = map[string]bool{DoStop: true, DoStopCall: true, DoAnswer: true, DoStep: true, DoContinue: true,
 	DoEditRequest: true, DoEditArgs: true, DoSkip: true, DoEditResult: true}
 
 // Command is one thing the window asks of a session, as the window sends
@@ -124,6 +125,8 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 		}
 		m.Wait(id)
 		return summary(m.summaryOf(ctx, id))
+	case DoStopCall:
+		return Outcome{}, m.StopCall(id, c.CallID)
 	case DoAnswer:
 		return Outcome{}, m.Answer(id, c.CallID, c.Allow, permission.Scope(c.Scope))
 	case DoSetStepping:
@@ -166,6 +169,23 @@ func (m *Manager) Answer(id, callID string, allow bool, scope permission.Scope) 
 		return errors.New("nobody can be asked here: the run answers its questions itself")
 	}
 	return m.broker.Reply(id, callID, allow, scope)
+}
+
+// StopCall stops one running call of the session's run (a command that
+// takes too long, say) and lets the run go on: the call's result says
+// that the user stopped it, with the output so far. A call that is not
+// running is refused, and so is a session with no run going here.
+func (m *Manager) StopCall(id, callID string) error {
+	if callID == "" {
+		return errors.New("stop_call: which call? (call_id is empty)")
+	}
+	m.mu.Lock()
+	r := m.running[id]
+	m.mu.Unlock()
+	if r == nil || r.ag == nil {
+		return fmt.Errorf("%w: this session has no run going", agent.ErrNotRunning)
+	}
+	return r.ag.StopCall(callID)
 }
 
 // runs reports whether this manager runs the session's run.

@@ -76,6 +76,9 @@ type Manager struct {
 type activeRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// ag is the run's agent once it is built (nil while the run is set
+	// up, and for a recovery): StopCall reaches its calls through it.
+	ag *agent.Agent
 }
 
 // NewManager wires a manager. broker may be nil when nobody can be asked

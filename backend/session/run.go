@@ -208,6 +208,9 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Pauser:   gate,
 		OnDelta:  m.sink.Delta,
 	}, evs)
+	m.mu.Lock()
+	slot.ag = ag
+	m.mu.Unlock()
 	if !resume && (s.Title == "" || s.Title == "New session") {
 		title := titleFrom(text)
 		_, _ = m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title})

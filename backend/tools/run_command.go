@@ -79,15 +79,26 @@ func (t runCommand) Run(ctx context.Context, args json.RawMessage) (Result, erro
 	}
 	ms = min(ms, runMaxTimeout)
 	timeout := time.Duration(ms) * time.Millisecond
-	out, err := t.run.Run(ctx, sandbox.Command{
+	c := sandbox.Command{
 		Dir:       t.ws.Dir(),
 		Script:    in.Command,
 		Timeout:   timeout,
 		OutputCap: runOutputCap,
-	})
+	}
+	if send := OutputOf(ctx); send != nil {
+		// The window shows the output as it comes, as much of it as the
+		// model will get.
+		live := newOutputStream(send, runOutputCap)
+		defer live.close()
+		c.OnOutput = live.write
+	}
+	out, err := t.run.Run(ctx, c)
 	if err != nil {
 		return Result{}, err
 	}
+	// The user stopped this one call: the run goes on, and the model
+	// learns that it was stopped, not that it failed or timed out.
+	stopped := out.Cancelled && errors.Is(context.Cause(ctx), ErrStopped)
 
 	var b strings.Builder
 	b.WriteString(out.Text)
@@ -97,6 +108,8 @@ func (t runCommand) Run(ctx context.Context, args json.RawMessage) (Result, erro
 		b.WriteByte('\n')
 	}
 	switch {
+	case stopped:
+		fmt.Fprintf(&b, "stopped by the user after %.1f s; the command and everything it started were killed\n", out.Duration.Seconds())
 	case out.TimedOut:
 		fmt.Fprintf(&b, "timed out after %v; the command and everything it started were killed\n", timeout)
 	case out.Cancelled:

@@ -144,6 +144,9 @@ const (
 	// ErrSkipped marks a call the user skipped, answering it with an
 	// observation of their own (not an error).
 	ErrSkipped = "skipped"
+	// ErrStopped marks a call the user stopped on its own while it ran
+	// (a command taking too long); the run went on.
+	ErrStopped = "stopped"
 )
 
 // ToolCall records one call the model asked for and whether it passed
