@@ -40,6 +40,9 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		{session.Command{Do: session.DoRestoreFiles, Session: h.id, Seq: -5}, "no event -5"},
 		{session.Command{Do: session.DoRestoreFiles, Session: h.id}, "no event 0"},
 		{session.Command{Do: session.DoContinue, Session: h.id, At: 2}, "not paused"},
+		{session.Command{Do: session.DoStopCall, Session: h.id}, "which call"},
+		{session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}, "not running: this session has no run going"},
+		{session.Command{Do: session.DoStopCall, Session: "nope", CallID: "call_1"}, "not found"},
 	} {
 		_, err := h.m.Do(ctx, tc.c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

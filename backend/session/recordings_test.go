@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -428,6 +429,21 @@ func (w *window) untilDeltas(n int) {
 	})
 }
 
+// untilCallOutput waits for n deltas of a call's output.
+func (w *window) untilCallOutput(callID string, n int) {
+	w.t.Helper()
+	w.rec.Wait("the output of "+callID, func(steps []golden.Step) bool {
+		got := 0
+		for _, s := range w.since(steps) {
+			var d agent.Delta
+			if s.Delta != nil && json.Unmarshal(s.Delta, &d) == nil && d.CallID == callID {
+				got++
+			}
+		}
+		return got >= n
+	})
+}
+
 func (w *window) events() []trace.Event {
 	w.t.Helper()
 	evs, err := w.st.Events(context.Background(), w.id)
@@ -713,6 +729,31 @@ func TestRecordings(t *testing.T) {
 		if end := w.untilEnded(); end.Reason != trace.EndCancelled {
 			t.Fatalf("end = %+v", end)
 		}
+		w.save()
+	})
+
+	// A command streams its output to its card; the user stops it from
+	// there and the run goes on.
+	t.Run("stop_command", func(t *testing.T) {
+		w := openWindow(t, "stop_command", "A command streams its output (stdout, then stderr) while it runs; the user stops that command alone, and the model hears so and answers.", permission.ModeAuto, nil)
+		w.srv.Script(
+			say("Running the tests.", call("call_1", "run_command", `{"command":"echo compiling; sleep 0.3; echo 'warning: slow test' >&2; sleep 30"}`)),
+			text("You stopped the tests; ", "they were slow."),
+		)
+		w.send("Run the tests")
+		w.untilCallOutput("call_1", 2)
+		w.rec.Mark("streaming")
+		w.mustDo(session.Command{Do: session.DoStopCall, CallID: "call_1"})
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		// The time the command ran varies; the recording says 1.2 s.
+		r, _ := trace.Decode[trace.ToolResult](w.events()[w.seqOf(trace.KindToolResult, 0)-1])
+		took := regexp.MustCompile(`stopped by the user after [0-9]\.[0-9] s`).FindString(r.Content)
+		if r.ErrorKind != trace.ErrStopped || took == "" {
+			t.Fatalf("result = %+v", r)
+		}
+		w.replace = append(w.replace, [2]string{took, "stopped by the user after 1.2 s"})
 		w.save()
 	})
 

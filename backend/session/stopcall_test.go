@@ -1,0 +1,149 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
+	"github.com/loupe-dev/loupe/testkit/procs"
+)
+
+// callOutput joins what the window was streamed of a call's output, per
+// stream.
+func (s *recordingSink) callOutput(callID string) (stdout, stderr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.deltas {
+		if d.CallID != callID {
+			continue
+		}
+		for _, p := range d.Output {
+			if p.Stream == "stderr" {
+				stderr += p.Text
+			} else {
+				stdout += p.Text
+			}
+		}
+	}
+	return stdout, stderr
+}
+
+func (s *recordingSink) hasEvent(kind trace.Kind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.events {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// A running command streams its output to the window, and the window can
+// stop it on its own: the command's processes are gone, its result says
+// the user stopped it with the output so far, and the run goes on to the
+// next round, where the model reads that. Through the real Manager, store,
+// sandbox and fake Ollama.
+func TestStopOneCommand(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	marker := "loupe-stopcall-marker-" + strings.ReplaceAll(t.Name(), "/", "-")
+	h.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"echo started; echo careful >&2; sh -c 'sleep 30; echo `+marker+`' & wait"}`)),
+		ollamatest.Text("You stopped it."),
+	)
+	ctx := context.Background()
+	if _, err := h.m.Do(ctx, session.Command{Do: session.DoSend, Session: h.id, Text: "Run the long thing"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		out, errOut := h.sink.callOutput("call_1")
+		return out == "started\n" && errOut == "careful\n" && len(procs.Containing(marker)) > 0
+	}, "the command's output to stream in while it runs")
+	if h.sink.hasEvent(trace.KindToolResult) {
+		t.Fatal("the output came with the result, not before it")
+	}
+	if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}); err != nil {
+		t.Fatal(err)
+	}
+	h.m.Wait(h.id)
+	waitFor(t, func() bool { return len(procs.Containing(marker)) == 0 }, "the command's processes to die")
+	evs := h.events()
+	invariants.Check(t, evs)
+	if end := lastEnd(t, evs); end.Reason != trace.EndAnswered || end.FinalText != "You stopped it." {
+		t.Fatalf("end = %+v, want the run to go on to the answer", end)
+	}
+	rs := results(t, evs)
+	r := rs[0]
+	if len(rs) != 1 || r.ErrorKind != trace.ErrStopped || !r.IsError ||
+		!strings.HasPrefix(r.Content, "started\ncareful\nstopped by the user after ") && !strings.HasPrefix(r.Content, "careful\nstarted\nstopped by the user after ") {
+		t.Fatalf("result = %+v", r)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "stopped by the user after ") {
+		t.Fatalf("the model was not told: %d requests", len(reqs))
+	}
+	// Over: a second stop is refused and writes nothing.
+	n := len(evs)
+	if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}); !errors.Is(err, agent.ErrNotRunning) {
+		t.Fatalf("stop of a call that is over: %v", err)
+	}
+	if len(h.events()) != n {
+		t.Fatal("the refused stop wrote to the log")
+	}
+}
+
+// While a command runs, a stop for another call of the run, or one that
+// is not of it, is refused and the command goes on.
+func TestStopCallOfAnotherCallIsRefused(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"touch started.txt; sleep 1; echo finished"}`)),
+		ollamatest.Text("Done."),
+	)
+	ctx := context.Background()
+	if _, err := h.m.Do(ctx, session.Command{Do: session.DoSend, Session: h.id, Text: "Go"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, ok := h.read("started.txt"); return ok }, "the command to start")
+	for _, id := range []string{"call_2", "nope"} {
+		if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: id}); !errors.Is(err, agent.ErrNotRunning) || !strings.Contains(err.Error(), id) {
+			t.Errorf("stop of %s: %v", id, err)
+		}
+	}
+	h.m.Wait(h.id)
+	rs := results(t, h.events())
+	if len(rs) != 1 || rs[0].IsError || !strings.Contains(rs[0].Content, "finished") {
+		t.Fatalf("result = %+v", rs)
+	}
+}
+
+// A stop for a run another live process holds says where it is.
+func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	h.giveLease(other.Process.Pid)
+	_, err := h.m.Do(context.Background(), session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"})
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) || !strings.Contains(err.Error(), "another Loupe process") {
+		t.Fatalf("stop_call of a run owned elsewhere: %v", err)
+	}
+}
+
