@@ -146,4 +146,3 @@ func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
 		t.Fatalf("stop_call of a run owned elsewhere: %v", err)
 	}
 }
-
