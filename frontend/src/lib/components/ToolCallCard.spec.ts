@@ -2,11 +2,14 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../testing/events';
-import { buildTimeline, callStatus, type CallItem } from '../timeline';
+import { applyOutput, buildTimeline, callStatus, outputKey, type CallItem, type CallOutput } from '../timeline';
 import type { Approval, Scope } from '../types';
 import ToolCallCard from './ToolCallCard.svelte';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
 
 function item(steps: (log: EventLog) => void): CallItem {
   const log = new EventLog();
@@ -113,5 +116,74 @@ describe('ToolCallCard', () => {
       [true, 'session'],
       [true, 'once'],
     ]);
+  });
+
+  describe('a running command', () => {
+    const running = () =>
+      item((l) => {
+        l.toolCall({ call_id: 'c1', name: 'run_command', args: { command: 'go test ./...' } });
+        l.permission('c1', 'run_command', 'allow', 'you');
+      });
+    const streamed = (omitted = 0): CallOutput =>
+      applyOutput(new Map(), [
+        {
+          session_id: 's1',
+          run: 1,
+          round: 1,
+          content: '',
+          thinking: '',
+          call_id: 'c1',
+          output: [
+            { stream: 'stdout', text: 'ok  pkg/a\n' },
+            { stream: 'stderr', text: 'FAIL pkg/b\n' },
+          ],
+          omitted,
+        },
+      ]).get(outputKey('s1', 'c1'))!;
+    const showRunning = (c: CallItem, props: Record<string, unknown>) =>
+      render(ToolCallCard, {
+        props: { id: c.key, item: c, state: callStatus(c, { approvalPending: false, runEnded: false }), showLive: true, ...props },
+      });
+
+    it('shows its output, stderr apart, with the time it has run ticking, and Stop sends the stop', async () => {
+      vi.useFakeTimers();
+      const c = running();
+      vi.setSystemTime(Date.parse(c.permission!.time) + 12_300);
+      const onstop = vi.fn();
+      showRunning(c, { output: streamed(2048), onstop });
+      const text = screen.getByTestId('command-output-text');
+      expect(text.textContent).toBe('ok  pkg/a\nFAIL pkg/b\n\n… 2,048 bytes more');
+      expect(text.querySelector('[data-stream="stderr"]')?.textContent).toBe('FAIL pkg/b\n');
+      expect(screen.getByTestId('command-elapsed').textContent?.trim()).toBe('12.3 s');
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(screen.getByTestId('command-elapsed').textContent?.trim()).toBe('13.3 s');
+      await fireEvent.click(screen.getByTestId('stop-command-button'));
+      expect(onstop).toHaveBeenCalledTimes(1);
+    });
+
+    it('says when there is no output yet, and Stop waits while a stop is on its way', () => {
+      showRunning(running(), { onstop: () => {}, stopping: true });
+      expect(screen.getByTestId('command-output-text').textContent).toBe('No output yet.');
+      const stop = screen.getByTestId('stop-command-button') as HTMLButtonElement;
+      expect(stop.disabled).toBe(true);
+      expect(stop.textContent).toContain('Stopping');
+    });
+
+    it('gives way to the result once it is there', () => {
+      const c = item((l) => {
+        l.toolCall({ call_id: 'c1', name: 'run_command' });
+        l.permission('c1', 'run_command', 'allow');
+        l.result({ call_id: 'c1', name: 'run_command', content: 'stopped', is_error: true, error_kind: 'stopped', exit_code: 137 });
+      });
+      showRunning(c, { output: streamed(), onstop: () => {} });
+      expect(screen.queryByTestId('command-output')).toBeNull();
+      expect(screen.queryByTestId('stop-command-button')).toBeNull();
+      expect(screen.getByTestId('call-status').textContent).toContain('Stopped by you');
+    });
+
+    it('shows no live output in a playback', () => {
+      render(ToolCallCard, { props: { id: 'x', item: running(), state: { status: 'running', label: 'Running' }, output: streamed(), onstop: () => {} } });
+      expect(screen.queryByTestId('command-output')).toBeNull();
+    });
   });
 });

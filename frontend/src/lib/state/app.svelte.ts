@@ -21,6 +21,7 @@ import {
   type Summary,
   type TraceEvent,
 } from '../types';
+import { applyOutput, outputKey, settleOutput, type CallOutput, type OutputMap } from '../timeline';
 import { applyDeltas, settleLive, summaryAfter, type BreakpointTarget, type LiveMap, type LiveText, liveKey } from '../timeline';
 import { message } from './errors';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
@@ -77,6 +78,10 @@ export class LoupeApp {
   answering = $state.raw<ReadonlySet<string>>(new Set());
   /** Streaming text of every session's rounds. */
   live = $state.raw<LiveMap>(new Map());
+  /** Streaming output of every session's running commands (timeline/output.ts). */
+  output = $state.raw<OutputMap>(new Map());
+  /** Calls whose stop is on its way, by outputKey. */
+  stoppingCalls = $state.raw<ReadonlySet<string>>(new Set());
   current = $state.raw<SessionState | null>(null);
   view = $state<View>('home');
   helpOpen = $state(false);
@@ -112,11 +117,13 @@ export class LoupeApp {
     const offs = [
       this.bridge.onEvents((batch) => {
         this.live = settleLive(this.live, batch);
+        this.output = settleOutput(this.output, batch);
         this.#sessionsAfter(batch);
         this.current?.applyEvents(batch);
       }),
       this.bridge.onDeltas((batch) => {
         this.live = applyDeltas(this.live, batch);
+        this.output = applyOutput(this.output, batch);
       }),
     ];
     // Coming back to the window checks Ollama at once (it may have been
@@ -517,6 +524,38 @@ export class LoupeApp {
   /** The open question about a call of the current session, if any. */
   approvalForCall(callId: string): Approval | undefined {
     return this.current?.asks.find((a) => a.call_id === callId);
+  }
+
+  /** The streamed output of a running call of the current session. */
+  callOutput(callId: string): CallOutput | undefined {
+    const id = this.current?.id;
+    return id ? this.output.get(outputKey(id, callId)) : undefined;
+  }
+
+  /**
+   * Stops one running command of the current session; the run goes on,
+   * and the call's result (an event) says it was stopped.
+   */
+  async stopCall(callId: string): Promise<void> {
+    const id = this.current?.id;
+    const key = id ? outputKey(id, callId) : '';
+    if (!id || this.stoppingCalls.has(key)) return;
+    this.stoppingCalls = new Set([...this.stoppingCalls, key]);
+    try {
+      await this.#do({ do: 'stop_call', session: id, call_id: callId });
+    } catch (e) {
+      this.notify(`Could not stop the command: ${message(e)}`, 'error');
+    } finally {
+      const next = new Set(this.stoppingCalls);
+      next.delete(key);
+      this.stoppingCalls = next;
+    }
+  }
+
+  /** A stop of this call of the current session is on its way. */
+  isStopping(callId: string): boolean {
+    const id = this.current?.id;
+    return id != null && this.stoppingCalls.has(outputKey(id, callId));
   }
 
   liveText(run: number, round: number): LiveText | undefined {

@@ -72,6 +72,9 @@ export function explainCall(c: CallItem, state?: CallState): string {
   }
   const r = c.result?.payload;
   if (r?.error_kind === 'skipped') return 'You skipped this call: it did not run, and the model gets the observation you wrote instead.';
+  if (r?.error_kind === 'stopped') {
+    return 'You stopped this call while it ran; the rest of the run went on. The model is told it was stopped, with the output so far.';
+  }
   if (r?.error_kind === 'cancelled' || r?.error_kind === 'interrupted') {
     return 'The call did not finish (the run was stopped or Loupe exited). Every call still gets a result, so the history stays consistent.';
   }

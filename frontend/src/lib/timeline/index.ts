@@ -14,3 +14,4 @@ export * from './seen';
 export * from './explain';
 export * from './standing';
 export * from './rows';
+export * from './output';

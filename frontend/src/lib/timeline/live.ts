@@ -17,6 +17,8 @@ export function liveKey(sessionId: string, run: number, round: number): string {
 export function applyDeltas(map: LiveMap, deltas: readonly Delta[]): Map<string, LiveText> {
   const next = new Map(map);
   for (const d of deltas) {
+    // A call's output is kept apart (output.ts).
+    if (d.call_id) continue;
     const k = liveKey(d.session_id, d.run, d.round);
     const cur = next.get(k) ?? { content: '', thinking: '' };
     next.set(k, { content: cur.content + (d.content ?? ''), thinking: cur.thinking + (d.thinking ?? '') });

@@ -39,6 +39,7 @@ const errorLabel: Record<string, CallState> = {
   [ERROR_KINDS.cancelled]: { status: 'cancelled', label: 'Cancelled' },
   [ERROR_KINDS.interrupted]: { status: 'cancelled', label: 'Interrupted' },
   [ERROR_KINDS.skipped]: { status: 'cancelled', label: 'Skipped' },
+  [ERROR_KINDS.stopped]: { status: 'cancelled', label: 'Stopped by you' },
 };
 
 export function callStatus(c: CallItem, ctx: CallContext): CallState {

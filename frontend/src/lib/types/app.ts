@@ -176,6 +176,8 @@ export type Command =
   | { do: 'set_model'; session: string; model: string }
   | { do: 'send'; session: string; text: string }
   | { do: 'stop'; session: string }
+  /** Stops one running call (a command) on its own; the run goes on. */
+  | { do: 'stop_call'; session: string; call_id: string }
   | { do: 'answer'; session: string; call_id: string; allow?: boolean; scope: Scope }
   | { do: 'set_stepping'; session: string; on?: boolean }
   | { do: 'set_breakpoints'; session: string; breakpoints: Breakpoints }
@@ -244,25 +246,51 @@ export function settingsOf(v: unknown): Settings {
   };
 }
 
-/** A streamed token delta of the model's answer (loupe:delta). Not stored. */
+/** Which stream of a running command a piece of its output came from. */
+export type OutputStream = 'stdout' | 'stderr';
+
+/** A stretch of a running call's output (tools.OutputPiece). */
+export interface OutputPiece {
+  stream: OutputStream;
+  text: string;
+}
+
+/**
+ * A streamed delta (loupe:delta, agent.Delta). Not stored. Without call_id
+ * it is a piece of the model's answer (content, thinking); with call_id it
+ * is what that running call wrote since its last delta (output, in order),
+ * and omitted counts the bytes it wrote past what is streamed.
+ */
 export interface Delta {
   session_id: string;
   run: number;
   round: number;
   content: string;
   thinking: string;
+  call_id?: string;
+  output?: OutputPiece[];
+  omitted?: number;
 }
 
 /** A delta as the backend sends it (agent.Delta, empty fields left out), or null when it is not one. */
 export function deltaOf(v: unknown): Delta | null {
   if (!isRecord(v) || typeof v['session_id'] !== 'string') return null;
-  return {
+  const d: Delta = {
     session_id: v['session_id'],
     run: Number(v['run'] ?? 0),
     round: Number(v['round'] ?? 0),
     content: typeof v['content'] === 'string' ? v['content'] : '',
     thinking: typeof v['thinking'] === 'string' ? v['thinking'] : '',
   };
+  if (typeof v['call_id'] === 'string' && v['call_id'] !== '') {
+    d.call_id = v['call_id'];
+    const out = Array.isArray(v['output']) ? v['output'] : [];
+    d.output = out.flatMap((p): OutputPiece[] =>
+      isRecord(p) && typeof p['text'] === 'string' ? [{ stream: p['stream'] === 'stderr' ? 'stderr' : 'stdout', text: p['text'] }] : [],
+    );
+    d.omitted = typeof v['omitted'] === 'number' ? v['omitted'] : 0;
+  }
+  return d;
 }
 
 /** Names of the runtime events the backend emits: the log's events and the streamed text. */

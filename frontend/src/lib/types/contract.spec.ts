@@ -70,6 +70,7 @@ const COMMAND_FIELDS: Record<Command['do'], string[]> = {
   set_model: ['session', 'model'],
   send: ['session', 'text'],
   stop: ['session'],
+  stop_call: ['session', 'call_id'],
   answer: ['session', 'call_id', 'allow', 'scope'],
   set_stepping: ['session', 'on'],
   set_breakpoints: ['session', 'breakpoints'],

@@ -76,6 +76,8 @@ export const ERROR_KINDS = {
   cancelled: 'cancelled',
   interrupted: 'interrupted',
   skipped: 'skipped',
+  /** The user stopped this call alone while it ran; the run went on. */
+  stopped: 'stopped',
 } as const;
 
 export interface ToolCallPayload {

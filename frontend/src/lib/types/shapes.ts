@@ -187,7 +187,17 @@ const summary = obj({
   stepping: bool,
   breakpoints,
 });
-const delta = obj({ session_id: str, run: num, round: num, 'content?': str, 'thinking?': str });
+const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
+const delta = obj({
+  session_id: str,
+  run: num,
+  round: num,
+  'content?': str,
+  'thinking?': str,
+  'call_id?': str,
+  'output?': arr(outputPiece),
+  'omitted?': num,
+});
 const settings = obj({
   max_rounds: num,
   num_ctx_cap: num,
