@@ -22,8 +22,8 @@ import (
 )
 
 // Event channels the UI listens on (frontend/src/lib/bridge): the log's
-// events, from which it draws every state of a session, and the streamed
-// text of answers.
+// events, from which it draws every state of a session, and the deltas:
+// the streamed text of answers and the output of running commands.
 const (
 	chanEvent = "loupe:event"
 	chanDelta = "loupe:delta"
@@ -246,8 +246,8 @@ func (a *App) EventPayload(id string, seq int64) (string, error) {
 	return withManager(a, func(m *session.Manager) (string, error) { return m.Payload(a.ctx, id, seq) })
 }
 
-// Do carries out one command on a session (create, send, stop, answer,
-// step, edit, restore…); what the run does in answer arrives as events.
+// Do carries out one command on a session (create, send, stop, stop_call,
+// answer, step, edit, restore…); what the run does in answer arrives as events.
 func (a *App) Do(c session.Command) (session.Outcome, error) {
 	return withManager(a, func(m *session.Manager) (session.Outcome, error) { return m.Do(a.ctx, c) })
 }

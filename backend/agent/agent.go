@@ -97,7 +97,9 @@ type Seams struct {
 	Approver Approver
 	// Pauser may be nil: the run never pauses.
 	Pauser Pauser
-	// OnDelta may be nil.
+	// OnDelta may be nil: then nothing is streamed, and a command's
+	// output is read as one stream, in exactly the order it was written
+	// (see sandbox.Command.OnOutput).
 	OnDelta func(Delta)
 }
 

@@ -385,10 +385,12 @@ func (r *run) runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		delete(a.running, c.ID)
 		a.mu.Unlock()
 	}()
-	run, round, session := r.num, r.round, r.cfg.SessionID
-	cctx = tools.WithOutput(cctx, func(o tools.Output) {
-		a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted})
-	})
+	if a.streams {
+		run, round, session := r.num, r.round, r.cfg.SessionID
+		cctx = tools.WithOutput(cctx, func(o tools.Output) {
+			a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted})
+		})
+	}
 
 	start := time.Now()
 	defer func() {

@@ -21,6 +21,9 @@ type Agent struct {
 	seams Seams
 	log   []trace.Event
 
+	// streams is set when the agent was given OnDelta: only then do its
+	// tools get an output sink (tools.WithOutput).
+	streams bool
 	// running are the calls whose tool is running now, by call id: what
 	// StopCall may stop.
 	mu      sync.Mutex
@@ -29,10 +32,11 @@ type Agent struct {
 
 // New builds an agent over a session's log as it is now.
 func New(cfg Config, seams Seams, log []trace.Event) *Agent {
-	if seams.OnDelta == nil {
+	streams := seams.OnDelta != nil
+	if !streams {
 		seams.OnDelta = func(Delta) {}
 	}
-	return &Agent{cfg: cfg, seams: seams, log: log, running: map[string]context.CancelCauseFunc{}}
+	return &Agent{cfg: cfg, seams: seams, log: log, streams: streams, running: map[string]context.CancelCauseFunc{}}
 }
 
 // run is one run's state. The loop keeps everything it needs here as it

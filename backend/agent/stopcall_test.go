@@ -116,3 +116,21 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Without OnDelta nothing streams: tools get no output sink, so a command
+// reads its output as one stream, in the order it was written.
+func TestNoOutputSinkWithoutOnDelta(t *testing.T) {
+	sink := true
+	r := newRig(t, fn{name: "talk", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		sink = tools.OutputOf(ctx) != nil
+		return tools.Result{Content: "done"}, nil
+	}})
+	r.model.say(asks(tc("a", "talk", `{"x":"1"}`)), text("ok"))
+	ag := New(r.cfg, Seams{Model: r.model, Recorder: r.log, Tools: r.tools, Approver: r.ask}, nil)
+	if _, err := ag.Run(t.Context(), "Go"); err != nil {
+		t.Fatal(err)
+	}
+	if sink {
+		t.Fatal("a tool got an output sink with no one to stream to")
+	}
+}

@@ -476,3 +476,7 @@ func (p *printer) Event(e trace.Event) {
 }
 
 func (p *printer) Delta(agent.Delta) {}
+
+// NoDeltas: loupe run prints the log's events only, so its runs stream
+// nothing (see session.Sink).
+func (p *printer) NoDeltas() {}

@@ -65,7 +65,8 @@ type Command struct {
 
 // Output is what a finished command produced.
 type Output struct {
-	// Text is stdout and stderr interleaved as they were written. When
+	// Text is stdout and stderr interleaved as they were written (with
+	// OnOutput: as they were read, see Command.OnOutput). When
 	// Truncated, the middle is replaced by a marker saying how many bytes
 	// were left out.
 	Text      string

@@ -30,6 +30,12 @@ type Sink interface {
 	Delta(d agent.Delta)
 }
 
+// A Sink with a NoDeltas method takes no deltas (loupe run prints only
+// events): its runs stream nothing, and a command's stdout and stderr are
+// read through one pipe, in exactly the order they were written, as the
+// model reads them.
+type quietSink interface{ NoDeltas() }
+
 // Summary is a session as the sidebar shows it: the stored row, with
 // whether a run is going, what it waits for, and how it steps.
 type Summary struct {
@@ -99,6 +105,7 @@ type nopSink struct{}
 
 func (nopSink) Event(trace.Event) {}
 func (nopSink) Delta(agent.Delta) {}
+func (nopSink) NoDeltas()         {}
 
 // summary is a stored session with what is live about it. Where an open
 // run stands is read from that run's events.

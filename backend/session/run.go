@@ -200,13 +200,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		ws.Close()
 		return nil, err
 	}
+	var onDelta func(agent.Delta)
+	if _, quiet := m.sink.(quietSink); !quiet {
+		onDelta = m.sink.Delta
+	}
 	ag := agent.New(cfg, agent.Seams{
 		Model:    m.model,
 		Recorder: recorder{store: m.store, sink: m.sink},
 		Tools:    reg,
 		Approver: approver,
 		Pauser:   gate,
-		OnDelta:  m.sink.Delta,
+		OnDelta:  onDelta,
 	}, evs)
 	m.mu.Lock()
 	slot.ag = ag

@@ -25,7 +25,8 @@ export type Listener<T> = (batch: T[]) => void;
 /**
  * Everything the UI asks of the Go side and hears from it: a few reads,
  * one command for everything done to a session (do), and two streams, the
- * log's events and the streamed text. Every state of a session (running,
+ * log's events and the deltas (the streamed text of answers, the output of
+ * running commands). Every state of a session (running,
  * paused, waiting for an answer) is read from its events. The Wails
  * implementation is the only code that touches wailsjs; specs and the demo
  * use lib/replay's ReplayBridge, which plays recordings of the Go engine.
@@ -45,7 +46,7 @@ export interface Bridge {
   eventPayload(sessionId: string, seq: number): Promise<string>;
   /**
    * Carries out one command on a session: create, delete, set_model, send,
-   * stop, answer, stepping and breakpoints, step, continue, the edits at a
+   * stop, stop_call (one running command), answer, stepping and breakpoints, step, continue, the edits at a
    * pause, restores. Rejects with why not (a model without tools, a pause
    * that is over…).
    */
@@ -82,7 +83,7 @@ export interface Bridge {
 
   /** Committed timeline events of every session, de-duplicated by (session_id, seq). */
   onEvents(fn: Listener<TraceEvent>): Unsubscribe;
-  /** Streamed token deltas (not stored). */
+  /** Streamed deltas (not stored): token text, and running commands' output (call_id set). */
   onDeltas(fn: Listener<Delta>): Unsubscribe;
 }
 
