@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
@@ -144,5 +146,46 @@ func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) || !strings.Contains(err.Error(), "another Loupe process") {
 		t.Fatalf("stop_call of a run owned elsewhere: %v", err)
+	}
+}
+
+// A chatty command, through the real sandbox the workspace assembles:
+// its output reaches the window in about ten deltas a second at most, and
+// no more of it than the model gets (32 KiB), then only the count of the
+// bytes left out.
+func TestCommandOutputIsCoalescedAndCapped(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.02; done; head -c 100000 /dev/zero | tr '\\0' x"}`)),
+		ollamatest.Text("Lots of x."),
+	)
+	start := time.Now()
+	h.run("Be chatty")
+	took := time.Since(start)
+	var n, streamed, omitted int
+	h.sink.mu.Lock()
+	for _, d := range h.sink.deltas {
+		if d.CallID != "call_1" {
+			continue
+		}
+		n++
+		for _, p := range d.Output {
+			streamed += len(p.Text)
+		}
+		omitted = d.Omitted
+	}
+	h.sink.mu.Unlock()
+	total := 100000
+	for i := range 40 {
+		total += len("line \n") + len(strconv.Itoa(i))
+	}
+	if streamed != 32<<10 || omitted != total-streamed {
+		t.Fatalf("streamed %d bytes and said %d were left out, of %d", streamed, omitted, total)
+	}
+	if limit := int(took/(100*time.Millisecond)) + 2; n > limit || n >= 40 {
+		t.Fatalf("%d deltas in %v (at most %d)", n, took, limit)
+	}
+	if rs := results(t, h.events()); len(rs) != 1 || !rs[0].Truncated {
+		t.Fatalf("result = %+v", rs)
 	}
 }
