@@ -111,6 +111,41 @@ export async function startFakeOllama(script) {
 }
 
 /**
+ * A database holding one session of a single run of `rounds` rounds,
+ * recorded by the real loop (`loupe run`) against `fakeollama -rounds`:
+ * each round asks for `calls` list_dir calls at once, and with envEvery
+ * every so many rounds' last call writes .env, which Loupe refuses.
+ * Returns { db, workspace, events } (events: how many the log holds).
+ */
+export async function longSessionDb({ rounds, calls = 1, envEvery = 0, prefix = 'loupe-long-' }) {
+  const exe = join(bin, 'fakeollama');
+  if (!built.has(exe)) {
+    execFileSync('go', ['build', '-o', exe, './backend/ollama/ollamatest/cmd/fakeollama'], { cwd: root, stdio: 'inherit' });
+    built.set(exe, true);
+  }
+  const loupe = goBuild(join(bin, 'loupe'), []);
+  const port = await freePort();
+  const fake = start(`fakeollama-rounds-${rounds}`, exe,
+    ['-addr', `127.0.0.1:${port}`, '-rounds', String(rounds), '-calls', String(calls), '-env-every', String(envEvery)]);
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await until('fake Ollama', async () => (await fetch(`${url}/api/version`)).ok);
+    const workspace = tempDir(`${prefix}ws-`);
+    writeFileSync(join(workspace, 'README.md'), '# A folder listed many times\n');
+    const db = tempDb(`${prefix}db-`);
+    const out = execFileSync(loupe, ['run', '--workspace', workspace, '--model', 'tiny', '--host', url, '--db', db,
+      '--auto', '--max-rounds', String(Math.min(1000, rounds)), '--json', `List the folder ${rounds} times`],
+    { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const lines = out.trim().split('\n');
+    const end = JSON.parse(lines.at(-1));
+    if (end.kind !== 'run_end' || end.payload.reason !== 'answered') throw new Error(`the long run did not answer: ${lines.at(-1).slice(0, 300)}`);
+    return { db, workspace, events: end.seq };
+  } finally {
+    await fake.stop();
+  }
+}
+
+/**
  * Starts a -tags dev build of the app: it opens its GTK window on the
  * virtual display and serves the UI with the real Go bindings at an HTTP
  * address, which Chromium then drives.
