@@ -1,4 +1,9 @@
-export { LoupeApp, hasCapability, sortSessions, type View, type Toast, type RestoreConfirm, type SettingsSection } from './app.svelte';
+export { LoupeApp, type RestoreConfirm } from './app.svelte';
+export { hasCapability } from './status.svelte';
+export { sortSessions } from './summaries.svelte';
+export { type View } from './routing.svelte';
+export { type Toast } from './toasts.svelte';
+export { type SettingsSection } from './settings.svelte';
 export { WorkspaceState } from './workspace.svelte';
 export { SessionState, pendingBody } from './session.svelte';
 export { ThemeState, type ThemeMode } from './theme.svelte';
