@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,7 +19,44 @@ import (
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
+	"github.com/loupe-dev/loupe/testkit/procs"
 )
+
+// needProc skips a test of lease owners where they cannot be told apart.
+func needProc(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("owners are looked at through /proc, which only Linux has")
+	}
+}
+
+// heldElsewhere is a session as a second window finds it while another
+// live Loupe process (loupe run, another window) works on it: run 1 is
+// open in call_1, a call of tool name with args (see crashedDuringCall),
+// and that process holds the lease. It returns the harness and the
+// holder's pid.
+func heldElsewhere(t *testing.T, name, args string) (*harness, int) {
+	t.Helper()
+	needProc(t)
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.crashedDuringCall(name, args)
+	pid := procs.Live(t)
+	h.giveLease(pid)
+	return h, pid
+}
+
+// writesNothing notes how long the log is and returns a check that it has
+// not grown since: what a refused command must leave.
+func (h *harness) writesNothing() func(what string) {
+	h.t.Helper()
+	n := len(h.events())
+	return func(what string) {
+		h.t.Helper()
+		if got := len(h.events()); got != n {
+			h.t.Fatalf("%s wrote %d events", what, got-n)
+		}
+	}
+}
 
 // giveLease writes the session's lease as the process pid would have taken
 // it: on this boot and in this pid namespace, started when it did.
@@ -51,46 +87,28 @@ func (h *harness) giveLease(pid int) {
 // loupe run) does not start a second run here: the send is refused, says
 // why, and writes nothing.
 func TestSendToARunOwnedElsewhereIsRefused(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("owners are looked at through /proc, which only Linux has")
-	}
-	h := newHarness(t, permission.ModeAuto, nil)
-	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
-	other := exec.Command("sleep", "60")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	h.giveLease(other.Process.Pid)
-	n := len(h.events())
+	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
+	unchanged := h.writesNothing()
 
 	_, err := h.m.Run(context.Background(), h.id, "Hello", session.RunOptions{})
 	var held *store.LeaseHeldError
-	if !errors.As(err, &held) || held.By.PID != other.Process.Pid || !strings.Contains(err.Error(), "another Loupe process") {
+	if !errors.As(err, &held) || held.By.PID != other || !strings.Contains(err.Error(), "another Loupe process") {
 		t.Fatalf("send to a run owned elsewhere: %v", err)
 	}
 	if err := h.m.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(h.events()); got != n {
-		t.Fatalf("the run owned elsewhere was written to: %d events, then %d", n, got)
-	}
+	unchanged("a send and a recovery of a run owned elsewhere")
 }
 
 // A send to a session whose last run was left open by a process that is
 // gone (and that no recovery has closed yet) closes that run first: its
 // call gets its one result and its run_end, then the new run begins.
 func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("owners are looked at through /proc, which only Linux has")
-	}
+	needProc(t)
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	h.giveLease(dead.Process.Pid)
+	h.giveLease(procs.Exited(t))
 	h.srv.Script(ollamatest.Text("Hello."))
 	if end := h.run("Hello"); end.Reason != trace.EndAnswered {
 		t.Fatalf("end = %+v", end)
@@ -115,41 +133,19 @@ func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
 // Undo writes files and the log: not while another live process runs the
 // session.
 func TestUndoOfARunOwnedElsewhereIsRefused(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("owners are looked at through /proc, which only Linux has")
-	}
-	h := newHarness(t, permission.ModeAuto, nil)
-	h.crashedDuringCall("write_file", `{"path":"a.txt","content":"a"}`)
-	other := exec.Command("sleep", "60")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	h.giveLease(other.Process.Pid)
-	n := len(h.events())
+	h, _ := heldElsewhere(t, "write_file", `{"path":"a.txt","content":"a"}`)
+	unchanged := h.writesNothing()
 	if _, err := h.m.UndoRun(context.Background(), h.id, 1, true); !errors.Is(err, store.ErrLeaseHeld) {
 		t.Fatalf("undo of a run owned elsewhere: %v", err)
 	}
-	if got := len(h.events()); got != n {
-		t.Fatalf("the log of a run owned elsewhere was written to: %d events, then %d", n, got)
-	}
+	unchanged("an undo of a run owned elsewhere")
 }
 
 // Stop, Step or an answer for a run that another live process holds says
 // where the run is, and writes nothing.
 func TestCommandsToARunOwnedElsewhereSayWhere(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("owners are looked at through /proc, which only Linux has")
-	}
-	h := newHarness(t, permission.ModeAuto, nil)
-	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
-	other := exec.Command("sleep", "60")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	h.giveLease(other.Process.Pid)
-	n := len(h.events())
+	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
+	unchanged := h.writesNothing()
 	for _, c := range []session.Command{
 		{Do: session.DoStop}, {Do: session.DoStep, At: 2}, {Do: session.DoContinue},
 		{Do: session.DoAnswer, CallID: "call_1", Allow: true, Scope: "once"}, {Do: session.DoSkip, Text: "no"},
@@ -157,11 +153,9 @@ func TestCommandsToARunOwnedElsewhereSayWhere(t *testing.T) {
 		c.Session = h.id
 		_, err := h.m.Do(context.Background(), c)
 		var held *store.LeaseHeldError
-		if !errors.As(err, &held) || held.By.PID != other.Process.Pid {
+		if !errors.As(err, &held) || held.By.PID != other {
 			t.Errorf("%s on a run owned elsewhere: %v", c.Do, err)
 		}
 	}
-	if got := len(h.events()); got != n {
-		t.Fatalf("commands to a run owned elsewhere wrote %d events", got-n)
-	}
+	unchanged("commands to a run owned elsewhere")
 }

@@ -3,8 +3,6 @@ package session_test
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,22 +129,14 @@ func TestStopCallOfAnotherCallIsRefused(t *testing.T) {
 
 // A stop for a run another live process holds says where it is.
 func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("owners are looked at through /proc, which only Linux has")
-	}
-	h := newHarness(t, permission.ModeAuto, nil)
-	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
-	other := exec.Command("sleep", "60")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	h.giveLease(other.Process.Pid)
+	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
+	unchanged := h.writesNothing()
 	_, err := h.m.Do(context.Background(), session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"})
 	var held *store.LeaseHeldError
-	if !errors.As(err, &held) || !strings.Contains(err.Error(), "another Loupe process") {
+	if !errors.As(err, &held) || held.By.PID != other || !strings.Contains(err.Error(), "another Loupe process") {
 		t.Fatalf("stop_call of a run owned elsewhere: %v", err)
 	}
+	unchanged("a stop_call of a run owned elsewhere")
 }
 
 // A chatty command, through the real sandbox the workspace assembles:

@@ -3,36 +3,23 @@ package store
 import (
 	"errors"
 	"os"
-	osexec "os/exec"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/procs"
 )
 
 // child starts a process that lives until the test ends and returns it as
 // a lease owner (another process of this boot).
 func child(t *testing.T) LeaseOwner {
 	t.Helper()
-	cmd := osexec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return ownerFor(t, cmd.Process.Pid)
+	return ownerFor(t, procs.Live(t))
 }
 
-// deadPID is the pid of a process that has exited and been reaped.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := osexec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
+// ownerFor is the owner the process pid would write: on this boot, in this
+// pid namespace, started when it did.
 func ownerFor(t *testing.T, pid int) LeaseOwner {
 	t.Helper()
 	me := self()
@@ -66,7 +53,7 @@ func TestLeaseOwnerGone(t *testing.T) {
 		// A process stopped with Ctrl-Z, or a machine that slept, misses
 		// beats: it is alive, and its run is its own.
 		{"a live process whose heartbeat is late", with(live, func(o *LeaseOwner) { o.Heartbeat = stale }), false},
-		{"a process that has exited", ownerFor(t, deadPID(t)), true},
+		{"a process that has exited", ownerFor(t, procs.Exited(t)), true},
 		{"a pid now another process's", with(live, func(o *LeaseOwner) { o.Started++ }), true},
 		{"another boot", with(live, func(o *LeaseOwner) { o.BootID = "another-boot" }), true},
 		// Where the process cannot be looked at, the heartbeat decides.
@@ -85,6 +72,23 @@ func TestLeaseOwnerGone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// take takes the session's lease for this process.
+func take(t *testing.T, s *Store, id string) *Lease {
+	t.Helper()
+	l, err := s.TakeLease(t.Context(), id)
+	if err != nil {
+		t.Fatalf("TakeLease(%s): %v", id, err)
+	}
+	return l
+}
+
+// beating reports whether the heartbeat goroutine runs.
+func beating() bool {
+	beats.mu.Lock()
+	defer beats.mu.Unlock()
+	return beats.stop != nil
 }
 
 // putLease stores a lease as another process would have.
@@ -114,12 +118,9 @@ func TestTakeLease(t *testing.T) {
 	}
 
 	// Its owner is gone: taken over, with the run it left open.
-	dead := ownerFor(t, deadPID(t))
+	dead := ownerFor(t, procs.Exited(t))
 	putLease(t, s, sess.ID, dead)
-	l, err := s.TakeLease(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := take(t, s, sess.ID)
 	if l.OpenRun != 1 || !l.Orphan || l.From == nil || l.From.PID != dead.PID {
 		t.Fatalf("lease = open run %d, orphan %v, from %+v", l.OpenRun, l.Orphan, l.From)
 	}
@@ -130,10 +131,7 @@ func TestTakeLease(t *testing.T) {
 
 	// Taken again by this process (recovery hands a paused run to its
 	// resumed run): the first Release then leaves the second's lease.
-	l2, err := s.TakeLease(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l2 := take(t, s, sess.ID)
 	if l2.Orphan || l2.From != nil {
 		t.Fatalf("a run open under this process's own lease taken for an orphan: %+v", l2)
 	}
@@ -152,10 +150,7 @@ func TestTakeLease(t *testing.T) {
 	if _, ok, _ := s.LeaseOf(ctx, sess.ID); ok {
 		t.Fatal("the lease is still there after its release")
 	}
-	beats.mu.Lock()
-	running := beats.stop != nil
-	beats.mu.Unlock()
-	if running {
+	if beating() {
 		t.Error("the heartbeat goes on with no lease held")
 	}
 
@@ -181,11 +176,7 @@ func TestHeartbeatRenewsOwnLeases(t *testing.T) {
 	s.now = clock.Now
 	a := mustCreate(t, s, Session{Title: "a"})
 	b := mustCreate(t, s, Session{Title: "b"})
-	l, err := s.TakeLease(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
+	defer take(t, s, a.ID).Release()
 	other := LeaseOwner{Owner: "other", PID: 1, Heartbeat: clock.Now()}
 	putLease(t, s, b.ID, other)
 	before, _, _ := s.LeaseOf(ctx, a.ID)
@@ -205,11 +196,7 @@ func TestHeartbeatRenewsOwnLeases(t *testing.T) {
 func TestLeaseGoesWithItsSession(t *testing.T) {
 	s := openTemp(t)
 	sess := mustCreate(t, s, Session{Title: "t"})
-	l, err := s.TakeLease(t.Context(), sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
+	defer take(t, s, sess.ID).Release()
 	if err := s.DeleteSession(t.Context(), sess.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +212,7 @@ func TestHeartbeatBeatsWhileALeaseIsHeld(t *testing.T) {
 	defer beatEvery.Store(0)
 	s := openTemp(t)
 	sess := mustCreate(t, s, Session{Title: "t"})
-	l, err := s.TakeLease(t.Context(), sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := take(t, s, sess.ID)
 	first, _, _ := s.LeaseOf(t.Context(), sess.ID)
 	// A beat already going (another lease held) keeps its own pace.
 	deadline := time.Now().Add(HeartbeatEvery + 2*time.Second)
@@ -243,10 +227,7 @@ func TestHeartbeatBeatsWhileALeaseIsHeld(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	l.Release()
-	beats.mu.Lock()
-	running := beats.stop != nil
-	beats.mu.Unlock()
-	if running {
+	if beating() {
 		t.Error("the heartbeat goes on with no lease held")
 	}
 }
