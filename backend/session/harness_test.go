@@ -61,26 +61,13 @@ func benchHarness(b *testing.B, srv *ollamatest.Server, mode permission.Mode) *h
 
 func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func(*settings.Settings)) *harness {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	asks := make(chan trace.Permission, 16)
 	h := &harness{t: t, srv: srv, st: st, broker: permission.NewBroker(), sink: &recordingSink{asks: asks}, asks: asks}
 	h.m = session.NewManager(st, ollama.New(srv.URL(), nil), h.broker, h.sink)
 	t.Cleanup(h.m.StopAll)
-	s := settings.Defaults()
-	s.PermissionMode = mode
-	if edit != nil {
-		edit(&s)
-	}
-	if err := settings.Save(context.Background(), st, s); err != nil {
-		t.Fatal(err)
-	}
-	h.ws = fixedLengthDir(t)
-	h.write("README.md", "# Demo\nhello from the workspace\n")
-	h.write("notes.txt", "alpha\nbeta\n")
+	saveSettings(t, st, mode, edit)
+	h.ws = demoWorkspace(t)
 	sum, err := h.m.Create(context.Background(), h.ws, testModel)
 	if err != nil {
 		t.Fatal(err)
@@ -89,15 +76,57 @@ func build(t testing.TB, srv *ollamatest.Server, mode permission.Mode, edit func
 	return h
 }
 
-func (h *harness) write(name, content string) {
-	h.t.Helper()
-	p := filepath.Join(h.ws, name)
+// tempStore opens a fresh database in a temporary folder, closed when the
+// test ends.
+func tempStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// saveSettings saves the default settings in the permission mode, changed
+// by edit when it is set.
+func saveSettings(t testing.TB, st *store.Store, mode permission.Mode, edit func(*settings.Settings)) {
+	t.Helper()
+	s := settings.Defaults()
+	s.PermissionMode = mode
+	if edit != nil {
+		edit(&s)
+	}
+	if err := settings.Save(context.Background(), st, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// demoWorkspace is the workspace of the harness and of the recordings: a
+// folder of a fixed path length holding README.md and notes.txt.
+func demoWorkspace(t testing.TB) string {
+	t.Helper()
+	dir := fixedLengthDir(t)
+	writeIn(t, dir, "README.md", "# Demo\nhello from the workspace\n")
+	writeIn(t, dir, "notes.txt", "alpha\nbeta\n")
+	return dir
+}
+
+// writeIn writes the file name below dir, making its folders.
+func writeIn(t testing.TB, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
+}
+
+func (h *harness) write(name, content string) {
+	h.t.Helper()
+	writeIn(h.t, h.ws, name, content)
 }
 
 func (h *harness) run(text string) trace.RunEnd {

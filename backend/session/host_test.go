@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/loupe-dev/loupe/backend/ollama"
@@ -10,7 +9,6 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
-	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -25,11 +23,7 @@ func TestRunsGoToTheHostSetSince(t *testing.T) {
 	}
 	a.Script(ollamatest.Text("from a"))
 	b.Script(ollamatest.Text("from b"))
-	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	if err := settings.Save(context.Background(), st, settings.Defaults()); err != nil {
 		t.Fatal(err)
 	}

@@ -109,26 +109,13 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 	srv := ollamatest.New(t)
 	srv.SetClock(func() time.Time { return recordedStart })
 	srv.AddModel(ollamatest.ModelSpec{Name: recordedModel, ContextLength: 40960})
-	st, err := store.Open(filepath.Join(t.TempDir(), "loupe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	rec := golden.NewRecorder(t, scenario, about)
 	broker := permission.NewBroker()
 	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, windowSink{rec})
 	t.Cleanup(m.StopAll)
-	w := &window{t: t, srv: srv, st: st, m: m, rec: rec, broker: broker, ws: fixedLengthDir(t)}
-	w.write("README.md", "# Demo\nhello from the workspace\n")
-	w.write("notes.txt", "alpha\nbeta\n")
-	s := settings.Defaults()
-	s.PermissionMode = mode
-	if edit != nil {
-		edit(&s)
-	}
-	if err := settings.Save(context.Background(), st, s); err != nil {
-		t.Fatal(err)
-	}
+	w := &window{t: t, srv: srv, st: st, m: m, rec: rec, broker: broker, ws: demoWorkspace(t)}
+	saveSettings(t, st, mode, edit)
 	// The home folder first: the other stable names must not be touched.
 	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
 		w.replace = append(w.replace, [2]string{home, recordedHome})
@@ -139,13 +126,7 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 
 func (w *window) write(name, content string) {
 	w.t.Helper()
-	p := filepath.Join(w.ws, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
+	writeIn(w.t, w.ws, name, content)
 }
 
 func (w *window) read(name string) string {
