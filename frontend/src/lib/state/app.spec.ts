@@ -1,13 +1,18 @@
 // @vitest-environment jsdom
+// LoupeApp with its parts wired together, on replays of the engine's
+// recordings: what goes through more than one part (events into the list
+// and the open session, a command's summary, Ollama's status and a refused
+// send). Each part's own behaviour is in its spec (status, summaries,
+// settings, live, raws, toasts).
 // jsdom: the state classes compile for the browser, as in the window
 // (under node they compile for the server, where a derived value such as
 // a pause's draft is computed afresh on every read).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReplayBridge, type ReplayOptions } from '../replay/bridge';
 import { recording } from '../replay/recordings';
-import { makeSummary } from '../testing/events';
 import type { SessionSnapshot } from '../types';
 import { LoupeApp } from './app.svelte';
+import { STATUS_RETRY_MS, STATUS_WATCH_MS } from './status.svelte';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -35,38 +40,22 @@ describe('LoupeApp', () => {
     stop();
   });
 
-  it('keeps checking an unreachable Ollama and loads models once it answers', async () => {
-    vi.useFakeTimers();
-    const { app, replay, stop } = setup('approve_command', { status: { reachable: false, message: 'Start Ollama with "ollama serve".' } });
-    await vi.advanceTimersByTimeAsync(0);
-    expect(app.status?.message).toContain('ollama serve');
-    expect(app.modelsLoaded).toBe(true);
-    expect(replay.callsOf('listModels')).toHaveLength(0);
-    replay.statusInfo = { ...replay.statusInfo, reachable: true };
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(app.status?.reachable).toBe(true);
-    expect(replay.callsOf('listModels')).toHaveLength(1);
-    stop();
-  });
-
-  it('watches Ollama both ways: a stop shows, and once it is back a new model appears and a refused send is forgotten', async () => {
+  it('forgets a send refused while Ollama was away once it is back', async () => {
     vi.useFakeTimers();
     const { app, replay, stop } = setup('approve_command');
     await vi.advanceTimersByTimeAsync(0);
     await app.openSession('session-1');
-    expect(app.status?.reachable).toBe(true);
-    const before = replay.models.map((m) => m.name);
-    // Ollama stops: the next check says so, without a click.
+    // Ollama stops: the next check says so, without a click, and a send is refused meanwhile.
     replay.statusInfo = { ...replay.statusInfo, reachable: false, message: 'Start Ollama with "ollama serve".' };
-    app.current!.sendError = 'could not reach Ollama';
-    await vi.advanceTimersByTimeAsync(15000);
+    await vi.advanceTimersByTimeAsync(STATUS_WATCH_MS);
     expect(app.status?.reachable).toBe(false);
-    // It is back, with a model pulled meanwhile.
+    app.current!.sendError = 'could not reach Ollama';
+    await vi.advanceTimersByTimeAsync(STATUS_RETRY_MS);
+    expect(app.current!.sendError).toBe('could not reach Ollama');
+    // It is back.
     replay.statusInfo = { ...replay.statusInfo, reachable: true, message: '' };
-    replay.models = [...replay.models, { ...replay.models[0]!, name: 'pulled:latest' }];
-    await vi.advanceTimersByTimeAsync(5000);
+    await vi.advanceTimersByTimeAsync(STATUS_RETRY_MS);
     expect(app.status?.reachable).toBe(true);
-    expect(app.models.map((m) => m.name)).toEqual([...before, 'pulled:latest']);
     expect(app.current!.sendError).toBeNull();
     stop();
   });
@@ -132,22 +121,6 @@ describe('LoupeApp', () => {
     stop();
   });
 
-  it('flags a session that is not open as waiting for an answer, from its events alone', async () => {
-    const { app, replay, stop } = setup('approve_command');
-    await settle();
-    expect(app.current).toBeNull();
-    // The run was started elsewhere (the session is not open here): only its events arrive.
-    await replay.do({ do: 'send', session: 'session-1', text: 'Write hello.txt with a command' });
-    await settle();
-    expect(app.sessions[0]).toMatchObject({ id: 'session-1', running: true, open_run: 1, standing: 'asking', event_count: 5 });
-    expect(app.waiting.has('session-1')).toBe(true);
-    await replay.do({ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' });
-    await settle();
-    expect(app.waiting.has('session-1')).toBe(false);
-    expect(app.sessions[0]).toMatchObject({ running: false, open_run: 0, standing: '', last_reason: 'answered', event_count: 10 });
-    stop();
-  });
-
   it('keeps what the events said when a command’s summary comes back after them', async () => {
     const { app, replay, stop } = setup('step_edits', { from: 'paused after_result' });
     await settle();
@@ -195,12 +168,14 @@ describe('LoupeApp', () => {
     stop();
   });
 
-  it('shows streaming text until the response is committed', async () => {
+  it("shows the open session's streaming text until the response is committed", async () => {
     const { app, replay, stop } = setup('stop_streaming');
     await settle();
-    await app.openSession('session-1');
+    // Before the session is open, its streaming text is nobody's.
     await replay.do({ do: 'send', session: 'session-1', text: 'Greet me' });
     await settle();
+    expect(app.liveText(1, 1)).toBeUndefined();
+    await app.openSession('session-1');
     expect(app.liveText(1, 1)?.content).toBe('Hello there');
     await replay.do({ do: 'stop', session: 'session-1' });
     await settle();
@@ -221,26 +196,4 @@ describe('LoupeApp', () => {
     stop();
   });
 
-  it('caches one Raw source per event, and loads what the backend rebuilt', async () => {
-    const { app, replay, stop } = setup('approve_command', { from: 'end' });
-    await settle();
-    await app.openSession('session-1');
-    const req = replay.events.find((e) => e.kind === 'model_request')!;
-    const a = app.rawSource(req);
-    expect(app.rawSource(req)).toBe(a);
-    expect(a.exact).toBe(true);
-    expect(await a.load()).toBe(replay.recording.raw_requests[String(req.seq)]);
-    stop();
-  });
-});
-
-describe('sortSessions', () => {
-  it('puts the most recently updated first, whatever the time zone offset', async () => {
-    const { sortSessions } = await import('./app.svelte');
-    const list = sortSessions([
-      makeSummary({ id: 'old', updated_at: '2026-01-05T10:00:00+02:00' }),
-      makeSummary({ id: 'new', updated_at: '2026-01-05T09:30:00Z' }),
-    ]);
-    expect(list.map((s) => s.id)).toEqual(['new', 'old']);
-  });
 });
