@@ -62,10 +62,11 @@ type Pauser interface {
 	// stepping) is the reason. It must not block: the loop also asks it
 	// ahead, to know which calls may pause.
 	Stops(c Checkpoint) (stop, breakpoint bool)
-	// Waiting says that the run takes Commands at the paused checkpoint
-	// of event seq, and 0 when it no longer does, so that a command sent
-	// to a pause that is over is refused at once instead of waiting.
-	Waiting(seq int64)
+	// Waiting says that run (its number) takes Commands at the paused
+	// checkpoint of event seq, and seq 0 when it no longer does, so that
+	// a command sent to a pause that is over is refused at once instead
+	// of waiting.
+	Waiting(run int, seq int64)
 	// Commands delivers the user's commands while paused.
 	Commands() <-chan Command
 }

@@ -253,7 +253,7 @@ func (s *stepper) Stops(c Checkpoint) (bool, bool) {
 	return stop, stop
 }
 
-func (s *stepper) Waiting(seq int64) {
+func (s *stepper) Waiting(_ int, seq int64) {
 	if seq != 0 {
 		s.waits <- seq
 	}

@@ -96,8 +96,8 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 		}
 		at = e.Seq
 	}
-	p.Waiting(at)
-	defer p.Waiting(0)
+	p.Waiting(r.num, at)
+	defer p.Waiting(r.num, 0)
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,7 +131,7 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 				_, err := r.record(ctx, trace.KindCheckpoint, trace.Checkpoint{Point: s.cp.Point, State: trace.Resumed, CallID: s.cp.CallID, Tool: s.cp.Tool, Action: cmd.Action})
 				// No longer waiting before the reply, so that whoever
 				// resumed is refused if they send to this pause again.
-				p.Waiting(0)
+				p.Waiting(r.num, 0)
 				reply(cmd, unwrapStore(err))
 				if err != nil {
 					return Command{}, err

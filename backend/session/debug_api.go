@@ -37,9 +37,11 @@ type stepGate struct {
 	free int
 	bp   Breakpoints
 	// at is the seq of the paused checkpoint the run takes commands at (0:
-	// none); left is closed when it stops taking them; changed is closed
-	// (and replaced) whenever at changes or the session's run ends.
+	// none), and run that run's number; left is closed when it stops
+	// taking them; changed is closed (and replaced) whenever at changes
+	// or the session's run ends.
 	at      int64
+	run     int
 	left    chan struct{}
 	changed chan struct{}
 	cmds    chan agent.Command
@@ -116,7 +118,7 @@ func (g *stepGate) Stops(c agent.Checkpoint) (bool, bool) {
 	return false, false
 }
 
-func (g *stepGate) Waiting(seq int64) {
+func (g *stepGate) Waiting(run int, seq int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if seq == g.at {
@@ -126,7 +128,7 @@ func (g *stepGate) Waiting(seq int64) {
 		close(g.left)
 		g.left = nil
 	}
-	g.at = seq
+	g.at, g.run = seq, run
 	if seq != 0 {
 		g.left = make(chan struct{})
 	}
@@ -167,17 +169,18 @@ func (g *stepGate) save(ctx context.Context) error {
 // a run restored after a restart gets there in a moment, and one whose
 // restore failed (its folder was missing) is resumed now. Then send waits
 // for the run, as long as the log says it waits at at. deliver, if set,
-// runs once the run is there to take the command, just before it does.
-func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command, deliver func() error) error {
+// runs once the run is there to take the command, just before it does,
+// with the number of the run that waits.
+func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command, deliver func(run int) error) error {
 	resumed := false
 	for {
 		g.mu.Lock()
-		cur, left, changed := g.at, g.left, g.changed
+		cur, run, left, changed := g.at, g.run, g.left, g.changed
 		g.mu.Unlock()
 		switch {
 		case cur != 0 && (at == 0 || at == cur):
 			if deliver != nil {
-				if err := deliver(); err != nil {
+				if err := deliver(run); err != nil {
 					return err
 				}
 				deliver = nil
@@ -284,17 +287,13 @@ func (m *Manager) Resume(ctx context.Context, id string, at int64, action string
 	var sum Summary
 	// The summary is read before the run goes on, so it says what the
 	// command changed and nothing the run did after.
-	deliver := func() (err error) {
+	deliver := func(run int) (err error) {
 		if action == trace.ActionContinue {
 			// The run is let go only once it is there to go on: a
 			// Continue that is refused changes nothing. Step mode stays
 			// as the user set it, for the session's next run.
-			s, err := m.store.GetSession(ctx, id)
-			if err != nil {
-				return err
-			}
 			g.mu.Lock()
-			g.free = s.OpenRun
+			g.free = run
 			g.mu.Unlock()
 		}
 		sum, err = m.summaryOf(ctx, id)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -61,6 +63,48 @@ func TestStepModeIsRemembered(t *testing.T) {
 		d, err := h.m.Open(ctx, h.id)
 		if err != nil || !d.Summary.Stepping {
 			t.Fatalf("stepping after the second Continue: %v %v", d.Summary.Stepping, err)
+		}
+	})
+	// A run left paused when Loupe closed is run again by the next
+	// process: Continue lets that run go too, as it is numbered in the
+	// log (run 2 here), and it pauses no more.
+	t.Run("across a restart", func(t *testing.T) {
+		h := newHarness(t, permission.ModeAuto, nil)
+		h.srv.Script(ollamatest.Text("Hi."), calls(call("call_1", "read_file", `{"path":"README.md"}`)), ollamatest.Text("Done."))
+		ctx := context.Background()
+		h.run("Hi")
+		stepping(t, h)
+		if _, err := h.m.Start(ctx, h.id, "Look", session.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		first := waitPaused(t, h.m, h.id)
+		h.m.Close()
+		m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+		t.Cleanup(m2.StopAll)
+		if err := m2.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if again := waitPaused(t, m2, h.id); again.Seq != first.Seq {
+			t.Fatalf("reopened paused at %d, want %d", again.Seq, first.Seq)
+		}
+		if _, err := m2.Resume(ctx, h.id, first.Seq, trace.ActionContinue); err != nil {
+			t.Fatal(err)
+		}
+		// Bounded: a run that paused again would wait for ever.
+		waitFor(t, func() bool { evs := h.events(); return evs[len(evs)-1].Kind == trace.KindRunEnd }, "the continued run to end")
+		m2.Wait(h.id)
+		evs := h.events()
+		if e := lastEnd(t, evs); e.Reason != trace.EndAnswered || evs[len(evs)-1].Run != 2 {
+			t.Fatalf("end = %+v of run %d, want run 2 answered", e, evs[len(evs)-1].Run)
+		}
+		paused := 0
+		for _, e := range evs {
+			if e.Kind == trace.KindCheckpoint {
+				paused++
+			}
+		}
+		if paused != 2 { // the pause and its resumed event
+			t.Fatalf("%d checkpoint events, want 2: the continued run paused again", paused)
 		}
 	})
 	t.Run("a new session starts with the default", func(t *testing.T) {
