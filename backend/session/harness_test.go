@@ -218,6 +218,19 @@ func lastEnd(t *testing.T, evs []trace.Event) trace.RunEnd {
 	return trace.RunEnd{}
 }
 
+// notices counts the notices with the code in a log.
+func notices(evs []trace.Event, code string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindNotice {
+			if p, err := trace.Decode[trace.Notice](e); err == nil && p.Code == code {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 type llmCall = llm.ToolCall
 
 // waitFor polls until cond holds or fails the test after 10 s.

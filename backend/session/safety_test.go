@@ -132,14 +132,7 @@ func TestUntrustedWorkspaceSettingsCannotGrant(t *testing.T) {
 		h.answer(a.CallID, false)
 	}()
 	h.run("hi")
-	var sawNotice bool
-	for _, e := range h.events() {
-		if e.Kind == trace.KindNotice {
-			p, _ := trace.Decode[trace.Notice](e)
-			sawNotice = sawNotice || p.Code == "workspace_untrusted"
-		}
-	}
-	if !sawNotice {
+	if notices(h.events(), "workspace_untrusted") == 0 {
 		t.Fatal("no notice that the workspace settings are ignored")
 	}
 	if rs := results(t, h.events()); rs[0].ErrorKind != trace.ErrDenied {

@@ -260,14 +260,7 @@ func TestModelErrors(t *testing.T) {
 				t.Fatalf("end = %+v", end)
 			}
 			invariants.Check(t, h.events())
-			retries := 0
-			for _, e := range h.events() {
-				if e.Kind == trace.KindNotice {
-					if p, _ := trace.Decode[trace.Notice](e); p.Code == "retry" {
-						retries++
-					}
-				}
-			}
+			retries := notices(h.events(), "retry")
 			if retries != tc.retries || h.srv.Pending() != 0 {
 				t.Fatalf("%d retries (%d replies left), want %d", retries, h.srv.Pending(), tc.retries)
 			}
@@ -295,14 +288,9 @@ func TestEmptyAnswerNotice(t *testing.T) {
 	if end := h.run("Hi"); end.Reason != trace.EndAnswered || end.FinalText != "" {
 		t.Fatalf("end = %+v", end)
 	}
-	for _, e := range h.events() {
-		if e.Kind == trace.KindNotice {
-			if p, _ := trace.Decode[trace.Notice](e); p.Code == "empty_answer" {
-				return
-			}
-		}
+	if notices(h.events(), "empty_answer") == 0 {
+		t.Fatal("no empty_answer notice")
 	}
-	t.Fatal("no empty_answer notice")
 }
 
 // An unknown model is refused before anything is written.
@@ -472,14 +460,7 @@ func TestModelWithoutTools(t *testing.T) {
 	if o := h.srv.Requests()[0].Chat.Options["num_ctx"]; o != float64(2048) {
 		t.Fatalf("num_ctx = %v, want the model's 2048", o)
 	}
-	found := false
-	for _, e := range h.events() {
-		if e.Kind == trace.KindNotice {
-			p, _ := trace.Decode[trace.Notice](e)
-			found = found || p.Code == "no_tools"
-		}
-	}
-	if !found {
+	if notices(h.events(), "no_tools") == 0 {
 		t.Fatal("no notice that the model has no tools")
 	}
 }
