@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/testkit/dbfiles"
 )
 
 // leftInWAL makes a Loupe database with one session, then commits change
@@ -40,21 +41,7 @@ func leftInWAL(t *testing.T, change string, keepSHM bool) string {
 	if _, err := db.Exec(change); err != nil {
 		t.Fatalf("%s: %v", change, err)
 	}
-	copyPath := filepath.Join(t.TempDir(), "loupe.db")
-	suffixes := []string{"", "-wal"}
-	if keepSHM {
-		suffixes = append(suffixes, "-shm")
-	}
-	for _, suffix := range suffixes {
-		b, err := os.ReadFile(path + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(copyPath+suffix, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return copyPath
+	return dbfiles.CopyAside(t, path, keepSHM)
 }
 
 // folder is the names and bytes of the files in dir.

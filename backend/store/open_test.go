@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/dbfiles"
 )
 
 func TestMigrationsAreNumberedFromOne(t *testing.T) {
@@ -401,20 +402,7 @@ func leftInWAL(t *testing.T, base func(path string), change string, keepSHM bool
 	}
 	db := rawDB(t, path+"?_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)")
 	exec(t, db, change)
-	copyPath := filepath.Join(t.TempDir(), "loupe.db")
-	suffixes := []string{"", "-wal"}
-	if keepSHM {
-		suffixes = append(suffixes, "-shm")
-	}
-	for _, suffix := range suffixes {
-		b, err := os.ReadFile(path + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(copyPath+suffix, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyPath := dbfiles.CopyAside(t, path, keepSHM)
 	db.Close()
 	return copyPath
 }
