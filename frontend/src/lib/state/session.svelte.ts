@@ -104,6 +104,8 @@ export class SessionState {
   #matchSet = $derived(new Set(this.matches));
   /** The match the search is on (its index in matches). */
   matchAt = $state(0);
+  /** The overview lane and context chart are shown above the cards (o). */
+  overviewOpen = $state(true);
 
   // --- step-through ------------------------------------------------------------
 

@@ -113,13 +113,20 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     }
     return r;
   };
+  // Rounds by run and number: a lookup per event, not a scan (a long run has
+  // hundreds of rounds, and each event finds its own).
+  const roundByKey = new Map<string, RoundGroup>();
   const roundOf = (e: TraceEvent): RoundGroup => {
-    const run = runOf(e.run);
-    let g = run.rounds.find((x) => x.round === e.round);
+    const key = `round:${e.run}:${e.round}`;
+    let g = roundByKey.get(key);
     if (!g) {
-      g = { key: `round:${e.run}:${e.round}`, run: e.run, round: e.round, items: [] };
+      const run = runOf(e.run);
+      g = { key, run: e.run, round: e.round, items: [] };
+      roundByKey.set(key, g);
+      const last = run.rounds[run.rounds.length - 1];
       run.rounds.push(g);
-      run.rounds.sort((a, b) => a.round - b.round);
+      // Rounds come in order; sort only when one does not.
+      if (last && last.round > e.round) run.rounds.sort((a, b) => a.round - b.round);
     }
     return g;
   };
