@@ -3,7 +3,7 @@
 // bindings over HTTP, or the production binary in its real window), and
 // Debian's Chromium driven by playwright-core.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { createServer } from 'node:net';
@@ -40,7 +40,9 @@ export function start(name, cmd, args, opts = {}) {
   const out = [];
   const child = spawn(cmd, args, { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
-  const onData = (d) => { out.push(d.toString()); writeFileSync(log, out.join('')); };
+  writeFileSync(log, '');
+  // Appended, not rewritten: a chatty process must not wait on its own log.
+  const onData = (d) => { out.push(d.toString()); appendFileSync(log, d); };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   child.exited = new Promise((r) => child.on('exit', (code, sig) => { children.delete(child); r({ code, sig }); }));
@@ -156,7 +158,9 @@ export async function startDevApp({ display, db, ollama, name = 'app' }) {
   // The dev build parses flags of its own; give it everything by env.
   const app = start(name, exe, [], {
     cwd: root,
-    env: { ...process.env, DISPLAY: display, OLLAMA_HOST: ollama, LOUPE_DB: db,
+    // Info, not the dev build's Trace: Trace logs every call's whole result
+    // (megabytes for a long session), which the window never pays for.
+    env: { ...process.env, DISPLAY: display, OLLAMA_HOST: ollama, LOUPE_DB: db, loglevel: process.env.LOUPE_DEV_LOGLEVEL || 'Info',
       assetdir: join(root, 'frontend', 'dist'), devserver: `127.0.0.1:${port}` },
   });
   app.url = `http://127.0.0.1:${port}`;

@@ -32,6 +32,7 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
   const db = tempDb('loupe-e2e-step-db-');
 
   const app = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-step' });
+  const apps = [app];
   const { page, errors } = await newPage(chrome);
   // What the app pushed to the page, in arrival order: written out when the test fails.
   const pushed = [];
@@ -126,6 +127,20 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
     assert.equal(await tid('session-paused').count(), 1, 'the sidebar still shows the session paused');
     assert.equal(await tid('card-checkpoint').last().getByTestId('checkpoint-state').getAttribute('data-state'), 'paused');
     assert.equal(await activeTestId(), 'pause-args');
+
+    // Esc inside the pause card leaves the field for the card, and never stops the run.
+    const inPause = () => page.evaluate(() => document.querySelector('[data-testid="pause-editor"]')?.contains(document.activeElement) ?? false);
+    await key('Escape');
+    assert.ok(await inPause(), 'Esc in the arguments leaves the keyboard in the pause card');
+    await key('Escape');
+    await key('Escape');
+    assert.ok(await inPause(), 'Esc on the pause card keeps the keyboard there');
+    assert.equal(await tid('stop-confirm').count(), 0, 'Esc in the pause card asks nothing about stopping');
+    assert.equal(await editor.getAttribute('data-point'), 'before_tool', 'still paused at the call');
+    assert.equal(await tid('session-paused').count(), 1);
+    assert.equal(await tid('pause-args').inputValue(), '{"path":7}', 'what was typed is kept');
+    await key('i');
+    await until('the cursor back in the arguments', async () => (await activeTestId()) === 'pause-args', 10000);
 
     // Now a good value, and Step.
     await key('Control+A');
@@ -225,12 +240,22 @@ test('step through a two-round run with the keyboard, edit a tool argument, see 
     assert.ok(body.messages.indexOf(tool) > body.messages.indexOf(assistant));
 
     assert.deepEqual(errors, [], 'no uncaught errors in the page');
+
+    // Close Loupe and open it again: the session still steps.
+    await app.stop();
+    const again = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-step-again' });
+    apps.push(again);
+    await page.goto(again.url);
+    await waitForOllama(page);
+    await tid('session-item').first().click();
+    await tid('card-end').waitFor({ timeout: 30000 });
+    assert.ok(await tid('step-toggle').isChecked(), 'Step mode is remembered for the session after a restart');
   } catch (e) {
     writeFileSync(join(artifacts, 'step-pushed.log'), pushed.join('\n') + '\n');
     await page.screenshot({ path: join(artifacts, 'step-failure.png'), fullPage: true }).catch(() => {});
     throw e;
   } finally {
     await page.close();
-    await app.stop();
+    for (const a of apps) await a.stop();
   }
 });
