@@ -44,6 +44,24 @@ test('a 10,000-event run: scroll, go to a round, j / k, filter denied calls, sea
     const drawn = await drawnCards(page);
     assert.ok(drawn > 0 && drawn < 120, `only the cards near the viewport are drawn (${drawn})`);
 
+    // The overview lane: 910 rounds drawn as a bounded number of rows
+    // (buckets of rounds), one marked as where the run is; a click on a
+    // row jumps to its card, far off screen or not.
+    const lane = page.getByTestId('overview-lane');
+    await lane.waitFor({ timeout: 10000 });
+    const laneRows = lane.getByTestId('overview-row');
+    const nRows = await laneRows.count();
+    assert.ok(nRows > 5 && nRows < 100, `the lane aggregates 910 rounds into ${nRows} rows`);
+    assert.equal(await lane.locator('[data-testid="overview-row"][data-current="true"]').count(), 1, 'the current position is marked');
+    assert.ok((await page.getByTestId('context-bar').count()) > 0, 'the context chart has bars');
+    const key = await laneRows.first().getAttribute('data-key');
+    await laneRows.first().click();
+    await until('the first bucket\'s card focused', async () => (await focused(page))?.id === key, 10000);
+    await page.keyboard.press('o');
+    await until('the overview hidden by o', async () => (await page.getByTestId('overview').count()) === 0, 5000);
+    await page.keyboard.press('o');
+    await page.getByTestId('overview').waitFor({ timeout: 5000 });
+
     // Scroll to the top: the user's message is drawn, and still only a few cards.
     const timeline = page.getByTestId('timeline');
     await timeline.evaluate((el) => { el.scrollTop = 0; });
@@ -104,8 +122,8 @@ test('a 10,000-event run: scroll, go to a round, j / k, filter denied calls, sea
     await page.keyboard.press('Enter');
     await until('the first match drawn', async () =>
       (await page.getByTestId('search-count').innerText()).startsWith('1 of'), 10000);
-    const first = await page.evaluate(() => document.querySelector('.match [data-card-id]')?.getAttribute('data-card-id'));
-    assert.ok(first, 'the match is drawn and marked');
+    await until('the match drawn and marked', () =>
+      page.evaluate(() => document.querySelector('.match [data-card-id]')?.getAttribute('data-card-id')), 10000);
     await page.keyboard.press('Enter');
     await until('the second match', async () => (await page.getByTestId('search-count').innerText()).startsWith('2 of'), 10000);
 
