@@ -94,6 +94,8 @@ export function goBuild(out, args) {
 }
 
 export const bin = join(root, 'build', 'e2e');
+/** How the production binary (the real window, and `loupe run`) is built. */
+export const windowBuild = ['-tags', 'desktop,production', '-ldflags', '-w -s'];
 
 /** The fake Ollama server, serving a script file. */
 export async function startFakeOllama(script) {
@@ -125,7 +127,7 @@ export async function longSessionDb({ rounds, calls = 1, envEvery = 0, prefix = 
     execFileSync('go', ['build', '-o', exe, './backend/ollama/ollamatest/cmd/fakeollama'], { cwd: root, stdio: 'inherit' });
     built.set(exe, true);
   }
-  const loupe = goBuild(join(bin, 'loupe'), []);
+  const loupe = goBuild(join(bin, 'loupe'), windowBuild);
   const port = await freePort();
   const fake = start(`fakeollama-rounds-${rounds}`, exe,
     ['-addr', `127.0.0.1:${port}`, '-rounds', String(rounds), '-calls', String(calls), '-env-every', String(envEvery)]);

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startDisplay, start, goBuild, bin, tempDir, artifacts, until, freePort } from './lib.mjs';
+import { startDisplay, start, goBuild, bin, windowBuild, tempDir, artifacts, until, freePort } from './lib.mjs';
 
 let display;
 before(async () => { display = await startDisplay(); });
@@ -16,7 +16,7 @@ function sh(cmd, args, env = {}) {
 }
 
 test('the real window opens without Ollama and explains what to do', { timeout: 240000 }, async () => {
-  const exe = goBuild(join(bin, 'loupe'), ['-tags', 'desktop,production', '-ldflags', '-w -s']);
+  const exe = goBuild(join(bin, 'loupe'), windowBuild);
   const closed = await freePort(); // nothing listens here
   const db = join(tempDir('loupe-window-'), 'loupe.db');
   const app = start('window-app', exe, [], {

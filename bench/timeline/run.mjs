@@ -6,7 +6,10 @@
 //     (two animation frames after a card is in the DOM);
 //   - p50 / p95 frame time while the timeline scrolls 40 px a frame;
 //   - JS heap (Chromium's JSHeapUsedSize after a GC), DOM nodes, and the
-//     renderer processes' memory (PSS) after opening and scrolling.
+//     renderer processes' memory (PSS) after opening and scrolling;
+//   - in the real window (the production build, WebKitGTK): from the click
+//     on the session to the screen showing it (no longer "Loading"), and
+//     the WebKit web process's memory (RSS) then.
 //
 //   bash bench/timeline/run.sh [--samples 3]
 import { parseArgs } from 'node:util';
@@ -15,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import {
   startDisplay, startFakeOllama, startDevApp, browser, newPage, waitForOllama, longSessionDb,
+  start, goBuild, bin, windowBuild, x11, appWindow, until, tempDir,
 } from '../../e2e/lib.mjs';
 
 const { values: opts } = parseArgs({ options: { samples: { type: 'string', default: '3' } } });
@@ -118,6 +122,64 @@ async function measure(chrome, display, fake, long) {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, median(v)]));
 }
 
+/** The memory (kB RSS) of the WebKit web processes that descend from pid. */
+function webkitRss(pid) {
+  let kb = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('WebKitWebProcess')) continue;
+      const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      if (!isDescendant(ppid, pid)) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0);
+    } catch { /* gone */ }
+  }
+  return kb;
+}
+
+/**
+ * Opens the session in the real window: clicks it in the sidebar and
+ * takes screenshots until the screen differs from the "Loading the
+ * timeline" one by more than a card's worth of pixels, twice in a row.
+ */
+async function realWindow(display, fake, long) {
+  const exe = goBuild(join(bin, 'loupe'), windowBuild);
+  const dir = tempDir('loupe-bench-window-');
+  const app = start(`bench-window-${long.events}`, exe, [],
+    { env: { ...process.env, DISPLAY: display, LOUPE_DB: long.db, OLLAMA_HOST: fake.url } });
+  try {
+    const id = await appWindow(display, app.pid);
+    const shot = (name) => {
+      const f = join(dir, `${name}.png`);
+      x11(display, 'import', ['-window', id, f]);
+      return f;
+    };
+    const differ = (a, b) => {
+      try {
+        return Number(x11(display, 'compare', ['-metric', 'AE', a, b, 'null:']).split(' ')[0]);
+      } catch (e) { return Number(String(e.stderr ?? '').split(' ')[0]) || 0; }
+    };
+    await new Promise((r) => setTimeout(r, 4000)); // the page loads and asks for the status
+    const home = shot('home');
+    const t0 = Date.now();
+    x11(display, 'xdotool', ['mousemove', '--window', id, '140', '75', 'click', '1']);
+    // First the view changes to the session, saying it loads.
+    const loading = await until('the session view', () => { const f = shot('loading'); return differ(home, f) > 20000 ? f : ''; }, 60000);
+    let prev = loading;
+    await until('the cards painted', () => {
+      const f = shot(`t${Date.now()}`);
+      const done = differ(loading, f) > 60000 && differ(prev, f) < 2000;
+      prev = f;
+      return done;
+    }, 120000);
+    const ms = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 3000));
+    return { ms, rss: webkitRss(app.pid) / 1024 };
+  } finally {
+    await app.stop();
+  }
+}
+
 const display = await startDisplay();
 const fake = await startFakeOllama({ models: [{ name: 'tiny', context_length: 8192 }], replies: [] });
 // Chromium is a child of this process: its renderers are found in /proc by that.
@@ -142,6 +204,10 @@ try {
   console.log(row('JS heap after GC, MB', id, 'heap', 1));
   console.log(row('DOM nodes', id, 'nodes'));
   console.log(row('renderer memory (PSS), MB', id, 'pss'));
+  const wa = await realWindow(display.display, fake, small);
+  const wb = await realWindow(display.display, fake, large);
+  console.log(`| real window: the session shown, ms (one try, screenshots every ~0.2 s) | ${wa.ms} | ${wb.ms} | ${(wb.ms / wa.ms).toFixed(2)}× |`);
+  console.log(`| real window: WebKit web process (RSS), MB | ${wa.rss.toFixed(0)} | ${wb.rss.toFixed(0)} | ${(wb.rss / wa.rss).toFixed(2)}× |`);
 } finally {
   await chrome.close();
   await fake.stop();
