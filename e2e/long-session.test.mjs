@@ -84,6 +84,11 @@ test('a 10,000-event run: scroll, go to a round, j / k, filter denied calls, sea
     assert.equal(await page.locator('[data-testid="round"][data-round="455"]').count(), 1, 'round 455 is drawn');
     assert.equal(await page.locator('[data-testid="round"][data-round="3"]').count(), 0, 'the first rounds are not drawn any more');
 
+    // Its Raw view, opened here, is still open when the card is drawn again.
+    const rawOf = () => page.locator(`[data-card-id="${at455.id}"] [data-testid="raw-toggle"]`);
+    await rawOf().click();
+    assert.equal(await rawOf().getAttribute('aria-expanded'), 'true');
+
     // Scroll far away, so that the focused card is no longer drawn: j goes on from it.
     await timeline.evaluate((el) => { el.scrollTop = 0; });
     await until('round 455 gone from the DOM', async () =>
@@ -100,6 +105,7 @@ test('a 10,000-event run: scroll, go to a round, j / k, filter denied calls, sea
     assert.equal(head, '455', 'j went to the response of round 455');
     await page.keyboard.press('k');
     await until('k back on the request', async () => (await focused(page))?.id === at455.id, 10000);
+    assert.equal(await rawOf().getAttribute('aria-expanded'), 'true', 'Raw stayed open while the card was not drawn');
 
     // Only the denied calls: 18, each a call Loupe refused.
     assert.equal(await page.getByTestId('filter-denied').locator('.n').innerText(), '18');

@@ -104,8 +104,13 @@ export class SessionState {
   #matchSet = $derived(new Set(this.matches));
   /** The match the search is on (its index in matches). */
   matchAt = $state(0);
-  /** The overview lane and context chart are shown above the cards (o). */
-  overviewOpen = $state(true);
+  /** What the user opened on cards (Raw), kept while the virtual list redraws them. */
+  readonly cardMemory = { raws: new Set<string>() };
+  /**
+   * The overview lane and context chart are shown above the cards (o): at
+   * first only in a window tall enough to leave the cards room.
+   */
+  overviewOpen = $state(typeof window === 'undefined' || window.innerHeight >= 800);
 
   // --- step-through ------------------------------------------------------------
 
