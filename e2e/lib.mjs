@@ -73,14 +73,32 @@ export async function until(what, fn, ms = 30000) {
 
 /** Starts Xvfb on a free display number. */
 export async function startDisplay() {
-  for (let n = 90; n < 140; n++) {
-    if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue;
-    const x = start(`xvfb-${n}`, 'Xvfb', [`:${n}`, '-screen', '0', '1440x900x24', '-nolisten', 'tcp']);
-    await until('Xvfb', () => existsSync(`/tmp/.X11-unix/X${n}`), 10000);
-    x.display = `:${n}`;
-    return x;
-  }
-  throw new Error('no free X display number');
+  // Xvfb picks a free display number itself (-displayfd) and writes it
+  // once it listens: two test processes never race for the same one.
+  const child = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1440x900x24', '-nolisten', 'tcp'],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const log = join(artifacts, 'xvfb.log');
+  child.stderr.on('data', (d) => appendFileSync(log, d));
+  child.exited = new Promise((r) => child.on('exit', (code, sig) => { children.delete(child); r({ code, sig }); }));
+  child.stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+    const t = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+    await child.exited;
+    clearTimeout(t);
+  };
+  const n = await new Promise((res, rej) => {
+    let got = '';
+    const t = setTimeout(() => rej(new Error('timed out waiting for Xvfb to say its display')), 30000);
+    child.stdio[3].on('data', (d) => {
+      got += d.toString();
+      if (got.includes('\n')) { clearTimeout(t); res(Number(got.trim())); }
+    });
+    child.on('exit', (code) => { clearTimeout(t); rej(new Error(`Xvfb exited (${code}); see ${log}`)); });
+  });
+  child.display = `:${n}`;
+  return child;
 }
 
 /** Builds a Go binary once per test process. */

@@ -117,7 +117,12 @@ test('a 10,000-event run: scroll, go to a round, j / k, filter denied calls, sea
     const kinds = await page.locator('[data-card-id]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-testid')));
     assert.ok(kinds.length > 0 && kinds.every((k) => k === 'card-call'), `only call cards are drawn: ${kinds.join(', ')}`);
     for (const text of await page.getByTestId('card-call').allInnerTexts()) assert.match(text, /write_file/);
-    await page.getByTestId('filter-denied').click();
+    // Going to a round the filter hides shows every card again, and says so.
+    await page.keyboard.press('g');
+    await page.keyboard.type('3');
+    await page.keyboard.press('Enter');
+    await until('the toast about the filter', async () =>
+      /Showing every card again/.test(await page.getByTestId('toast').allInnerTexts().then((t) => t.join(' '))), 10000);
     await until('every row back', async () =>
       Number(await page.getByTestId('timeline-rows').getAttribute('data-rows')) === rows, 10000);
 

@@ -64,6 +64,23 @@ describe('AppShell', () => {
     expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', call_id: 'call_1', allow: true, scope: 'once' }]);
   });
 
+  it('leads to a question wherever the view is, and goes away once it is answered', async () => {
+    const replay = play('approve_command');
+    await openSession();
+    expect(screen.queryByTestId('goto-ask')).toBeNull();
+    await send('Write hello.txt with a command');
+    await screen.findByTestId('approval-card');
+    const go = await screen.findByTestId('goto-ask');
+    expect(go.textContent).toContain('A call waits for your answer');
+    (document.activeElement as HTMLElement | null)?.blur();
+    await fireEvent.click(go);
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-testid')).toBe('card-call'));
+    await fireEvent.keyDown(window, { key: 'a' });
+    await waitFor(() => expect(screen.queryByTestId('goto-ask')).toBeNull());
+    await ended();
+    expect(replay.commandsOf('answer')).toHaveLength(1);
+  });
+
   it('streams the answer live and stops with Esc', async () => {
     const replay = play('stop_streaming');
     await openSession();

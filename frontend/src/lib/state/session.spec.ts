@@ -66,6 +66,8 @@ describe('SessionState', () => {
     expect(s.shownRows).toEqual([]);
     s.showCardOf('e:1');
     expect(s.filter).toBeNull();
+    // The view says once why the filter went.
+    expect(s.filterDropped).toBe('error');
   });
 
   it('navigates the cards it shows', () => {

@@ -102,6 +102,8 @@ export class SessionState {
   /** The cards that hold the query, in order. */
   matches = $derived(searchCards(this.cards, this.query));
   #matchSet = $derived(new Set(this.matches));
+  /** The filter that went because a card it hid was gone to: the view says so once. */
+  filterDropped = $state<Mark | null>(null);
   /** The match the search is on (its index in matches). */
   matchAt = $state(0);
   /** What the user opened on cards (Raw), kept while the virtual list redraws them. */
@@ -248,7 +250,11 @@ export class SessionState {
 
   /** A card hidden by the filter comes back into view: the filter goes. */
   showCardOf(id: string): void {
-    if (this.filter != null && !this.cards.find((c) => c.id === id)?.marks.includes(this.filter)) this.filter = null;
+    const f = this.filter;
+    if (f != null && !this.cards.find((c) => c.id === id)?.marks.includes(f)) {
+      this.filter = null;
+      this.filterDropped = f;
+    }
   }
 
   setSummary(s: Summary): void {
