@@ -98,8 +98,8 @@ func (s Settings) Validate() error {
 	if s.FirstTokenTimeoutS < 0 || s.FirstTokenTimeoutS > 86400 || s.StallTimeoutS < 0 || s.StallTimeoutS > 86400 {
 		probs = append(probs, "the waits for Ollama must be between 0 (no bound) and 86400 seconds")
 	}
-	if s.RepeatLimit < 1 || s.RepeatLimit > 100 {
-		probs = append(probs, "the repeat limit must be between 1 and 100 rounds")
+	if s.RepeatLimit < 2 || s.RepeatLimit > 100 {
+		probs = append(probs, "the repeat limit must be between 2 and 100 rounds")
 	}
 	if s.OllamaHost != "" {
 		if _, err := ParseOllamaHost(s.OllamaHost); err != nil {

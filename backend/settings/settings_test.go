@@ -186,7 +186,7 @@ func TestRescueSettingsDefaultOn(t *testing.T) {
 		t.Fatalf("loaded %+v %v", got, err)
 	}
 	s := settings.Defaults()
-	s.RepeatLimit = 0
+	s.RepeatLimit = 1
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "repeat limit") {
 		t.Fatalf("validate = %v", err)
 	}

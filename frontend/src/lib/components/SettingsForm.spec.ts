@@ -31,8 +31,8 @@ describe('SettingsForm', () => {
     const limit = screen.getByTestId('settings-repeat-limit') as HTMLInputElement;
     expect(recover.checked).toBe(true);
     expect(limit.value).toBe('3');
-    await fireEvent.input(limit, { target: { value: '0' } });
-    expect(screen.getByRole('alert').textContent).toMatch(/repeat limit must be a whole number of rounds from 1 to 100/);
+    await fireEvent.input(limit, { target: { value: '1' } });
+    expect(screen.getByRole('alert').textContent).toMatch(/repeat limit must be a whole number of rounds from 2 to 100/);
     expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
     await fireEvent.input(limit, { target: { value: '5' } });
     await fireEvent.click(recover);
