@@ -131,6 +131,21 @@ type Config struct {
 	// StartNotices are recorded right after the user's message, for what
 	// the session decided before the run (e.g. no tools for this model).
 	StartNotices []trace.Notice
+	// RecoverTextCalls turns tool calls a model printed as text into calls.
+	RecoverTextCalls bool
+	// RepeatLimit is how many rounds in a row may ask for the same calls
+	// before the model is told so; one more and the run stops (default 3).
+	RepeatLimit int
+}
+
+// DefaultRepeatLimit is the repeat limit when none is set.
+const DefaultRepeatLimit = 3
+
+func (c Config) repeatLimit() int {
+	if c.RepeatLimit <= 0 {
+		return DefaultRepeatLimit
+	}
+	return c.RepeatLimit
 }
 
 // DefaultMaxRounds is the round cap when none is set.

@@ -88,6 +88,10 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 		} else {
 			res, ok = <-c.done
 			if ok && failed == nil {
+				if r.repeatNote != "" && c == calls[len(calls)-1] {
+					res.Content += "\n\n" + r.repeatNote
+					res.Bytes = len(res.Content)
+				}
 				if _, err := r.record(ctx, trace.KindToolResult, res); err != nil {
 					fail(err)
 				}
@@ -130,6 +134,9 @@ func (r *run) takeUp(ctx context.Context, asked []llm.ToolCall, at *resumeAt) ([
 		switch {
 		case l == nil || !l.checked:
 			ev := trace.ToolCall{CallID: c.ID, Name: c.Name, Args: argsObject(c.Args), Valid: c.tool != nil}
+			if rs, ok := r.rescues[c.ID]; ok {
+				ev.Rescue = &rs
+			}
 			if c.tool != nil {
 				ev.ReadOnly = c.tool.ReadOnly()
 			} else {
@@ -173,7 +180,13 @@ func (r *run) mayPause(c *call) bool {
 
 // check validates a call against the registry, without recording.
 func (r *run) check(c *call) {
-	tool, cerr := r.a.seams.Tools.Check(c.Name, argsObject(c.Args))
+	args := argsObject(c.Args)
+	if bad, ok := r.bad[c.ID]; ok {
+		// Recovered with arguments that could not be read: the model
+		// hears exactly why, with the schema.
+		args = json.RawMessage(bad)
+	}
+	tool, cerr := r.a.seams.Tools.Check(c.Name, args)
 	if cerr != nil {
 		c.tool = nil
 		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: cerr.Message, IsError: true, ErrorKind: cerr.Kind, Bytes: len(cerr.Message)}

@@ -58,6 +58,11 @@ type run struct {
 	// itself; lastText is the newest answer's text.
 	lastCalls []string
 	lastText  string
+	// rescues are the calls recovered from text or repaired, by call id;
+	// repeatNote is the note the results of this round's calls end with.
+	rescues    map[string]trace.Rescue
+	bad        map[string]string
+	repeatNote string
 	// restored is the pause a resumed run waits at first, without
 	// recording it again; checkpoints before it were passed already.
 	restored    *trace.Checkpoint
@@ -79,7 +84,7 @@ func (a *Agent) begin() (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{a: a, cfg: a.cfg, hist: hist, open: trace.Unanswered(a.log)}
+	r := &run{a: a, cfg: a.cfg, hist: hist, open: trace.Unanswered(a.log), rescues: map[string]trace.Rescue{}, bad: map[string]string{}}
 	r.model = retrying{model: a.seams.Model, delays: r.cfg.retryDelays(), notice: r.notice}
 	r.perm = &permits{policy: r.cfg.Policy, approver: a.seams.Approver, onGrant: r.cfg.OnGrant, sessionID: r.cfg.SessionID}
 	if a.seams.Tools != nil {
@@ -93,6 +98,12 @@ func (a *Agent) begin() (*run, error) {
 		if e.Kind == trace.KindModelResponse {
 			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {
 				r.lastText = p.Content
+				for _, rs := range p.Rescued {
+					r.rescues[rs.CallID] = rs
+					if rs.Unparsed {
+						r.bad[rs.CallID] = rs.Original
+					}
+				}
 			}
 		}
 	}
@@ -294,7 +305,14 @@ func (r *run) loop(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 		if len(answer.ToolCalls) == 0 {
 			return r.answered(ctx, answer)
 		}
-		if err := r.runCalls(ctx, answer.ToolCalls, at); err != nil {
+		repeats := r.repeats(answer.ToolCalls)
+		limit := r.cfg.repeatLimit()
+		if repeats == limit {
+			r.repeatNote = fmt.Sprintf("[Loupe: you have made this same call %d times in a row with the same arguments. Do not ask for it again: use the result you have, try something different, or answer.]", repeats)
+		}
+		err := r.runCalls(ctx, answer.ToolCalls, at)
+		r.repeatNote = ""
+		if err != nil {
 			return trace.RunEnd{}, err
 		}
 		at = nil
@@ -304,9 +322,14 @@ func (r *run) loop(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 		if ctx.Err() != nil {
 			return r.cancelled(ctx)
 		}
-		if r.repeating(answer.ToolCalls) {
+		switch {
+		case repeats == limit:
+			if err := r.notice(ctx, "repeated_calls", fmt.Sprintf("the model asked for the same call%s %d rounds in a row; Loupe told it so with the result. If it asks again, the run stops.", plural(len(answer.ToolCalls)), repeats)); err != nil {
+				return trace.RunEnd{}, err
+			}
+		case repeats > limit:
 			return r.stopped(ctx, "loop_detected", trace.EndRepeated,
-				fmt.Sprintf("stopped: the model asked for the same call%s %d rounds in a row, so it is probably stuck. Send a message to steer it.", plural(len(answer.ToolCalls)), repeatLimit))
+				fmt.Sprintf("stopped: the model asked for the same call%s %d rounds in a row, after it was told it repeats itself, so it is probably stuck. Send a message to steer it.", plural(len(answer.ToolCalls)), repeats))
 		}
 	}
 }
@@ -367,6 +390,9 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		Metrics:    resp.Metrics,
 		Chunks:     resp.Chunks,
 		Raw:        resp.Raw,
+	}
+	if !answer.Incomplete {
+		r.rescue(&answer)
 	}
 	if _, err := r.record(ctx, trace.KindModelResponse, answer); err != nil {
 		return answer, nil, err
@@ -509,32 +535,21 @@ func (r *run) backfill(ctx context.Context, kind, content string) error {
 	return nil
 }
 
-// repeatLimit is how many rounds in a row may ask for exactly the same
-// calls before the loop stops: a small model stuck in a loop.
-const repeatLimit = 3
-
-// repeating notes this round's calls and reports whether the last
-// repeatLimit rounds asked for exactly the same ones.
-func (r *run) repeating(calls []llm.ToolCall) bool {
+// repeats notes this round's calls and says how many rounds in a row,
+// this one included, asked for exactly the same ones.
+func (r *run) repeats(calls []llm.ToolCall) int {
 	var sig strings.Builder
 	for _, c := range calls {
 		sig.WriteString(c.Name)
 		sig.Write(compactJSON(c.Args))
 		sig.WriteByte(0)
 	}
-	r.lastCalls = append(r.lastCalls, sig.String())
-	if len(r.lastCalls) > repeatLimit {
-		r.lastCalls = r.lastCalls[1:]
+	s := sig.String()
+	if n := len(r.lastCalls); n > 0 && r.lastCalls[n-1] != s {
+		r.lastCalls = r.lastCalls[:0]
 	}
-	if len(r.lastCalls) < repeatLimit {
-		return false
-	}
-	for _, s := range r.lastCalls[1:] {
-		if s != r.lastCalls[0] {
-			return false
-		}
-	}
-	return true
+	r.lastCalls = append(r.lastCalls, s)
+	return len(r.lastCalls)
 }
 
 func plural(n int) string {

@@ -300,8 +300,10 @@ func TestRoundCap(t *testing.T) {
 	invariants.Check(t, evs)
 }
 
-// A model that asks for exactly the same calls three rounds in a row is
-// stopped; the same tool with other arguments is not a repeat.
+// A model that asks for exactly the same calls three rounds in a row (the
+// default limit) gets a notice and a note at the end of the result; asked
+// once more, the run stops. The same tool with other arguments is not a
+// repeat.
 func TestRepeatedIdenticalCallsStop(t *testing.T) {
 	r := newRig(t)
 	r.model.say(
@@ -309,13 +311,27 @@ func TestRepeatedIdenticalCallsStop(t *testing.T) {
 		asks(tc("", "look", `{"x":"b"}`)),
 		asks(tc("", "look", `{ "x" : "b" }`)),
 		asks(tc("", "look", `{"x":"b"}`)),
+		asks(tc("", "look", `{"x":"b"}`)),
 		text("never sent"),
 	)
 	end := r.run(t.Context(), "Look")
-	if end.Reason != trace.EndRepeated || end.Rounds != 4 || !strings.Contains(end.Detail, "stuck") {
+	if end.Reason != trace.EndRepeated || end.Rounds != 5 || !strings.Contains(end.Detail, "stuck") {
 		t.Fatalf("end = %+v", end)
 	}
 	evs := r.log.all()
+	var codes []string
+	for _, n := range payloads[trace.Notice](t, evs) {
+		codes = append(codes, n.Code)
+	}
+	if got := strings.Join(codes, " "); got != "repeated_calls loop_detected" {
+		t.Fatalf("notices = %s", got)
+	}
+	res := payloads[trace.ToolResult](t, evs)
+	for i, p := range res {
+		if noted := strings.Contains(p.Content, "same call 3 times"); noted != (i == 3) {
+			t.Fatalf("result %d noted = %v: %q", i, noted, p.Content)
+		}
+	}
 	// Calls without ids got one each, unique.
 	ids := map[string]bool{}
 	for _, c := range payloads[trace.ToolCall](t, evs) {
@@ -330,6 +346,18 @@ func TestRepeatedIdenticalCallsStop(t *testing.T) {
 // A request that failed before any of its answer came is tried again
 // (behind the Model seam: the loop sees one request), with a notice each
 // time; an error that will not pass, or one after the answer began, is not.
+// A repeat limit set in the settings is the one the loop counts to.
+func TestRepeatLimitSetting(t *testing.T) {
+	r := newRig(t)
+	r.cfg.RepeatLimit = 2
+	r.model.say(asks(tc("", "look", `{"x":"a"}`)), asks(tc("", "look", `{"x":"a"}`)), asks(tc("", "look", `{"x":"a"}`)), text("never sent"))
+	end := r.run(t.Context(), "Look")
+	if end.Reason != trace.EndRepeated || end.Rounds != 3 {
+		t.Fatalf("end = %+v", end)
+	}
+	invariants.Check(t, r.log.all())
+}
+
 func TestRetries(t *testing.T) {
 	busy := func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error) {
 		return llm.Response{}, temporary{errors.New("server busy")}

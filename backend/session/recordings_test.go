@@ -614,6 +614,51 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// A small model prints its calls as text, in each of the forms small
+	// models use: Loupe recovers each as a call, marked with the text it
+	// came from, and the calls are checked and run like any other.
+	t.Run("text_calls", func(t *testing.T) {
+		w := openWindow(t, "text_calls", "A model that prints its tool calls as text instead of asking for them: a <tool_call> tag, a json code fence, bare JSON, and a list; each is recovered and run.", permission.ModeAuto, nil)
+		w.srv.Script(
+			text("Let me look.\n<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tool_call>"),
+			text("Reading the README:\n```json\n{\"name\": \"read_file\", \"parameters\": {\"path\": \"README.md\"}}\n```"),
+			text(`{"type": "function", "function": {"name": "read_file", "arguments": {"path": "notes.txt"}}}`),
+			text(`[{"name": "list_dir", "args": {"path": "."}}, {"name": "read_file", "arguments": {"path": "README.md"}}]`),
+			text("To read a file, one would write {\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}. The notes say alpha and beta."),
+		)
+		w.send("What is here?")
+		w.untilEnded()
+		w.save()
+	})
+
+	// Broken JSON in a printed call: repaired where the intent is plain
+	// (marked, the original kept), and otherwise told to the model as
+	// invalid arguments with the expected schema.
+	t.Run("repaired_args", func(t *testing.T) {
+		w := openWindow(t, "repaired_args", "Calls with broken JSON: a trailing comma and single quotes are repaired and the call runs; arguments beyond repair reach the model as an error with the expected arguments.", permission.ModeAuto, nil)
+		w.srv.Script(
+			text("<tool_call>{'name': 'read_file', 'arguments': {'path': 'README.md',},}</tool_call>"),
+			text(`{"name": "read_file", "arguments": "{\"path\": \"notes.txt\"}"}`),
+			text(`<tool_call>{"name": "read_file", "arguments": {"path": README.md notes.txt}}</tool_call>`),
+			text("Done reading."),
+		)
+		w.send("Read them")
+		w.untilEnded()
+		w.save()
+	})
+
+	// The same call over and over: at the repeat limit (3) a notice and a
+	// note to the model with the result; once more and the run stops.
+	t.Run("repeated_calls", func(t *testing.T) {
+		w := openWindow(t, "repeated_calls", "A model stuck asking for the same call: the third time Loupe tells it so, the fourth time the run stops.", permission.ModeAuto, nil)
+		w.srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
+			return calls(call("", "list_dir", `{"path": "."}`))
+		})
+		w.send("List")
+		w.untilEnded()
+		w.save()
+	})
+
 	// Step mode: a pause at each of the four checkpoints of both rounds.
 	t.Run("step_through", func(t *testing.T) {
 		w := openWindow(t, "step_through", "Step mode on: the run pauses at every checkpoint and the user steps six times.", permission.ModeAsk, nil)

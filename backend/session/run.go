@@ -128,7 +128,10 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, set.NumCtxCap), Temperature: set.Temperature},
 		MaxRounds: set.MaxRounds,
 		Policy:    policy,
-		OnGrant:   func(g permission.Grant) { m.keepGrant(id, dir, g) },
+
+		RecoverTextCalls: set.RecoverTextCalls,
+		RepeatLimit:      set.RepeatLimit,
+		OnGrant:          func(g permission.Grant) { m.keepGrant(id, dir, g) },
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)

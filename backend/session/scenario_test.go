@@ -485,14 +485,14 @@ func TestThinking(t *testing.T) {
 }
 
 // A model that asks for exactly the same call three rounds in a row is
-// stopped, with a notice that says why.
+// told so; asked a fourth time, the run stops, with a notice that says why.
 func TestRepeatedCallsStopTheLoop(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
 		return calls(call("", "list_dir", `{"path": "."}`))
 	})
 	end := h.run("List")
-	if end.Reason != trace.EndRepeated || end.Rounds != 3 || !strings.Contains(end.Detail, "stuck") {
+	if end.Reason != trace.EndRepeated || end.Rounds != 4 || !strings.Contains(end.Detail, "stuck") {
 		t.Fatalf("end = %+v", end)
 	}
 	invariants.Check(t, h.events())

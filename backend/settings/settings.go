@@ -42,6 +42,12 @@ type Settings struct {
 	// normalised it; "" leaves it to OLLAMA_HOST or DefaultHost. A --host
 	// flag wins over it (see ChooseHost).
 	OllamaHost string `json:"ollama_host"`
+	// RecoverTextCalls turns tool calls a model printed as text (JSON in
+	// the answer, in a code fence or between <tool_call> tags) into calls.
+	RecoverTextCalls bool `json:"recover_text_calls"`
+	// RepeatLimit is how many rounds in a row may ask for the same calls
+	// before Loupe tells the model; one more and the run stops.
+	RepeatLimit int `json:"repeat_limit"`
 }
 
 // OllamaTimeouts are the waits for Ollama the settings give.
@@ -69,6 +75,9 @@ func Defaults() Settings {
 		Rules:          []permission.Rule{},
 		SystemPrompt:   DefaultSystemPrompt,
 
+		RecoverTextCalls: true,
+		RepeatLimit:      3,
+
 		FirstTokenTimeoutS: int(ollama.DefaultFirstTokenTimeout / time.Second),
 		StallTimeoutS:      int(ollama.DefaultStallTimeout / time.Second),
 	}
@@ -88,6 +97,9 @@ func (s Settings) Validate() error {
 	}
 	if s.FirstTokenTimeoutS < 0 || s.FirstTokenTimeoutS > 86400 || s.StallTimeoutS < 0 || s.StallTimeoutS > 86400 {
 		probs = append(probs, "the waits for Ollama must be between 0 (no bound) and 86400 seconds")
+	}
+	if s.RepeatLimit < 2 || s.RepeatLimit > 100 {
+		probs = append(probs, "the repeat limit must be between 2 and 100 rounds")
 	}
 	if s.OllamaHost != "" {
 		if _, err := ParseOllamaHost(s.OllamaHost); err != nil {

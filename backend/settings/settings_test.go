@@ -171,3 +171,23 @@ func TestChooseHost(t *testing.T) {
 		})
 	}
 }
+
+// Settings saved before the rescue settings existed read as the defaults
+// for them: recovering text calls on, a repeat limit of 3. A limit out of
+// range is refused.
+func TestRescueSettingsDefaultOn(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	if err := st.PutSetting(ctx, "settings", map[string]any{"max_rounds": 9}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := settings.Load(ctx, st)
+	if err != nil || got.MaxRounds != 9 || !got.RecoverTextCalls || got.RepeatLimit != 3 {
+		t.Fatalf("loaded %+v %v", got, err)
+	}
+	s := settings.Defaults()
+	s.RepeatLimit = 1
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "repeat limit") {
+		t.Fatalf("validate = %v", err)
+	}
+}

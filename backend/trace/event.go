@@ -130,6 +130,26 @@ type ModelResponse struct {
 	Metrics    llm.Metrics     `json:"metrics"`
 	Chunks     int             `json:"chunks"`
 	Raw        json.RawMessage `json:"raw,omitempty"`
+	// Rescued are the calls Loupe recovered from the text or whose
+	// arguments it repaired; Printed is then the content as the model
+	// wrote it (Content has the recovered calls taken out).
+	Rescued []Rescue `json:"rescued,omitempty"`
+	Printed string   `json:"printed,omitempty"`
+}
+
+// Rescue says how Loupe made a call out of what a model wrote: Recovered
+// when the call was printed as text (Form: "tool_call tag", "code fence",
+// "json"; Text the original span), Repaired what a tolerant parse of its
+// arguments fixed (Original the arguments as written). Unparsed marks a
+// recovered call whose arguments could not be read: it fails validation.
+type Rescue struct {
+	CallID    string `json:"call_id"`
+	Recovered bool   `json:"recovered,omitempty"`
+	Form      string `json:"form,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Repaired  string `json:"repaired,omitempty"`
+	Original  string `json:"original,omitempty"`
+	Unparsed  bool   `json:"unparsed,omitempty"`
 }
 
 // Error kinds of a tool call's outcome. Each reaches the model as an error
@@ -161,6 +181,9 @@ type ToolCall struct {
 	Problem   string `json:"problem,omitempty"`
 	// ReadOnly tells whether the tool only reads (no ask needed by default).
 	ReadOnly bool `json:"read_only"`
+	// Rescue is set for a call recovered from the answer's text or whose
+	// arguments were repaired.
+	Rescue *Rescue `json:"rescue,omitempty"`
 }
 
 // Permission decisions. Ask records a question put to the user, before

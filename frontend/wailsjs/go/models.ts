@@ -652,6 +652,8 @@ export namespace settings {
 	    first_token_timeout_s: number;
 	    stall_timeout_s: number;
 	    ollama_host: string;
+	    recover_text_calls: boolean;
+	    repeat_limit: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -670,6 +672,8 @@ export namespace settings {
 	        this.first_token_timeout_s = source["first_token_timeout_s"];
 	        this.stall_timeout_s = source["stall_timeout_s"];
 	        this.ollama_host = source["ollama_host"];
+	        this.recover_text_calls = source["recover_text_calls"];
+	        this.repeat_limit = source["repeat_limit"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

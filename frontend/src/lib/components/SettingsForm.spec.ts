@@ -23,6 +23,22 @@ describe('SettingsForm', () => {
     expect(onsave).toHaveBeenCalledTimes(1);
     expect(onsave.mock.calls[0]![0]).toMatchObject({ first_token_timeout_s: 120, stall_timeout_s: 0 });
   });
+
+  it('recovers calls printed as text by default, and saves it off and a repeat limit; refuses a limit out of range', async () => {
+    const onsave = vi.fn();
+    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {} } });
+    const recover = screen.getByTestId('settings-recover-text-calls') as HTMLInputElement;
+    const limit = screen.getByTestId('settings-repeat-limit') as HTMLInputElement;
+    expect(recover.checked).toBe(true);
+    expect(limit.value).toBe('3');
+    await fireEvent.input(limit, { target: { value: '1' } });
+    expect(screen.getByRole('alert').textContent).toMatch(/repeat limit must be a whole number of rounds from 2 to 100/);
+    expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(limit, { target: { value: '5' } });
+    await fireEvent.click(recover);
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(onsave.mock.calls[0]![0]).toMatchObject({ recover_text_calls: false, repeat_limit: 5 });
+  });
 });
 
 describe('SettingsForm, changes not saved', () => {

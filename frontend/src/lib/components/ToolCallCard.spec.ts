@@ -33,6 +33,55 @@ function show(c: CallItem, opts: { approval?: Approval; runEnded?: boolean; onan
 }
 
 describe('ToolCallCard', () => {
+  it('marks a call recovered from text, with the text it came from', async () => {
+    const text = '<tool_call>{"name": "run_command", "arguments": {"command": "go test ./...",}}</tool_call>';
+    show(
+      item((l) => {
+        l.toolCall({
+          call_id: 'c1',
+          name: 'run_command',
+          args: { command: 'go test ./...' },
+          rescue: { call_id: 'c1', recovered: true, form: 'tool_call tag', text, repaired: 'a trailing comma', original: text },
+        });
+        l.permission('c1', 'run_command', 'allow', 'you');
+      }),
+    );
+    expect(screen.getByTestId('recovered-call').textContent).toContain('recovered from text');
+    expect(screen.getByTestId('recovered-call').getAttribute('title')).toContain('tool_call tag');
+    expect(screen.getByTestId('repaired-args').textContent).toContain('arguments repaired');
+    const original = screen.getByTestId('rescue-original');
+    expect(original.textContent).toBe(text);
+    const box = original.closest('details')!;
+    expect(box.open).toBe(false);
+    await fireEvent.click(within(box).getByText('The text it was recovered from'));
+    expect(box.open).toBe(true);
+    expect(screen.getByTestId('repair-note').textContent).toContain('Repaired: a trailing comma.');
+  });
+
+  it('marks repaired arguments, with what the model wrote', () => {
+    show(
+      item((l) =>
+        l.toolCall({
+          call_id: 'c1',
+          name: 'run_command',
+          args: { command: 'ls' },
+          rescue: { call_id: 'c1', repaired: 'the arguments were a JSON string holding the object', original: '"{\\"command\\": \\"ls\\"}"' },
+        }),
+      ),
+    );
+    expect(screen.queryByTestId('recovered-call')).toBeNull();
+    expect(screen.getByTestId('repaired-args').getAttribute('title')).toContain('a JSON string holding the object');
+    expect(screen.getByText('The arguments as the model wrote them')).toBeTruthy();
+    expect(screen.getByTestId('rescue-original').textContent).toContain('command');
+  });
+
+  it('marks nothing on a call the model asked for as it should', () => {
+    show(item((l) => l.toolCall({ call_id: 'c1', name: 'run_command', args: { command: 'ls' } })));
+    expect(screen.queryByTestId('recovered-call')).toBeNull();
+    expect(screen.queryByTestId('repaired-args')).toBeNull();
+    expect(screen.queryByTestId('rescue-original')).toBeNull();
+  });
+
   it('shows the tool, its arguments and that it is running', () => {
     show(
       item((l) => {

@@ -228,6 +228,10 @@ export interface Settings {
   stall_timeout_s: number;
   /** Where Ollama is, normalised by the backend on save; "" means OLLAMA_HOST or the default. */
   ollama_host: string;
+  /** Tool calls a model printed as text are read as calls. */
+  recover_text_calls: boolean;
+  /** Rounds in a row with the same calls before the model is told; one more and the run stops. */
+  repeat_limit: number;
 }
 
 /** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
@@ -243,6 +247,8 @@ export function settingsOf(v: unknown): Settings {
     first_token_timeout_s: typeof r['first_token_timeout_s'] === 'number' ? r['first_token_timeout_s'] : 600,
     stall_timeout_s: typeof r['stall_timeout_s'] === 'number' ? r['stall_timeout_s'] : 300,
     ollama_host: typeof r['ollama_host'] === 'string' ? r['ollama_host'] : '',
+    recover_text_calls: r['recover_text_calls'] !== false,
+    repeat_limit: typeof r['repeat_limit'] === 'number' ? r['repeat_limit'] : 3,
   };
 }
 

@@ -65,6 +65,24 @@ export interface ModelResponsePayload {
   chunks: number;
   /** Ollama's wire JSON for this response, for the Raw view. */
   raw?: JsonValue;
+  /** Calls Loupe recovered from the text or whose arguments it repaired. */
+  rescued?: Rescue[] | null;
+  /** The content as the model wrote it, when calls were taken out of it. */
+  printed?: string;
+}
+
+/** trace.Rescue: how Loupe made a call out of what the model wrote. */
+export interface Rescue {
+  call_id: string;
+  /** The call was printed as text; form says how ("tool_call tag", "code fence", "json"), text is that span. */
+  recovered?: boolean;
+  form?: string;
+  text?: string;
+  /** What a tolerant parse of the arguments fixed; original is what the model wrote. */
+  repaired?: string;
+  original?: string;
+  /** Recovered, but its arguments could not be read: it failed validation. */
+  unparsed?: boolean;
 }
 
 /** Error kinds of a tool call's outcome (trace.Err*). */
@@ -89,6 +107,8 @@ export interface ToolCallPayload {
   error_kind?: string;
   problem?: string;
   read_only: boolean;
+  /** Set when the call was recovered from the answer's text or its arguments were repaired. */
+  rescue?: Rescue | null;
 }
 
 /** 'ask' records a question put to the user; the answer follows as allow or deny. */

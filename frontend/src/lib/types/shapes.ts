@@ -78,6 +78,15 @@ const metrics = obj({
 
 // events.ts
 const display = obj({ 'path?': str, 'diff?': str, 'command?': str });
+const rescue = obj({
+  call_id: str,
+  'recovered?': bool,
+  'form?': str,
+  'text?': str,
+  'repaired?': str,
+  'original?': str,
+  'unparsed?': bool,
+});
 const fileChange = obj({ path: str, before: nullable(str), after: nullable(str) });
 const toolResult = obj({
   call_id: str,
@@ -122,8 +131,19 @@ const payloads: Record<Kind, Shape> = {
     metrics,
     chunks: num,
     'raw?': json,
+    'rescued?': nullable(arr(rescue)),
+    'printed?': str,
   }),
-  tool_call: obj({ call_id: str, name: str, args: json, valid: bool, 'error_kind?': str, 'problem?': str, read_only: bool }),
+  tool_call: obj({
+    call_id: str,
+    name: str,
+    args: json,
+    valid: bool,
+    'error_kind?': str,
+    'problem?': str,
+    read_only: bool,
+    'rescue?': nullable(rescue),
+  }),
   permission: obj({
     call_id: str,
     tool: str,
@@ -210,6 +230,8 @@ const settings = obj({
   first_token_timeout_s: num,
   stall_timeout_s: num,
   ollama_host: str,
+  recover_text_calls: bool,
+  repeat_limit: num,
 });
 const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
 const workspaceInfo = obj({
