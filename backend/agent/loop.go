@@ -315,10 +315,12 @@ func (r *run) loop(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 // may edit it), sends it and records the answer. A non-nil end means the
 // run is over (error, cancel, truncation).
 func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, error) {
+	noTruncate := false
 	mr := trace.ModelRequest{
 		Model:     r.cfg.Model,
 		Options:   r.cfg.Options,
 		Think:     r.cfg.Think,
+		Truncate:  &noTruncate,
 		System:    r.cfg.System,
 		ToolSet:   r.cfg.ToolSet,
 		ToolNames: r.names,
@@ -386,6 +388,15 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		}
 		end, err = r.stopped(ctx, "timeout", trace.EndTimeout, msg)
 		end.FinalText = answer.Content
+	case chatErr != nil && errors.Is(chatErr, llm.ErrPromptTooLong):
+		// Loupe sends truncate false: Ollama refused the prompt rather
+		// than drop its oldest messages. Say what did not fit, and stop.
+		fit := trace.FitOf(req, mr.Options.NumCtx, mr.PromptEstimate)
+		msg := fmt.Sprintf("the prompt does not fit the context: about %d tokens needed, num_ctx is %d. Nothing was cut; the run stopped. Compact, raise num_ctx, drop old tool outputs or offer fewer tools, then send a message to go on.", fit.Needed, fit.NumCtx)
+		if _, err := r.record(ctx, trace.KindError, trace.Error{Code: trace.CodeDoesNotFit, Message: msg, Fit: &fit}); err != nil {
+			return answer, nil, err
+		}
+		end = trace.RunEnd{Reason: trace.EndDoesNotFit, Detail: msg, Rounds: r.round}
 	case chatErr != nil:
 		msg := chatErr.Error()
 		if len(answer.ToolCalls) > 0 {
@@ -404,6 +415,15 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		end, err = r.stopped(ctx, "truncated", trace.EndTruncated, msg)
 		end.FinalText = answer.Content
 	default:
+		if trace.CutSuspected(answer.Metrics, mr.Options.NumCtx) {
+			// Ollama cut anyway (an older server ignoring truncate, or a
+			// context shift): the round goes on, flagged.
+			msg := fmt.Sprintf("Ollama read %d prompt tokens, all that num_ctx %d holds (Loupe estimated %d): it probably dropped the oldest messages after the system prompt, so the model may not have seen the start of the task or earlier tool results. Compact, or raise num_ctx.",
+				answer.Metrics.PromptEvalCount, mr.Options.NumCtx, mr.PromptEstimate)
+			if err := r.notice(ctx, trace.CodeContextCut, msg); err != nil {
+				return answer, nil, err
+			}
+		}
 		return answer, nil, nil
 	}
 	return answer, &end, err
