@@ -54,6 +54,10 @@ type run struct {
 	specs     []llm.ToolSpec
 	names     []string
 	toolsJSON int
+	// lastNumCtx and lastModel are the session's last request's, before
+	// this run (0, "": none).
+	lastNumCtx int
+	lastModel  string
 	// lastCalls are recent rounds' calls, to notice a model that repeats
 	// itself; lastText is the newest answer's text.
 	lastCalls []string
@@ -95,6 +99,11 @@ func (a *Agent) begin() (*run, error) {
 				r.lastText = p.Content
 			}
 		}
+		if e.Kind == trace.KindModelRequest {
+			if p, err := trace.Decode[trace.ModelRequest](e); err == nil {
+				r.lastNumCtx, r.lastModel = p.Options.NumCtx, p.Model
+			}
+		}
 	}
 	return r, nil
 }
@@ -119,8 +128,34 @@ func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
 			return trace.RunEnd{}, unwrapStore(err)
 		}
 	}
+	if n, ok := r.numCtxChange(); ok {
+		if _, err := r.record(ctx, trace.KindNotice, n); err != nil {
+			return trace.RunEnd{}, unwrapStore(err)
+		}
+	}
 	return r.finish(ctx, nil)
 }
+
+// numCtxChange is the notice that this run's num_ctx differs from the
+// session's last request (another model, or the cap changed in Settings):
+// said before the first request, since Ollama reloads the model for it.
+func (r *run) numCtxChange() (trace.Notice, bool) {
+	now := r.cfg.Options.NumCtx
+	if r.lastNumCtx == 0 || now == r.lastNumCtx {
+		return trace.Notice{}, false
+	}
+	why := "the num_ctx cap in Settings changed"
+	if r.lastModel != r.cfg.Model {
+		why = fmt.Sprintf("the model changed from %s to %s", r.lastModel, r.cfg.Model)
+	}
+	return trace.Notice{Code: CodeNumCtxChanged, Message: fmt.Sprintf(
+		"num_ctx changes from %d to %d for this run (%s): Ollama reloads the model with the new context, and the context meter counts against %d from here on.",
+		r.lastNumCtx, now, why, now)}, true
+}
+
+// CodeNumCtxChanged is the notice that a run's num_ctx differs from the
+// session's previous request.
+const CodeNumCtxChanged = "num_ctx_changed"
 
 // Begun reports whether the log ends with the user's message text, which
 // opened a run that nothing has been written to since: a session created
