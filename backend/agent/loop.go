@@ -54,6 +54,10 @@ type run struct {
 	specs     []llm.ToolSpec
 	names     []string
 	toolsJSON int
+	// lastNumCtx and lastModel are the session's last request's, before
+	// this run (0, "": none).
+	lastNumCtx int
+	lastModel  string
 	// lastCalls are recent rounds' calls, to notice a model that repeats
 	// itself; lastText is the newest answer's text.
 	lastCalls []string
@@ -106,6 +110,11 @@ func (a *Agent) begin() (*run, error) {
 				}
 			}
 		}
+		if e.Kind == trace.KindModelRequest {
+			if p, err := trace.Decode[trace.ModelRequest](e); err == nil {
+				r.lastNumCtx, r.lastModel = p.Options.NumCtx, p.Model
+			}
+		}
 	}
 	return r, nil
 }
@@ -130,8 +139,34 @@ func (a *Agent) Run(ctx context.Context, text string) (trace.RunEnd, error) {
 			return trace.RunEnd{}, unwrapStore(err)
 		}
 	}
+	if n, ok := r.numCtxChange(); ok {
+		if _, err := r.record(ctx, trace.KindNotice, n); err != nil {
+			return trace.RunEnd{}, unwrapStore(err)
+		}
+	}
 	return r.finish(ctx, nil)
 }
+
+// numCtxChange is the notice that this run's num_ctx differs from the
+// session's last request (another model, or the cap changed in Settings):
+// said before the first request, since Ollama reloads the model for it.
+func (r *run) numCtxChange() (trace.Notice, bool) {
+	now := r.cfg.Options.NumCtx
+	if r.lastNumCtx == 0 || now == r.lastNumCtx {
+		return trace.Notice{}, false
+	}
+	why := "the num_ctx cap in Settings changed"
+	if r.lastModel != r.cfg.Model {
+		why = fmt.Sprintf("the model changed from %s to %s", r.lastModel, r.cfg.Model)
+	}
+	return trace.Notice{Code: CodeNumCtxChanged, Message: fmt.Sprintf(
+		"num_ctx changes from %d to %d for this run (%s): Ollama reloads the model with the new context, and the context meter counts against %d from here on.",
+		r.lastNumCtx, now, why, now)}, true
+}
+
+// CodeNumCtxChanged is the notice that a run's num_ctx differs from the
+// session's previous request.
+const CodeNumCtxChanged = "num_ctx_changed"
 
 // Begun reports whether the log ends with the user's message text, which
 // opened a run that nothing has been written to since: a session created
@@ -338,10 +373,12 @@ func (r *run) loop(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 // may edit it), sends it and records the answer. A non-nil end means the
 // run is over (error, cancel, truncation).
 func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, error) {
+	noTruncate := false
 	mr := trace.ModelRequest{
 		Model:     r.cfg.Model,
 		Options:   r.cfg.Options,
 		Think:     r.cfg.Think,
+		Truncate:  &noTruncate,
 		System:    r.cfg.System,
 		ToolSet:   r.cfg.ToolSet,
 		ToolNames: r.names,
@@ -412,6 +449,15 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		}
 		end, err = r.stopped(ctx, "timeout", trace.EndTimeout, msg)
 		end.FinalText = answer.Content
+	case chatErr != nil && errors.Is(chatErr, llm.ErrPromptTooLong):
+		// Loupe sends truncate false: Ollama refused the prompt rather
+		// than drop its oldest messages. Say what did not fit, and stop.
+		fit := trace.FitOf(req, mr.Options.NumCtx, mr.PromptEstimate)
+		msg := fmt.Sprintf("the prompt does not fit the context: about %d tokens needed, num_ctx is %d. Nothing was cut; the run stopped. Compact, raise num_ctx, drop old tool outputs or offer fewer tools, then send a message to go on.", fit.Needed, fit.NumCtx)
+		if _, err := r.record(ctx, trace.KindError, trace.Error{Code: trace.CodeDoesNotFit, Message: msg, Fit: &fit}); err != nil {
+			return answer, nil, err
+		}
+		end = trace.RunEnd{Reason: trace.EndDoesNotFit, Detail: msg, Rounds: r.round}
 	case chatErr != nil:
 		msg := chatErr.Error()
 		if len(answer.ToolCalls) > 0 {
@@ -430,6 +476,15 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		end, err = r.stopped(ctx, "truncated", trace.EndTruncated, msg)
 		end.FinalText = answer.Content
 	default:
+		if trace.CutSuspected(answer.Metrics, mr.Options.NumCtx) {
+			// Ollama cut anyway (an older server ignoring truncate, or a
+			// context shift): the round goes on, flagged.
+			msg := fmt.Sprintf("Ollama read %d prompt tokens, all that num_ctx %d holds (Loupe estimated %d): it probably dropped the oldest messages after the system prompt, so the model may not have seen the start of the task or earlier tool results. Compact, or raise num_ctx.",
+				answer.Metrics.PromptEvalCount, mr.Options.NumCtx, mr.PromptEstimate)
+			if err := r.notice(ctx, trace.CodeContextCut, msg); err != nil {
+				return answer, nil, err
+			}
+		}
 		return answer, nil, nil
 	}
 	return answer, &end, err

@@ -60,6 +60,11 @@ type Request struct {
 	// Think asks a thinking-capable model to separate its reasoning; nil
 	// leaves the model's default.
 	Think *bool `json:"think,omitempty"`
+	// Truncate false asks the server to refuse a prompt longer than
+	// num_ctx (ErrPromptTooLong) instead of dropping its oldest messages;
+	// nil leaves the server's default, which cuts without a word. Loupe
+	// sets false on every request; nil is for logs written before that.
+	Truncate *bool `json:"truncate,omitempty"`
 }
 
 // Chunk is one streamed delta of the answer.
@@ -109,3 +114,8 @@ func Temporary(err error) bool {
 	var t interface{ Temporary() bool }
 	return errors.As(err, &t) && t.Temporary()
 }
+
+// ErrPromptTooLong is matched (errors.Is) by a model's error when the
+// prompt is longer than the context it was given (num_ctx) and the model
+// refused it rather than cut it.
+var ErrPromptTooLong = errors.New("the prompt is longer than num_ctx")

@@ -47,10 +47,14 @@ func chatHeader(r llm.Request) (*api.ChatRequest, error) {
 	if r.Options.NumCtx <= 0 {
 		return nil, errNoNumCtx
 	}
+	// Truncate false (what Loupe sends): a prompt longer than num_ctx is
+	// refused (HTTP 400, PromptTooLongError) instead of silently losing
+	// its oldest messages.
 	stream := true
 	req := &api.ChatRequest{
-		Model:  r.Model,
-		Stream: &stream,
+		Model:    r.Model,
+		Stream:   &stream,
+		Truncate: r.Truncate,
 		Options: map[string]any{
 			"num_ctx":     r.Options.NumCtx,
 			"temperature": r.Options.Temperature,

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/loupe-dev/loupe/backend/llm"
 )
 
 // The errors below are returned as pointers; match them with errors.As:
@@ -179,11 +181,33 @@ func isCut(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
+// PromptTooLongError means Ollama refused the prompt because it is longer
+// than num_ctx: Loupe sends truncate false, so Ollama says so instead of
+// dropping the oldest messages. It matches llm.ErrPromptTooLong.
+type PromptTooLongError struct {
+	Message string
+}
+
+func (e *PromptTooLongError) Error() string {
+	return "the prompt does not fit the model's context (num_ctx): Ollama answered \"" + e.Message + "\""
+}
+
+func (e *PromptTooLongError) Unwrap() error { return llm.ErrPromptTooLong }
+
+// isTooLong tells Ollama's refusal of a prompt over num_ctx: the runner's
+// "the input length exceeds the context length", answered 400.
+func isTooLong(code int, msg string) bool {
+	return code == http.StatusBadRequest && strings.Contains(msg, "exceeds the context length")
+}
+
 // statusError is the error for an HTTP error status whose body said msg,
 // for a call about model ("" when none).
 func statusError(code int, msg, model string) error {
 	if model != "" && isNotFound(code, msg) {
 		return &ModelNotFoundError{Model: model}
+	}
+	if isTooLong(code, msg) {
+		return &PromptTooLongError{Message: msg}
 	}
 	return &StatusError{Code: code, Message: msg}
 }

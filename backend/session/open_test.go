@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -30,6 +31,11 @@ func longSession(t *testing.T, h *harness, n int) {
 	t.Helper()
 	appendRuns(t, h, n, realRun(t, h), nil)
 }
+
+// roomForRealRun gives realRun's ten file reads (about 17k tokens by the
+// fake's count) a context that holds them: the fake refuses a prompt over
+// num_ctx as Ollama does with truncate false.
+func roomForRealRun(s *settings.Settings) { s.NumCtxCap = 32768 }
 
 // realRun is one run through the real loop: ten rounds, each reading one
 // of four source files of a few KB, then an answer of a few paragraphs.
@@ -97,7 +103,7 @@ func TestOpenLongSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores a 10,000-event session")
 	}
-	h := newHarness(t, permission.ModeAuto, nil)
+	h := newHarness(t, permission.ModeAuto, roomForRealRun)
 	longSession(t, h, longSessionEvents)
 	ctx := context.Background()
 	start := time.Now()
@@ -171,7 +177,7 @@ func TestOpenLongOldSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores a 10,000-event session")
 	}
-	h := newHarness(t, permission.ModeAuto, nil)
+	h := newHarness(t, permission.ModeAuto, roomForRealRun)
 	ctx := context.Background()
 	run := realRun(t, h)
 	sets, err := h.st.ToolSets(ctx, h.id)
@@ -226,7 +232,7 @@ func TestOpenLongOldSession(t *testing.T) {
 // whole: the user may act on it (a pause, a question). The runs before it
 // come as previews.
 func TestOpenSendsAnOpenRunWhole(t *testing.T) {
-	h := newHarness(t, permission.ModeAuto, nil)
+	h := newHarness(t, permission.ModeAuto, roomForRealRun)
 	h.write("long.txt", strings.Repeat("a line of a long file\n", 400))
 	h.srv.Script(calls(call("call_1", "read_file", `{"path":"long.txt"}`)), ollamatest.Text("Read it."))
 	h.run("Read long.txt")

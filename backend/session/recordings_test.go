@@ -1000,6 +1000,22 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// A prompt that does not fit: the model reads a big file into a small
+	// context; Ollama refuses the next prompt (truncate false) and the run
+	// stops with the parts and the ways out.
+	t.Run("does_not_fit", func(t *testing.T) {
+		w := openWindow(t, "does_not_fit", "The model reads a 20 KB file with num_ctx capped at 4096; the next prompt does not fit, Ollama refuses it, and the run stops saying what needed room.", permission.ModeAuto,
+			func(s *settings.Settings) { s.NumCtxCap = 4096 })
+		w.write("big.log", bigLog())
+		w.srv.Script(
+			calls(call("call_1", "read_file", `{"path":"big.log"}`)),
+			text("never sent"),
+		)
+		w.send("What is in big.log?")
+		w.untilEnded()
+		w.save()
+	})
+
 	// A long read: opened again, the session sends the observation cut
 	// (its first lines and how long it is whole); the user shows all of it.
 	t.Run("long_read", func(t *testing.T) {

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +185,53 @@ func TestRoundCap(t *testing.T) {
 	}
 	invariants.Check(t, h.events())
 	h.golden("round_cap")
+}
+
+// bigLog is a 20 KB file: about 5,000 tokens, more than a 4096 context.
+func bigLog() string {
+	var b strings.Builder
+	for i := 1; b.Len() < 20_000; i++ {
+		fmt.Fprintf(&b, "2026-11-30T10:%02d:%02d worker %d: job %d done\n", i/60%60, i%60, i%7, i)
+	}
+	return b.String()
+}
+
+// A prompt over num_ctx: the request says truncate false, the fake refuses
+// it as Ollama does, and the run stops with a does_not_fit error naming
+// the parts; nothing is cut, nothing retried, the unused reply stays.
+func TestPromptThatDoesNotFit(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, func(s *settings.Settings) { s.NumCtxCap = 4096 })
+	h.write("big.log", bigLog())
+	h.srv.Script(
+		calls(call("call_1", "read_file", `{"path":"big.log"}`)),
+		text("never sent"),
+	)
+	end := h.run("What is in big.log?")
+	if end.Reason != trace.EndDoesNotFit {
+		t.Fatalf("end = %+v", end)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 || reqs[0].TooLong || !reqs[1].TooLong || h.srv.Pending() != 1 {
+		t.Fatalf("%d requests (refused: %v), %d replies unused", len(reqs), reqs[len(reqs)-1].TooLong, h.srv.Pending())
+	}
+	for _, r := range reqs {
+		if r.Chat.Truncating() {
+			t.Fatalf("request %d lets Ollama cut: %s", r.Seq, r.Body)
+		}
+	}
+	var fit *trace.Fit
+	for _, e := range h.events() {
+		if e.Kind == trace.KindError {
+			p, _ := trace.Decode[trace.Error](e)
+			fit = p.Fit
+		}
+	}
+	if fit == nil || fit.NumCtx != 4096 || fit.Needed <= 4096 || fit.Parts[0].Name != "latest observations" ||
+		fit.Largest == nil || !strings.Contains(fit.Largest.Name, "read_file") {
+		t.Fatalf("fit = %+v", fit)
+	}
+	invariants.Check(t, h.events())
+	h.golden("does_not_fit")
 }
 
 // A stream cut in the middle of a message with a tool call: the call never

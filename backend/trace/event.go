@@ -93,7 +93,11 @@ type ModelRequest struct {
 	Model   string      `json:"model"`
 	Options llm.Options `json:"options"`
 	Think   *bool       `json:"think,omitempty"`
-	System  string      `json:"system"`
+	// Truncate is what the request asked of Ollama about a prompt over
+	// num_ctx: false (refuse it) since Loupe stopped silent cuts; absent
+	// in logs written before, whose requests left Ollama's default.
+	Truncate *bool  `json:"truncate,omitempty"`
+	System   string `json:"system"`
 	// ToolSet names the session's stored tool set sent with the request
 	// (0: no tools); ToolNames are its tools' names, for reading the log.
 	ToolSet   int      `json:"tool_set,omitempty"`
@@ -277,6 +281,37 @@ type Notice struct {
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Fit says what did not fit, for Code "does_not_fit".
+	Fit *Fit `json:"fit,omitempty"`
+}
+
+// Codes of errors and notices about the context.
+const (
+	// CodeDoesNotFit: Ollama refused the prompt as longer than num_ctx
+	// (Loupe sends truncate false, so nothing is cut without a word).
+	CodeDoesNotFit = "does_not_fit"
+	// CodeContextCut: Ollama reported reading as many prompt tokens as
+	// num_ctx holds, so it probably dropped part of the prompt.
+	CodeContextCut = "context_cut"
+)
+
+// Fit is what a prompt needed against the context it was given: Loupe's
+// token estimate of the whole prompt and of its biggest parts, and the
+// ways out in words.
+type Fit struct {
+	Needed int       `json:"needed"`
+	NumCtx int       `json:"num_ctx"`
+	Parts  []FitPart `json:"parts"`
+	// Largest names the single biggest message (such as one tool
+	// result), which is often the one to drop.
+	Largest *FitPart `json:"largest,omitempty"`
+	WaysOut []string `json:"ways_out"`
+}
+
+// FitPart is one part of a prompt with its token estimate.
+type FitPart struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
 }
 
 // Why a run ended. Every run ends with exactly one run_end event.
@@ -291,6 +326,9 @@ const (
 	// EndTimeout: Ollama sent nothing for too long (before the first
 	// token, or between two pieces of the answer).
 	EndTimeout = "timeout"
+	// EndDoesNotFit: the prompt was longer than num_ctx and Ollama
+	// refused it (an error event with code does_not_fit says by how much).
+	EndDoesNotFit = "does_not_fit"
 )
 
 // RunEnd closes a run with its reason.

@@ -113,7 +113,18 @@ func Describe(e Event) string {
 		return "notice: " + p.Message
 	case KindError:
 		p, _ := Decode[Error](e)
-		return "error: " + p.Message
+		s := "error: " + p.Message
+		if f := p.Fit; f != nil {
+			parts := make([]string, len(f.Parts))
+			for i, part := range f.Parts {
+				parts[i] = fmt.Sprintf("%s ~%d", part.Name, part.Tokens)
+			}
+			s += " Biggest parts: " + strings.Join(parts, ", ") + "."
+			if f.Largest != nil {
+				s += fmt.Sprintf(" Largest message: %s, ~%d tokens.", f.Largest.Name, f.Largest.Tokens)
+			}
+		}
+		return s
 	case KindRunEnd:
 		p, _ := Decode[RunEnd](e)
 		s := fmt.Sprintf("run ended: %s after %d round(s)", p.Reason, p.Rounds)

@@ -289,6 +289,7 @@ func BuildRequest(h *History, mr ModelRequest, tools []llm.ToolSpec) llm.Request
 		Tools:    tools,
 		Options:  mr.Options,
 		Think:    mr.Think,
+		Truncate: mr.Truncate,
 	}
 }
 

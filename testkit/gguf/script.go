@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +83,10 @@ type Script struct {
 	// request's full schemas, and the model ignores its prompt anyway.
 	// Ignored with NoTools.
 	CompactTools bool
+	// ContextLength is the context the model says it was trained for
+	// (llama.context_length, what /api/show reports and Ollama caps num_ctx
+	// at); 0 means 32768.
+	ContextLength int
 }
 
 // DefaultNumCtx leaves room for tool schemas and tool results, which cost about
@@ -362,7 +367,7 @@ func Write(w io.Writer, s Script) error {
 		{"general.file_type", uint32(0)}, // all F32
 		{"general.alignment", uint32(ggufAlignment)},
 		{"llama.vocab_size", uint32(n)},
-		{"llama.context_length", uint32(contextLength)},
+		{"llama.context_length", uint32(cmp.Or(s.ContextLength, contextLength))},
 		{"llama.embedding_length", uint32(hiddenSize)},
 		{"llama.block_count", uint32(1)},
 		{"llama.feed_forward_length", uint32(ffnSize)},

@@ -19,6 +19,8 @@ var conformanceScripts = map[string]gguf.Script{
 	conformance.ScenarioCancel: {Thinking: true, Steps: []gguf.Step{
 		{Answer: "Counting:", Repeat: " and on"},
 	}},
+	// Refused (truncate false), or cut and answered.
+	conformance.ScenarioTooLong: {Steps: []gguf.Step{{Answer: "Dull."}}},
 	conformance.ScenarioToolCall: {Thinking: true, Steps: []gguf.Step{
 		{Call: []gguf.Call{{Name: "get_time", Args: `{"zone": "UTC"}`}}},
 	}},

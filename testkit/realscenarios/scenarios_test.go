@@ -562,3 +562,51 @@ func mustJSON(t testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// A prompt over a small context: the scripted model says it holds 4096
+// tokens, so Loupe sends num_ctx 4096 with truncate false; it reads a 12 KB
+// file (about 12,000 tokens with this vocabulary), and the real Ollama
+// refuses the next prompt instead of cutting it. The run stops with a
+// does_not_fit error naming the file read as the biggest part; nothing is
+// cut, and the model never answers from a cut prompt.
+func TestPromptOverASmallContext(t *testing.T) {
+	srv := startServer(t, gguf.Script{ContextLength: 4096, CompactTools: true, Steps: []gguf.Step{
+		{Call: []gguf.Call{{Name: "read_file", Args: `{"path": "big.log"}`}}},
+		{Answer: "never: the prompt does not fit"},
+	}})
+	r := newRig(t, srv)
+	var b strings.Builder
+	for i := 0; b.Len() < 12_000; i++ {
+		b.WriteString("a line of a long log file, one of many\n")
+	}
+	r.write("big.log", b.String())
+	end := r.run("What is in big.log?")
+	if end.Reason != trace.EndDoesNotFit || end.Rounds != 2 {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := r.events()
+	invariants.Check(t, evs)
+	reqs := payloads[trace.ModelRequest](t, evs, trace.KindModelRequest)
+	for i, mr := range reqs {
+		if mr.Options.NumCtx != 4096 || mr.Truncate == nil || *mr.Truncate {
+			t.Fatalf("request %d: num_ctx %d truncate %v, want 4096 and false", i+1, mr.Options.NumCtx, mr.Truncate)
+		}
+	}
+	resp := payloads[trace.ModelResponse](t, evs, trace.KindModelResponse)
+	if len(resp) != 2 || len(resp[0].ToolCalls) != 1 || resp[1].Content != "" || !resp[1].Incomplete {
+		t.Fatalf("responses = %+v", resp)
+	}
+	errs := payloads[trace.Error](t, evs, trace.KindError)
+	if len(errs) != 1 || errs[0].Code != trace.CodeDoesNotFit || errs[0].Fit == nil {
+		t.Fatalf("errors = %+v", errs)
+	}
+	fit := errs[0].Fit
+	if fit.NumCtx != 4096 || fit.Parts[0].Name != "latest observations" || fit.Largest == nil || !strings.Contains(fit.Largest.Name, "read_file") {
+		t.Fatalf("fit = %+v", fit)
+	}
+	for _, n := range payloads[trace.Notice](t, evs, trace.KindNotice) {
+		if n.Code == trace.CodeContextCut || n.Code == "retry" {
+			t.Errorf("notice %+v", n)
+		}
+	}
+}

@@ -29,6 +29,10 @@ const (
 	// ScenarioToolCall: the model calls the tool "get_time" (no
 	// arguments needed) and finishes.
 	ScenarioToolCall = "tool_call"
+	// ScenarioTooLong: a prompt several times longer than a small
+	// num_ctx. With truncate false the server refuses it before any
+	// answer; with truncate unset it cuts it and answers.
+	ScenarioTooLong = "too_long"
 )
 
 // Setup says what server the suite runs against.
@@ -183,6 +187,37 @@ func Run(t *testing.T, s Setup) {
 		}
 		if resp.Done || resp.Chunks == 0 || resp.Message.Content+resp.Message.Thinking == "" {
 			t.Errorf("partial answer = done %v chunks %d %+v", resp.Done, resp.Chunks, resp.Message)
+		}
+	})
+
+	t.Run("prompt over num_ctx", func(t *testing.T) {
+		before(t, ScenarioTooLong)
+		long := strings.Repeat("All work and no play makes Jack a dull boy. ", 200) // ~9 KB
+		r := request(s.Model, info, long)
+		r.Options.NumCtx = 512
+		no := false
+		r.Truncate = &no
+		resp, err := s.Client.Chat(ctx, r, nil)
+		var tl *ollama.PromptTooLongError
+		if !errors.As(err, &tl) || !errors.Is(err, llm.ErrPromptTooLong) {
+			t.Fatalf("truncate false: err = %v (response %+v), want PromptTooLongError", err, resp)
+		}
+		if tl.Message != "the input length exceeds the context length" {
+			t.Errorf("Ollama's words = %q", tl.Message)
+		}
+		if resp.Chunks != 0 {
+			t.Errorf("a refused prompt streamed %d lines", resp.Chunks)
+		}
+		// Ollama's default cuts the same prompt without a word: it answers,
+		// and reports reading at most num_ctx tokens of it.
+		before(t, ScenarioTooLong)
+		r.Truncate = nil
+		resp, err = s.Client.Chat(ctx, r, nil)
+		if err != nil {
+			t.Fatalf("truncate unset: %v", err)
+		}
+		if n := resp.Metrics.PromptEvalCount; n <= 0 || n > r.Options.NumCtx {
+			t.Errorf("truncate unset: prompt_eval_count %d, want the cut prompt (at most num_ctx %d)", n, r.Options.NumCtx)
 		}
 	})
 

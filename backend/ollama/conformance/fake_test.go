@@ -33,6 +33,12 @@ func TestFake(t *testing.T) {
 				srv.Script(ollamatest.Text("1\n", "2\n", "3\n", "4\n", "5\n", "6\n"))
 			case conformance.ScenarioToolCall:
 				srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "get_time", Args: `{"zone":"UTC"}`}}})
+			case conformance.ScenarioTooLong:
+				// The first request is refused before a reply is taken;
+				// the second (truncate unset) is cut and answered.
+				if reqs := srv.Requests(); len(reqs) > 0 && reqs[len(reqs)-1].TooLong {
+					srv.Script(ollamatest.Text("Dull."))
+				}
 			default:
 				t.Fatalf("no script for scenario %q", scenario)
 			}

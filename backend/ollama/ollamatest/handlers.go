@@ -199,7 +199,26 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// The fake's token count of a prompt is a quarter of its body's bytes
+	// (what it reports as prompt_eval_count too). A prompt over the
+	// context is refused as Ollama v0.17.4 refuses it with truncate false:
+	// the runner's errorInputTooLong, answered 400 before any line is
+	// streamed (runner/*/runner.go, llm/server.go, server/routes.go
+	// streamResponse). With truncate on, Ollama drops the oldest messages
+	// without a word: the count it reports is then at most num_ctx.
+	tokens := max(1, len(body)/4)
+	numCtx := req.NumCtx(m.ContextLength)
+	if tokens > numCtx && !req.Truncating() {
+		s.mu.Lock()
+		s.received[seq-1].TooLong = true
+		s.mu.Unlock()
+		writeError(w, http.StatusBadRequest, InputTooLong)
+		return
+	}
 	reply := s.next(req, seq)
+	if tokens > numCtx && reply.Metrics == nil && reply.RawLines == nil {
+		reply.promptTokens = numCtx
+	}
 	if err := reply.check(); err != nil {
 		reply = Reply{RawLines: []string{errorLine("ollamatest: bad scripted reply for chat request #%d: %v", seq, err)}}
 	}

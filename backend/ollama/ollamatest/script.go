@@ -79,6 +79,9 @@ type Metrics struct {
 // line per call with SplitToolCalls), then the final done:true line with
 // DoneReason and metrics. A Fault interrupts that sequence.
 type Reply struct {
+	// promptTokens, set by the server, replaces the reported prompt count
+	// when Ollama would have cut the prompt (truncate on, over num_ctx).
+	promptTokens   int
 	Chunks         []Chunk `json:"chunks,omitempty"`
 	ToolCalls      []Call  `json:"tool_calls,omitempty"`
 	SplitToolCalls bool    `json:"split_tool_calls,omitempty"`

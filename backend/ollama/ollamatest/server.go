@@ -33,7 +33,14 @@ type Received struct {
 	Body []byte
 	// Chat is Body decoded; zero if it did not decode.
 	Chat ChatRequest
+	// TooLong: the prompt did not fit num_ctx and was refused (truncate
+	// false), so no scripted reply was used for it.
+	TooLong bool
 }
+
+// InputTooLong is what Ollama v0.17.4 answers (HTTP 400) for a chat whose
+// prompt is longer than num_ctx when the request sets truncate false.
+const InputTooLong = "the input length exceeds the context length"
 
 // Server is a running fake Ollama. Its methods are safe to call while
 // requests are being served.

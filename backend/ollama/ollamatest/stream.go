@@ -101,6 +101,9 @@ func (s *Server) lines(req ChatRequest, r Reply, bodyLen int) ([]line, error) {
 			EvalCount:          max(1, evals),
 			EvalDuration:       time.Duration(max(1, evals)) * time.Millisecond,
 		}
+		if r.promptTokens > 0 {
+			m.PromptEvalCount = r.promptTokens
+		}
 		m.TotalDuration = m.LoadDuration + m.PromptEvalDuration + m.EvalDuration + time.Millisecond
 	}
 	done.TotalDuration = int64(m.TotalDuration)

@@ -20,6 +20,27 @@ type ChatRequest struct {
 	Options   map[string]any  `json:"options"`
 	// Think is true, false, or "high"/"medium"/"low"; absent means unset.
 	Think json.RawMessage `json:"think,omitempty"`
+	// Truncate false asks Ollama to refuse a prompt longer than num_ctx
+	// instead of dropping the oldest messages; absent means true.
+	Truncate *bool `json:"truncate,omitempty"`
+}
+
+// Truncating reports whether Ollama may cut the prompt to fit (its
+// default when "truncate" is absent).
+func (r ChatRequest) Truncating() bool { return r.Truncate == nil || *r.Truncate }
+
+// NumCtx is the context the request gets: its num_ctx (Ollama's default
+// 4096 when absent), capped by the model's own context length as Ollama's
+// llm/server.go caps it when it loads the model.
+func (r ChatRequest) NumCtx(modelCtx int) int {
+	n := 4096
+	if v, ok := r.Options["num_ctx"].(float64); ok && v > 0 {
+		n = int(v)
+	}
+	if modelCtx > 0 && n > modelCtx {
+		n = modelCtx
+	}
+	return n
 }
 
 // Streaming reports whether the request asked for NDJSON streaming, which is

@@ -81,7 +81,7 @@ describe('OverviewLane', () => {
     const c2 = [...buildTimeline(eventsOf('parallel_calls')).calls.values()][1]!;
     expect(onjump).toHaveBeenLastCalledWith(`obs:${c2.key}`);
     await fireEvent.mouseEnter(rows()[1]!);
-    expect(tooltip()).toContain('Tokens: prompt 1,737 · output 2');
+    expect(tooltip()).toContain('Tokens: prompt 1,741 · output 2');
     expect(tooltip()).toMatch(/Model 6 ms: load 1 ms · prompt eval 2 ms · generation 2 ms · other 1 ms/);
     await fireEvent.click(rows()[1]!);
     expect(onjump).toHaveBeenLastCalledWith(`e:${runs[0]!.rounds[1]!.request!.seq}`);

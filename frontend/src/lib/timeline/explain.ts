@@ -196,6 +196,8 @@ export function explainEnd(reason: string): string {
       return 'The model\u2019s last message was cut off, so its calls were not run and the loop stopped.';
     case 'repeated_calls':
       return 'The model asked for the same calls round after round; Loupe stopped the loop instead of letting it go in circles.';
+    case 'does_not_fit':
+      return 'Ollama would silently drop the oldest messages of a prompt longer than num_ctx; Loupe asks it to refuse instead, so the model never works from a cut history without you knowing.';
     case 'timeout':
       return 'Loupe waits for Ollama only so long: a stream that goes silent would otherwise hold the loop forever. Send a message to try again.';
     default:

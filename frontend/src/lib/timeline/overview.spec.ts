@@ -114,7 +114,7 @@ describe('recorded scenarios', () => {
     // Each call starts at its decision, in call order, 250 ms apart in the recording.
     expect(r.calls.map((c) => c.startMs)).toEqual([1250, 1500, 1750]);
     expect(r.calls.every((c) => c.durMs === 12)).toBe(true);
-    expect(o.rows[1]!.promptTokens).toBe(1737);
+    expect(o.rows[1]!.promptTokens).toBe(1741);
   });
 
   it('draws the wait for an answer, with what was asked (approve_command)', () => {

@@ -100,7 +100,7 @@ export function timelineRows(runs: readonly RunGroup[]): Row[] {
       }
     }
     if (run.end) {
-      const failed = ['error', 'timeout', 'truncated'].includes(run.end.payload.reason);
+      const failed = ['error', 'timeout', 'truncated', 'does_not_fit'].includes(run.end.payload.reason);
       card({ kind: 'end', id: `e:${run.end.seq}`, run: n, round: 0, event: run.end, step: 'stop', marks: failed ? ['error'] : [] }, false);
     }
     for (const r of run.restores) card({ kind: 'restore', id: `e:${r.seq}`, run: n, round: 0, event: r, step: null, marks: [] }, false);

@@ -48,6 +48,12 @@ const reasons: Record<string, StopText> = {
       'Ollama sent nothing for too long (before the first token, or in the middle of the answer). What arrived is kept; its tool calls were not run.',
     tone: 'warn',
   },
+  does_not_fit: {
+    label: 'Does not fit',
+    explanation:
+      'The prompt was longer than the context (num_ctx). Ollama was asked not to cut it, so nothing was lost: the card above says what took the room and the ways out.',
+    tone: 'warn',
+  },
   interrupted: {
     label: 'Interrupted',
     explanation: 'Loupe exited while this run was going. Calls that had not finished were marked interrupted.',

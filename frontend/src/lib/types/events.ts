@@ -36,6 +36,8 @@ export interface ModelRequestPayload {
   model: string;
   options: Options;
   think?: boolean | null;
+  /** false: Ollama refuses a prompt over num_ctx instead of cutting it (absent in older logs). */
+  truncate?: boolean | null;
   system: string;
   /** The session's tool set sent with it; absent when no tools were offered. */
   tool_set?: number;
@@ -186,10 +188,36 @@ export interface NoticePayload {
 export interface ErrorPayload {
   code: string;
   message: string;
+  /** What did not fit, for code "does_not_fit" (trace.Fit). */
+  fit?: Fit | null;
+}
+
+/** One part of a prompt with Loupe's token estimate (trace.FitPart). */
+export interface FitPart {
+  name: string;
+  tokens: number;
+}
+
+/** A prompt that did not fit num_ctx: what it needed, its biggest parts, the ways out (trace.Fit). */
+export interface Fit {
+  needed: number;
+  num_ctx: number;
+  parts: FitPart[] | null;
+  largest?: FitPart | null;
+  ways_out: string[] | null;
 }
 
 /** Why a run ended (trace.End*). */
-export type StopReason = 'answered' | 'round_cap' | 'cancelled' | 'error' | 'truncated' | 'interrupted' | 'repeated_calls' | 'timeout';
+export type StopReason =
+  | 'answered'
+  | 'round_cap'
+  | 'cancelled'
+  | 'error'
+  | 'truncated'
+  | 'interrupted'
+  | 'repeated_calls'
+  | 'timeout'
+  | 'does_not_fit';
 
 export interface RunEndPayload {
   reason: StopReason | string;

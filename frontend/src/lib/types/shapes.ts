@@ -105,12 +105,16 @@ const toolResult = obj({
 const pendingMessage = obj({ seq: num, role: str, content: str, 'tool_calls?': nullable(arr(llmToolCall)), 'tool_call_id?': str, 'tool_name?': str });
 const pendingRequest = obj({ model: str, system: str, options, tools: nullable(arr(str)), messages: nullable(arr(pendingMessage)) });
 
+const fitPart = obj({ name: str, tokens: num });
+const fit = obj({ needed: num, num_ctx: num, parts: nullable(arr(fitPart)), 'largest?': nullable(fitPart), ways_out: nullable(arr(str)) });
+
 const payloads: Record<Kind, Shape> = {
   user_message: obj({ text: str }),
   model_request: obj({
     model: str,
     options,
     'think?': nullable(bool),
+    'truncate?': nullable(bool),
     system: str,
     'tool_set?': num,
     'tool_names?': nullable(arr(str)),
@@ -158,7 +162,7 @@ const payloads: Record<Kind, Shape> = {
   }),
   tool_result: toolResult,
   notice: obj({ code: str, message: str }),
-  error: obj({ code: str, message: str }),
+  error: obj({ code: str, message: str, 'fit?': nullable(fit) }),
   run_end: obj({ reason: str, 'detail?': str, 'final_text?': str, rounds: num }),
   checkpoint: obj({
     point: str,
