@@ -65,7 +65,10 @@ func roundsReply(req ollamatest.ChatRequest, n, calls, envEvery int) ollamatest.
 	}
 	if size > 0 {
 		// The metrics the fake would derive from the body it was sent.
-		m := ollamatest.Metrics{LoadDuration: time.Millisecond, PromptEvalCount: max(1, size/4),
+		// Below the request's num_ctx: the history is never read, so no
+		// prompt is cut here, and a client must not be told it was.
+		prompt := min(max(1, size/4), req.NumCtx(roundsModel.ContextLength)-1)
+		m := ollamatest.Metrics{LoadDuration: time.Millisecond, PromptEvalCount: prompt,
 			PromptEvalDuration: 2 * time.Millisecond, EvalCount: max(1, len(r.Chunks)+len(r.ToolCalls))}
 		m.EvalDuration = time.Duration(m.EvalCount) * time.Millisecond
 		m.TotalDuration = m.LoadDuration + m.PromptEvalDuration + m.EvalDuration + time.Millisecond
