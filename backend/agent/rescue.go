@@ -35,6 +35,30 @@ var (
 	nameRe  = regexp.MustCompile(`["']?name["']?\s*:\s*["']([A-Za-z0-9_.-]+)["']`)
 )
 
+// takeSpans recovers the calls of each matched span (a tag or a fence,
+// its inner text in group 2) and returns them with the text around the
+// spans. One span that holds no call recovers nothing at all.
+func takeSpans(content string, ms [][]int, parse func(inner string) ([]found, bool)) ([]found, string) {
+	var out []found
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		span, inner := content[m[0]:m[1]], content[m[4]:m[5]]
+		fs, ok := parse(inner)
+		if !ok {
+			return nil, content
+		}
+		for i := range fs {
+			fs[i].Text = span
+		}
+		out = append(out, fs...)
+		b.WriteString(content[last:m[0]])
+		last = m[1]
+	}
+	b.WriteString(content[last:])
+	return out, strings.TrimSpace(b.String())
+}
+
 // recoverCalls finds tool calls a model printed as text instead of asking
 // for them: JSON objects with a name and arguments between <tool_call>
 // tags, in a code fence, or as the whole answer (alone or as a list).
@@ -47,50 +71,22 @@ func recoverCalls(content string, offered []string) (calls []found, rest string)
 	}
 	// Tags say what they hold: each one is a call or nothing.
 	if ms := tagRe.FindAllStringSubmatchIndex(content, -1); len(ms) > 0 {
-		var out []found
-		var b strings.Builder
-		last := 0
-		for _, m := range ms {
-			span, inner := content[m[0]:m[1]], content[m[4]:m[5]]
-			fs, ok := parseCalls(inner, offered, "tool_call tag")
-			if !ok {
-				if f, ok := unparsed(inner, offered); ok {
-					fs = []found{f}
-				} else {
-					return nil, content
-				}
+		return takeSpans(content, ms, func(inner string) ([]found, bool) {
+			if fs, ok := parseCalls(inner, offered, "tool_call tag"); ok {
+				return fs, true
 			}
-			for i := range fs {
-				fs[i].Text = span
+			if f, ok := unparsed(inner, offered); ok {
+				return []found{f}, true
 			}
-			out = append(out, fs...)
-			b.WriteString(content[last:m[0]])
-			last = m[1]
-		}
-		b.WriteString(content[last:])
-		return out, strings.TrimSpace(b.String())
+			return nil, false
+		})
 	}
 	if ms := fenceRe.FindAllStringSubmatchIndex(content, -1); len(ms) > 0 {
-		var out []found
-		var b strings.Builder
-		last := 0
-		for _, m := range ms {
-			span, inner := content[m[0]:m[1]], content[m[4]:m[5]]
-			fs, ok := parseCalls(inner, offered, "code fence")
-			if !ok {
-				// A fence with anything else in it (code, an example
-				// with a tool that is not offered) is not a call.
-				return nil, content
-			}
-			for i := range fs {
-				fs[i].Text = span
-			}
-			out = append(out, fs...)
-			b.WriteString(content[last:m[0]])
-			last = m[1]
-		}
-		b.WriteString(content[last:])
-		return out, strings.TrimSpace(b.String())
+		// A fence with anything else in it (code, an example with a tool
+		// that is not offered) is not a call.
+		return takeSpans(content, ms, func(inner string) ([]found, bool) {
+			return parseCalls(inner, offered, "code fence")
+		})
 	}
 	t := strings.TrimSpace(content)
 	if t == "" || (t[0] != '{' && t[0] != '[') {

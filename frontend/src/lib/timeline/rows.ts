@@ -167,17 +167,32 @@ const markWords: Record<Mark, [string, string]> = {
 
 /** The parts of a run's summary, from its cards (no part for a mark it has none of). */
 export function runSummary(cards: readonly CardModel[], run: number): SummaryPart[] {
-  const ids: Record<Mark, string[]> = { error: [], denied: [], edited: [], retried: [], notice: [] };
-  for (const c of cards) if (c.run === run) for (const m of c.marks) ids[m].push(c.id);
-  const parts: SummaryPart[] = [];
-  for (const mark of MARKS) {
-    // A retry is a notice too: "1 retry" says it, "1 notice" would repeat it.
-    const list = mark === 'notice' ? ids.notice.filter((id) => !ids.retried.includes(id)) : ids[mark];
-    if (list.length === 0) continue;
-    const [one, many] = markWords[mark];
-    parts.push({ mark, count: list.length, label: `${list.length} ${list.length === 1 ? one : many}`, ids: list });
+  return runSummaries(cards).get(run) ?? [];
+}
+
+/** Every run's summary parts, in one pass over the cards. */
+export function runSummaries(cards: readonly CardModel[]): Map<number, SummaryPart[]> {
+  const byRun = new Map<number, Record<Mark, string[]>>();
+  for (const c of cards) {
+    if (c.marks.length === 0) continue;
+    let ids = byRun.get(c.run);
+    if (!ids) byRun.set(c.run, (ids = { error: [], denied: [], edited: [], retried: [], notice: [] }));
+    for (const m of c.marks) ids[m].push(c.id);
   }
-  return parts;
+  const out = new Map<number, SummaryPart[]>();
+  for (const [run, ids] of byRun) {
+    const parts: SummaryPart[] = [];
+    // A retry is a notice too: "1 retry" says it, "1 notice" would repeat it.
+    const retried = new Set(ids.retried);
+    for (const mark of MARKS) {
+      const list = mark === 'notice' ? ids.notice.filter((id) => !retried.has(id)) : ids[mark];
+      if (list.length === 0) continue;
+      const [one, many] = markWords[mark];
+      parts.push({ mark, count: list.length, label: `${list.length} ${list.length === 1 ? one : many}`, ids: list });
+    }
+    out.set(run, parts);
+  }
+  return out;
 }
 
 /** The index of the row of a card, or -1. */
