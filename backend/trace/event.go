@@ -29,6 +29,7 @@ const (
 	KindCheckpoint    Kind = "checkpoint"
 	KindEdit          Kind = "edit"
 	KindRestore       Kind = "restore"
+	KindCompaction    Kind = "compaction"
 )
 
 // Event is one entry of a session's append-only log. Seq is assigned by the
@@ -75,7 +76,7 @@ func Decode[T Payload](e Event) (T, error) {
 
 // Payload is implemented by every payload type.
 type Payload interface {
-	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit | Restore
+	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit | Restore | Compaction
 	kind() Kind
 }
 
@@ -98,6 +99,13 @@ type ModelRequest struct {
 	// in logs written before, whose requests left Ollama's default.
 	Truncate *bool  `json:"truncate,omitempty"`
 	System   string `json:"system"`
+	// Purpose is PurposeCompaction for the request that asks the model to
+	// summarise the older history (its answer becomes a compaction, not
+	// a message); empty for a round's request.
+	Purpose string `json:"purpose,omitempty"`
+	// Compact names, for a compaction request, the last history event it
+	// asks to summarise: the conversation from its start through it.
+	Compact int64 `json:"compact,omitempty"`
 	// ToolSet names the session's stored tool set sent with the request
 	// (0: no tools); ToolNames are its tools' names, for reading the log.
 	ToolSet   int      `json:"tool_set,omitempty"`
@@ -435,3 +443,4 @@ func (RunEnd) kind() Kind        { return KindRunEnd }
 func (Checkpoint) kind() Kind    { return KindCheckpoint }
 func (Edit) kind() Kind          { return KindEdit }
 func (Restore) kind() Kind       { return KindRestore }
+func (Compaction) kind() Kind    { return KindCompaction }

@@ -71,6 +71,9 @@ func Describe(e Event) string {
 		return "user: " + oneLine(p.Text)
 	case KindModelRequest:
 		p, _ := Decode[ModelRequest](e)
+		if p.Purpose == PurposeCompaction {
+			return fmt.Sprintf("request to %s for a summary of the history through event %d, ~%d tokens", p.Model, p.Compact, p.PromptEstimate)
+		}
 		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
 	case KindModelResponse:
 		p, _ := Decode[ModelResponse](e)
@@ -125,6 +128,10 @@ func Describe(e Event) string {
 			}
 		}
 		return s
+	case KindCompaction:
+		p, _ := Decode[Compaction](e)
+		return fmt.Sprintf("compaction (%s): %d messages (%s) replaced by a summary, ~%d → ~%d tokens: %s",
+			p.Trigger, p.Messages, p.Span(), p.TokensBefore, p.TokensAfter, oneLine(p.Summary))
 	case KindRunEnd:
 		p, _ := Decode[RunEnd](e)
 		s := fmt.Sprintf("run ended: %s after %d round(s)", p.Reason, p.Rounds)

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,12 +37,26 @@ type History struct {
 	lastRequest int64
 	since       []int64
 	all         int
+
+	// places[i] is the run and round of msgs[i]'s event; place is the
+	// run and round of the event being added (see Where).
+	places []place
+	place  place
+	// summary is the compaction whose summary is msgs[1] (0: none);
+	// summarising is the compaction request waiting for its answer.
+	summary, summarising int64
+	// task is the user's latest message as the model sees it, and
+	// taskSeq its event: a compaction that replaces it keeps it.
+	task    string
+	taskSeq int64
 }
+
+type place struct{ run, round int }
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
 	return &History{
-		msgs: make([]llm.Message, 1), seqs: make([]int64, 1), size: make([]int, 1),
+		msgs: make([]llm.Message, 1), seqs: make([]int64, 1), size: make([]int, 1), places: make([]place, 1),
 		at: map[int64]int{}, calls: map[string]int{}, results: map[string]int{},
 	}
 }
@@ -61,6 +76,7 @@ func Replay(events []Event) (*History, error) {
 // history, an edit applied, a model_request noted as the base of the next
 // one. Other kinds change nothing.
 func (h *History) Add(e Event) error {
+	h.Where(e.Run, e.Round)
 	switch e.Kind {
 	case KindUserMessage:
 		p, err := Decode[UserMessage](e)
@@ -88,19 +104,52 @@ func (h *History) Add(e Event) error {
 		return h.ApplyEdit(p)
 	case KindModelRequest:
 		h.Requested(e.Seq)
+		if isSummaryRequest(e) {
+			h.SummaryRequested(e.Seq)
+		}
+	case KindCompaction:
+		p, err := Decode[Compaction](e)
+		if err != nil {
+			return err
+		}
+		return h.Compact(e.Seq, p)
 	}
 	return nil
+}
+
+// Where says the run and round of the event about to be added, which
+// a compaction records of the messages it replaces.
+func (h *History) Where(run, round int) { h.place = place{run, round} }
+
+// summaryMark is how a compaction request's payload says its purpose, as
+// encoding/json writes it: a cheap test before decoding the payload.
+var summaryMark = []byte(`"purpose":"` + PurposeCompaction + `"`)
+
+func isSummaryRequest(e Event) bool {
+	if e.Kind != KindModelRequest || !bytes.Contains(e.Payload, summaryMark) {
+		return false
+	}
+	var p struct {
+		Purpose string `json:"purpose"`
+	}
+	return json.Unmarshal(e.Payload, &p) == nil && p.Purpose == PurposeCompaction
 }
 
 // AddUser adds the user message of event seq.
 func (h *History) AddUser(seq int64, p UserMessage) {
 	h.add(seq, llm.Message{Role: llm.RoleUser, Content: p.Text})
+	h.task, h.taskSeq = p.Text, seq
 }
 
 // AddResponse adds the model's answer of event seq. An incomplete answer
 // keeps its text but not its tool calls, which never ran and have no
 // results; one with nothing left in it is not sent back at all.
 func (h *History) AddResponse(seq int64, p ModelResponse) {
+	if h.IsSummaryAnswer(p) {
+		// A summary for a compaction: the compaction event brings it in.
+		h.summarising = 0
+		return
+	}
 	m := llm.Message{Role: llm.RoleAssistant, Content: p.Content, Thinking: p.Thinking}
 	if !p.Incomplete {
 		m.ToolCalls = p.ToolCalls
@@ -162,6 +211,9 @@ func (h *History) ApplyEdit(ed Edit) error {
 	}
 	h.msgs[i].Content = s
 	h.resize(i)
+	if h.seqs[i] == h.taskSeq {
+		h.task = s
+	}
 	return nil
 }
 
@@ -233,6 +285,7 @@ func (h *History) add(seq int64, m llm.Message) int {
 	h.msgs = append(h.msgs, m)
 	h.seqs = append(h.seqs, seq)
 	h.size = append(h.size, 0)
+	h.places = append(h.places, h.place)
 	i := len(h.msgs) - 1
 	h.at[seq] = i
 	h.resize(i)
@@ -256,7 +309,11 @@ func (h *History) resize(i int) {
 // PromptEstimateOf(that request) without encoding the history again.
 // Ollama's exact count arrives with the response.
 func (h *History) PromptEstimate(system string, toolsJSON int) int {
-	n, bytes := len(h.msgs)-1, h.total
+	return estimate(len(h.msgs)-1, h.total, system, toolsJSON)
+}
+
+// estimate is PromptEstimate of n conversation messages of bytes JSON.
+func estimate(n, bytes int, system string, toolsJSON int) int {
 	if system != "" {
 		b, _ := json.Marshal(llm.Message{Role: llm.RoleSystem, Content: system})
 		n, bytes = n+1, bytes+len(b)
@@ -283,6 +340,9 @@ func PromptEstimateOf(r llm.Request) int {
 // tool set. The loop calls it to make the request it sends, and the Raw
 // view calls it to show that request again: one function, so they agree.
 func BuildRequest(h *History, mr ModelRequest, tools []llm.ToolSpec) llm.Request {
+	if mr.Purpose == PurposeCompaction {
+		return summaryRequest(h, mr)
+	}
 	return llm.Request{
 		Model:    mr.Model,
 		Messages: h.Messages(mr.System),
@@ -332,7 +392,22 @@ var ErrHistoryMismatch = errors.New("trace: the request's recorded history does 
 // HistorySeqs lists, in order, the events that form the history.
 func HistorySeqs(events []Event) []int64 {
 	seqs := make([]int64, 0, len(events))
+	// summarising is the compaction request waiting for its answer,
+	// which is a summary, not a message.
+	var summarising int64
 	for _, e := range events {
+		if isSummaryRequest(e) {
+			summarising = e.Seq
+		}
+		if e.Kind == KindModelResponse && summarising != 0 {
+			var p struct {
+				RequestSeq int64 `json:"request_seq"`
+			}
+			if json.Unmarshal(e.Payload, &p) == nil && p.RequestSeq == summarising {
+				summarising = 0
+				continue
+			}
+		}
 		if formsHistory(e.Kind) {
 			seqs = append(seqs, e.Seq)
 		}
@@ -340,9 +415,10 @@ func HistorySeqs(events []Event) []int64 {
 	return seqs
 }
 
-// formsHistory tells whether an event of this kind becomes a message.
+// formsHistory tells whether an event of this kind changes the messages:
+// it becomes one, or (a compaction) replaces the oldest with a summary.
 func formsHistory(k Kind) bool {
-	return k == KindUserMessage || k == KindModelResponse || k == KindToolResult
+	return k == KindUserMessage || k == KindModelResponse || k == KindToolResult || k == KindCompaction
 }
 
 // Rebuild replays the log up to the model_request events[i] and returns
