@@ -136,6 +136,8 @@ type Config struct {
 	// RepeatLimit is how many rounds in a row may ask for the same calls
 	// before the model is told so; one more and the run stops (default 3).
 	RepeatLimit int
+	// Compaction says when the run summarises its older history.
+	Compaction Compaction
 }
 
 // DefaultRepeatLimit is the repeat limit when none is set.

@@ -79,6 +79,8 @@ type run struct {
 	// open are the calls of complete answers that have no result yet, in
 	// the order they were asked for: what a stop must answer.
 	open []llm.ToolCall
+	// squeeze is what compaction keeps between rounds (compact.go).
+	squeeze squeeze
 }
 
 // begin sets up a run over the agent's log: the history it forms, the
@@ -252,52 +254,6 @@ func unwrapStore(err error) error {
 	return err
 }
 
-// record commits an event of the current run and round and adds it to what
-// the run keeps: the history, the open calls. Recording must survive the
-// run's cancellation (the cancel itself is recorded), so it never uses the
-// run's ctx for the write. It is safe to call from several goroutines; the
-// log holds the events in the order record was called.
-func (r *run) record(ctx context.Context, kind trace.Kind, payload any) (trace.Event, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := trace.New(kind, r.num, r.round, payload)
-	e.SessionID = r.cfg.SessionID
-	var err error
-	if sr, ok := r.a.seams.Recorder.(soonRecorder); ok && !mustWait(kind) {
-		e, err = sr.AppendSoon(context.WithoutCancel(ctx), e)
-	} else {
-		e, err = r.a.seams.Recorder.Append(context.WithoutCancel(ctx), e)
-	}
-	if err != nil {
-		return e, errStore{fmt.Errorf("record %s: %w", kind, err)}
-	}
-	switch p := payload.(type) {
-	case trace.UserMessage:
-		r.hist.AddUser(e.Seq, p)
-	case trace.ModelRequest:
-		r.hist.Requested(e.Seq)
-	case trace.ModelResponse:
-		r.hist.AddResponse(e.Seq, p)
-		r.lastText = p.Content
-		if !p.Incomplete {
-			r.open = append(r.open, p.ToolCalls...)
-		}
-	case trace.ToolResult:
-		r.hist.AddResult(e.Seq, p)
-		for i, c := range r.open {
-			if c.ID == p.CallID {
-				r.open = append(r.open[:i:i], r.open[i+1:]...)
-				break
-			}
-		}
-	case trace.Edit:
-		if err := r.hist.ApplyEdit(p); err != nil {
-			return e, err
-		}
-	}
-	return e, nil
-}
-
 // finish runs the loop and records how the run ended.
 func (r *run) finish(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 	end, err := r.loop(ctx, at)
@@ -383,6 +339,9 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		ToolSet:   r.cfg.ToolSet,
 		ToolNames: r.names,
 	}
+	if err := r.autoCompact(ctx); err != nil {
+		return trace.ModelResponse{}, nil, err
+	}
 	if err := r.beforeRequest(ctx, &mr); err != nil {
 		return trace.ModelResponse{}, nil, err
 	}
@@ -453,6 +412,12 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		// Loupe sends truncate false: Ollama refused the prompt rather
 		// than drop its oldest messages. Say what did not fit, and stop.
 		fit := trace.FitOf(req, mr.Options.NumCtx, mr.PromptEstimate)
+		if again, err := r.compactToFit(ctx, fit); err != nil || again {
+			if err != nil {
+				return answer, nil, err
+			}
+			return r.ask(ctx)
+		}
 		msg := fmt.Sprintf("the prompt does not fit the context: about %d tokens needed, num_ctx is %d. Nothing was cut; the run stopped. Compact, raise num_ctx, drop old tool outputs or offer fewer tools, then send a message to go on.", fit.Needed, fit.NumCtx)
 		if _, err := r.record(ctx, trace.KindError, trace.Error{Code: trace.CodeDoesNotFit, Message: msg, Fit: &fit}); err != nil {
 			return answer, nil, err
