@@ -103,8 +103,9 @@ func (a *Agent) Compact(ctx context.Context) (trace.Compaction, error) {
 // autoCompact compacts before a round's request when the prompt reached
 // the set share of num_ctx: the one Ollama read for the last answer, or
 // Loupe's estimate of the one about to be sent. It only replaces a part
-// worth it (a quarter of the history at least), so that a history whose
-// latest rounds alone are that big is not summarised again every round.
+// worth it (half the conversation at least), so that a history whose
+// latest rounds alone come near the threshold is not summarised again
+// every round; a prompt that does not fit at all is compacted anyway.
 func (r *run) autoCompact(ctx context.Context) error {
 	cc, numCtx := r.cfg.Compaction, r.cfg.Options.NumCtx
 	if !cc.On || numCtx <= 0 || ctx.Err() != nil {
@@ -113,7 +114,7 @@ func (r *run) autoCompact(ctx context.Context) error {
 	r.mu.Lock()
 	used := max(r.hist.PromptEstimate(r.cfg.System, r.toolsJSON), r.squeeze.lastPrompt)
 	plan, ok := r.hist.PlanCompaction(cc.keep())
-	worth := ok && plan.Bytes*4 >= r.hist.Size()
+	worth := ok && plan.Bytes*2 >= r.hist.Size()
 	r.mu.Unlock()
 	if used*100 < cc.at()*numCtx || !worth {
 		return nil
@@ -130,6 +131,13 @@ func (r *run) compactToFit(ctx context.Context, fit trace.Fit) (bool, error) {
 		return false, nil
 	}
 	r.squeeze.fitRound = r.round
+	r.mu.Lock()
+	_, ok := r.hist.PlanCompaction(r.cfg.Compaction.keep())
+	r.mu.Unlock()
+	if !ok {
+		return false, r.notice(ctx, CodeCompactFailed, fmt.Sprintf(
+			"compaction cannot make room: the history holds nothing older than the latest %d rounds, which are always kept.", r.cfg.Compaction.keep()))
+	}
 	if err := r.notice(ctx, CodeCompactRetries, fmt.Sprintf(
 		"the prompt does not fit the context (about %d tokens needed, num_ctx %d): compacting the older turns and sending it again.", fit.Needed, fit.NumCtx)); err != nil {
 		return false, err
@@ -142,10 +150,8 @@ func (r *run) compactToFit(ctx context.Context, fit trace.Fit) (bool, error) {
 		// Stopped while summarising: the next ask says so.
 		return true, nil
 	}
-	if why != "" {
-		return false, r.notice(ctx, CodeCompactFailed, "compaction could not make room: "+why+".")
-	}
-	return true, nil
+	// A failed summary has said why in its notice.
+	return why == "", nil
 }
 
 // compact asks the model for a summary of the older history and records

@@ -29,6 +29,7 @@ const (
 	DoEditResult     = "edit_result"     // At, Text: the new content
 	DoRestoreFiles   = "restore_files"   // Seq, Force
 	DoUndoRun        = "undo_run"        // Run, Force
+	DoCompact        = "compact"         // (between runs: Compact now)
 )
 
 // runCommands act on a session's run as it goes.
@@ -69,6 +70,8 @@ type Command struct {
 type Outcome struct {
 	Summary *Summary       `json:"summary,omitempty"`
 	Restore *RestoreResult `json:"restore,omitempty"`
+	// Compaction is what Compact now recorded.
+	Compaction *trace.Compaction `json:"compaction,omitempty"`
 }
 
 // Do carries out one command of the window. Everything the run does in
@@ -157,6 +160,12 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 		return restore(m.RestoreFiles(ctx, id, c.Seq, c.Force))
 	case DoUndoRun:
 		return restore(m.UndoRun(ctx, id, c.Run, c.Force))
+	case DoCompact:
+		cp, err := m.Compact(ctx, id)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Compaction: &cp}, nil
 	}
 	return Outcome{}, fmt.Errorf("unknown command %q", c.Do)
 }

@@ -266,6 +266,11 @@ func (w *window) undoRun(run int, force bool) session.RestoreResult {
 	return *w.mustDo(session.Command{Do: session.DoUndoRun, Run: run, Force: force}).Restore
 }
 
+func (w *window) compact() trace.Compaction {
+	w.t.Helper()
+	return *w.mustDo(session.Command{Do: session.DoCompact}).Compaction
+}
+
 func (w *window) restoreFiles(seq int64, force bool) session.RestoreResult {
 	w.t.Helper()
 	return *w.mustDo(session.Command{Do: session.DoRestoreFiles, Seq: seq, Force: force}).Restore
@@ -1034,6 +1039,26 @@ func TestRecordings(t *testing.T) {
 		w.rec.Mark("reopened")
 		w.openSession()
 		w.eventPayload(w.seqOf(trace.KindToolResult, 0))
+		w.save()
+	})
+
+	// Compaction: a run outgrows the threshold and the model summarises
+	// its older rounds; after the run, Compact now summarises the rest.
+	t.Run("compaction", func(t *testing.T) {
+		w := openWindow(t, "compaction", "The model reads five 2 KB notes with num_ctx capped at 8192 and compaction at 50 %: before round 5 it summarises rounds 1–2. After the run, Compact now summarises all but the last round.", permission.ModeAuto,
+			func(s *settings.Settings) { s.NumCtxCap, s.CompactAtPercent, s.CompactKeepRounds = 8192, 50, 2 })
+		for i := 1; i <= 5; i++ {
+			var b strings.Builder
+			for j := 0; b.Len() < 2000; j++ {
+				fmt.Fprintf(&b, "note %d line %d\n", i, j)
+			}
+			w.write(fmt.Sprintf("notes/%d.txt", i), b.String())
+		}
+		w.srv.Respond(reader(5))
+		w.send("What do the notes say?")
+		w.untilEnded()
+		w.rec.Mark("run done")
+		w.compact()
 		w.save()
 	})
 

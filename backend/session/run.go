@@ -30,6 +30,8 @@ type RunOptions struct {
 	Approver agent.Approver
 	// Mode overrides the saved permission mode when set.
 	Mode permission.Mode
+	// compact sets up Compact now instead of a run.
+	compact bool
 }
 
 // Start checks that the run can begin, then runs it in the background.
@@ -131,6 +133,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 
 		RecoverTextCalls: set.RecoverTextCalls,
 		RepeatLimit:      set.RepeatLimit,
+		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
 		OnGrant:          func(g permission.Grant) { m.keepGrant(id, dir, g) },
 	}
 	if !resume {
@@ -218,7 +221,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	m.mu.Lock()
 	slot.ag = ag
 	m.mu.Unlock()
-	if !resume && (s.Title == "" || s.Title == "New session") {
+	if !resume && text != "" && (s.Title == "" || s.Title == "New session") {
 		title := titleFrom(text)
 		_, _ = m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title})
 	}

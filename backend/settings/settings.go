@@ -48,6 +48,14 @@ type Settings struct {
 	// RepeatLimit is how many rounds in a row may ask for the same calls
 	// before Loupe tells the model; one more and the run stops.
 	RepeatLimit int `json:"repeat_limit"`
+	// Compact turns compaction on: when a prompt reaches CompactAtPercent
+	// of num_ctx the model summarises the older turns, and a prompt Ollama
+	// refuses as too long is compacted and sent again. CompactKeepRounds
+	// are the latest rounds always kept as they are. Compact now works
+	// whether it is on or not.
+	Compact           bool `json:"compact"`
+	CompactAtPercent  int  `json:"compact_at_percent"`
+	CompactKeepRounds int  `json:"compact_keep_rounds"`
 }
 
 // OllamaTimeouts are the waits for Ollama the settings give.
@@ -78,6 +86,10 @@ func Defaults() Settings {
 		RecoverTextCalls: true,
 		RepeatLimit:      3,
 
+		Compact:           true,
+		CompactAtPercent:  80,
+		CompactKeepRounds: 2,
+
 		FirstTokenTimeoutS: int(ollama.DefaultFirstTokenTimeout / time.Second),
 		StallTimeoutS:      int(ollama.DefaultStallTimeout / time.Second),
 	}
@@ -100,6 +112,12 @@ func (s Settings) Validate() error {
 	}
 	if s.RepeatLimit < 2 || s.RepeatLimit > 100 {
 		probs = append(probs, "the repeat limit must be between 2 and 100 rounds")
+	}
+	if s.CompactAtPercent < 10 || s.CompactAtPercent > 100 {
+		probs = append(probs, "compaction must start between 10 and 100 % of num_ctx")
+	}
+	if s.CompactKeepRounds < 1 || s.CompactKeepRounds > 50 {
+		probs = append(probs, "compaction must keep between 1 and 50 latest rounds")
 	}
 	if s.OllamaHost != "" {
 		if _, err := ParseOllamaHost(s.OllamaHost); err != nil {

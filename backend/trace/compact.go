@@ -146,7 +146,12 @@ func (h *History) PlanCompaction(keep int) (CompactPlan, bool) {
 	if cut < 1 || (cut == 1 && h.seqs[1] == h.summary) {
 		return CompactPlan{}, false
 	}
-	p := CompactPlan{From: h.seqs[1], Through: h.seqs[cut], Messages: cut,
+	from := h.seqs[1]
+	if from == h.summary {
+		// An earlier summary stands for what it replaced.
+		from = h.summaryFrom
+	}
+	p := CompactPlan{From: from, Through: h.seqs[cut], Messages: cut,
 		FromRun: h.places[1].run, FromRound: h.places[1].round, ThroughRun: h.places[cut].run, ThroughRound: h.places[cut].round}
 	for i := 1; i <= cut; i++ {
 		p.Bytes += h.size[i]
@@ -163,7 +168,8 @@ func (h *History) Compact(seq int64, c Compaction) error {
 		return fmt.Errorf("trace: compaction %d replaces the history through event %d, which is not in it (the log was changed?)", seq, c.Through)
 	}
 	sum := h.summaryMessage(k, c.Summary)
-	at := h.place
+	// The summary stands where the first message it replaces stood.
+	at := h.places[1]
 	keep := len(h.msgs) - k - 1
 	msgs := append(make([]llm.Message, 0, keep+2), llm.Message{}, sum)
 	seqs := append(make([]int64, 0, keep+2), 0, seq)
@@ -184,7 +190,7 @@ func (h *History) Compact(seq int64, c Compaction) error {
 			h.results[h.msgs[i].ToolCallID] = i
 		}
 	}
-	h.summary = seq
+	h.summary, h.summaryFrom = seq, c.From
 	h.note(seq)
 	return nil
 }
@@ -224,6 +230,9 @@ func (h *History) CompactedEstimate(through int64, summary, system string, tools
 	b, _ := json.Marshal(h.summaryMessage(k, summary))
 	return estimate(len(h.msgs)-1-k+1, h.total-replaced+len(b), system, toolsJSON)
 }
+
+// Size is the JSON size of the conversation's messages.
+func (h *History) Size() int { return h.total }
 
 // IsSummaryAnswer reports whether an answer is the model's reply to a
 // compaction request (a summary, not a message of the conversation).

@@ -45,6 +45,8 @@ type History struct {
 	// summary is the compaction whose summary is msgs[1] (0: none);
 	// summarising is the compaction request waiting for its answer.
 	summary, summarising int64
+	// summaryFrom is the first event the summary replaced.
+	summaryFrom int64
 	// task is the user's latest message as the model sees it, and
 	// taskSeq its event: a compaction that replaces it keeps it.
 	task    string

@@ -199,14 +199,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// The fake's token count of a prompt is a quarter of its body's bytes
-	// (what it reports as prompt_eval_count too). A prompt over the
+	// The fake's token count of a prompt is its body's bytes over the
+	// model's BytesPerToken, a quarter by default (what it reports as prompt_eval_count too). A prompt over the
 	// context is refused as Ollama v0.17.4 refuses it with truncate false:
 	// the runner's errorInputTooLong, answered 400 before any line is
 	// streamed (runner/*/runner.go, llm/server.go, server/routes.go
 	// streamResponse). With truncate on, Ollama drops the oldest messages
 	// without a word: the count it reports is then at most num_ctx.
-	tokens := max(1, len(body)/4)
+	tokens := max(1, len(body)/m.bytesPerToken())
 	numCtx := req.NumCtx(m.ContextLength)
 	if tokens > numCtx && !req.Truncating() {
 		s.mu.Lock()
@@ -222,7 +222,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if err := reply.check(); err != nil {
 		reply = Reply{RawLines: []string{errorLine("ollamatest: bad scripted reply for chat request #%d: %v", seq, err)}}
 	}
-	lines, err := s.lines(req, reply, len(body))
+	lines, err := s.lines(req, reply, tokens)
 	if err != nil {
 		lines = []line{{raw: []byte(errorLine("ollamatest: %v", err))}}
 	}

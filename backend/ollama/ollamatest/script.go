@@ -25,6 +25,18 @@ type ModelSpec struct {
 	Quantization  string    `json:"quantization,omitempty"`
 	Template      string    `json:"template,omitempty"`
 	ModifiedAt    time.Time `json:"modified_at,omitzero"`
+	// BytesPerToken is how many bytes of a chat request's body the fake
+	// counts as one prompt token (0: 4). A real tokenizer reads code and
+	// numbers as more tokens than four bytes each: a smaller value plays
+	// such a model, whose prompts Loupe's own estimate undercounts.
+	BytesPerToken int `json:"bytes_per_token,omitempty"`
+}
+
+func (m ModelSpec) bytesPerToken() int {
+	if m.BytesPerToken <= 0 {
+		return 4
+	}
+	return m.BytesPerToken
 }
 
 // Chunk is one streamed delta of a scripted answer.

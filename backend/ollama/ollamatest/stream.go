@@ -45,7 +45,7 @@ func (s *Server) render(l line) []byte {
 }
 
 // lines turns a reply into the NDJSON lines Ollama would stream.
-func (s *Server) lines(req ChatRequest, r Reply, bodyLen int) ([]line, error) {
+func (s *Server) lines(req ChatRequest, r Reply, tokens int) ([]line, error) {
 	if r.RawLines != nil {
 		out := make([]line, len(r.RawLines))
 		for i, l := range r.RawLines {
@@ -96,7 +96,7 @@ func (s *Server) lines(req ChatRequest, r Reply, bodyLen int) ([]line, error) {
 		evals := len(r.Chunks) + len(r.ToolCalls)
 		m = &Metrics{
 			LoadDuration:       time.Millisecond,
-			PromptEvalCount:    max(1, bodyLen/4),
+			PromptEvalCount:    tokens,
 			PromptEvalDuration: 2 * time.Millisecond,
 			EvalCount:          max(1, evals),
 			EvalDuration:       time.Duration(max(1, evals)) * time.Millisecond,
