@@ -221,13 +221,16 @@ func (r *run) compact(ctx context.Context, trigger string) (trace.Compaction, st
 	case summary == "":
 		why = "the model answered the summarising request with no text"
 	}
+	r.mu.Lock()
+	after := r.hist.CompactedEstimate(plan.Through, summary, r.cfg.System, r.toolsJSON)
+	r.mu.Unlock()
+	if why == "" && after >= before {
+		why = fmt.Sprintf("the summary (about %d tokens with the rest) is no shorter than what it would replace (%d)", after, before)
+	}
 	if why != "" {
 		err := r.notice(ctx, CodeCompactFailed, "the history was not compacted: "+why+". Nothing was replaced; the requests go on with the whole history.")
 		return trace.Compaction{}, why, err
 	}
-	r.mu.Lock()
-	after := r.hist.CompactedEstimate(plan.Through, summary, r.cfg.System, r.toolsJSON)
-	r.mu.Unlock()
 	c := trace.Compaction{
 		RequestSeq: reqEv.Seq, Trigger: trigger, Summary: summary,
 		From: plan.From, Through: plan.Through, Messages: plan.Messages,

@@ -116,6 +116,13 @@ Durations are written like 90s, 10m or 1h; 0 waits without a bound. When one
 runs out, the partial answer is kept and marked, none of its tool calls run,
 a notice says which bound ran out, and the run ends with reason "timeout".
 
+Compaction (on unless Settings or --compact off say otherwise): when a prompt
+reaches the share of num_ctx Settings give (80 % unless changed), the model
+summarises the older turns and the next requests send the summary with the
+latest rounds; a prompt Ollama refuses as longer than num_ctx is compacted
+and sent again once. With compaction off, such a run stops with reason
+"does_not_fit". Every compaction is an event of the timeline.
+
 Stopping: SIGINT (Ctrl-C), SIGTERM and SIGHUP (and SIGPIPE, when the reader of
 the output goes away, as with | head) end the run as Stop does in the
 window: running commands are killed, every open tool call gets a "cancelled"
@@ -174,6 +181,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
 	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
+	compact := fs.String("compact", "", "save `on or off` as compaction in the database's settings, as Settings in the window does")
 	// The defaults are Settings' (read once the database is open): the
 	// flags' own zero values are never used unless given.
 	firstToken := fs.Duration("first-token-timeout", 0, fmt.Sprintf("give up on an answer whose first byte has not come after `DURATION` (includes loading the model; 0: no bound; when not given, Settings' wait, %v unless changed there)", ollama.DefaultFirstTokenTimeout))
@@ -191,6 +199,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "See loupe run --help.")
+		return ExitUsage
+	}
+	if *compact != "" && *compact != "on" && *compact != "off" {
+		fmt.Fprintf(stderr, "loupe run: --compact takes on or off, not %q\n", *compact)
 		return ExitUsage
 	}
 	if *firstToken < 0 || *stall < 0 {
@@ -236,6 +248,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "loupe: --max-rounds: %v\n", err)
+			return ExitUsage
+		}
+	}
+	if *compact != "" {
+		set, err := settings.Load(context.Background(), st)
+		if err == nil {
+			set.Compact = *compact == "on"
+			err = settings.Save(context.Background(), st, set)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loupe: --compact: %v\n", err)
 			return ExitUsage
 		}
 	}

@@ -79,7 +79,7 @@ type CompactPlan struct {
 // model answers (rounds) in place, with everything after them, and cuts
 // no call from its results: a call and every result for it are both
 // replaced or both kept. ok is false when there is nothing worth
-// replacing (fewer rounds than keep, or only an earlier summary).
+// replacing (no model answer before the rounds kept).
 func (h *History) PlanCompaction(keep int) (CompactPlan, bool) {
 	n := len(h.msgs) - 1
 	keep = max(keep, 1)
@@ -143,7 +143,15 @@ func (h *History) PlanCompaction(keep int) (CompactPlan, bool) {
 			cut = k
 		}
 	}
-	if cut < 1 || (cut == 1 && h.seqs[1] == h.summary) {
+	// Worth replacing: at least one of the model's answers. A user's
+	// message or an earlier summary alone is shorter than a summary of it.
+	answers := 0
+	for i := 1; i <= cut; i++ {
+		if h.msgs[i].Role == llm.RoleAssistant {
+			answers++
+		}
+	}
+	if answers == 0 {
 		return CompactPlan{}, false
 	}
 	from := h.seqs[1]
