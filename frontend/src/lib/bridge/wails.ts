@@ -30,6 +30,7 @@ import {
   settingsOf,
   summaryOf,
   workspaceInfoOf,
+  outcomeOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
 import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
@@ -121,10 +122,7 @@ export class WailsBridge implements Bridge {
     // reads the fields only.
     const r = await call<unknown>(cmd.do, () => App.Do(commandJSON(cmd) as unknown as Parameters<typeof App.Do>[0]));
     if (cmd.do === 'delete') this.#hub.forget(cmd.session);
-    const out: Outcome = {};
-    if (isRecord(r) && isRecord(r['summary'])) out.summary = summaryOf(r['summary']);
-    if (isRecord(r) && isRecord(r['restore'])) out.restore = restoreResultOf(r['restore']);
-    return out;
+    return outcomeOf(r);
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {

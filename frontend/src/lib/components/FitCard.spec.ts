@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, within } from '@testing-library/svelte';
-import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recording } from '../replay/recordings';
 import { isError, parseEvent, type ErrorPayload } from '../types';
 import MessageCard from './MessageCard.svelte';
@@ -47,5 +47,22 @@ describe('a prompt that does not fit', () => {
     expect(screen.getByText('Error')).toBeTruthy();
     expect(screen.queryByTestId('fit-parts')).toBeNull();
     expect(screen.getByRole('alert').textContent).toBe('Ollama answered HTTP 500');
+  });
+});
+
+describe('Compact now on a prompt that does not fit', () => {
+  it('is offered with the ways out, and off with its reason while a run goes', async () => {
+    const p = doesNotFit();
+    const onclick = vi.fn();
+    const { rerender } = render(MessageCard, {
+      props: { id: 'e:9', kind: 'error', code: p.code, message: p.message, fit: p.fit, compact: { blocked: '', busy: false, onclick } },
+    });
+    const b = screen.getByTestId('fit-compact') as HTMLButtonElement;
+    expect(b.disabled).toBe(false);
+    await fireEvent.click(b);
+    expect(onclick).toHaveBeenCalledOnce();
+    await rerender({ id: 'e:9', kind: 'error', code: p.code, message: p.message, fit: p.fit, compact: { blocked: 'A run is going: compact when it ends (or stop it).', busy: false, onclick } });
+    expect(b.disabled).toBe(true);
+    expect(screen.getByTestId('fit-compact-why').textContent).toContain('run is going');
   });
 });

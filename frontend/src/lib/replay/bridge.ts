@@ -18,6 +18,7 @@ import {
   settingsOf,
   summaryOf,
   workspaceInfoOf,
+  outcomeOf,
   type Command,
   type Delta,
   type HostCheck,
@@ -376,10 +377,7 @@ export class ReplayBridge implements Bridge {
 
   async do(cmd: Command): Promise<Outcome> {
     const r = await this.#command('do', [commandJSON(cmd)]);
-    const out: Outcome = {};
-    if (isRecord(r) && isRecord(r['summary'])) out.summary = summaryOf(r['summary']);
-    if (isRecord(r) && isRecord(r['restore'])) out.restore = restoreResultOf(r['restore']);
-    return out;
+    return outcomeOf(r);
   }
 
   async pickFolder(title: string): Promise<string> {

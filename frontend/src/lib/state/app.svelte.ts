@@ -297,6 +297,16 @@ export class LoupeApp {
     return this.#commands.stop();
   }
 
+  /** Compact now is on its way. */
+  get compacting(): boolean {
+    return this.#commands.compacting;
+  }
+
+  /** Compact now: the model summarises the current session's older turns. */
+  compact(): Promise<void> {
+    return this.#commands.compact();
+  }
+
   stopCall(callId: string): Promise<void> {
     return this.#commands.stopCall(callId);
   }

@@ -22,6 +22,8 @@ export class Commands {
   stoppingCalls = $state.raw<ReadonlySet<string>>(new Set());
   /** Stop waits for the user's yes: the run is paused, and edits may be unsent. */
   stopConfirm = $state(false);
+  /** Compact now is on its way (the model writes the summary). */
+  compacting = $state(false);
 
   readonly #bridge: Bridge;
   readonly #sessions: SessionList;
@@ -93,6 +95,26 @@ export class Commands {
       cur.sendError = message(e);
     } finally {
       cur.sending = false;
+    }
+  }
+
+  /** Compact now: the model summarises the session's older turns, between runs. */
+  async compact(): Promise<void> {
+    const cur = this.#router.current;
+    if (!cur || this.compacting) return;
+    this.compacting = true;
+    try {
+      const out = await this.do({ do: 'compact', session: cur.id });
+      const c = out.compaction;
+      this.#notify(
+        c
+          ? `Compacted: ${c.messages} messages summarised${c.tokens_before > 0 ? `, the prompt ~${c.tokens_before} → ~${c.tokens_after} tokens` : ''}.`
+          : 'Compacted.',
+      );
+    } catch (e) {
+      this.#notify(`Could not compact: ${message(e)}`, 'error');
+    } finally {
+      this.compacting = false;
     }
   }
 

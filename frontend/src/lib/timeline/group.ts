@@ -2,6 +2,7 @@
 // tool call with its permission and result by call id.
 import type {
   CheckpointEvent,
+  CompactionEvent,
   EditEvent,
   ErrorEvent,
   LlmToolCall,
@@ -56,6 +57,7 @@ export type RoundItem =
   | CallItem
   | { kind: 'notice'; key: string; event: NoticeEvent }
   | { kind: 'error'; key: string; event: ErrorEvent }
+  | { kind: 'compaction'; key: string; event: CompactionEvent }
   | StepItem;
 
 export interface RoundGroup {
@@ -63,9 +65,12 @@ export interface RoundGroup {
   run: number;
   /** 0 holds what happened before the run's first model request. */
   round: number;
+  /** The round's latest request and its response (a round that compacts has the summarising one before it). */
   request?: ModelRequestEvent;
   response?: ModelResponseEvent;
   items: RoundItem[];
+  /** Recorded after the run's end (Compact now): drawn after the end. */
+  afterEnd?: boolean;
 }
 
 export interface RunGroup {
@@ -122,6 +127,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     if (!g) {
       const run = runOf(e.run);
       g = { key, run: e.run, round: e.round, items: [] };
+      if (run.end) g.afterEnd = true;
       roundByKey.set(key, g);
       const last = run.rounds[run.rounds.length - 1];
       run.rounds.push(g);
@@ -181,6 +187,7 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
       case 'model_request': {
         const g = roundOf(e);
         g.request = e;
+        g.response = undefined;
         g.items.push({ kind: 'request', key: `e:${e.seq}`, event: e });
         break;
       }
@@ -220,6 +227,9 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
         break;
       case 'error':
         roundOf(e).items.push({ kind: 'error', key: `e:${e.seq}`, event: e });
+        break;
+      case 'compaction':
+        roundOf(e).items.push({ kind: 'compaction', key: `e:${e.seq}`, event: e });
         break;
       case 'checkpoint': {
         if (e.payload.state !== 'paused' && open && open.event.payload.point === e.payload.point && !open.resumed) {

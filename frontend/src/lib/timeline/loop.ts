@@ -72,6 +72,10 @@ export function stepOfEvent(e: TraceEvent): LoopStep | null {
     case 'error':
     case 'run_end':
       return 'stop';
+    case 'compaction':
+      // The summary replaces older messages of the history the next
+      // request sends.
+      return 'append';
     case 'notice':
     case 'restore':
       // Putting files back happens outside the loop.

@@ -13,7 +13,8 @@ export type CardKind =
   | 'end'
   | 'checkpoint'
   | 'edit'
-  | 'restore';
+  | 'restore'
+  | 'compaction';
 
 export interface CardRef {
   id: string;

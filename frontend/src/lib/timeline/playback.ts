@@ -104,7 +104,7 @@ export function eventLabel(e: TraceEvent): string {
     case 'user_message':
       return `Your message (run ${e.run})`;
     case 'model_request':
-      return `Request to the model (round ${e.round})`;
+      return e.payload.purpose === 'compaction' ? 'Request for a summary (compaction)' : `Request to the model (round ${e.round})`;
     case 'model_response': {
       const n = e.payload.incomplete ? 0 : (e.payload.tool_calls ?? []).length;
       return n ? `Model asks for ${n === 1 ? 'a tool call' : `${n} tool calls`}` : 'Model answers';
@@ -129,5 +129,7 @@ export function eventLabel(e: TraceEvent): string {
       const n = (e.payload.restored ?? []).length;
       return `Files restored (${n === 1 ? '1 file' : `${n} files`})`;
     }
+    case 'compaction':
+      return `History compacted (${e.payload.messages} messages summarised)`;
   }
 }

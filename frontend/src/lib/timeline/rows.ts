@@ -27,7 +27,7 @@ interface CardCommon {
 
 export type CardModel = CardCommon &
   (
-    | { kind: 'user' | 'request' | 'response' | 'notice' | 'error' | 'end' | 'restore' | 'edit'; event: TraceEvent }
+    | { kind: 'user' | 'request' | 'response' | 'notice' | 'error' | 'end' | 'restore' | 'edit' | 'compaction'; event: TraceEvent }
     | { kind: 'call'; item: CallItem }
     | { kind: 'observation'; item: CallItem; event: TraceEvent }
     | { kind: 'checkpoint'; item: CheckpointItem; event: TraceEvent }
@@ -69,7 +69,7 @@ export function timelineRows(runs: readonly RunGroup[]): Row[] {
     const n = run.run;
     out.push({ type: 'run', key: run.key, run });
     if (run.user) card({ kind: 'user', id: `e:${run.user.seq}`, run: n, round: 0, event: run.user, step: 'append', marks: [] }, false);
-    for (const g of run.rounds) {
+    const round = (g: RoundGroup) => {
       const inRound = g.round > 0;
       if (inRound) out.push({ type: 'round', key: g.key, run: n, group: g });
       for (const it of g.items) {
@@ -96,13 +96,19 @@ export function timelineRows(runs: readonly RunGroup[]): Row[] {
           case 'error':
             card({ kind: 'error', id: it.key, run: n, round: g.round, event: it.event, step: 'stop', marks: ['error'] }, inRound);
             break;
+          case 'compaction':
+            card({ kind: 'compaction', id: it.key, run: n, round: g.round, event: it.event, step: 'append', marks: [] }, inRound);
+            break;
         }
       }
-    }
+    };
+    for (const g of run.rounds) if (!g.afterEnd) round(g);
     if (run.end) {
       const failed = ['error', 'timeout', 'truncated', 'does_not_fit'].includes(run.end.payload.reason);
       card({ kind: 'end', id: `e:${run.end.seq}`, run: n, round: 0, event: run.end, step: 'stop', marks: failed ? ['error'] : [] }, false);
     }
+    // Compact now, after the run: its request, answer and compaction.
+    for (const g of run.rounds) if (g.afterEnd) round(g);
     for (const r of run.restores) card({ kind: 'restore', id: `e:${r.seq}`, run: n, round: 0, event: r, step: null, marks: [] }, false);
   }
   return out;

@@ -1,9 +1,9 @@
 // Types of the bound methods of main.App and of the runtime events that are
 // not timeline events. Field names are the Go json tags.
-import type { CheckpointPoint, Display, PendingRequest, ToolResultPayload, TraceEvent } from './events';
+import type { CheckpointPoint, CompactionPayload, Display, PendingRequest, ToolResultPayload, TraceEvent } from './events';
 import { isRecord, type JsonValue } from './json';
 import type { Options } from './llm';
-import type { PermissionMode, PolicyCall, RestoreResult, Rule, Scope, ToolSetting } from './safety';
+import { restoreResultOf, type PermissionMode, type PolicyCall, type RestoreResult, type Rule, type Scope, type ToolSetting } from './safety';
 
 /** settings.HostChoice: the Ollama host in use and where it was chosen from. */
 export interface HostChoice {
@@ -185,12 +185,25 @@ export type Command =
   | { do: 'edit_request'; session: string; at: number; request: RequestEdit }
   | { do: 'edit_args' | 'skip' | 'edit_result'; session: string; at: number; text: string }
   | { do: 'restore_files'; session: string; seq: number; force?: boolean }
-  | { do: 'undo_run'; session: string; run: number; force?: boolean };
+  | { do: 'undo_run'; session: string; run: number; force?: boolean }
+  | { do: 'compact'; session: string };
 
 /** session.Outcome: what a command gives back. */
 export interface Outcome {
   summary?: Summary;
   restore?: RestoreResult;
+  /** What Compact now recorded. */
+  compaction?: CompactionPayload;
+}
+
+/** A command's answer as the backend sends it, read into an Outcome. */
+export function outcomeOf(r: unknown): Outcome {
+  const out: Outcome = {};
+  if (!isRecord(r)) return out;
+  if (isRecord(r['summary'])) out.summary = summaryOf(r['summary']);
+  if (isRecord(r['restore'])) out.restore = restoreResultOf(r['restore']);
+  if (isRecord(r['compaction'])) out.compaction = r['compaction'] as unknown as CompactionPayload;
+  return out;
 }
 
 /**
@@ -232,6 +245,11 @@ export interface Settings {
   recover_text_calls: boolean;
   /** Rounds in a row with the same calls before the model is told; one more and the run stops. */
   repeat_limit: number;
+  /** Compaction: at compact_at_percent of num_ctx, and when a prompt does not fit (then it is sent again). */
+  compact: boolean;
+  compact_at_percent: number;
+  /** The latest rounds always kept as they are. */
+  compact_keep_rounds: number;
 }
 
 /** Settings from the backend with the permission fields filled in (Go nil maps and slices arrive as null). */
@@ -249,6 +267,9 @@ export function settingsOf(v: unknown): Settings {
     ollama_host: typeof r['ollama_host'] === 'string' ? r['ollama_host'] : '',
     recover_text_calls: r['recover_text_calls'] !== false,
     repeat_limit: typeof r['repeat_limit'] === 'number' ? r['repeat_limit'] : 3,
+    compact: r['compact'] !== false,
+    compact_at_percent: typeof r['compact_at_percent'] === 'number' ? r['compact_at_percent'] : 80,
+    compact_keep_rounds: typeof r['compact_keep_rounds'] === 'number' ? r['compact_keep_rounds'] : 2,
   };
 }
 

@@ -82,6 +82,7 @@ const COMMAND_FIELDS: Record<Command['do'], string[]> = {
   edit_result: ['session', 'at', 'text'],
   restore_files: ['session', 'seq', 'force'],
   undo_run: ['session', 'run', 'force'],
+  compact: ['session'],
 };
 
 /** What is wrong with a recorded App.Do command for the TS Command type. */
@@ -143,7 +144,7 @@ describe('the shapes', () => {
     expect(eventProblems({ ...ok, payload: { code: 'c' } })).toEqual(['event.payload(notice).message: missing']);
     expect(eventProblems({ ...ok, seq: '1' })).toEqual(['event.seq: want a number, got "1"']);
     expect(eventProblems({ ...ok, payload: { code: 'c', message: 'm', level: 2 } })).toEqual(['event.payload(notice).level: not in the TS type']);
-    expect(eventProblems({ ...ok, kind: 'compaction' })).toEqual(['event.kind: "compaction" is not a kind the UI knows']);
+    expect(eventProblems({ ...ok, kind: 'telemetry' })).toEqual(['event.kind: "telemetry" is not a kind the UI knows']);
   });
   it('name a command the window does not send, a field it lacks, and an outcome that does not fit', () => {
     expect(commandProblems({ do: 'step', session: 's', at: 4 }, 'c')).toEqual([]);

@@ -17,10 +17,10 @@ describe('parseEvent', () => {
   });
 
   it('turns an unknown kind into a notice that says so', () => {
-    const e = parseEvent({ session_id: 's', seq: 4, kind: 'compaction', time: 't', run: 1, round: 2, payload: {} });
+    const e = parseEvent({ session_id: 's', seq: 4, kind: 'telemetry', time: 't', run: 1, round: 2, payload: {} });
     expect(e?.kind).toBe('notice');
     expect(e?.seq).toBe(4);
-    if (e && isKind(e, 'notice')) expect(e.payload.message).toContain('compaction');
+    if (e && isKind(e, 'notice')) expect(e.payload.message).toContain('telemetry');
   });
 });
 

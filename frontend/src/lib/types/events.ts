@@ -17,6 +17,7 @@ export const KINDS = [
   'checkpoint',
   'edit',
   'restore',
+  'compaction',
 ] as const;
 
 export type Kind = (typeof KINDS)[number];
@@ -39,6 +40,10 @@ export interface ModelRequestPayload {
   /** false: Ollama refuses a prompt over num_ctx instead of cutting it (absent in older logs). */
   truncate?: boolean | null;
   system: string;
+  /** "compaction": the request that asks the model to summarise the older history (its answer is a summary, not a message). */
+  purpose?: string;
+  /** For a compaction request: the last history event it asks to summarise. */
+  compact?: number;
   /** The session's tool set sent with it; absent when no tools were offered. */
   tool_set?: number;
   tool_names?: string[] | null;
@@ -180,6 +185,32 @@ export interface RestorePayload {
   changes?: FileChange[] | null;
 }
 
+/** What made Loupe compact: the threshold of num_ctx, a prompt Ollama refused, or Compact now. */
+export type CompactTrigger = 'threshold' | 'does_not_fit' | 'button';
+
+/**
+ * trace.Compaction: the history from its start through through_seq was
+ * replaced by the model's summary; the events stay in the log.
+ */
+export interface CompactionPayload {
+  /** The summarising model_request; summary is its answer. */
+  request_seq: number;
+  trigger: CompactTrigger | string;
+  summary: string;
+  from_seq: number;
+  through_seq: number;
+  /** How many messages it replaced. */
+  messages: number;
+  /** Runs and rounds of the first and last replaced events (round 0: the run's message). */
+  from_run: number;
+  from_round: number;
+  through_run: number;
+  through_round: number;
+  /** Loupe's estimates of the prompt before and after. */
+  tokens_before: number;
+  tokens_after: number;
+}
+
 export interface NoticePayload {
   code: string;
   message: string;
@@ -310,6 +341,7 @@ export interface PayloadMap {
   checkpoint: CheckpointPayload;
   edit: EditPayload;
   restore: RestorePayload;
+  compaction: CompactionPayload;
 }
 
 /** How long a field cut from an event's preview is whole (trace.Cut). */
@@ -356,6 +388,7 @@ export type RunEndEvent = EventOf<'run_end'>;
 export type CheckpointEvent = EventOf<'checkpoint'>;
 export type EditEvent = EventOf<'edit'>;
 export type RestoreEvent = EventOf<'restore'>;
+export type CompactionEvent = EventOf<'compaction'>;
 
 export function isKnownKind(k: unknown): k is Kind {
   return typeof k === 'string' && (KINDS as readonly string[]).includes(k);
@@ -377,6 +410,7 @@ export const isRunEnd = (e: TraceEvent): e is RunEndEvent => e.kind === 'run_end
 export const isCheckpoint = (e: TraceEvent): e is CheckpointEvent => e.kind === 'checkpoint';
 export const isEdit = (e: TraceEvent): e is EditEvent => e.kind === 'edit';
 export const isRestore = (e: TraceEvent): e is RestoreEvent => e.kind === 'restore';
+export const isCompaction = (e: TraceEvent): e is CompactionEvent => e.kind === 'compaction';
 
 /**
  * Checks the envelope of an event received from the backend. An event of a

@@ -116,6 +116,8 @@ const payloads: Record<Kind, Shape> = {
     'think?': nullable(bool),
     'truncate?': nullable(bool),
     system: str,
+    'purpose?': str,
+    'compact?': num,
     'tool_set?': num,
     'tool_names?': nullable(arr(str)),
     'history_base?': num,
@@ -175,6 +177,20 @@ const payloads: Record<Kind, Shape> = {
     'args?': json,
   }),
   edit: obj({ target: str, 'seq?': num, 'call_id?': str, before: json, after: json }),
+  compaction: obj({
+    request_seq: num,
+    trigger: str,
+    summary: str,
+    from_seq: num,
+    through_seq: num,
+    messages: num,
+    from_run: num,
+    from_round: num,
+    through_run: num,
+    through_round: num,
+    tokens_before: num,
+    tokens_after: num,
+  }),
   restore: obj({ to_seq: num, 'run?': num, restored: nullable(arr(str)), 'overwritten?': nullable(arr(str)), 'changes?': nullable(arr(fileChange)) }),
 };
 
@@ -236,6 +252,9 @@ const settings = obj({
   ollama_host: str,
   recover_text_calls: bool,
   repeat_limit: num,
+  compact: bool,
+  compact_at_percent: num,
+  compact_keep_rounds: num,
 });
 const workspaceSettings = obj({ 'rules?': nullable(arr(rule)), 'commands?': nullable(arr(str)), 'host?': str, 'allow_network?': bool });
 const workspaceInfo = obj({
@@ -251,7 +270,7 @@ const workspaceInfo = obj({
 const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str }))) });
 const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
 
-const outcome = obj({ 'summary?': summary, 'restore?': restoreResult });
+const outcome = obj({ 'summary?': summary, 'restore?': restoreResult, 'compaction?': payloads['compaction']! });
 const event: Shape = (v, p, out) => {
   out.push(...eventProblems(v, p));
 };
