@@ -472,3 +472,36 @@ func TestTemplateToolCallTag(t *testing.T) {
 		t.Errorf("hidden tag found as %q", got)
 	}
 }
+
+// A script with a summary and steps after compaction: a request without
+// tools asks for the summary; a conversation holding Loupe's summary
+// message picks the after-compaction steps by its assistant messages.
+func TestTemplateSelectsSummaryAndAfterCompaction(t *testing.T) {
+	s := Script{Steps: make([]Step, 3), Summary: "a summary", AfterCompaction: make([]Step, 2)}
+	var tool tmplTool
+	tool.Type = "function"
+	tool.Function.Name = "list_dir"
+	user := tmplMsg{Role: "user", Content: "What is here?"}
+	summary := tmplMsg{Role: "user", Content: "[Loupe compacted the conversation: this summary…"}
+	answer := tmplMsg{Role: "assistant", Content: "ok"}
+	tools := []tmplTool{tool}
+	for i, tt := range []struct {
+		tools []tmplTool
+		msgs  []tmplMsg
+		want  string
+	}{
+		{tools, []tmplMsg{user, answer}, Selector(1)},
+		{nil, []tmplMsg{user}, selectorSummary},
+		{tools, []tmplMsg{summary}, AfterSelector(0)},
+		{tools, []tmplMsg{summary, answer, user}, AfterSelector(1)},
+		{tools, []tmplMsg{summary, answer, answer}, selectorOver},
+	} {
+		got := render(t, s, "Be brief.", tt.tools, tt.msgs)
+		if !strings.HasSuffix(got, "<|im_start|>assistant\n"+tt.want) {
+			t.Errorf("case %d: prompt ends %q, want selector %s", i, got[max(0, len(got)-60):], tt.want)
+		}
+	}
+	if _, err := s.build(); err != nil {
+		t.Fatal(err)
+	}
+}

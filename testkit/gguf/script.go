@@ -83,6 +83,15 @@ type Script struct {
 	// request's full schemas, and the model ignores its prompt anyway.
 	// Ignored with NoTools.
 	CompactTools bool
+	// Summary, when set, is what the model answers a request that offers
+	// no tools (Loupe's summarising request when it compacts): one piece.
+	// Ignored with NoTools, whose every request offers none.
+	Summary string
+	// AfterCompaction are the steps of a conversation that holds a
+	// compaction summary (a user message starting "[Loupe compacted"),
+	// chosen like Steps by the assistant messages in it: a compaction
+	// makes that count drop, and these say what the model does then.
+	AfterCompaction []Step
 	// ContextLength is the context the model says it was trained for
 	// (llama.context_length, what /api/show reports and Ollama caps num_ctx
 	// at); 0 means 32768.
@@ -130,7 +139,13 @@ const (
 // asking for step k.
 func Selector(k int) string { return fmt.Sprintf("<|step_%d|>", k) }
 
-const selectorOver = "<|step_end|>"
+// AfterSelector is Selector for AfterCompaction's steps.
+func AfterSelector(k int) string { return fmt.Sprintf("<|after_%d|>", k) }
+
+const (
+	selectorOver    = "<|step_end|>"
+	selectorSummary = "<|step_summary|>"
+)
 
 // Pieces returns the text pieces step s emits, in order, one token each
 // (Repeat excluded).
@@ -214,7 +229,12 @@ func (s Script) build() (*vocab, error) {
 	for k := range s.Steps {
 		selectors[k] = v.add(Selector(k), typeControl)
 	}
+	after := make([]int, len(s.AfterCompaction))
+	for k := range s.AfterCompaction {
+		after[k] = v.add(AfterSelector(k), typeControl)
+	}
 	over := v.add(selectorOver, typeControl)
+	summary := v.add(selectorSummary, typeControl)
 
 	byText := map[string]int{}
 	for id, text := range v.tokens {
@@ -242,36 +262,52 @@ func (s Script) build() (*vocab, error) {
 		return nil
 	}
 
+	type step struct {
+		Step
+		sel  int
+		name string
+	}
+	var all []step
 	for k, st := range s.Steps {
+		all = append(all, step{st, selectors[k], fmt.Sprintf("step %d", k)})
+	}
+	for k, st := range s.AfterCompaction {
+		all = append(all, step{st, after[k], fmt.Sprintf("step %d after compaction", k)})
+	}
+	if s.Summary != "" {
+		all = append(all, step{Step{Answer: s.Summary}, summary, "the summary"})
+	}
+	for _, st := range all {
+		k := st.name
 		pieces, err := st.Pieces()
 		if err != nil {
-			return nil, fmt.Errorf("step %d: %w", k, err)
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		prev := selectors[k]
+		prev := st.sel
 		for _, p := range pieces {
 			id, err := piece(p)
 			if err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
 			if err := link(prev, id); err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
 			prev = id
 		}
 		if st.Repeat != "" {
 			id, err := piece(st.Repeat)
 			if err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
 			if err := link(prev, id); err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
 			if err := link(id, id); err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
-		} else if prev != selectors[k] {
+		} else if prev != st.sel {
 			if err := link(prev, tokIMEnd); err != nil {
-				return nil, fmt.Errorf("step %d: %w", k, err)
+				return nil, fmt.Errorf("%s: %w", k, err)
 			}
 		}
 	}

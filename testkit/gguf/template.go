@@ -62,7 +62,9 @@ For each function call, return a json object with function name and arguments wi
 	// templates have no arithmetic, but len works on strings.
 	b.WriteString(`
 {{- $turns := "" }}
+{{- $compacted := false }}
 {{- range .Messages }}
+{{- if and (eq .Role "user") (eq (printf "%.16s" .Content) "[Loupe compacted") }}{{ $compacted = true }}{{ end }}
 {{- if eq .Role "user" }}<|im_start|>user
 {{ .Content }}<|im_end|>
 {{ else if eq .Role "assistant" }}{{ $turns = printf "%s." $turns }}<|im_start|>assistant
@@ -94,8 +96,21 @@ For each function call, return a json object with function name and arguments wi
 `)
 
 	// The selector: the last token of every prompt.
+	if s.Summary != "" && !s.NoTools {
+		b.WriteString(`{{ if not .Tools }}` + selectorSummary + `{{ else }}`)
+	}
+	if len(s.AfterCompaction) > 0 {
+		fmt.Fprintf(&b, `{{ if $compacted }}{{ if lt (len $turns) %d }}<|after_{{ len $turns }}|>{{ else }}%s{{ end }}{{ else }}`,
+			len(s.AfterCompaction), selectorOver)
+	}
 	fmt.Fprintf(&b, `{{ if lt (len $turns) %d }}<|step_{{ len $turns }}|>{{ else }}%s{{ end }}`,
 		len(s.Steps), selectorOver)
+	if len(s.AfterCompaction) > 0 {
+		b.WriteString(`{{ end }}`)
+	}
+	if s.Summary != "" && !s.NoTools {
+		b.WriteString(`{{ end }}`)
+	}
 	return b.String()
 }
 
