@@ -78,7 +78,11 @@ func BenchmarkRounds(b *testing.B) {
 			m := session.NewManager(st, ollama.New(url, nil), nil, nil)
 			defer m.StopAll()
 			set := settings.Defaults()
-			set.MaxRounds = n
+			// The plain loop: BenchmarkRoundsCompacting measures it with
+			// compaction.
+			// A context that holds 1,000 rounds: Ollama is asked not to cut
+			// (truncate false), and the fake refuses a prompt over num_ctx.
+			set.MaxRounds, set.Compact, set.NumCtxCap = n, false, 1<<20
 			if err := settings.Save(ctx, st, set); err != nil {
 				b.Fatal(err)
 			}
@@ -158,28 +162,37 @@ func benchFake(b *testing.B) string {
 // serveBenchFake is the fake's process: a conversation whose first message
 // says "rounds=N" gets a list_dir call per request ("." and "./" in turn,
 // so that no three rounds repeat) until its history holds N-1 answers,
-// then a text answer. It keeps no request.
+// then a text answer; one whose first message ends " compacting" calls
+// every time, and a request without tools (a summarising one) gets a
+// summary. It keeps no request.
 func serveBenchFake() {
 	srv, err := ollamatest.Start("127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 8192})
+	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 1 << 20})
 	srv.Respond(func(req ollamatest.ChatRequest) ollamatest.Reply {
 		srv.ForgetRequests()
-		n, answered := 0, 0
+		if len(req.Tools) == 0 {
+			// Loupe's summarising request (BenchmarkRoundsCompacting).
+			return ollamatest.Text("The folder was listed again and again.")
+		}
+		n, answered, compacting := 0, 0, false
 		for _, m := range req.Messages {
 			switch m.Role {
 			case "user":
 				if n == 0 {
 					fmt.Sscanf(m.Content, "rounds=%d", &n)
+					compacting = compacting || strings.HasSuffix(m.Content, " compacting")
 				}
 			case "assistant":
 				answered++
 			}
 		}
-		if answered+1 < n {
+		// A compacted history holds fewer answers than rounds: such a
+		// session calls until the round cap ends it.
+		if answered+1 < n || compacting {
 			return calls(call("", "list_dir", []string{`{"path":"."}`, `{"path":"./"}`}[answered%2]))
 		}
 		return ollamatest.Text("Listed the folder.")
