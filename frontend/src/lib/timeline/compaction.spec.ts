@@ -3,6 +3,7 @@ import { recording } from '../replay/recordings';
 import { isCompaction, parseEvent, type CompactionEvent, type TraceEvent } from '../types';
 import { compactBlocked, compactionSpan, compactionTokens, compactionTrigger } from './compaction';
 import { buildTimeline } from './group';
+import { runTotals } from './metrics';
 import { cardsOf, timelineRows } from './rows';
 
 // The events the engine recorded (backend/session recordings_test.go,
@@ -60,5 +61,15 @@ describe('compaction on the timeline', () => {
     expect(g.request?.payload.purpose).toBeUndefined();
     expect(g.response?.payload.request_seq).toBe(g.request?.seq);
     expect(t.runs[0]!.rounds.filter((r) => r.afterEnd)).toHaveLength(1);
+  });
+
+  it('counts the run’s rounds without Compact now, and the summaries’ tokens with the run’s', () => {
+    const evs = events();
+    const run = buildTimeline(evs).runs[0]!;
+    const end = evs.find((e) => e.kind === 'run_end');
+    expect(end?.kind === 'run_end' && runTotals(run).rounds).toBe(end?.kind === 'run_end' ? end.payload.rounds : -1);
+    let tokens = 0;
+    for (const e of evs) if (e.kind === 'model_response') tokens += e.payload.metrics.prompt_eval_count;
+    expect(runTotals(run).promptTokens).toBe(tokens);
   });
 });

@@ -59,14 +59,16 @@ export interface RunTotals {
 export function runTotals(run: RunGroup): RunTotals {
   const t: RunTotals = { rounds: 0, calls: 0, promptTokens: 0, outputTokens: 0, modelMs: 0, toolMs: 0, wallMs: null };
   for (const g of run.rounds) {
-    if (g.request) t.rounds++;
-    const m = g.response?.payload.metrics;
-    if (m) {
-      t.promptTokens += m.prompt_eval_count;
-      t.outputTokens += m.eval_count;
-      t.modelMs += nsToMs(m.total_duration);
-    }
+    // Compact now after the run's end is no round of it.
+    if (g.request && !g.afterEnd) t.rounds++;
     for (const it of g.items) {
+      // Every answer counts, a summary for a compaction too.
+      if (it.kind === 'response') {
+        const m = it.event.payload.metrics;
+        t.promptTokens += m.prompt_eval_count;
+        t.outputTokens += m.eval_count;
+        t.modelMs += nsToMs(m.total_duration);
+      }
       if (it.kind !== 'call') continue;
       t.calls++;
       t.toolMs += it.result?.payload.duration_ms ?? 0;
