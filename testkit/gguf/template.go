@@ -61,10 +61,18 @@ For each function call, return a json object with function name and arguments wi
 	// The conversation. $turns gains one character per assistant message: text
 	// templates have no arithmetic, but len works on strings.
 	b.WriteString(`
-{{- $turns := "" }}
+{{- $turns := "" }}`)
+	if len(s.AfterCompaction) > 0 {
+		// A user message starting as Loupe's summary marks a compacted
+		// conversation.
+		b.WriteString(`
 {{- $compacted := false }}
 {{- range .Messages }}
 {{- if and (eq .Role "user") (eq (printf "%.16s" .Content) "[Loupe compacted") }}{{ $compacted = true }}{{ end }}
+{{- end }}`)
+	}
+	b.WriteString(`
+{{- range .Messages }}
 {{- if eq .Role "user" }}<|im_start|>user
 {{ .Content }}<|im_end|>
 {{ else if eq .Role "assistant" }}{{ $turns = printf "%s." $turns }}<|im_start|>assistant
