@@ -221,6 +221,24 @@ func Run(t *testing.T, s Setup) {
 		}
 	})
 
+	t.Run("prompt count includes the cache", func(t *testing.T) {
+		// The same prompt twice: the second is read from the KV cache, yet
+		// prompt_eval_count is the whole prompt both times (Ollama v0.17.4
+		// counts cached tokens; the context meter relies on it).
+		var counts [2]int
+		for i := range counts {
+			before(t, ScenarioText)
+			resp, err := s.Client.Chat(ctx, request(s.Model, info, "Say hello in five words, please, and nothing else at all."), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[i] = resp.Metrics.PromptEvalCount
+		}
+		if counts[0] <= 1 || counts[1] != counts[0] {
+			t.Errorf("prompt_eval_count %d then %d for the same prompt, want the same whole count twice", counts[0], counts[1])
+		}
+	})
+
 	t.Run("loaded context", func(t *testing.T) {
 		// /api/ps lists the model a chat loaded, with the context Ollama
 		// allocated for it: the num_ctx asked for, or the model's own
