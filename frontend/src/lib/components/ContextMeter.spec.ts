@@ -39,7 +39,7 @@ describe('ContextMeter on a request', () => {
     expect(parts[1]).toMatch(/^Tool schemas 1,\d{3} 3\d%$/);
     expect(parts.map((p) => p!.split(' ')[0])).toEqual(['System', 'Tool', 'History', 'New']);
     expect(text('meter-note')).toContain("Ollama's count");
-    expect(text('meter-note')).toContain('Split estimated');
+    expect(text('meter-note')).toMatch(/^Ollama's count \(prompt_eval_count\)\. Split estimated: .* The answer took 1 more token, which the next prompt holds too\.$/);
     expect(screen.getByTestId('meter-bar').getAttribute('aria-label')).toContain('(estimated split)');
     expect(screen.queryByTestId('meter-warning')).toBeNull();
   });
@@ -92,5 +92,8 @@ describe('the session meter', () => {
     expect(text('meter-total')).toMatch(/^Latest request \(run 1, round 2\): 3,\d{3} of 4,096 tokens/);
     expect(text('session-meter-peak')).toMatch(/Fullest so far: 3,\d{3} of 4,096 \(9\d%\), run 1, round 2\. 1 of 2 requests reached 80%\./);
     expect(text('meter-warning')).toContain('What to do');
+    // Esc closes it again.
+    await fireEvent.keyDown(details.querySelector('summary')!, { key: 'Escape' });
+    expect(details.open).toBe(false);
   });
 });
