@@ -112,7 +112,7 @@ func (r *run) autoCompact(ctx context.Context) error {
 		return nil
 	}
 	r.mu.Lock()
-	used := max(r.hist.PromptEstimate(r.cfg.System, r.toolsJSON), r.squeeze.lastPrompt)
+	used := max(r.rate.Tokens(r.hist.PromptBytes(r.cfg.System, r.toolsJSON)), r.squeeze.lastPrompt)
 	plan, ok := r.hist.PlanCompaction(cc.keep())
 	worth := ok && plan.Bytes*2 >= r.hist.Size()
 	r.mu.Unlock()
@@ -162,7 +162,7 @@ func (r *run) compact(ctx context.Context, trigger string) (trace.Compaction, st
 	cc := r.cfg.Compaction
 	r.mu.Lock()
 	plan, ok := r.hist.PlanCompaction(cc.keep())
-	before := r.hist.PromptEstimate(r.cfg.System, r.toolsJSON)
+	before := r.rate.Tokens(r.hist.PromptBytes(r.cfg.System, r.toolsJSON))
 	r.mu.Unlock()
 	if !ok {
 		return trace.Compaction{}, fmt.Sprintf("the history holds nothing older than the latest %d rounds, which are always kept", cc.keep()), nil
@@ -181,7 +181,7 @@ func (r *run) compact(ctx context.Context, trigger string) (trace.Compaction, st
 	mr.HistoryBase, mr.HistoryAdded = r.hist.Delta()
 	req := trace.BuildRequest(r.hist, mr, nil)
 	mr.MessageCount = len(req.Messages)
-	mr.PromptEstimate = trace.PromptEstimateOf(req)
+	mr.PromptEstimate = r.rate.Tokens(trace.PromptBytesOf(req))
 	r.mu.Unlock()
 	reqEv, err := r.record(ctx, trace.KindModelRequest, mr)
 	if err != nil {
@@ -222,7 +222,7 @@ func (r *run) compact(ctx context.Context, trigger string) (trace.Compaction, st
 		why = "the model answered the summarising request with no text"
 	}
 	r.mu.Lock()
-	after := r.hist.CompactedEstimate(plan.Through, summary, r.cfg.System, r.toolsJSON)
+	after := r.rate.Tokens(r.hist.CompactedBytes(plan.Through, summary, r.cfg.System, r.toolsJSON))
 	r.mu.Unlock()
 	if why == "" && after >= before {
 		why = fmt.Sprintf("the summary (about %d tokens with the rest) is no shorter than what it would replace (%d)", after, before)

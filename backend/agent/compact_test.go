@@ -128,7 +128,7 @@ func TestRunCompactsAtTheThreshold(t *testing.T) {
 // refuses one over num_ctx.
 func tooBig(limit int, next func(llm.Request) llm.Response) func(llm.Request) (llm.Response, error) {
 	return func(req llm.Request) (llm.Response, error) {
-		if trace.PromptEstimateOf(req) > limit {
+		if trace.DefaultRate().Tokens(trace.PromptBytesOf(req)) > limit {
 			return llm.Response{}, fmt.Errorf("ollama: %w", tooLong{})
 		}
 		return next(req), nil

@@ -99,6 +99,15 @@ type script struct {
 	requests []llm.Request
 	// respond answers once the replies run out.
 	respond func(req llm.Request) llm.Response
+	// loaded is what LoadedContext says Ollama allocated (0: unknown).
+	loaded int
+}
+
+// LoadedContext answers as Ollama's /api/ps would for the loaded model.
+func (s *script) LoadedContext(context.Context, string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loaded, nil
 }
 
 func (s *script) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {

@@ -58,6 +58,13 @@ type run struct {
 	// this run (0, "": none).
 	lastNumCtx int
 	lastModel  string
+	// rate is the bytes per token this session's counts of this model
+	// show (the default until one); prev is the session's last answered
+	// request, which the next one extends; allocated the context Ollama
+	// last said it allocated, in this run (0: none said yet).
+	rate      trace.Rate
+	prev      *previous
+	allocated int
 	// lastCalls are recent rounds' calls, to notice a model that repeats
 	// itself; lastText is the newest answer's text.
 	lastCalls []string
@@ -99,10 +106,13 @@ func (a *Agent) begin() (*run, error) {
 	}
 	b, _ := json.Marshal(r.specs)
 	r.toolsJSON = len(b)
+	r.rate = trace.DefaultRate()
+	models := map[int64]string{}
 	for _, e := range a.log {
 		r.num = max(r.num, e.Run)
 		if e.Kind == trace.KindModelResponse {
 			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {
+				r.meterFrom(e.Seq, p, models[p.RequestSeq])
 				r.lastText = p.Content
 				for _, rs := range p.Rescued {
 					r.rescues[rs.CallID] = rs
@@ -115,6 +125,7 @@ func (a *Agent) begin() (*run, error) {
 		if e.Kind == trace.KindModelRequest {
 			if p, err := trace.Decode[trace.ModelRequest](e); err == nil {
 				r.lastNumCtx, r.lastModel = p.Options.NumCtx, p.Model
+				models[e.Seq] = p.Model
 			}
 		}
 	}
@@ -353,7 +364,8 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 	mr.HistoryBase, mr.HistoryAdded = r.hist.Delta()
 	req := trace.BuildRequest(r.hist, mr, r.specs)
 	mr.MessageCount = len(req.Messages)
-	mr.PromptEstimate = r.hist.PromptEstimate(mr.System, r.toolsJSON)
+	split := r.split(mr.System)
+	mr.Split, mr.PromptEstimate = &split, split.Sum()
 	r.mu.Unlock()
 	reqEv, err := r.record(ctx, trace.KindModelRequest, mr)
 	if err != nil {
@@ -390,8 +402,17 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 	if !answer.Incomplete {
 		r.rescue(&answer)
 	}
-	if _, err := r.record(ctx, trace.KindModelResponse, answer); err != nil {
+	var reading trace.Reading
+	if chatErr == nil {
+		reading = r.measure(ctx, mr, split, resp.Metrics)
+		answer.Context = &reading.Meter
+	}
+	respEv, err := r.record(ctx, trace.KindModelResponse, answer)
+	if err != nil {
 		return answer, nil, err
+	}
+	if chatErr == nil {
+		r.measured(reqEv.Seq, respEv.Seq, reading.Meter)
 	}
 
 	var end trace.RunEnd
@@ -411,7 +432,7 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 	case chatErr != nil && errors.Is(chatErr, llm.ErrPromptTooLong):
 		// Loupe sends truncate false: Ollama refused the prompt rather
 		// than drop its oldest messages. Say what did not fit, and stop.
-		fit := trace.FitOf(req, mr.Options.NumCtx, mr.PromptEstimate)
+		fit := trace.FitOf(req, mr.Options.NumCtx, mr.PromptEstimate, r.rate)
 		if again, err := r.compactToFit(ctx, fit); err != nil || again {
 			if err != nil {
 				return answer, nil, err
@@ -441,14 +462,8 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		end, err = r.stopped(ctx, "truncated", trace.EndTruncated, msg)
 		end.FinalText = answer.Content
 	default:
-		if trace.CutSuspected(answer.Metrics, mr.Options.NumCtx) {
-			// Ollama cut anyway (an older server ignoring truncate, or a
-			// context shift): the round goes on, flagged.
-			msg := fmt.Sprintf("Ollama read %d prompt tokens, all that num_ctx %d holds (Loupe estimated %d): it probably dropped the oldest messages after the system prompt, so the model may not have seen the start of the task or earlier tool results. Compact, or raise num_ctx.",
-				answer.Metrics.PromptEvalCount, mr.Options.NumCtx, mr.PromptEstimate)
-			if err := r.notice(ctx, trace.CodeContextCut, msg); err != nil {
-				return answer, nil, err
-			}
+		if err := r.contextNotices(ctx, mr, split, req, reading); err != nil {
+			return answer, nil, err
 		}
 		return answer, nil, nil
 	}

@@ -87,8 +87,15 @@ func TestResultsPairByIDInCallOrder(t *testing.T) {
 		if a, b := mustJSON(t, req), mustJSON(t, sent); a != b {
 			t.Fatalf("round %d rebuilt differs from sent:\n%s\n%s", e.Round, a, b)
 		}
-		if mr := reqs[e.Round-1]; mr.MessageCount != len(sent.Messages) || mr.PromptEstimate != trace.PromptEstimateOf(sent) {
-			t.Fatalf("round %d: count %d estimate %d, want %d %d", e.Round, mr.MessageCount, mr.PromptEstimate, len(sent.Messages), trace.PromptEstimateOf(sent))
+		mr := reqs[e.Round-1]
+		if mr.MessageCount != len(sent.Messages) || mr.Split == nil || mr.PromptEstimate != mr.Split.Sum() {
+			t.Fatalf("round %d: count %d estimate %d split %+v, want %d messages and the split's sum", e.Round, mr.MessageCount, mr.PromptEstimate, mr.Split, len(sent.Messages))
+		}
+		// The split divides what was sent: each message's and the
+		// tools' JSON (the sent JSON adds only brackets and commas).
+		msgs, tools := mustJSON(t, sent.Messages), mustJSON(t, sent.Tools)
+		if d := len(msgs) + len(tools) - mr.Split.Bytes; d < 0 || d > len(sent.Messages)+1 {
+			t.Fatalf("round %d: split of %d bytes, sent %d + %d", e.Round, mr.Split.Bytes, len(msgs), len(tools))
 		}
 	}
 	invariants.Check(t, evs)

@@ -1021,6 +1021,27 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// The context meter: a 7 KB read into num_ctx 4096 fills the next
+	// prompt past 80%: its request card and the session's meter say so,
+	// with the split by part and the ways out; Ollama allocated the
+	// num_ctx asked for.
+	t.Run("context_meter", func(t *testing.T) {
+		w := openWindow(t, "context_meter", "The model reads a 7 KB file with num_ctx capped at 4096; the next prompt takes over 80% of the context, and the meter warns.", permission.ModeAuto,
+			func(s *settings.Settings) { s.NumCtxCap = 4096 })
+		var b strings.Builder
+		for i := 1; b.Len() < 7_000; i++ {
+			fmt.Fprintf(&b, "entry %d: a line of the notes kept long\n", i)
+		}
+		w.write("notes.md", b.String())
+		w.srv.Script(
+			calls(call("call_1", "read_file", `{"path":"notes.md"}`)),
+			text("The notes are a list of entries."),
+		)
+		w.send("What is in notes.md?")
+		w.untilEnded()
+		w.save()
+	})
+
 	// A long read: opened again, the session sends the observation cut
 	// (its first lines and how long it is whole); the user shows all of it.
 	t.Run("long_read", func(t *testing.T) {

@@ -223,20 +223,20 @@ func (h *History) summaryMessage(k int, summary string) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: b.String()}
 }
 
-// CompactedEstimate is PromptEstimate as it would be after a compaction
-// that replaces through event through with summary (the history itself
-// is not changed).
-func (h *History) CompactedEstimate(through int64, summary, system string, toolsJSON int) int {
+// CompactedBytes is PromptBytes as it would be after a compaction that
+// replaces through event through with summary (the history itself is not
+// changed).
+func (h *History) CompactedBytes(through int64, summary, system string, toolsJSON int) int {
 	k, ok := h.at[through]
 	if !ok {
-		return h.PromptEstimate(system, toolsJSON)
+		return h.PromptBytes(system, toolsJSON)
 	}
 	replaced := 0
 	for i := 1; i <= k; i++ {
 		replaced += h.size[i]
 	}
 	b, _ := json.Marshal(h.summaryMessage(k, summary))
-	return estimate(len(h.msgs)-1-k+1, h.total-replaced+len(b), system, toolsJSON)
+	return promptBytes(len(h.msgs)-1-k+1, h.total-replaced+len(b), system, toolsJSON)
 }
 
 // Size is the JSON size of the conversation's messages.
@@ -328,3 +328,35 @@ func clip(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// PromptBytes is the JSON size of the request built from this history
+// with the given system prompt and tools (toolsJSON is the size of the
+// tools' JSON), without encoding the history again: it equals
+// PromptBytesOf(that request). The loop turns bytes into tokens at the
+// session's measured rate (Rate.Tokens), the one the context meter uses.
+func (h *History) PromptBytes(system string, toolsJSON int) int {
+	return promptBytes(len(h.msgs)-1, h.total, system, toolsJSON)
+}
+
+// promptBytes is PromptBytes of n conversation messages of bytes JSON.
+func promptBytes(n, bytes int, system string, toolsJSON int) int {
+	if system != "" {
+		b, _ := json.Marshal(llm.Message{Role: llm.RoleSystem, Content: system})
+		n, bytes = n+1, bytes+len(b)
+	}
+	msgs := 2 + bytes // [ ... ]
+	if n > 1 {
+		msgs += n - 1 // commas
+	}
+	// {"m":MSGS,"t":TOOLS}
+	return len(`{"m":,"t":}`) + msgs + toolsJSON
+}
+
+// PromptBytesOf is the size of a request already built.
+func PromptBytesOf(r llm.Request) int {
+	b, _ := json.Marshal(struct {
+		M []llm.Message  `json:"m"`
+		T []llm.ToolSpec `json:"t"`
+	}{r.Messages, r.Tools})
+	return len(b)
+}

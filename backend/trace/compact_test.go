@@ -113,7 +113,7 @@ func (g *logGen) compact(keep int) (old []llm.Message, plan CompactPlan, predict
 	}
 	old = slices.Clone(g.h.Messages("sys")[1:])
 	summary := fmt.Sprintf("summary %d", g.seq)
-	predicted = g.h.CompactedEstimate(plan.Through, summary, "sys", 100)
+	predicted = g.h.CompactedBytes(plan.Through, summary, "sys", 100)
 	req := g.request(ModelRequest{Model: "m", Purpose: PurposeCompaction, Compact: plan.Through, System: "summarise"})
 	g.add(KindModelResponse, ModelResponse{RequestSeq: req.Seq, Content: summary, DoneReason: "stop"})
 	g.add(KindCompaction, Compaction{RequestSeq: req.Seq, Summary: summary, From: plan.From, Through: plan.Through, Messages: plan.Messages})
@@ -244,10 +244,10 @@ func TestCompactionPropertiesOverRandomHistories(t *testing.T) {
 		// The size bookkeeping agrees with the request built from it, and
 		// with the estimate made before.
 		req := BuildRequest(after, ModelRequest{Model: "m", System: "sys"}, nil)
-		if got, want := after.PromptEstimate("sys", len("null")), PromptEstimateOf(req); got != want {
+		if got, want := after.PromptBytes("sys", len("null")), PromptBytesOf(req); got != want {
 			fail("estimate %d, request %d", got, want)
 		}
-		if got := after.PromptEstimate("sys", 100); got != wantAfter {
+		if got := after.PromptBytes("sys", 100); got != wantAfter {
 			fail("estimate after %d, predicted %d", got, wantAfter)
 		}
 		// A request after the compaction is rebuilt from the log as sent.

@@ -117,9 +117,15 @@ type ModelRequest struct {
 	HistoryAdded []int64 `json:"history_added"`
 	// MessageCount includes the system message.
 	MessageCount int `json:"message_count"`
-	// PromptEstimate is Loupe's own token estimate (about 4 bytes a token),
-	// shown beside the count Ollama reports.
+	// PromptEstimate is Loupe's own token estimate, shown beside the
+	// count Ollama reports: Split's sum when the request has one (about 4
+	// bytes a token until the session has a count, then at the rate its
+	// counts show), else about 4 bytes a token.
 	PromptEstimate int `json:"prompt_estimate"`
+	// Split is that estimate by part (system prompt, tool schemas,
+	// history, new observations); absent in logs written before the
+	// context meter.
+	Split *Split `json:"split,omitempty"`
 
 	// Tools and HistorySeqs are how logs written before tool sets and
 	// history deltas recorded a request: every tool's schema, and every
@@ -138,10 +144,14 @@ type ModelResponse struct {
 	// Incomplete marks a message that did not end normally (cut stream,
 	// error, cancel, or done_reason "length"). Its text is kept and shown as
 	// partial; its tool calls are never run and never enter the history.
-	Incomplete bool            `json:"incomplete"`
-	Metrics    llm.Metrics     `json:"metrics"`
-	Chunks     int             `json:"chunks"`
-	Raw        json.RawMessage `json:"raw,omitempty"`
+	Incomplete bool        `json:"incomplete"`
+	Metrics    llm.Metrics `json:"metrics"`
+	// Context is the context meter of the request: Ollama's count against
+	// the context, split by part (see Meter); absent in logs written
+	// before the meter.
+	Context *Meter          `json:"context,omitempty"`
+	Chunks  int             `json:"chunks"`
+	Raw     json.RawMessage `json:"raw,omitempty"`
 	// Rescued are the calls Loupe recovered from the text or whose
 	// arguments it repaired; Printed is then the content as the model
 	// wrote it (Content has the recovered calls taken out).
@@ -301,6 +311,13 @@ const (
 	// CodeContextCut: Ollama reported reading as many prompt tokens as
 	// num_ctx holds, so it probably dropped part of the prompt.
 	CodeContextCut = "context_cut"
+	// CodeContextDropped: Ollama counted far fewer prompt tokens than
+	// Loupe expects from the session's own earlier counts (and no cache
+	// explains it), so it probably dropped the oldest messages.
+	CodeContextDropped = "context_dropped"
+	// CodeContextAllocated: Ollama allocated the loaded model another
+	// context than the num_ctx asked for (/api/ps).
+	CodeContextAllocated = "context_allocated"
 )
 
 // Fit is what a prompt needed against the context it was given: Loupe's

@@ -81,7 +81,11 @@ func Describe(e Event) string {
 		if p.Incomplete {
 			s += ", incomplete"
 		}
-		s += fmt.Sprintf(", %d prompt + %d output tokens)", p.Metrics.PromptEvalCount, p.Metrics.EvalCount)
+		s += fmt.Sprintf(", %d prompt + %d output tokens", p.Metrics.PromptEvalCount, p.Metrics.EvalCount)
+		if m := p.Context; m != nil && m.Context() > 0 {
+			s += fmt.Sprintf(", context %d%% of %d", m.Prompt*100/m.Context(), m.Context())
+		}
+		s += ")"
 		if p.Content != "" {
 			s += ": " + oneLine(p.Content)
 		}

@@ -8,16 +8,13 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
-// tokensOf is Loupe's token estimate of n bytes of JSON: about four bytes
-// a token, as PromptEstimate counts.
-func tokensOf(n int) int { return (n + 3) / 4 }
-
 // FitOf says what request r needs against numCtx: the whole prompt's
 // estimate (needed, the request's PromptEstimate) and its parts, biggest
 // first: the system prompt, the tool schemas, the history, and the latest
 // observations (the tool results after the model's last message), with
-// the biggest single message, and the ways out.
-func FitOf(r llm.Request, numCtx, needed int) Fit {
+// the biggest single message, and the ways out. The parts are estimated
+// at rate, the session's bytes per token (see Rate).
+func FitOf(r llm.Request, numCtx, needed int, rate Rate) Fit {
 	var system, history, latest int
 	var largest *FitPart
 	last := -1
@@ -28,7 +25,7 @@ func FitOf(r llm.Request, numCtx, needed int) Fit {
 	}
 	for i, m := range r.Messages {
 		b, _ := json.Marshal(m)
-		n := tokensOf(len(b))
+		n := rate.Tokens(len(b))
 		switch {
 		case m.Role == llm.RoleSystem:
 			system += n
@@ -45,7 +42,7 @@ func FitOf(r llm.Request, numCtx, needed int) Fit {
 	tools, _ := json.Marshal(r.Tools)
 	parts := []FitPart{
 		{Name: "system prompt", Tokens: system},
-		{Name: fmt.Sprintf("tool schemas (%d tools)", len(r.Tools)), Tokens: tokensOf(len(tools))},
+		{Name: fmt.Sprintf("tool schemas (%d tools)", len(r.Tools)), Tokens: rate.Tokens(len(tools))},
 		{Name: "history", Tokens: history},
 		{Name: "latest observations", Tokens: latest},
 	}

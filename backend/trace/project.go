@@ -24,7 +24,8 @@ type History struct {
 	msgs []llm.Message
 	// seqs[i] is the event msgs[i] comes from (0 for the system slot).
 	seqs []int64
-	// size[i] is the JSON size of msgs[i], for PromptEstimate.
+	// size[i] is the JSON size of msgs[i], for the context meter's split
+	// (PartBytes).
 	size  []int
 	total int
 	// at finds a message by its event; calls and results by call id (the
@@ -303,38 +304,6 @@ func (h *History) resize(i int) {
 	b, _ := json.Marshal(h.msgs[i])
 	h.total += len(b) - h.size[i]
 	h.size[i] = len(b)
-}
-
-// PromptEstimate is Loupe's rough token count of the request built from
-// this history with the given system prompt and tools (toolsJSON is the
-// tools' JSON encoding): about four bytes of JSON per token. It equals
-// PromptEstimateOf(that request) without encoding the history again.
-// Ollama's exact count arrives with the response.
-func (h *History) PromptEstimate(system string, toolsJSON int) int {
-	return estimate(len(h.msgs)-1, h.total, system, toolsJSON)
-}
-
-// estimate is PromptEstimate of n conversation messages of bytes JSON.
-func estimate(n, bytes int, system string, toolsJSON int) int {
-	if system != "" {
-		b, _ := json.Marshal(llm.Message{Role: llm.RoleSystem, Content: system})
-		n, bytes = n+1, bytes+len(b)
-	}
-	msgs := 2 + bytes // [ ... ]
-	if n > 1 {
-		msgs += n - 1 // commas
-	}
-	// {"m":MSGS,"t":TOOLS}
-	return (len(`{"m":,"t":}`) + msgs + toolsJSON + 3) / 4
-}
-
-// PromptEstimateOf is the estimate for a request already built.
-func PromptEstimateOf(r llm.Request) int {
-	b, _ := json.Marshal(struct {
-		M []llm.Message  `json:"m"`
-		T []llm.ToolSpec `json:"t"`
-	}{r.Messages, r.Tools})
-	return (len(b) + 3) / 4
 }
 
 // BuildRequest makes the request that a model_request describes, from the

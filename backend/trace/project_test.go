@@ -111,34 +111,40 @@ func TestHistoryAppliesEditsFromThenOn(t *testing.T) {
 	}
 }
 
-// The estimate kept as messages come and change is the one computed from
-// the whole request.
-func TestPromptEstimateKeptAsItGrows(t *testing.T) {
-	specs := []llm.ToolSpec{{Name: "read_file", Description: "Read <a> & b", Parameters: json.RawMessage(`{"type": "object"}`)}}
-	for _, tools := range [][]llm.ToolSpec{nil, {}, specs} {
-		tb, _ := json.Marshal(tools)
-		h := NewHistory()
-		check := func(step string) {
-			t.Helper()
-			for _, system := range []string{"", "You are <helpful>."} {
-				want := PromptEstimateOf(BuildRequest(h, ModelRequest{System: system}, tools))
-				if got := h.PromptEstimate(system, len(tb)); got != want {
-					t.Fatalf("%s, system %q, tools %s: estimate %d, want %d", step, system, tb, got, want)
-				}
+// The sizes kept as messages come and change are those of the messages
+// as they are sent: the whole conversation's JSON, and of it the tool
+// results and user messages added since the last request (the new
+// observations); the model's answers count as history.
+func TestPartBytesKeptAsItGrows(t *testing.T) {
+	h := NewHistory()
+	check := func(step string, fresh ...int) {
+		t.Helper()
+		total, want := 0, 0
+		for i, m := range h.Messages("") {
+			b, _ := json.Marshal(m)
+			total += len(b)
+			if slices.Contains(fresh, i) {
+				want += len(b)
 			}
 		}
-		check("empty")
-		h.AddUser(1, UserMessage{Text: "hi \u2603"})
-		check("user")
-		h.AddResponse(2, ModelResponse{Content: "x", Thinking: "hmm", ToolCalls: []llm.ToolCall{{ID: "c", Name: "read_file", Args: json.RawMessage(`{ "path" : "a" }`)}}})
-		check("answer")
-		h.AddResult(3, ToolResult{CallID: "c", Name: "read_file", Content: "a & b"})
-		check("result")
-		if err := h.ApplyEdit(Edit{Target: EditResult, CallID: "c", After: json.RawMessage(`"much longer than before"`)}); err != nil {
-			t.Fatal(err)
+		hist, got := h.PartBytes()
+		if hist+got != total || got != want {
+			t.Fatalf("%s: history %d + new %d bytes, want %d of %d new", step, hist, got, want, total)
 		}
-		check("edited")
 	}
+	check("empty")
+	h.AddUser(1, UserMessage{Text: "hi \u2603 <b>"})
+	check("user", 0)
+	h.Requested(2)
+	check("requested")
+	h.AddResponse(3, ModelResponse{Content: "x", Thinking: "hmm", ToolCalls: []llm.ToolCall{{ID: "c", Name: "read_file", Args: json.RawMessage(`{ "path" : "a" }`)}}})
+	check("answer")
+	h.AddResult(4, ToolResult{CallID: "c", Name: "read_file", Content: "a & b"})
+	check("result", 2)
+	if err := h.ApplyEdit(Edit{Target: EditResult, CallID: "c", After: json.RawMessage(`"much longer than before"`)}); err != nil {
+		t.Fatal(err)
+	}
+	check("edited", 2)
 }
 
 func TestRebuildFollowsTheHistoryRecord(t *testing.T) {

@@ -87,9 +87,30 @@ func redact(p map[string]any, o Options) {
 			p[k] = "<time>"
 		case o.Counts && (k == "prompt_eval_count" || k == "prompt_estimate"):
 			p[k] = "<count>"
+		case o.Counts && (k == "split" || k == "context"):
+			// The context meter's sizes and counts follow them too.
+			if s, ok := v.(map[string]any); ok {
+				redactSizes(s)
+			}
 		case k == "raw" || k == "metrics":
 			if s, ok := v.(map[string]any); ok {
 				redact(s, o)
+			}
+		}
+	}
+}
+
+// sizes are the context meter's fields that follow the prompt's length.
+var sizes = map[string]bool{"system": true, "tools": true, "history": true, "new": true, "bytes": true, "bytes_per_token": true, "prompt": true, "counted": true}
+
+func redactSizes(p map[string]any) {
+	for k, v := range p {
+		switch {
+		case sizes[k]:
+			p[k] = "<count>"
+		case k == "parts":
+			if s, ok := v.(map[string]any); ok {
+				redactSizes(s)
 			}
 		}
 	}

@@ -221,6 +221,62 @@ func Run(t *testing.T, s Setup) {
 		}
 	})
 
+	t.Run("prompt count includes the cache", func(t *testing.T) {
+		// The same prompt twice: the second is read from the KV cache, yet
+		// prompt_eval_count is the whole prompt both times (Ollama v0.17.4
+		// counts cached tokens; the context meter relies on it).
+		var counts [2]int
+		for i := range counts {
+			before(t, ScenarioText)
+			resp, err := s.Client.Chat(ctx, request(s.Model, info, "Say hello in five words, please, and nothing else at all."), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[i] = resp.Metrics.PromptEvalCount
+		}
+		if counts[0] <= 1 || counts[1] != counts[0] {
+			t.Errorf("prompt_eval_count %d then %d for the same prompt, want the same whole count twice", counts[0], counts[1])
+		}
+	})
+
+	t.Run("loaded context", func(t *testing.T) {
+		// /api/ps lists the model a chat loaded, with the context Ollama
+		// allocated for it: the num_ctx asked for, or the model's own
+		// context when the request asks for more.
+		for _, c := range []struct {
+			numCtx, want int
+		}{
+			{2048, 2048},
+			{2 * info.ContextLength, info.ContextLength},
+		} {
+			before(t, ScenarioText)
+			r := request(s.Model, info, "Say hello in five words.")
+			r.Options.NumCtx = c.numCtx
+			if _, err := s.Client.Chat(ctx, r, nil); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := s.Client.Running(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(loaded, func(m ollama.Loaded) bool { return sameModel(m.Name, s.Model) })
+			if i < 0 {
+				t.Fatalf("num_ctx %d: model %q not in /api/ps: %+v", c.numCtx, s.Model, loaded)
+			}
+			m := loaded[i]
+			if m.ContextLength != c.want || m.Size <= 0 || !m.ExpiresAt.After(time.Now()) {
+				t.Errorf("num_ctx %d: /api/ps lists %+v, want context_length %d, a size and an expiry ahead", c.numCtx, m, c.want)
+			}
+			n, err := s.Client.LoadedContext(ctx, s.Model)
+			if err != nil || n != c.want {
+				t.Errorf("num_ctx %d: LoadedContext = %d, %v; want %d", c.numCtx, n, err, c.want)
+			}
+		}
+		if n, err := s.Client.LoadedContext(ctx, "loupe-missing-model:0b"); err != nil || n != 0 {
+			t.Errorf("LoadedContext of a model not loaded = %d, %v; want 0, nil", n, err)
+		}
+	})
+
 	if s.ToolCalls {
 		t.Run("tool call", func(t *testing.T) {
 			before(t, ScenarioToolCall)

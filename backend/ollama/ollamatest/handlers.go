@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// This file is the HTTP endpoints: /, /api/version, /api/tags, /api/show
-// and /api/chat, with Ollama's validation and error words, and the choice
+// This file is the HTTP endpoints: /, /api/version, /api/tags, /api/show,
+// /api/ps and /api/chat, with Ollama's validation and error words, and the choice
 // of the scripted reply.
 
 func (s *Server) handler() http.Handler {
@@ -32,6 +32,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("GET /api/ps", s.ps)
 	return mux
 }
 
@@ -190,6 +191,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", m.Name))
 		return
 	}
+	// Ollama's scheduler loads the model (or keeps it, or reloads it for
+	// another num_ctx) here, after the capability checks and before the
+	// prompt is read: a prompt refused as too long leaves it loaded.
+	s.load(m, req)
 	if len(req.Messages) == 0 {
 		// Ollama only loads the model and says so.
 		writeJSON(w, http.StatusOK, ChatResponse{
@@ -207,7 +212,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// streamResponse). With truncate on, Ollama drops the oldest messages
 	// without a word: the count it reports is then at most num_ctx.
 	tokens := max(1, len(body)/m.bytesPerToken())
-	numCtx := req.NumCtx(m.ContextLength)
+	numCtx := loadedCtx(m, req)
 	if tokens > numCtx && !req.Truncating() {
 		s.mu.Lock()
 		s.received[seq-1].TooLong = true

@@ -1,7 +1,7 @@
 // Package ollamatest is a fake Ollama HTTP server for tests. It speaks
 // Ollama's wire format (NDJSON streaming of /api/chat with tool calls, ids,
-// thinking, done_reason and metrics; /api/tags, /api/show, /api/version and
-// the "Ollama is running" root) with its own wire structs, and answers chat
+// thinking, done_reason and metrics; /api/tags, /api/show, /api/ps,
+// /api/version and the "Ollama is running" root) with its own wire structs, and answers chat
 // requests from a script: a queue of Replies, or a Respond func. Replies can
 // fail the way Ollama and networks fail: an HTTP error status, an error line
 // mid-stream, a cut connection, a stall.
@@ -58,6 +58,8 @@ type Server struct {
 	clock     func() time.Time
 	nextID    int
 	hungUp    map[int]chan struct{}
+	// loaded are the models a chat request loaded, by name (see ps.go).
+	loaded map[string]loaded
 
 	respondMu sync.Mutex // serialises responder calls
 }

@@ -66,8 +66,21 @@ describe('contextPoints', () => {
     }
     const pts = contextPoints(buildTimeline(events).runs);
     expect(pts).toHaveLength(events.filter((e) => e.kind === 'model_request').length);
-    expect(pts.every((p) => p.numCtx === 16384 && p.numCtxFrom === 'request')).toBe(true);
+    // Each answer recorded the context Ollama allocated (/api/ps): the num_ctx asked.
+    expect(pts.every((p) => p.numCtx === 16384 && p.numCtxFrom === 'allocated')).toBe(true);
     expect(pts.every((p) => p.promptTokens != null && p.promptTokens > 0 && p.level === 'ok')).toBe(true);
+  });
+
+  it("takes the meter's total and the context Ollama allocated over the bare count and num_ctx", () => {
+    const log = new EventLog();
+    log.user('x');
+    log.request({ options: { num_ctx: 8192, temperature: 0.2 }, prompt_estimate: 3000 });
+    log.response({
+      metrics: metrics(400),
+      context: { prompt: 3400, source: 'cache', counted: 400, num_ctx: 8192, loaded: 4096, parts: { system: 100, tools: 1500, history: 1700, new: 100 } },
+    });
+    const [p] = contextPoints(buildTimeline(log.events).runs);
+    expect(p).toMatchObject({ promptTokens: 3400, numCtx: 4096, numCtxFrom: 'allocated', level: 'high' });
   });
 
   it('levels', () => {

@@ -30,8 +30,8 @@ export interface ContextPoint {
   estimate: number | null;
   outputTokens: number | null;
   numCtx: number | null;
-  /** Where numCtx comes from. */
-  numCtxFrom: 'request' | 'model' | null;
+  /** Where numCtx comes from: what Ollama allocated (/api/ps), the request's num_ctx, the model's length. */
+  numCtxFrom: 'allocated' | 'request' | 'model' | null;
   /** promptTokens / numCtx. */
   share: number | null;
   level: ContextLevel;
@@ -58,12 +58,20 @@ export function contextPoints(runs: readonly RunGroup[], opts: ContextOptions = 
       if (!req) continue;
       const resp = g.response;
       const m = resp?.payload.metrics;
+      // The answer's context meter, when the log has one: its total (a
+      // count of only the uncached tokens made whole) and the context
+      // Ollama allocated are what the request really took.
+      const meter = resp?.payload.context;
       // A prompt is never empty (there is a system message): 0 means Ollama sent no count.
-      const promptTokens = m && m.prompt_eval_count > 0 ? m.prompt_eval_count : null;
+      const promptTokens =
+        meter && meter.source !== 'estimate' ? meter.prompt : m && m.prompt_eval_count > 0 ? m.prompt_eval_count : null;
       const asked = req.payload.options?.num_ctx;
       let numCtx: number | null = null;
       let numCtxFrom: ContextPoint['numCtxFrom'] = null;
-      if (asked != null && asked > 0) {
+      if (meter?.loaded != null && meter.loaded > 0) {
+        numCtx = meter.loaded;
+        numCtxFrom = 'allocated';
+      } else if (asked != null && asked > 0) {
         numCtx = asked;
         numCtxFrom = 'request';
       } else {
@@ -192,7 +200,9 @@ export function describeContext(bar: ContextBar): string[] {
   lines.push(
     p.numCtx == null
       ? 'num_ctx: unknown'
-      : `num_ctx ${formatCount(p.numCtx)} (${p.numCtxFrom === 'request' ? 'set on the request' : "the model's context length"})`,
+      : p.numCtxFrom === 'allocated'
+        ? `Context ${formatCount(p.numCtx)} (allocated by Ollama)`
+        : `num_ctx ${formatCount(p.numCtx)} (${p.numCtxFrom === 'request' ? 'set on the request' : "the model's context length"})`,
   );
   if (bar.level === 'full') lines.push('Full: Ollama most likely cut the prompt to fit num_ctx');
   else if (bar.level === 'high') lines.push(`Nearly full: ${Math.round(HIGH_SHARE * 100)}% or more of num_ctx`);

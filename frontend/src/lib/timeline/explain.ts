@@ -174,6 +174,11 @@ const noticeText: Record<string, string> = {
   workspace_untrusted:
     'The workspace has its own settings file. Anyone who wrote the folder could have written it, so its rules, commands and network setting count only once you trust it (Settings → Workspace).',
   workspace_settings: 'The workspace\u2019s .loupe/settings.json could not be used as it is, so Loupe ignores all of it; the notice says why.',
+  context_cut: 'Ollama read every token the context holds: a prompt that long was probably cut to fit, and the model did not see its oldest part.',
+  context_dropped:
+    'Ollama counted far fewer prompt tokens than this session\u2019s own earlier counts lead Loupe to expect, and its cache does not explain it: it probably dropped the oldest messages to fit the context.',
+  context_allocated:
+    'Ollama holds the model with another context than the num_ctx Loupe asked for (it caps it at the model\u2019s own length, for one): the context meter counts against what Ollama holds.',
 };
 
 export function explainNotice(code: string): string {

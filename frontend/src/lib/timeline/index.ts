@@ -16,3 +16,4 @@ export * from './standing';
 export * from './rows';
 export * from './output';
 export * from './compaction';
+export * from './meter';

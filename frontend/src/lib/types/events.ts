@@ -56,8 +56,57 @@ export interface ModelRequestPayload {
   history_seqs?: number[] | null;
   /** Includes the system message. */
   message_count: number;
-  /** Loupe's own token estimate (about 4 bytes a token). */
+  /**
+   * Loupe's own token estimate: split's sum (at the session's own bytes per
+   * token once Ollama has counted a prompt of it), else about 4 bytes a token.
+   */
   prompt_estimate: number;
+  /** That estimate by part (absent in logs written before the context meter). */
+  split?: PromptSplit | null;
+}
+
+/** A prompt by part, in tokens (trace.Parts). */
+export interface PromptParts {
+  system: number;
+  tools: number;
+  /** The conversation up to the previous request, the model's answers included. */
+  history: number;
+  /** The tool results and user message added since the previous request. */
+  new: number;
+}
+
+/** trace.Split: Loupe's estimate of a request's prompt by part, from the size of each part as sent. */
+export interface PromptSplit extends PromptParts {
+  /** The size of the whole prompt as sent (messages and tool schemas as JSON). */
+  bytes: number;
+  /** The rate of the estimate: 4 until the session has a count of Ollama's, then the latest full count's. */
+  bytes_per_token: number;
+  /** The model_response whose count set the rate (absent: the default). */
+  calibrated_by?: number;
+}
+
+/** Where a meter's prompt comes from (trace.Source*). */
+export type MeterSource = 'ollama' | 'cache' | 'estimate';
+
+/** trace.Meter: how much of the context a request's prompt took, by part. */
+export interface ContextMeter {
+  /** Tokens of the prompt in the context: Ollama's count ('ollama'); the previous prompt and answer plus a count of only the uncached tokens ('cache'); Loupe's estimate ('estimate'). */
+  prompt: number;
+  source: MeterSource;
+  /** Ollama's prompt_eval_count as reported. */
+  counted?: number;
+  /** The answer's tokens (eval_count). */
+  output?: number;
+  /** The num_ctx the request asked for. */
+  num_ctx: number;
+  /** The context Ollama allocated for the loaded model (/api/ps context_length); absent: unknown. */
+  loaded?: number;
+  /** prompt split in proportion to Loupe's estimate of each part: estimated; they add up to prompt. */
+  parts: PromptParts;
+  /** This round's measured bytes per token, when it calibrates the next estimates. */
+  bytes_per_token?: number;
+  /** Ollama probably dropped part of the prompt (a context_cut or context_dropped notice says more). */
+  dropped?: boolean;
 }
 
 export interface ModelResponsePayload {
@@ -69,6 +118,8 @@ export interface ModelResponsePayload {
   /** The message did not end normally: shown as partial; its tool calls never run. */
   incomplete: boolean;
   metrics: Metrics;
+  /** The context meter of the request (absent in logs written before it, and for an answer that failed). */
+  context?: ContextMeter | null;
   chunks: number;
   /** Ollama's wire JSON for this response, for the Raw view. */
   raw?: JsonValue;

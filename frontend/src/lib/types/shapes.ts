@@ -108,6 +108,20 @@ const pendingRequest = obj({ model: str, system: str, options, tools: nullable(a
 const fitPart = obj({ name: str, tokens: num });
 const fit = obj({ needed: num, num_ctx: num, parts: nullable(arr(fitPart)), 'largest?': nullable(fitPart), ways_out: nullable(arr(str)) });
 
+const promptParts = { system: num, tools: num, history: num, new: num };
+const split = obj({ ...promptParts, bytes: num, bytes_per_token: num, 'calibrated_by?': num });
+const meter = obj({
+  prompt: num,
+  source: str,
+  'counted?': num,
+  'output?': num,
+  num_ctx: num,
+  'loaded?': num,
+  parts: obj(promptParts),
+  'bytes_per_token?': num,
+  'dropped?': bool,
+});
+
 const payloads: Record<Kind, Shape> = {
   user_message: obj({ text: str }),
   model_request: obj({
@@ -126,6 +140,7 @@ const payloads: Record<Kind, Shape> = {
     'history_seqs?': nullable(arr(num)),
     message_count: num,
     prompt_estimate: num,
+    'split?': nullable(split),
   }),
   model_response: obj({
     request_seq: num,
@@ -135,6 +150,7 @@ const payloads: Record<Kind, Shape> = {
     done_reason: str,
     incomplete: bool,
     metrics,
+    'context?': nullable(meter),
     chunks: num,
     'raw?': json,
     'rescued?': nullable(arr(rescue)),
