@@ -260,6 +260,15 @@ func (a *App) RawRequest(id string, seq int64) (string, error) {
 	return session.RawRequest(a.ctx, a.store, id, seq)
 }
 
+// RenderedPrompt asks Ollama for the prompt the model's chat template
+// makes, now, of the model_request event seq: "As the model read it".
+func (a *App) RenderedPrompt(id string, seq int64) (session.RenderedPrompt, error) {
+	if err := a.ready(); err != nil {
+		return session.RenderedPrompt{}, err
+	}
+	return session.RenderRequest(a.ctx, a.store, a.ollama, id, seq)
+}
+
 // Settings returns the current settings.
 func (a *App) Settings() (settings.Settings, error) {
 	if err := a.ready(); err != nil {
