@@ -140,11 +140,21 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 
 // Create starts a new, empty session on a workspace folder.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
+	return m.CreateOffering(ctx, workspace, model, nil)
+}
+
+// CreateOffering is Create with the tools the session offers its model
+// (nil: every built-in tool).
+func (m *Manager) CreateOffering(ctx context.Context, workspace, model string, choice *[]string) (Summary, error) {
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
 	}
-	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model})
+	offered, err := offeredTools(choice)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model, Tools: offered})
 	if err != nil {
 		return Summary{}, err
 	}

@@ -63,8 +63,9 @@ func TestRenderRequestOfAStoredSession(t *testing.T) {
 	}
 
 	// Ollama stopped: say to start it.
+	// (A new client: the old one's idle connection would fail as cut.)
 	h.srv.Close()
-	_, err = session.RenderRequest(context.Background(), h.st, oc, h.id, second)
+	_, err = session.RenderRequest(context.Background(), h.st, ollama.New(h.srv.URL(), nil), h.id, second)
 	var un *ollama.UnreachableError
 	if !errors.As(err, &un) {
 		t.Errorf("Ollama stopped: %v", err)
