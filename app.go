@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/readiness"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
@@ -267,6 +268,16 @@ func (a *App) RenderedPrompt(id string, seq int64) (session.RenderedPrompt, erro
 		return session.RenderedPrompt{}, err
 	}
 	return session.RenderRequest(a.ctx, a.store, a.ollama, id, seq)
+}
+
+// CheckModel is the readiness checklist of a model for a new or open
+// session: the tools capability, whether the system prompt and the tool
+// schemas leave room in num_ctx, and, when asked, one round trip.
+func (a *App) CheckModel(c session.ModelCheck) (readiness.Report, error) {
+	if err := a.ready(); err != nil {
+		return readiness.Report{}, err
+	}
+	return session.CheckModel(a.ctx, a.store, a.ollama, c)
 }
 
 // Settings returns the current settings.

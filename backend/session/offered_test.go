@@ -139,3 +139,27 @@ func TestSessionOffersTheToolsChosen(t *testing.T) {
 		t.Errorf("every tool again: sent %v", got)
 	}
 }
+
+// The readiness check counts the tools the session would offer, with the
+// saved system prompt.
+func TestCheckModelCountsTheToolsChosen(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	ctx := context.Background()
+	oc := ollama.New(h.srv.URL(), nil)
+	all, err := session.CheckModel(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []string{"list_dir", "read_file"}
+	some, err := session.CheckModel(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws, Tools: &two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Tools) != 7 || len(some.Tools) != 2 || some.Tools[0].Name != "read_file" || some.ToolTokens >= all.ToolTokens || some.SystemTokens != all.SystemTokens || all.SystemTokens == 0 {
+		t.Errorf("all %+v\nsome %+v", all, some)
+	}
+	bad := []string{"nope"}
+	if _, err := session.CheckModel(ctx, h.st, oc, session.ModelCheck{Model: testModel, Tools: &bad}); err == nil || !strings.Contains(err.Error(), `no tool is named "nope"`) {
+		t.Errorf("unknown tool: %v", err)
+	}
+}
