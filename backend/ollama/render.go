@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -20,6 +21,8 @@ type Rendered struct {
 	// Digest is the installed model's digest (from /api/tags), "" when the
 	// list did not name it: which template did the rendering.
 	Digest string `json:"digest,omitempty"`
+	// At is when Ollama rendered it (its created_at).
+	At time.Time `json:"rendered_at"`
 }
 
 // Render asks Ollama to render r with the model's current chat template
@@ -48,7 +51,7 @@ func (c *Client) Render(ctx context.Context, r llm.Request) (Rendered, error) {
 		// A server that does not know the field answers as for a chat.
 		return Rendered{}, errors.New("Ollama at " + c.Host() + " did not render the prompt (its answer has no _debug_info): update Ollama, then try again")
 	}
-	return Rendered{Model: r.Model, Text: resp.DebugInfo.RenderedTemplate}, nil
+	return Rendered{Model: r.Model, Text: resp.DebugInfo.RenderedTemplate, At: resp.CreatedAt}, nil
 }
 
 // Digest returns the digest of the installed model name (as /api/tags

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"time"
 
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -12,11 +11,10 @@ import (
 // rendering of the body RawRequest rebuilds, made now with the model's
 // current chat template. The log keeps the request, not its rendering: a
 // template changed since (the model pulled again) renders differently,
-// which Digest and RenderedAt let the window say.
+// which Digest and At let the window say.
 type RenderedPrompt struct {
 	ollama.Rendered
-	Seq        int64     `json:"seq"`
-	RenderedAt time.Time `json:"rendered_at"`
+	Seq int64 `json:"seq"`
 }
 
 // RenderRequest asks Ollama, through oc, for the prompt the model's
@@ -36,5 +34,5 @@ func RenderRequest(ctx context.Context, st *store.Store, oc *ollama.Client, id s
 	if d, err := oc.Digest(ctx, req.Model); err == nil {
 		r.Digest = d
 	}
-	return RenderedPrompt{Rendered: r, Seq: seq, RenderedAt: time.Now().UTC()}, nil
+	return RenderedPrompt{Rendered: r, Seq: seq}, nil
 }

@@ -49,7 +49,7 @@ func TestRenderRequestOfAStoredSession(t *testing.T) {
 			t.Errorf("rendered prompt lacks %q:\n%s", want, r.Text)
 		}
 	}
-	if r.Seq != second || r.Model != "scripted" || len(r.Digest) != 64 || r.RenderedAt.IsZero() {
+	if r.Seq != second || r.Model != "scripted" || len(r.Digest) != 64 || r.At.IsZero() {
 		t.Errorf("rendered %+v", r.Rendered)
 	}
 	// It asked Ollama for a rendering of exactly the body that was sent.

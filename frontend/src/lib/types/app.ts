@@ -71,6 +71,8 @@ export interface Summary {
   stepping: boolean;
   /** Where it pauses when not stepping. */
   breakpoints: Breakpoints;
+  /** The tools the session offers its model, by name; absent: every built-in tool; []: none (plain chat). */
+  tools?: string[];
 }
 
 /**
@@ -171,9 +173,11 @@ export interface SessionSnapshot {
  * says what; each kind carries the fields it needs.
  */
 export type Command =
-  | { do: 'create'; workspace: string; model: string }
+  | { do: 'create'; workspace: string; model: string; tools?: string[] }
   | { do: 'delete'; session: string }
   | { do: 'set_model'; session: string; model: string }
+  /** The tools offered from the next run on; tools absent: every tool. */
+  | { do: 'set_tools'; session: string; tools?: string[] }
   | { do: 'send'; session: string; text: string }
   | { do: 'stop'; session: string }
   /** Stops one running call (a command) on its own; the run goes on. */
@@ -200,6 +204,8 @@ export interface Outcome {
 export function commandJSON(c: Command): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(c) as [string, JsonValue | undefined][]) {
+    // An empty list of tools says "none" (a Go pointer to an empty
+    // slice); it is kept.
     if (v === undefined || v === false || v === '' || v === 0) continue;
     out[k] = v;
   }
@@ -304,3 +310,48 @@ export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
 } as const;
+
+/** session.RenderedPrompt: a stored request as the model reads it, rendered now by Ollama with the model's current template. */
+export interface RenderedPrompt {
+  model: string;
+  /** Ollama's _debug_info.rendered_template: special tokens and all. */
+  text: string;
+  /** The installed model's digest, when Ollama's list names it. */
+  digest?: string;
+  seq: number;
+  rendered_at: string;
+}
+
+/** session.ModelCheck: what the readiness check is asked. */
+export interface ModelCheck {
+  model: string;
+  workspace: string;
+  /** Absent: every built-in tool. */
+  tools?: string[];
+  round_trip: boolean;
+}
+
+export type ReadinessStatus = 'ok' | 'warn' | 'fail' | 'skipped';
+
+/** readiness.Item: one line of the checklist. */
+export interface ReadinessItem {
+  check: 'tools' | 'fit' | 'round_trip' | string;
+  status: ReadinessStatus;
+  detail: string;
+  fix?: string;
+}
+
+/** readiness.Report: the checklist of one model. */
+export interface ReadinessReport {
+  model: string;
+  capabilities: string[] | null;
+  context_length: number;
+  num_ctx: number;
+  fixed_tokens: number;
+  system_tokens: number;
+  tool_tokens: number;
+  tools: { name: string; tokens: number }[] | null;
+  items: ReadinessItem[];
+  reply?: { kind: 'call' | 'printed' | 'none'; content: string } | null;
+  ready: boolean;
+}

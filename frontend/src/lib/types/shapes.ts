@@ -210,6 +210,7 @@ const summary = obj({
   standing: oneOf('paused', 'asking', ''),
   stepping: bool,
   breakpoints,
+  'tools?': arr(str),
 });
 const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
 const delta = obj({
