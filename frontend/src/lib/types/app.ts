@@ -352,6 +352,42 @@ export interface ReadinessReport {
   tool_tokens: number;
   tools: { name: string; tokens: number }[] | null;
   items: ReadinessItem[];
+  /** What the model answered the round trip: a real call, a call printed as text, or none. */
   reply?: { kind: 'call' | 'printed' | 'none'; content: string } | null;
   ready: boolean;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/** A RenderedPrompt from the backend; anything else is refused, since the view shows nothing else. */
+export function renderedPromptOf(v: unknown): RenderedPrompt {
+  if (!isRecord(v) || typeof v['text'] !== 'string') throw new Error('Ollama sent no rendered prompt.');
+  return { model: str(v['model']), text: v['text'], digest: str(v['digest']) || undefined, seq: num(v['seq']), rendered_at: str(v['rendered_at']) };
+}
+
+/** A ReadinessReport from the backend with its lists filled in (Go nil slices arrive as null). */
+export function readinessOf(v: unknown): ReadinessReport {
+  const r = isRecord(v) ? v : {};
+  const items = Array.isArray(r['items']) ? r['items'].filter(isRecord) : [];
+  const statuses: ReadinessStatus[] = ['ok', 'warn', 'fail', 'skipped'];
+  const reply = isRecord(r['reply']) ? r['reply'] : null;
+  return {
+    model: str(r['model']),
+    capabilities: Array.isArray(r['capabilities']) ? (r['capabilities'] as string[]) : [],
+    context_length: num(r['context_length']),
+    num_ctx: num(r['num_ctx']),
+    fixed_tokens: num(r['fixed_tokens']),
+    system_tokens: num(r['system_tokens']),
+    tool_tokens: num(r['tool_tokens']),
+    tools: Array.isArray(r['tools']) ? r['tools'].filter(isRecord).map((t) => ({ name: str(t['name']), tokens: num(t['tokens']) })) : [],
+    items: items.map((it) => ({
+      check: str(it['check']),
+      status: statuses.includes(it['status'] as ReadinessStatus) ? (it['status'] as ReadinessStatus) : 'fail',
+      detail: str(it['detail']),
+      ...(typeof it['fix'] === 'string' && it['fix'] ? { fix: it['fix'] } : {}),
+    })),
+    reply: reply ? { kind: (['call', 'printed', 'none'].includes(str(reply['kind'])) ? reply['kind'] : 'none') as 'call' | 'printed' | 'none', content: str(reply['content']) } : null,
+    ready: r['ready'] === true,
+  };
 }
