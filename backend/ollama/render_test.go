@@ -37,7 +37,7 @@ func TestRenderShowsTheTemplatedPrompt(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<|im_start|>system\nYou are a coding agent.",
-		`{"type":"function","function":{"name":"list_dir","description":"List a directory.","parameters":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}}}`,
+		`{"type":"function","function":{"name":"list_dir","description":"List a directory.","parameters":{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}}}`,
 		"<|im_start|>user\nwhat is here?<|im_end|>",
 		"<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"path\":\".\"}}\n</tool_call>",
 		"<tool_response>\nmain.go\ngo.mod\n</tool_response>",

@@ -60,8 +60,9 @@ For each function call, return a json object with function name and arguments wi
 // model output. Like Ollama it runs the model's template (text/template
 // with a json function, missing keys zero) over the system prompt (the
 // system messages joined), the messages, consecutive ones of a role
-// merged except tool results, and the tools; arguments and schemas print
-// as JSON with sorted keys, as Ollama's map types do. A template that
+// merged except tool results, and the tools; arguments print as JSON with
+// sorted keys and schemas in Ollama's field order, as its template types
+// encode them. A template that
 // fails is a 500 with its error, as Ollama answers a chat prompt error.
 func (s *Server) renderOnly(w http.ResponseWriter, req ChatRequest, m ModelSpec) {
 	text, err := renderPrompt(m.Template, req)
@@ -104,7 +105,36 @@ type tmplTool struct {
 type tmplFunction struct {
 	Name        string     `json:"name"`
 	Description string     `json:"description"`
-	Parameters  sortedJSON `json:"parameters"`
+	Parameters  tmplParams `json:"parameters"`
+}
+
+// tmplParams and tmplProp print a schema in the field order of Ollama's
+// templateToolFunctionParameters and api.ToolProperty, the properties by
+// sorted name (a map there).
+type tmplParams struct {
+	Type       string              `json:"type"`
+	Defs       any                 `json:"$defs,omitempty"`
+	Items      any                 `json:"items,omitempty"`
+	Required   []string            `json:"required,omitempty"`
+	Properties map[string]tmplProp `json:"properties"`
+}
+
+type tmplProp struct {
+	AnyOf       []tmplProp      `json:"anyOf,omitempty"`
+	Type        json.RawMessage `json:"type,omitempty"`
+	Items       any             `json:"items,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Enum        []any           `json:"enum,omitempty"`
+	Properties  json.RawMessage `json:"properties,omitempty"`
+}
+
+func paramsOf(raw json.RawMessage) tmplParams {
+	var p tmplParams
+	_ = json.Unmarshal(raw, &p)
+	if p.Properties == nil {
+		p.Properties = map[string]tmplProp{}
+	}
+	return p
 }
 
 // String prints the function as JSON, as Ollama's {{ .Function }} does.
@@ -164,7 +194,7 @@ func renderPrompt(tmpl string, req ChatRequest) (string, error) {
 	var tools []tmplTool
 	for _, tl := range req.Tools {
 		tools = append(tools, tmplTool{Type: tl.Type, Function: tmplFunction{
-			Name: tl.Function.Name, Description: tl.Function.Description, Parameters: sortedJSON(tl.Function.Parameters),
+			Name: tl.Function.Name, Description: tl.Function.Description, Parameters: paramsOf(tl.Function.Parameters),
 		}})
 	}
 	var b strings.Builder
