@@ -173,6 +173,12 @@ func (m *Manager) CreateOffering(ctx context.Context, workspace, model string, c
 // Run has returned (Run takes it over). The window's New makes an empty
 // session on purpose: Create.
 func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string) (Summary, *store.Lease, error) {
+	return m.CreateWithOffering(ctx, workspace, model, text, nil)
+}
+
+// CreateWithOffering is CreateWith with the tools the session offers its
+// model (nil: every built-in tool).
+func (m *Manager) CreateWithOffering(ctx context.Context, workspace, model, text string, choice *[]string) (Summary, *store.Lease, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Summary{}, nil, errors.New("type a message first")
@@ -181,8 +187,12 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string)
 	if err != nil {
 		return Summary{}, nil, err
 	}
+	offered, err := offeredTools(choice)
+	if err != nil {
+		return Summary{}, nil, err
+	}
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})
-	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model}, first)
+	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model, Tools: offered}, first)
 	if err != nil {
 		return Summary{}, nil, err
 	}
