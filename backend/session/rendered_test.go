@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
@@ -85,4 +86,51 @@ func TestRenderRequestModelGone(t *testing.T) {
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "ollama pull scripted") {
 		t.Errorf("model gone: %v", err)
 	}
+}
+
+// At a pause before a request, the request it will send is rendered, with
+// the edits made there: once stepped, the stored request renders the same.
+func TestRenderPendingRequestIsWhatIsSent(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.Script(calls(call("call_1", "read_file", `{"path":"README.md"}`)), ollamatest.Text("Hello."))
+	stepping(t, h)
+	ctx := context.Background()
+	oc := ollama.New(h.srv.URL(), nil)
+	done := startRun(t, h, "Read README.md")
+	p := waitPaused(t, h.m, h.id)
+	system := "You are a careful agent."
+	if err := h.m.EditRequest(ctx, h.id, p.Seq, agent.RequestEdit{System: &system,
+		Messages: []agent.MessageEdit{{Seq: p.Request.Messages[0].Seq, Content: "Read notes.txt"}}}); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := session.RenderRequest(ctx, h.st, oc, h.id, p.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pending.Text, "<|im_start|>system\nYou are a careful agent.") || !strings.Contains(pending.Text, "Read notes.txt") {
+		t.Fatalf("pending rendered:\n%s", pending.Text)
+	}
+	step(t, h) // send it
+	waitPaused(t, h.m, h.id)
+	var sent int64
+	for _, e := range h.events() {
+		if e.Kind == trace.KindModelRequest {
+			sent = e.Seq
+		}
+	}
+	stored, err := session.RenderRequest(ctx, h.st, oc, h.id, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Text != pending.Text {
+		t.Errorf("rendered at the pause:\n%s\nrendered as sent:\n%s", pending.Text, stored.Text)
+	}
+	// The pause is over: its checkpoint is no request.
+	if _, err := session.RenderRequest(ctx, h.st, oc, h.id, p.Seq); err == nil {
+		t.Error("a pause that is over rendered")
+	}
+	if _, err := h.m.Resume(ctx, h.id, 0, trace.ActionContinue); err != nil {
+		t.Fatal(err)
+	}
+	<-done
 }

@@ -53,9 +53,9 @@ describe('As the model read it', () => {
     expect(screen.queryByTestId('rendered-error')).toBeNull();
   });
 
-  it('notes that a pending request renders without the edits not yet applied', async () => {
+  it('says a pending request is what the model will read when stepped, with the edits applied', async () => {
     render(RenderedPromptView, { props: { load: async () => rendered(), pending: true } });
-    expect((await screen.findByTestId('rendered-note')).textContent).toContain('edits made at this pause are in it once you step');
+    expect((await screen.findByTestId('rendered-note')).textContent).toContain('what the model will read when you step, with the edits applied so far');
   });
 });
 
