@@ -181,8 +181,12 @@ func (rep *Report) fit(system string, specs []llm.ToolSpec) {
 func (rep *Report) fitItem(sent int) Item {
 	share := float64(rep.Fixed) / float64(rep.NumCtx)
 	room := rep.NumCtx - rep.Fixed
-	what := fmt.Sprintf("The system prompt (about %d tokens) and %d tool schemas (about %d tokens) take about %d of num_ctx %d (%.0f%%), leaving about %d for the conversation.",
-		rep.SystemTokens, sent, rep.ToolTokens, rep.Fixed, rep.NumCtx, share*100, max(room, 0))
+	schemas := fmt.Sprintf("%d tool schemas", sent)
+	if sent == 1 {
+		schemas = "1 tool schema"
+	}
+	what := fmt.Sprintf("The system prompt (about %d tokens) and %s (about %d tokens) take about %d of num_ctx %d (%.0f%%), leaving about %d for the conversation.",
+		rep.SystemTokens, schemas, rep.ToolTokens, rep.Fixed, rep.NumCtx, share*100, max(room, 0))
 	it := Item{Check: CheckFit, Status: OK, Detail: what}
 	if share <= roomyShare {
 		return it

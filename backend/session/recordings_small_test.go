@@ -17,7 +17,8 @@ import (
 // A small model picked with care, as the window lives it: the readiness
 // checklist of three models (one that calls, one without tools, one that
 // prints its call), a session created with two tools, a run, its second
-// request as the model read it, and a tool dropped in the session.
+// request as the model read it, and a tool dropped in the session's Tools
+// panel, which checks the model again.
 func TestRecordingsSmallModel(t *testing.T) {
 	w := newWindow(t, "small_model", "The readiness check of three models, a session offering read_file and list_dir, one run, its second request rendered by Ollama, then list_dir dropped.", permission.ModeAsk, nil)
 	w.srv.AddModel(ollamatest.ModelSpec{Name: "gemma3:1b", Family: "gemma3", ContextLength: 32768, Capabilities: []string{"completion"}})
@@ -88,6 +89,10 @@ func TestRecordingsSmallModel(t *testing.T) {
 	out = w.mustDo(session.Command{Do: session.DoSetTools, Tools: &one})
 	if !slices.Equal(*out.Summary.Tools, one) {
 		t.Fatalf("set tools: %+v", out.Summary)
+	}
+	// The session's Tools panel checks its model for what it now offers.
+	if rep := check(session.ModelCheck{Model: recordedModel, Workspace: w.ws, Tools: &one}); len(rep.Tools) != 1 || rep.ToolTokens >= some.ToolTokens {
+		t.Fatalf("one tool: %+v", rep)
 	}
 	w.saveAs("small_model")
 }

@@ -94,11 +94,18 @@ describe('picking a small model', slow, () => {
     await fireEvent.click(within(saw).getByTestId('model-saw-view-sent'));
     expect(await within(saw).findByTestId('model-saw-tools')).toBeTruthy();
 
-    // The session drops list_dir for its next run.
-    await fireEvent.click(within(screen.getByTestId('session-tools')).getByText(/Tools 2 of 7/));
+    // The session's Tools panel checks its model for the tools it offers,
+    // and drops list_dir for its next run: the check follows.
+    const panel = screen.getByTestId('session-tools');
+    await fireEvent.click(within(panel).getByText(/Tools 2 of 7/));
+    (panel as HTMLDetailsElement).open = true;
+    panel.dispatchEvent(new Event('toggle'));
+    const fit = () => within(panel).getAllByTestId('readiness-item').find((i) => i.getAttribute('data-check') === 'fit')!;
+    await waitFor(() => expect(fit().textContent).toContain('2 tool schemas'), { timeout: 3000 });
     await fireEvent.click(tool('session-tools-list', 'list_dir'));
     await played(replay);
     expect(replay.commandsOf('set_tools')).toEqual([{ do: 'set_tools', session: 'session-1', tools: ['read_file'] }]);
     await waitFor(() => expect(screen.getByTestId('session-tools').textContent).toContain('Tools 1 of 7'));
+    await waitFor(() => expect(fit().textContent).toContain('1 tool schema (about'), { timeout: 3000 });
   });
 });
