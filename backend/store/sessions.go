@@ -53,8 +53,12 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	s.UpdatedAt = fromNanos(updated)
 	if err == nil && offered.Valid {
 		var names []string
-		if jerr := json.Unmarshal([]byte(offered.String), &names); jerr != nil {
-			return s, fmt.Errorf("session %s: its offered tools are not a list of names (%w): choose the tools again", s.ID, jerr)
+		if json.Unmarshal([]byte(offered.String), &names) != nil {
+			// Not a list (changed by hand): offer no tools rather than
+			// fail every read of the session list, or offer more than
+			// was chosen. The window shows "0 of 7", where the tools can
+			// be chosen again.
+			names = nil
 		}
 		if names == nil {
 			names = []string{}
