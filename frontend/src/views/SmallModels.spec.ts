@@ -5,7 +5,7 @@
 // (backend/session/recordings_small_test.go).
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ended, finish, play, played, send, slow } from './testing';
+import { ended, finish, play, played, send } from './testing';
 
 afterEach(() => {
   localStorage.clear();
@@ -24,7 +24,8 @@ const tool = (list: string, name: string) =>
     .find((t) => t.getAttribute('data-tool') === name)!
     .querySelector('input') as HTMLInputElement;
 
-describe('picking a small model', slow, () => {
+// One flow through the whole recording: longer than the other flows.
+describe('picking a small model', { timeout: 45_000 }, () => {
   it('checks the model, offers fewer tools, starts the session with them and shows a request as the model read it', async () => {
     const replay = play('small_model', { pick: '/home/me/project' });
     await screen.findByTestId('welcome');
@@ -32,7 +33,7 @@ describe('picking a small model', slow, () => {
     await fireEvent.click(await screen.findByTestId('pick-workspace'));
 
     // qwen3 with every tool: it can be offered tools, and the schemas fit.
-    await waitFor(() => expect(statusOf('fit')).toBe('ok'), { timeout: 3000 });
+    await waitFor(() => expect(statusOf('fit')).toBe('ok'), { timeout: 8000 });
     expect(statusOf('tools')).toBe('ok');
     expect(statusOf('round_trip')).toBe('skipped');
     expect(item('fit').textContent).toContain('7 tool schemas (about 1450 tokens) take about 1544 of num_ctx 16384');
@@ -41,29 +42,29 @@ describe('picking a small model', slow, () => {
     // Five tools off: only read_file and list_dir; the schemas take less.
     for (const t of ['write_file', 'edit_file', 'glob', 'grep', 'run_command']) await fireEvent.click(tool('new-tools', t));
     expect(screen.getByTestId('new-tools-summary').textContent).toContain('2 of 7 tools offered');
-    await waitFor(() => expect(item('fit').textContent).toContain('2 tool schemas'), { timeout: 3000 });
+    await waitFor(() => expect(item('fit').textContent).toContain('2 tool schemas'), { timeout: 8000 });
 
     // One real call: the model made it.
     await fireEvent.click(screen.getByTestId('readiness-round-trip'));
-    await waitFor(() => expect(statusOf('round_trip')).toBe('ok'), { timeout: 3000 });
+    await waitFor(() => expect(statusOf('round_trip')).toBe('ok'), { timeout: 8000 });
     expect(item('round_trip').textContent).toContain('made a real tool call: list_dir {"path":"."} (not run)');
 
     // A model without tools fails, and says what to do.
     await pickModel('gemma3:1b');
-    await waitFor(() => expect(statusOf('tools')).toBe('fail'), { timeout: 3000 });
+    await waitFor(() => expect(statusOf('tools')).toBe('fail'), { timeout: 8000 });
     expect(within(item('tools')).getByTestId('readiness-fix').textContent).toContain('Pick a model that lists "tools"');
     expect(statusOf('round_trip')).toBe('skipped');
 
     // A model that prints its call as text: a warning, with what it wrote.
     await pickModel('llama3.2:1b');
-    await waitFor(() => expect(statusOf('round_trip')).toBe('warn'), { timeout: 3000 });
+    await waitFor(() => expect(statusOf('round_trip')).toBe('warn'), { timeout: 8000 });
     expect(item('round_trip').textContent).toContain('printed the call as text (tool_call tag)');
     expect(within(item('round_trip')).getByTestId('readiness-fix').textContent).toContain('Recover calls printed as text');
     expect(within(item('round_trip')).getByTestId('readiness-reply').textContent).toContain('<tool_call>{"name": "list_dir"');
 
     // Back to qwen3, and start: the session offers the two tools.
     await pickModel('qwen3:0.6b');
-    await waitFor(() => expect(statusOf('round_trip')).toBe('ok'), { timeout: 3000 });
+    await waitFor(() => expect(statusOf('round_trip')).toBe('ok'), { timeout: 8000 });
     await fireEvent.click(screen.getByTestId('create-session'));
     await screen.findByTestId('empty-session');
     expect(replay.commandsOf('create')).toEqual([{ do: 'create', workspace: '/home/me/project', model: 'qwen3:0.6b', tools: ['read_file', 'list_dir'] }]);
@@ -101,11 +102,11 @@ describe('picking a small model', slow, () => {
     (panel as HTMLDetailsElement).open = true;
     panel.dispatchEvent(new Event('toggle'));
     const fit = () => within(panel).getAllByTestId('readiness-item').find((i) => i.getAttribute('data-check') === 'fit')!;
-    await waitFor(() => expect(fit().textContent).toContain('2 tool schemas'), { timeout: 3000 });
+    await waitFor(() => expect(fit().textContent).toContain('2 tool schemas'), { timeout: 8000 });
     await fireEvent.click(tool('session-tools-list', 'list_dir'));
     await played(replay);
     expect(replay.commandsOf('set_tools')).toEqual([{ do: 'set_tools', session: 'session-1', tools: ['read_file'] }]);
     await waitFor(() => expect(screen.getByTestId('session-tools').textContent).toContain('Tools 1 of 7'));
-    await waitFor(() => expect(fit().textContent).toContain('1 tool schema (about'), { timeout: 3000 });
+    await waitFor(() => expect(fit().textContent).toContain('1 tool schema (about'), { timeout: 8000 });
   });
 });
