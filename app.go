@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/readiness"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
@@ -258,6 +259,25 @@ func (a *App) RawRequest(id string, seq int64) (string, error) {
 		return "", err
 	}
 	return session.RawRequest(a.ctx, a.store, id, seq)
+}
+
+// RenderedPrompt asks Ollama for the prompt the model's chat template
+// makes, now, of the model_request event seq: "As the model read it".
+func (a *App) RenderedPrompt(id string, seq int64) (session.RenderedPrompt, error) {
+	if err := a.ready(); err != nil {
+		return session.RenderedPrompt{}, err
+	}
+	return session.RenderRequest(a.ctx, a.store, a.ollama, id, seq)
+}
+
+// CheckModel is the readiness checklist of a model for a new or open
+// session: the tools capability, whether the system prompt and the tool
+// schemas leave room in num_ctx, and, when asked, one round trip.
+func (a *App) CheckModel(c session.ModelCheck) (readiness.Report, error) {
+	if err := a.ready(); err != nil {
+		return readiness.Report{}, err
+	}
+	return session.CheckModel(a.ctx, a.store, a.ollama, c)
 }
 
 // Settings returns the current settings.

@@ -252,6 +252,22 @@ export async function createSession(page, { workspace, model = 'scripted' }) {
   await page.getByTestId('create-session').click();
 }
 
+/**
+ * Opens "What the model saw" of the latest request and its view "As the
+ * model read it"; resolves with the rendered prompt's text once Ollama has
+ * answered (or throws with the error the view shows).
+ */
+export async function openModelRead(page) {
+  await page.getByTestId('model-saw-button').click();
+  const saw = page.getByTestId('model-saw');
+  await saw.getByTestId('model-saw-view-read').click();
+  const text = saw.getByTestId('rendered-text');
+  const error = saw.getByTestId('rendered-error');
+  await Promise.race([text.waitFor({ timeout: 30000 }), error.waitFor({ timeout: 30000 })]);
+  if (await error.count()) throw new Error(`the view says: ${await error.innerText()}`);
+  return { saw, text: await text.innerText(), note: await saw.getByTestId('rendered-note').innerText() };
+}
+
 /** Types a prompt into the composer and sends it with Ctrl+Enter. */
 export async function sendPrompt(page, text) {
   const input = page.getByTestId('composer-input');

@@ -89,7 +89,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   loupe                      open the window
   loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N]
-            [--first-token-timeout DURATION] [--stall-timeout DURATION] "prompt"
+            [--tools LIST] [--first-token-timeout DURATION] [--stall-timeout DURATION] "prompt"
                              run one session to its end and print its timeline
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
@@ -180,6 +180,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
+	toolList := fs.String("tools", "", "offer the model only these tools, a comma-separated `LIST` such as read_file,list_dir (\"none\": no tools; default: every tool)")
 	maxRounds := fs.Int("max-rounds", 0, "save N (1-1000) as the round cap in the database's settings, as Settings in the window does")
 	compact := fs.String("compact", "", "save `on or off` as compaction in the database's settings, as Settings in the window does")
 	// The defaults are Settings' (read once the database is open): the
@@ -278,7 +279,20 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// write: a kill at any moment leaves no empty session (after that
 	// write it leaves the prompt, and a run the next recovery closes as
 	// interrupted).
-	s, lease, err := m.CreateWith(ctx, *workspace, *model, prompt)
+	var offered *[]string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "tools" {
+			return
+		}
+		names := []string{}
+		for _, n := range strings.Split(*toolList, ",") {
+			if n = strings.TrimSpace(n); n != "" && n != "none" {
+				names = append(names, n)
+			}
+		}
+		offered = &names
+	})
+	s, lease, err := m.CreateWithOffering(ctx, *workspace, *model, prompt, offered)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return sig.code(ExitFailed)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
@@ -41,6 +43,13 @@ type chatBody struct {
 }
 
 func encodeChatBody(r llm.Request, cache *messageCache) (*chatBody, error) {
+	return encodeChatBodyWith(r, cache, nil)
+}
+
+// encodeChatBodyWith is encodeChatBody with edit (when not nil) applied to
+// the request's header before it is encoded: Render asks for a rendering
+// instead of an answer that way, with the same bytes for everything else.
+func encodeChatBodyWith(r llm.Request, cache *messageCache, edit func(*api.ChatRequest)) (*chatBody, error) {
 	// One list the length of the history per request, of pointers to
 	// the messages' JSON; the JSON itself is the cache's.
 	b := &chatBody{msgs: make([][]byte, 0, len(r.Messages))}
@@ -62,6 +71,9 @@ func encodeChatBody(r llm.Request, cache *messageCache) (*chatBody, error) {
 	req, err := chatHeader(r)
 	if err != nil {
 		return fail(err)
+	}
+	if edit != nil {
+		edit(req)
 	}
 	head, err := json.Marshal(req)
 	if err != nil {

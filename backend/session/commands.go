@@ -12,9 +12,10 @@ import (
 
 // What a Command does.
 const (
-	DoCreate         = "create"          // Workspace, Model
+	DoCreate         = "create"          // Workspace, Model, Tools (nil: every tool)
 	DoDelete         = "delete"          //
 	DoSetModel       = "set_model"       // Model
+	DoSetTools       = "set_tools"       // Tools (nil: every tool, empty: none)
 	DoSend           = "send"            // Text: the user's message
 	DoStop           = "stop"            //
 	DoStopCall       = "stop_call"       // CallID: a running call, stopped on its own
@@ -46,6 +47,8 @@ type Command struct {
 	Workspace string `json:"workspace,omitempty"`
 	Model     string `json:"model,omitempty"`
 	Text      string `json:"text,omitempty"`
+	// Tools are the tools a session offers its model, by name.
+	Tools *[]string `json:"tools,omitempty"`
 
 	CallID string `json:"call_id,omitempty"`
 	Allow  bool   `json:"allow,omitempty"`
@@ -110,11 +113,13 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	}
 	switch c.Do {
 	case DoCreate:
-		return summary(m.Create(ctx, c.Workspace, c.Model))
+		return summary(m.CreateOffering(ctx, c.Workspace, c.Model, c.Tools))
 	case DoDelete:
 		return Outcome{}, m.Delete(ctx, id)
 	case DoSetModel:
 		return summary(m.SetModel(ctx, id, c.Model))
+	case DoSetTools:
+		return summary(m.SetTools(ctx, id, c.Tools))
 	case DoSend:
 		return summary(m.Start(ctx, id, c.Text, RunOptions{}))
 	case DoStop:

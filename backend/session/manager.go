@@ -140,11 +140,21 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 
 // Create starts a new, empty session on a workspace folder.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
+	return m.CreateOffering(ctx, workspace, model, nil)
+}
+
+// CreateOffering is Create with the tools the session offers its model
+// (nil: every built-in tool).
+func (m *Manager) CreateOffering(ctx context.Context, workspace, model string, choice *[]string) (Summary, error) {
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
 	}
-	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model})
+	offered, err := offeredTools(choice)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model, Tools: offered})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -163,6 +173,12 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 // Run has returned (Run takes it over). The window's New makes an empty
 // session on purpose: Create.
 func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string) (Summary, *store.Lease, error) {
+	return m.CreateWithOffering(ctx, workspace, model, text, nil)
+}
+
+// CreateWithOffering is CreateWith with the tools the session offers its
+// model (nil: every built-in tool).
+func (m *Manager) CreateWithOffering(ctx context.Context, workspace, model, text string, choice *[]string) (Summary, *store.Lease, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Summary{}, nil, errors.New("type a message first")
@@ -171,8 +187,12 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string)
 	if err != nil {
 		return Summary{}, nil, err
 	}
+	offered, err := offeredTools(choice)
+	if err != nil {
+		return Summary{}, nil, err
+	}
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})
-	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model}, first)
+	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model, Tools: offered}, first)
 	if err != nil {
 		return Summary{}, nil, err
 	}

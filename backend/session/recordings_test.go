@@ -458,6 +458,12 @@ func (w *window) seqOf(kind trace.Kind, nth int) int64 {
 // view (done before a deleted session went).
 func (w *window) save() {
 	w.t.Helper()
+	w.saveAs(strings.TrimPrefix(w.t.Name(), "TestRecordings/"))
+}
+
+// saveAs keeps the recording as recordings/NAME.json.
+func (w *window) saveAs(name string) {
+	w.t.Helper()
 	if !w.deleted {
 		w.keep()
 	}
@@ -466,7 +472,6 @@ func (w *window) save() {
 		replace = append(replace, [2]string{w.id, recordedSession})
 	}
 	got := w.rec.Bytes(golden.RecordOptions{Replace: replace, Start: recordedStart})
-	name := strings.TrimPrefix(w.t.Name(), "TestRecordings/")
 	golden.Check(w.t, filepath.Join(recordingsDir, name+".json"), got, *update, "run `go test ./backend/session -run Recordings -update`")
 }
 

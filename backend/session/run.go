@@ -156,7 +156,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	ws.Track(m.seenFor(id))
-	reg := tools.Builtins(ws, runner)
+	reg := offering(tools.Builtins(ws, runner), s.Tools)
 	if !info.SupportsTools() {
 		// Sending tool schemas to a model whose template cannot show them
 		// makes Ollama refuse the request; run as plain chat instead.

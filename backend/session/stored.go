@@ -21,35 +21,41 @@ import (
 // up to the request replayed into a history, and the request's tool set.
 // It reads the store only: no Manager is needed.
 func RawRequest(ctx context.Context, st *store.Store, id string, seq int64) (string, error) {
-	evs, err := st.Events(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	i := sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
-	if i == len(evs) || evs[i].Seq != seq || evs[i].Kind != trace.KindModelRequest {
-		return "", fmt.Errorf("session %s has no model request %d", id, seq)
-	}
-	mr, err := trace.Decode[trace.ModelRequest](evs[i])
-	if err != nil {
-		return "", err
-	}
-	var specs []llm.ToolSpec
-	if mr.ToolSet != 0 {
-		sets, err := toolSets(ctx, st, id)
-		if err != nil {
-			return "", err
-		}
-		var ok bool
-		if specs, ok = sets[mr.ToolSet]; !ok {
-			return "", fmt.Errorf("session %s has no tool set %d (named by request %d)", id, mr.ToolSet, seq)
-		}
-	}
-	req, err := trace.Rebuild(evs, i, specs)
+	req, err := storedRequest(ctx, st, id, seq)
 	if err != nil {
 		return "", err
 	}
 	b, err := ollama.EncodeChatRequest(req)
 	return string(b), err
+}
+
+// storedRequest is the request of the model_request event seq, rebuilt
+// from the log and the request's tool set.
+func storedRequest(ctx context.Context, st *store.Store, id string, seq int64) (llm.Request, error) {
+	evs, err := st.Events(ctx, id)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	i := sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
+	if i == len(evs) || evs[i].Seq != seq || evs[i].Kind != trace.KindModelRequest {
+		return llm.Request{}, fmt.Errorf("session %s has no model request %d", id, seq)
+	}
+	mr, err := trace.Decode[trace.ModelRequest](evs[i])
+	if err != nil {
+		return llm.Request{}, err
+	}
+	var specs []llm.ToolSpec
+	if mr.ToolSet != 0 {
+		sets, err := toolSets(ctx, st, id)
+		if err != nil {
+			return llm.Request{}, err
+		}
+		var ok bool
+		if specs, ok = sets[mr.ToolSet]; !ok {
+			return llm.Request{}, fmt.Errorf("session %s has no tool set %d (named by request %d)", id, mr.ToolSet, seq)
+		}
+	}
+	return trace.Rebuild(evs, i, specs)
 }
 
 // toolSets returns a session's stored tool sets by id.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -29,6 +30,9 @@ type Session struct {
 	// OpenRun is the run that is open (its user_message was appended, its
 	// run_end not yet), or 0.
 	OpenRun int `json:"open_run"`
+	// Tools are the tools the session offers its model, by name; nil
+	// offers every built-in tool. An empty list offers none (plain chat).
+	Tools *[]string `json:"tools,omitempty"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -38,15 +42,43 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun)
+	var offered sql.NullString
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
+	if err == nil && offered.Valid {
+		var names []string
+		if json.Unmarshal([]byte(offered.String), &names) != nil {
+			// Not a list (changed by hand): offer no tools rather than
+			// fail every read of the session list, or offer more than
+			// was chosen. The window shows "0 of 7", where the tools can
+			// be chosen again.
+			names = nil
+		}
+		if names == nil {
+			names = []string{}
+		}
+		s.Tools = &names
+	}
 	return s, err
+}
+
+// toolsColumn is how Session.Tools is stored: NULL for every tool.
+func toolsColumn(tools *[]string) (any, error) {
+	if tools == nil {
+		return nil, nil
+	}
+	names := *tools
+	if names == nil {
+		names = []string{}
+	}
+	b, err := json.Marshal(names)
+	return string(b), err
 }
 
 // newID returns 16 random hex characters: URL-safe, and 64 bits is plenty
@@ -145,10 +177,14 @@ func (s *Store) newSession(in Session) Session {
 func insertSession(ctx context.Context, w interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, in Session) error {
+	offered, err := toolsColumn(in.Tools)
+	if err != nil {
+		return fmt.Errorf("store: create session: %w", err)
+	}
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason)
+		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}
@@ -227,6 +263,25 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u SessionUpdate) (
 	}
 	if err != nil {
 		return Session{}, fmt.Errorf("store: update session %q: %w", id, err)
+	}
+	return sess, nil
+}
+
+// SetSessionTools stores the tools a session offers its model (nil: every
+// built-in tool), sets updated_at to now and returns the session as
+// stored, or ErrNotFound. The names are the caller's to check.
+func (s *Store) SetSessionTools(ctx context.Context, id string, tools *[]string) (Session, error) {
+	offered, err := toolsColumn(tools)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: set tools of session %q: %w", id, err)
+	}
+	sess, err := scanSession(s.w.QueryRowContext(ctx, `UPDATE sessions SET offered_tools = ?, updated_at = ?
+		WHERE id = ? RETURNING `+sessionCols, offered, s.now().UnixNano(), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, notFound(id)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("store: set tools of session %q: %w", id, err)
 	}
 	return sess, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
@@ -54,3 +55,24 @@ var builtinEntries = sync.OnceValue(func() []*entry {
 	}
 	return r.entries
 })
+
+// BuiltinNames lists the built-in tools' names in their order.
+func BuiltinNames() []string {
+	protos := builtinEntries()
+	names := make([]string, len(protos))
+	for i, e := range protos {
+		names[i] = e.spec.Name
+	}
+	return names
+}
+
+// BuiltinSpecs lists the built-in tools' specs in their order: what a
+// request offers the model when every tool is offered.
+func BuiltinSpecs() []llm.ToolSpec {
+	protos := builtinEntries()
+	specs := make([]llm.ToolSpec, len(protos))
+	for i, e := range protos {
+		specs[i] = e.spec
+	}
+	return specs
+}

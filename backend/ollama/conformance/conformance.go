@@ -277,6 +277,35 @@ func Run(t *testing.T, s Setup) {
 		}
 	})
 
+	t.Run("render only", func(t *testing.T) {
+		// _debug_render_only: the prompt the model's template makes of a
+		// conversation with a call and its result, and no answer. No
+		// scenario is prepared: nothing is generated.
+		r := request(s.Model, info, "What time is it?")
+		r.Tools = []llm.ToolSpec{{Name: "get_time", Description: "Returns the current time.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string"}}}`)}}
+		r.Messages = append(r.Messages,
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "get_time", Args: json.RawMessage(`{"zone":"UTC"}`)}}},
+			llm.Message{Role: llm.RoleTool, Content: "12:00 UTC", ToolCallID: "call_1", ToolName: "get_time"})
+		got, err := s.Client.Render(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"What time is it?", "get_time", "12:00 UTC"} {
+			if !strings.Contains(got.Text, want) {
+				t.Errorf("rendered prompt lacks %q:\n%s", want, got.Text)
+			}
+		}
+		if got.At.IsZero() {
+			t.Error("no created_at")
+		}
+		r.Model = "loupe-missing-model:0b"
+		var nf *ollama.ModelNotFoundError
+		if _, err := s.Client.Render(ctx, r); !errors.As(err, &nf) {
+			t.Errorf("missing model: %v", err)
+		}
+	})
+
 	if s.ToolCalls {
 		t.Run("tool call", func(t *testing.T) {
 			before(t, ScenarioToolCall)

@@ -203,6 +203,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	if req.DebugRenderOnly {
+		// Ollama renders before the runner sees the prompt, so a prompt
+		// over num_ctx is rendered, not refused, and no reply is used.
+		s.renderOnly(w, req, m)
+		return
+	}
 
 	// The fake's token count of a prompt is its body's bytes over the
 	// model's BytesPerToken, a quarter by default (what it reports as prompt_eval_count too). A prompt over the

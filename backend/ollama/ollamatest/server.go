@@ -127,7 +127,7 @@ func (s *Server) SetClock(now func() time.Time) {
 // AddModel installs a model. A name without a tag gets ":latest", as in
 // Ollama; requests may name it with or without that tag. Defaults: family
 // "llama", capabilities completion and tools, size 1 GiB, parameter size
-// "1B", quantization "Q4_K_M", a fixed modification time. Adding a model
+// "1B", quantization "Q4_K_M", ChatMLTemplate, a fixed modification time. Adding a model
 // with the same name replaces it.
 func (s *Server) AddModel(m ModelSpec) {
 	m.Name = normalize(m.Name)
@@ -147,7 +147,7 @@ func (s *Server) AddModel(m ModelSpec) {
 		m.Quantization = "Q4_K_M"
 	}
 	if m.Template == "" {
-		m.Template = "{{- range .Messages }}<|{{ .Role }}|>{{ .Content }}{{ end }}<|assistant|>"
+		m.Template = ChatMLTemplate
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -23,6 +23,9 @@ type ChatRequest struct {
 	// Truncate false asks Ollama to refuse a prompt longer than num_ctx
 	// instead of dropping the oldest messages; absent means true.
 	Truncate *bool `json:"truncate,omitempty"`
+	// DebugRenderOnly asks for the prompt the model's template makes of
+	// the request instead of an answer.
+	DebugRenderOnly bool `json:"_debug_render_only,omitempty"`
 }
 
 // Truncating reports whether Ollama may cut the prompt to fit (its
@@ -98,17 +101,25 @@ type ToolFunction struct {
 // ChatResponse is one NDJSON line of a streamed answer (or the whole answer
 // when stream is false). Durations are nanoseconds, as Ollama sends them.
 type ChatResponse struct {
-	Model              string  `json:"model"`
-	CreatedAt          string  `json:"created_at"`
-	Message            Message `json:"message"`
-	Done               bool    `json:"done"`
-	DoneReason         string  `json:"done_reason,omitempty"`
-	TotalDuration      int64   `json:"total_duration,omitempty"`
-	LoadDuration       int64   `json:"load_duration,omitempty"`
-	PromptEvalCount    int     `json:"prompt_eval_count,omitempty"`
-	PromptEvalDuration int64   `json:"prompt_eval_duration,omitempty"`
-	EvalCount          int     `json:"eval_count,omitempty"`
-	EvalDuration       int64   `json:"eval_duration,omitempty"`
+	Model      string  `json:"model"`
+	CreatedAt  string  `json:"created_at"`
+	Message    Message `json:"message"`
+	Done       bool    `json:"done"`
+	DoneReason string  `json:"done_reason,omitempty"`
+	// DebugInfo answers a request with _debug_render_only.
+	DebugInfo          *DebugInfo `json:"_debug_info,omitempty"`
+	TotalDuration      int64      `json:"total_duration,omitempty"`
+	LoadDuration       int64      `json:"load_duration,omitempty"`
+	PromptEvalCount    int        `json:"prompt_eval_count,omitempty"`
+	PromptEvalDuration int64      `json:"prompt_eval_duration,omitempty"`
+	EvalCount          int        `json:"eval_count,omitempty"`
+	EvalDuration       int64      `json:"eval_duration,omitempty"`
+}
+
+// DebugInfo is what a render-only request gets back.
+type DebugInfo struct {
+	RenderedTemplate string `json:"rendered_template"`
+	ImageCount       int    `json:"image_count,omitempty"`
 }
 
 type errorBody struct {

@@ -14,6 +14,22 @@ export namespace agent {
 	        this.content = source["content"];
 	    }
 	}
+	export class PrintedCall {
+	    name: string;
+	    args?: number[];
+	    form: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PrintedCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.args = source["args"];
+	        this.form = source["form"];
+	    }
+	}
 	export class RequestEdit {
 	    system?: string;
 	    options?: llm.Options;
@@ -65,6 +81,24 @@ export namespace llm {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.num_ctx = source["num_ctx"];
 	        this.temperature = source["temperature"];
+	    }
+	}
+	export class ToolCall {
+	    id: string;
+	    index: number;
+	    name: string;
+	    args: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.index = source["index"];
+	        this.name = source["name"];
+	        this.args = source["args"];
 	    }
 	}
 
@@ -311,6 +345,129 @@ export namespace permission {
 
 }
 
+export namespace readiness {
+	
+	export class Item {
+	    check: string;
+	    status: string;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Item(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.check = source["check"];
+	        this.status = source["status"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class Reply {
+	    kind: string;
+	    content: string;
+	    calls?: llm.ToolCall[];
+	    printed?: agent.PrintedCall[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Reply(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.content = source["content"];
+	        this.calls = this.convertValues(source["calls"], llm.ToolCall);
+	        this.printed = this.convertValues(source["printed"], agent.PrintedCall);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ToolCost {
+	    name: string;
+	    tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolCost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.tokens = source["tokens"];
+	    }
+	}
+	export class Report {
+	    model: string;
+	    capabilities: string[];
+	    context_length: number;
+	    num_ctx: number;
+	    fixed_tokens: number;
+	    system_tokens: number;
+	    tool_tokens: number;
+	    tools: ToolCost[];
+	    items: Item[];
+	    reply?: Reply;
+	    ready: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Report(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.capabilities = source["capabilities"];
+	        this.context_length = source["context_length"];
+	        this.num_ctx = source["num_ctx"];
+	        this.fixed_tokens = source["fixed_tokens"];
+	        this.system_tokens = source["system_tokens"];
+	        this.tool_tokens = source["tool_tokens"];
+	        this.tools = this.convertValues(source["tools"], ToolCost);
+	        this.items = this.convertValues(source["items"], Item);
+	        this.reply = this.convertValues(source["reply"], Reply);
+	        this.ready = source["ready"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace sandbox {
 	
 	export class Protection {
@@ -396,6 +553,7 @@ export namespace session {
 	    workspace?: string;
 	    model?: string;
 	    text?: string;
+	    tools?: string[];
 	    call_id?: string;
 	    allow?: boolean;
 	    scope?: string;
@@ -418,6 +576,7 @@ export namespace session {
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
 	        this.text = source["text"];
+	        this.tools = source["tools"];
 	        this.call_id = source["call_id"];
 	        this.allow = source["allow"];
 	        this.scope = source["scope"];
@@ -474,6 +633,7 @@ export namespace session {
 	    last_reason: string;
 	    event_count: number;
 	    open_run: number;
+	    tools?: string[];
 	    running: boolean;
 	    standing: string;
 	    stepping: boolean;
@@ -494,6 +654,7 @@ export namespace session {
 	        this.last_reason = source["last_reason"];
 	        this.event_count = source["event_count"];
 	        this.open_run = source["open_run"];
+	        this.tools = source["tools"];
 	        this.running = source["running"];
 	        this.standing = source["standing"];
 	        this.stepping = source["stepping"];
@@ -550,6 +711,24 @@ export namespace session {
 		    return a;
 		}
 	}
+	export class ModelCheck {
+	    model: string;
+	    workspace: string;
+	    tools?: string[];
+	    round_trip: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.workspace = source["workspace"];
+	        this.tools = source["tools"];
+	        this.round_trip = source["round_trip"];
+	    }
+	}
 	export class RestoreResult {
 	    done: boolean;
 	    restored: string[];
@@ -596,6 +775,45 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.summary = this.convertValues(source["summary"], Summary);
 	        this.restore = this.convertValues(source["restore"], RestoreResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RenderedPrompt {
+	    model: string;
+	    text: string;
+	    digest?: string;
+	    // Go type: time
+	    rendered_at: any;
+	    seq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RenderedPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.text = source["text"];
+	        this.digest = source["digest"];
+	        this.rendered_at = this.convertValues(source["rendered_at"], null);
+	        this.seq = source["seq"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

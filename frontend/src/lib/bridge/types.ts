@@ -2,9 +2,12 @@ import type {
   Command,
   Delta,
   HostCheck,
+  ModelCheck,
   ModelInfo,
   Outcome,
   Protections,
+  ReadinessReport,
+  RenderedPrompt,
   Rule,
   RuleLimits,
   SessionSnapshot,
@@ -53,6 +56,14 @@ export interface Bridge {
   do(cmd: Command): Promise<Outcome>;
   /** The exact JSON body sent to Ollama for a model_request event. */
   rawRequest(sessionId: string, seq: number): Promise<string>;
+  /**
+   * A model_request as the model reads it: Ollama renders the request now
+   * with the model's current chat template (special tokens and all).
+   * Rejects with what to do when Ollama is not running or the model is gone.
+   */
+  renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt>;
+  /** The readiness checklist of a model for a session offering these tools; round_trip sends the model one small request. */
+  checkModel(check: ModelCheck): Promise<ReadinessReport>;
   getSettings(): Promise<Settings>;
   /** Validates and saves; rejects with what is wrong (a rule that does not parse, an Ollama host that cannot be used…). */
   saveSettings(s: Settings): Promise<void>;

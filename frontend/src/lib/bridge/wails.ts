@@ -10,6 +10,9 @@ import {
   isRecord,
   parseEvent,
   type Command,
+  type ModelCheck,
+  type ReadinessReport,
+  type RenderedPrompt,
   type Delta,
   type HostCheck,
   type ModelInfo,
@@ -25,6 +28,8 @@ import {
   type WorkspaceChange,
   type WorkspaceInfo,
   protectionsOf,
+  readinessOf,
+  renderedPromptOf,
   restoreResultOf,
   ruleLimitsOf,
   settingsOf,
@@ -139,6 +144,15 @@ export class WailsBridge implements Bridge {
   async rawRequest(sessionId: string, seq: number): Promise<string> {
     const body = await call<unknown>('RawRequest', () => App.RawRequest(sessionId, seq));
     return typeof body === 'string' ? body : JSON.stringify(body);
+  }
+
+  async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
+    return renderedPromptOf(await call<unknown>('RenderedPrompt', () => App.RenderedPrompt(sessionId, seq)));
+  }
+
+  async checkModel(check: ModelCheck): Promise<ReadinessReport> {
+    const plain = { ...check, ...(check.tools ? { tools: [...check.tools] } : {}) };
+    return readinessOf(await call<unknown>('CheckModel', () => App.CheckModel(plain as unknown as Parameters<typeof App.CheckModel>[0])));
   }
 
   async getSettings(): Promise<Settings> {

@@ -13,6 +13,8 @@ import {
   deltaOf,
   isRecord,
   parseEvent,
+  readinessOf,
+  renderedPromptOf,
   restoreResultOf,
   ruleLimitsOf,
   settingsOf,
@@ -20,6 +22,9 @@ import {
   workspaceInfoOf,
   outcomeOf,
   type Command,
+  type ModelCheck,
+  type ReadinessReport,
+  type RenderedPrompt,
   type Delta,
   type HostCheck,
   type JsonValue,
@@ -392,6 +397,14 @@ export class ReplayBridge implements Bridge {
       throw new BridgeError(`${REPLAY_MARK}: no request ${seq} in ${this.recording.scenario}`, 'rawRequest');
     }
     return body;
+  }
+
+  async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
+    return renderedPromptOf(this.#query('renderedPrompt', [sessionId, seq]));
+  }
+
+  async checkModel(check: ModelCheck): Promise<ReadinessReport> {
+    return readinessOf(this.#query('checkModel', [check]));
   }
 
   async getSettings(): Promise<Settings> {

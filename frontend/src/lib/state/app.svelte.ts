@@ -265,8 +265,12 @@ export class LoupeApp {
     return this.#commands.stopConfirm;
   }
 
-  newSession(workspace: string, model: string): Promise<boolean> {
-    return this.#commands.newSession(workspace, model);
+  newSession(workspace: string, model: string, tools?: string[]): Promise<boolean> {
+    return this.#commands.newSession(workspace, model, tools);
+  }
+
+  setTools(tools: string[] | undefined): Promise<void> {
+    return this.#commands.setTools(tools);
   }
 
   deleteSession(id: string): Promise<void> {

@@ -48,9 +48,10 @@ export class Commands {
     return out;
   };
 
-  async newSession(workspace: string, model: string): Promise<boolean> {
+  /** tools: the tools the session offers its model; undefined: every tool. */
+  async newSession(workspace: string, model: string, tools?: string[]): Promise<boolean> {
     try {
-      const out = await this.do({ do: 'create', workspace, model });
+      const out = await this.do(tools ? { do: 'create', workspace, model, tools } : { do: 'create', workspace, model });
       if (!out.summary) throw new Error('the backend did not say which session it made');
       await this.#router.openSession(out.summary.id);
       return true;
@@ -77,6 +78,17 @@ export class Commands {
       await this.do({ do: 'set_model', session: cur.id, model });
     } catch (e) {
       this.#notify(`Could not change the model: ${message(e)}`, 'error');
+    }
+  }
+
+  /** Chooses the tools the session offers from its next run on; undefined: every tool. */
+  async setTools(tools: string[] | undefined): Promise<void> {
+    const cur = this.#router.current;
+    if (!cur) return;
+    try {
+      await this.do(tools ? { do: 'set_tools', session: cur.id, tools } : { do: 'set_tools', session: cur.id });
+    } catch (e) {
+      this.#notify(`Could not change the tools: ${message(e)}`, 'error');
     }
   }
 

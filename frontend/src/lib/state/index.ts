@@ -8,3 +8,4 @@ export { WorkspaceState } from './workspace.svelte';
 export { SessionState, pendingBody } from './session.svelte';
 export { ThemeState, type ThemeMode } from './theme.svelte';
 export { getLoupe, setLoupe, getTheme, setTheme } from './context';
+export { ReadinessCheck } from './readiness.svelte';

@@ -17,3 +17,4 @@ export * from './rows';
 export * from './output';
 export * from './compaction';
 export * from './meter';
+export * from './rendered';

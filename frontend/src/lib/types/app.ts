@@ -71,6 +71,8 @@ export interface Summary {
   stepping: boolean;
   /** Where it pauses when not stepping. */
   breakpoints: Breakpoints;
+  /** The tools the session offers its model, by name; absent: every built-in tool; []: none (plain chat). */
+  tools?: string[];
 }
 
 /**
@@ -171,9 +173,11 @@ export interface SessionSnapshot {
  * says what; each kind carries the fields it needs.
  */
 export type Command =
-  | { do: 'create'; workspace: string; model: string }
+  | { do: 'create'; workspace: string; model: string; tools?: string[] }
   | { do: 'delete'; session: string }
   | { do: 'set_model'; session: string; model: string }
+  /** The tools offered from the next run on; tools absent: every tool. */
+  | { do: 'set_tools'; session: string; tools?: string[] }
   | { do: 'send'; session: string; text: string }
   | { do: 'stop'; session: string }
   /** Stops one running call (a command) on its own; the run goes on. */
@@ -213,6 +217,8 @@ export function outcomeOf(r: unknown): Outcome {
 export function commandJSON(c: Command): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(c) as [string, JsonValue | undefined][]) {
+    // An empty list of tools says "none" (a Go pointer to an empty
+    // slice); it is kept.
     if (v === undefined || v === false || v === '' || v === 0) continue;
     out[k] = v;
   }
@@ -325,3 +331,84 @@ export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
 } as const;
+
+/** session.RenderedPrompt: a stored request as the model reads it, rendered now by Ollama with the model's current template. */
+export interface RenderedPrompt {
+  model: string;
+  /** Ollama's _debug_info.rendered_template: special tokens and all. */
+  text: string;
+  /** The installed model's digest, when Ollama's list names it. */
+  digest?: string;
+  seq: number;
+  rendered_at: string;
+}
+
+/** session.ModelCheck: what the readiness check is asked. */
+export interface ModelCheck {
+  model: string;
+  workspace: string;
+  /** Absent: every built-in tool. */
+  tools?: string[];
+  round_trip: boolean;
+}
+
+export type ReadinessStatus = 'ok' | 'warn' | 'fail' | 'skipped';
+
+/** readiness.Item: one line of the checklist. */
+export interface ReadinessItem {
+  check: 'tools' | 'fit' | 'round_trip' | string;
+  status: ReadinessStatus;
+  detail: string;
+  fix?: string;
+}
+
+/** readiness.Report: the checklist of one model. */
+export interface ReadinessReport {
+  model: string;
+  capabilities: string[] | null;
+  context_length: number;
+  num_ctx: number;
+  fixed_tokens: number;
+  system_tokens: number;
+  tool_tokens: number;
+  tools: { name: string; tokens: number }[] | null;
+  items: ReadinessItem[];
+  /** What the model answered the round trip: a real call, a call printed as text, or none. */
+  reply?: { kind: 'call' | 'printed' | 'none'; content: string } | null;
+  ready: boolean;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/** A RenderedPrompt from the backend; anything else is refused, since the view shows nothing else. */
+export function renderedPromptOf(v: unknown): RenderedPrompt {
+  if (!isRecord(v) || typeof v['text'] !== 'string') throw new Error('Ollama sent no rendered prompt.');
+  return { model: str(v['model']), text: v['text'], digest: str(v['digest']) || undefined, seq: num(v['seq']), rendered_at: str(v['rendered_at']) };
+}
+
+/** A ReadinessReport from the backend with its lists filled in (Go nil slices arrive as null). */
+export function readinessOf(v: unknown): ReadinessReport {
+  const r = isRecord(v) ? v : {};
+  const items = Array.isArray(r['items']) ? r['items'].filter(isRecord) : [];
+  const statuses: ReadinessStatus[] = ['ok', 'warn', 'fail', 'skipped'];
+  const reply = isRecord(r['reply']) ? r['reply'] : null;
+  return {
+    model: str(r['model']),
+    capabilities: Array.isArray(r['capabilities']) ? (r['capabilities'] as string[]) : [],
+    context_length: num(r['context_length']),
+    num_ctx: num(r['num_ctx']),
+    fixed_tokens: num(r['fixed_tokens']),
+    system_tokens: num(r['system_tokens']),
+    tool_tokens: num(r['tool_tokens']),
+    tools: Array.isArray(r['tools']) ? r['tools'].filter(isRecord).map((t) => ({ name: str(t['name']), tokens: num(t['tokens']) })) : [],
+    items: items.map((it) => ({
+      check: str(it['check']),
+      status: statuses.includes(it['status'] as ReadinessStatus) ? (it['status'] as ReadinessStatus) : 'fail',
+      detail: str(it['detail']),
+      ...(typeof it['fix'] === 'string' && it['fix'] ? { fix: it['fix'] } : {}),
+    })),
+    reply: reply ? { kind: (['call', 'printed', 'none'].includes(str(reply['kind'])) ? reply['kind'] : 'none') as 'call' | 'printed' | 'none', content: str(reply['content']) } : null,
+    ready: r['ready'] === true,
+  };
+}

@@ -53,11 +53,13 @@ const results: Record<string, keyof typeof SHAPES> = {
   workspace: 'workspaceInfo',
   ruleLimits: 'ruleLimits',
   openSession: 'snapshot',
+  checkModel: 'readiness',
+  renderedPrompt: 'renderedPrompt',
 };
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
 const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
-const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload'];
+const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'checkModel', 'renderedPrompt'];
 
 /**
  * The fields each command of the window carries (type Command), besides
@@ -65,9 +67,10 @@ const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload']
  * listed here.
  */
 const COMMAND_FIELDS: Record<Command['do'], string[]> = {
-  create: ['workspace', 'model'],
+  create: ['workspace', 'model', 'tools'],
   delete: ['session'],
   set_model: ['session', 'model'],
+  set_tools: ['session', 'tools'],
   send: ['session', 'text'],
   stop: ['session'],
   stop_call: ['session', 'call_id'],

@@ -242,6 +242,7 @@ const summary = obj({
   standing: oneOf('paused', 'asking', ''),
   stepping: bool,
   breakpoints,
+  'tools?': arr(str),
 });
 const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
 const delta = obj({
@@ -294,7 +295,22 @@ const event: Shape = (v, p, out) => {
 const snapshot = obj({ summary, events: arr(event) });
 
 /** The shapes of what the window hears and the commands' answers, by name. */
-export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot } as const;
+const renderedPrompt = obj({ model: str, text: str, 'digest?': str, rendered_at: str, seq: num });
+const readiness = obj({
+  model: str,
+  capabilities: nullable(arr(str)),
+  context_length: num,
+  num_ctx: num,
+  fixed_tokens: num,
+  system_tokens: num,
+  tool_tokens: num,
+  tools: nullable(arr(obj({ name: str, tokens: num }))),
+  items: arr(obj({ check: oneOf('tools', 'fit', 'round_trip'), status: oneOf('ok', 'warn', 'fail', 'skipped'), detail: str, 'fix?': str })),
+  'reply?': obj({ kind: oneOf('call', 'printed', 'none'), content: str, 'calls?': json, 'printed?': json }),
+  ready: bool,
+});
+
+export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot, renderedPrompt, readiness } as const;
 
 /** What does not fit the named shape; empty when it fits. */
 export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {

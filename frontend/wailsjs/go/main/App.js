@@ -6,6 +6,10 @@ export function CheckHost(arg1) {
   return window['go']['main']['App']['CheckHost'](arg1);
 }
 
+export function CheckModel(arg1) {
+  return window['go']['main']['App']['CheckModel'](arg1);
+}
+
 export function Do(arg1) {
   return window['go']['main']['App']['Do'](arg1);
 }
@@ -32,6 +36,10 @@ export function Protections() {
 
 export function RawRequest(arg1, arg2) {
   return window['go']['main']['App']['RawRequest'](arg1, arg2);
+}
+
+export function RenderedPrompt(arg1, arg2) {
+  return window['go']['main']['App']['RenderedPrompt'](arg1, arg2);
 }
 
 export function RuleLimits(arg1) {

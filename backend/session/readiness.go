@@ -1,0 +1,55 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/readiness"
+	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/tools"
+)
+
+// ModelCheck is what the window asks when a model is picked for a
+// session: the model, the workspace (its system prompt names it), the
+// tools the session would offer (nil: every tool) and whether to send
+// the model one small request.
+type ModelCheck struct {
+	Model     string    `json:"model"`
+	Workspace string    `json:"workspace"`
+	Tools     *[]string `json:"tools,omitempty"`
+	RoundTrip bool      `json:"round_trip"`
+}
+
+// CheckModel runs the readiness checklist for a session on c.Model with
+// what its requests would send: the saved system prompt and num_ctx cap,
+// and the tools chosen.
+func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck) (readiness.Report, error) {
+	if strings.TrimSpace(c.Model) == "" {
+		return readiness.Report{}, errors.New("choose a model to check")
+	}
+	set, err := settings.Load(ctx, st)
+	if err != nil {
+		return readiness.Report{}, err
+	}
+	system, err := set.PromptFor(c.Workspace)
+	if err != nil {
+		return readiness.Report{}, err
+	}
+	names, err := offeredTools(c.Tools)
+	if err != nil {
+		return readiness.Report{}, err
+	}
+	specs := tools.BuiltinSpecs()
+	if names != nil {
+		specs = slices.DeleteFunc(specs, func(s llm.ToolSpec) bool { return !slices.Contains(*names, s.Name) })
+	}
+	return readiness.Check(ctx, oc, readiness.Input{
+		Model: c.Model, System: system, Tools: specs,
+		NumCtxCap: set.NumCtxCap, Temperature: set.Temperature, RoundTrip: c.RoundTrip,
+	})
+}
