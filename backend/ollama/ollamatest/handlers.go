@@ -32,6 +32,8 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/pull", s.pull)
+	mux.HandleFunc("DELETE /api/delete", s.delete)
 	return mux
 }
 
