@@ -246,8 +246,12 @@ func (l *Launcher) launch(ctx context.Context, bin, host string, client *ollama.
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(withoutOllamaHost(os.Environ()), "OLLAMA_HOST="+u.Host)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	// Not in whatever folder Loupe was started from, which the server
+	// would hold for as long as it runs.
 	if home, err := os.UserHomeDir(); err == nil {
-		cmd.Dir = home
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			cmd.Dir = home
+		}
 	}
 	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {

@@ -216,7 +216,8 @@ func layerLines(p Pullable) []progressLine {
 }
 
 // noNetwork is the error Go's HTTP client gives Ollama when the registry's
-// name cannot be resolved, for the manifest of name.
+// name cannot be resolved, for the manifest of name, as seen from Ollama
+// v0.17.4 on a machine without a network whose resolver is systemd's stub.
 func noNetwork(name string) string {
 	host, path, tag := "registry.ollama.ai", name, "latest"
 	if i := strings.LastIndex(path, ":"); i >= 0 {
@@ -229,7 +230,7 @@ func noNetwork(name string) string {
 	case 3:
 		host, path = parts[0], parts[1]+"/"+parts[2]
 	}
-	return fmt.Sprintf("Get \"https://%s/v2/%s/manifests/%s\": dial tcp: lookup %s: no such host", host, path, tag, host)
+	return fmt.Sprintf("Get \"https://%s/v2/%s/manifests/%s\": dial tcp: lookup %s on 127.0.0.53:53: no such host", host, path, tag, host)
 }
 
 // validName is a rough model.Name.IsValid: a name of at most three
