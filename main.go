@@ -24,8 +24,10 @@ func main() {
 	sandbox.MaybeRunHelper() // re-executed as the command sandbox's helper: never returns
 	// A command runs without a window; so does the one line that says
 	// there is no display to open it on.
-	if code, window := cli.Start(os.Args[1:], os.Stdout, os.Stderr); !window {
-		os.Exit(code)
+	if !bindingsBuild {
+		if code, window := cli.Start(os.Args[1:], os.Stdout, os.Stderr); !window {
+			os.Exit(code)
+		}
 	}
 	app := NewApp(windowFlags(os.Args[1:]))
 	err := wails.Run(&options.App{

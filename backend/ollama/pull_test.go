@@ -168,3 +168,45 @@ func TestDeleteRemovesTheModel(t *testing.T) {
 		t.Errorf("deleting a missing model = %T %v", err, err)
 	}
 }
+
+// The window's Cancel reaches the pull by name while it runs; a second
+// pull of the same model meanwhile is refused; once it is over, the name
+// can be pulled again.
+func TestPullsCancelByNameAndOnePullPerModel(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.AddPullable(ollamatest.Pullable{Model: ollamatest.ModelSpec{Name: "big"}})
+	srv.SetPullDelay(50 * time.Millisecond)
+	c := ollama.New(srv.URL(), nil)
+	var pulls ollama.Pulls
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var once bool
+		done <- pulls.Run(context.Background(), c, "big", func(ollama.PullProgress) {
+			if !once {
+				once = true
+				close(started)
+			}
+		})
+	}()
+	<-started
+	if err := pulls.Run(context.Background(), c, "BIG:latest", nil); err == nil || !strings.Contains(err.Error(), "already being pulled") {
+		t.Errorf("a second pull of the same model: %v", err)
+	}
+	if !pulls.Cancel("big:latest") {
+		t.Fatal("Cancel found no pull")
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled pull returned %v", err)
+	}
+	if pulls.Cancel("big") {
+		t.Error("Cancel found a pull that is over")
+	}
+	srv.SetPullDelay(0)
+	if err := pulls.Run(context.Background(), c, "big", nil); err != nil {
+		t.Errorf("pulling again after a cancel: %v", err)
+	}
+	if !slices.Contains(names(t, c), "big:latest") {
+		t.Error("not installed after the second pull")
+	}
+}

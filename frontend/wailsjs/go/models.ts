@@ -70,6 +70,39 @@ export namespace llm {
 
 }
 
+export namespace localollama {
+	
+	export class State {
+	    on_this_machine: boolean;
+	    installed: boolean;
+	    binary: string;
+	    binary_version: string;
+	    started_by_loupe: boolean;
+	    log_path: string;
+	    install: string;
+	    install_url: string;
+	    last_error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new State(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.on_this_machine = source["on_this_machine"];
+	        this.installed = source["installed"];
+	        this.binary = source["binary"];
+	        this.binary_version = source["binary_version"];
+	        this.started_by_loupe = source["started_by_loupe"];
+	        this.log_path = source["log_path"];
+	        this.install = source["install"];
+	        this.install_url = source["install_url"];
+	        this.last_error = source["last_error"];
+	    }
+	}
+
+}
+
 export namespace main {
 	
 	export class HostCheck {
@@ -98,6 +131,7 @@ export namespace main {
 	    message: string;
 	    db_path: string;
 	    db_error: string;
+	    local: localollama.State;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -112,6 +146,7 @@ export namespace main {
 	        this.message = source["message"];
 	        this.db_path = source["db_path"];
 	        this.db_error = source["db_error"];
+	        this.local = this.convertValues(source["local"], localollama.State);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

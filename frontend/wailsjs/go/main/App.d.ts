@@ -8,7 +8,11 @@ import {permission} from '../models';
 import {settings} from '../models';
 import {workspace} from '../models';
 
+export function CancelPull(arg1:string):Promise<boolean>;
+
 export function CheckHost(arg1:string):Promise<main.HostCheck>;
+
+export function DeleteModel(arg1:string):Promise<void>;
 
 export function Do(arg1:session.Command):Promise<session.Outcome>;
 
@@ -22,6 +26,8 @@ export function PickFolder(arg1:string):Promise<string>;
 
 export function Protections():Promise<sandbox.Protections>;
 
+export function PullModel(arg1:string):Promise<void>;
+
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
 export function RuleLimits(arg1:permission.Rule):Promise<permission.RuleLimits>;
@@ -33,6 +39,8 @@ export function Sessions():Promise<Array<session.Summary>>;
 export function SetWorkspace(arg1:string,arg2:workspace.Change):Promise<workspace.Info>;
 
 export function Settings():Promise<settings.Settings>;
+
+export function StartOllama():Promise<main.Status>;
 
 export function Status():Promise<main.Status>;
 
