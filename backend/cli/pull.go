@@ -140,7 +140,7 @@ func (b *pullBar) end() {
 	}
 }
 
-// pullLine is one progress line: "pulling qwen3: 1.2 GB of 5.0 GB (24%)".
+// pullLine is one progress line: "qwen3: pulling 1.2 GB of 4.9 GB (24%)".
 func pullLine(p ollama.PullProgress) string {
 	step := stepOf(p)
 	if p.Total == 0 || step != "pulling" {
@@ -149,16 +149,17 @@ func pullLine(p ollama.PullProgress) string {
 	return fmt.Sprintf("%s: %s %s of %s (%d%%)", p.Model, step, bytesText(p.Completed), bytesText(p.Total), p.Percent)
 }
 
-// bytesText writes a size as Ollama's own progress does: decimal units.
+// bytesText writes a size as the window does (lib/timeline formatBytes):
+// binary units with one decimal, so both say the same of a pull.
 func bytesText(n int64) string {
-	const unit = 1000
-	if n < unit {
+	const k = 1024
+	switch {
+	case n < k:
 		return fmt.Sprintf("%d B", n)
+	case n < k*k:
+		return fmt.Sprintf("%.1f KB", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.1f MB", float64(n)/(k*k))
 	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTP"[exp])
+	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
 }

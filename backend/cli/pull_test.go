@@ -83,7 +83,7 @@ func TestPullPrintsProgressLinesAndInstalls(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	for _, want := range []string{
 		"qwen3:8b: pulling manifest",
-		"qwen3:8b: pulling 2.5 GB of 5.0 GB (50%)",
+		"qwen3:8b: pulling 2.3 GB of 4.7 GB (50%)",
 		"qwen3:8b: verifying sha256 digest",
 		"qwen3:8b: writing manifest",
 		"qwen3:8b is installed",

@@ -20,15 +20,15 @@ func TestPullBarRewritesOneLineOnATerminal(t *testing.T) {
 	b.end()
 	got := out.String()
 	want := "\rqwen3: pulling manifest" +
-		"\rqwen3: pulling 1.2 GB of 5.0 GB (24%)" +
-		"\rqwen3: success" + strings.Repeat(" ", len("qwen3: pulling 1.2 GB of 5.0 GB (24%)")-len("qwen3: success")) + "\n"
+		"\rqwen3: pulling 1.1 GB of 4.7 GB (24%)" +
+		"\rqwen3: success" + strings.Repeat(" ", len("qwen3: pulling 1.1 GB of 4.7 GB (24%)")-len("qwen3: success")) + "\n"
 	if got != want {
 		t.Errorf("terminal output\n%q\nwant\n%q", got, want)
 	}
 }
 
 func TestBytesText(t *testing.T) {
-	for n, want := range map[int64]string{999: "999 B", 1_000: "1.0 kB", 5_225_374_208: "5.2 GB", 1_500_000: "1.5 MB"} {
+	for n, want := range map[int64]string{999: "999 B", 1_536: "1.5 KB", 5_225_374_208: "4.9 GB", 1_572_864: "1.5 MB"} {
 		if got := bytesText(n); got != want {
 			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
 		}
