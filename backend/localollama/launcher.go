@@ -37,9 +37,13 @@ type Launcher struct {
 	// DefaultStartTimeout.
 	StartTimeout time.Duration
 
-	mu   sync.Mutex
-	run  *serving // the server this launcher started, nil when none
-	last error    // why the last start failed
+	// starting serialises Start and Stop, which may wait for seconds; mu
+	// guards the fields below only for a moment, so that Describe (the
+	// status, every few seconds) never waits for a start.
+	starting sync.Mutex
+	mu       sync.Mutex
+	run      *serving // the server this launcher started, nil when none
+	last     error    // why the last start failed
 }
 
 // serving is one `ollama serve` this launcher started.
@@ -189,13 +193,13 @@ func (l *Launcher) Start(ctx context.Context, host string) (Started, error) {
 	if !IsLocal(host) {
 		return Started{}, &NotLocalError{Host: host}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.starting.Lock()
+	defer l.starting.Unlock()
 	client := ollama.New(host, nil)
 	if v, err := quickVersion(ctx, client); err == nil {
 		s := Started{AlreadyRunning: true, Version: v}
-		if l.run != nil && l.run.alive() && sameHost(l.run.host, host) {
-			s.AlreadyRunning, s.PID = false, l.run.cmd.Process.Pid
+		if run := l.current(); run != nil && sameHost(run.host, host) {
+			s.AlreadyRunning, s.PID = false, run.cmd.Process.Pid
 		}
 		return s, nil
 	}
@@ -204,17 +208,16 @@ func (l *Launcher) Start(ctx context.Context, host string) (Started, error) {
 		hint, _ := InstallHint()
 		return Started{}, &NotInstalledError{Hint: hint}
 	}
-	if l.run != nil && l.run.alive() {
-		// Loupe's server serves another host (the host was changed): it
-		// is stopped before one starts for the new host.
-		l.stopLocked()
-	}
+	// Loupe's server serves another host (the host was changed): it is
+	// stopped before one starts for the new host.
+	l.stopLocked()
 	s, err := l.launch(ctx, bin, host, client)
-	l.last = err
+	l.mu.Lock()
+	l.last, l.run = err, s
+	l.mu.Unlock()
 	if err != nil {
 		return Started{}, err
 	}
-	l.run = s
 	v, _ := quickVersion(ctx, client)
 	return Started{Version: v, PID: s.cmd.Process.Pid}, nil
 }
@@ -309,14 +312,27 @@ func (l *Launcher) logSince(from int64) string {
 // are not gone within a few seconds. A server Loupe did not start is never
 // touched. It reports whether there was one to stop.
 func (l *Launcher) Stop() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.starting.Lock()
+	defer l.starting.Unlock()
 	return l.stopLocked()
 }
 
+// current is the server this launcher started, if it still runs.
+func (l *Launcher) current() *serving {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.run == nil || !l.run.alive() {
+		return nil
+	}
+	return l.run
+}
+
+// stopLocked is Stop with l.starting held.
 func (l *Launcher) stopLocked() bool {
+	l.mu.Lock()
 	s := l.run
 	l.run = nil
+	l.mu.Unlock()
 	if s == nil || !s.alive() {
 		return false
 	}
@@ -335,12 +351,10 @@ func (l *Launcher) stopLocked() bool {
 // PID is the process id of the server this launcher started and that
 // still runs, else 0.
 func (l *Launcher) PID() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.run == nil || !l.run.alive() {
-		return 0
+	if run := l.current(); run != nil {
+		return run.cmd.Process.Pid
 	}
-	return l.run.cmd.Process.Pid
+	return 0
 }
 
 // ErrNotInstalled matches a *NotInstalledError with errors.Is.

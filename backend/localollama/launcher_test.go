@@ -189,3 +189,32 @@ func TestStartOfAServerThatNeverAnswersTimesOut(t *testing.T) {
 		t.Error("the launcher still holds a server")
 	}
 }
+
+// The status is read every few seconds: it must not wait for a start
+// that is still waiting for its server.
+func TestDescribeDoesNotWaitForAStart(t *testing.T) {
+	dir := program(t, `[ "$1" = --version ] && exit 0; exec sleep 60`)
+	l := &localollama.Launcher{
+		LogPath:      filepath.Join(t.TempDir(), "ollama.log"),
+		Finder:       localollama.Finder{Path: dir, Places: []string{}},
+		StartTimeout: 3 * time.Second,
+	}
+	host := "http://" + deadAddr(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Start(context.Background(), host)
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the start is waiting for its server
+	begin := time.Now()
+	st := l.Describe(host)
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("Describe waited %v for the start", took)
+	}
+	if !st.Installed || st.StartedByLoupe {
+		t.Errorf("Describe during a start = %+v", st)
+	}
+	if err := <-done; err == nil {
+		t.Error("a server that never answered was taken as started")
+	}
+}
