@@ -24,7 +24,8 @@ type PullProgress struct {
 	// total hardly grows after them.
 	Completed int64 `json:"completed"`
 	Total     int64 `json:"total"`
-	// Percent is Completed of Total, 0 to 100 (0 while Total is unknown).
+	// Percent is Completed of Total, 0 to 99 until the pull is done, then
+	// 100 (0 while Total is unknown).
 	Percent int `json:"percent"`
 	// Done: the model is installed.
 	Done bool `json:"done"`
@@ -58,7 +59,9 @@ func (t *pullTally) add(r api.ProgressResponse) PullProgress {
 		p.Total += l[1]
 	}
 	if p.Total > 0 {
-		p.Percent = int(p.Completed * 100 / p.Total)
+		// 100 only once Ollama says success: a layer done is not the pull
+		// done, and the next layer would take the bar back.
+		p.Percent = min(int(p.Completed*100/p.Total), 99)
 	}
 	if p.Done {
 		p.Percent = 100

@@ -50,6 +50,9 @@ func TestPullReportsProgressOverAllLayers(t *testing.T) {
 		if p.Completed == 2_500_000_000 && p.Total == 5_000_000_000 && p.Percent == 50 {
 			half = true
 		}
+		if !p.Done && p.Percent >= 100 {
+			t.Errorf("%+v: 100%% before Ollama said success (the next layer would take it back)", p)
+		}
 	}
 	if !half {
 		t.Errorf("no progress at half the weights layer (2.5 GB of 5 GB, 50%%): %+v", seen)
