@@ -161,3 +161,18 @@ describe('Ollama without a terminal', () => {
     expect(screen.getByTestId('models-none').textContent).toContain('No models yet');
   });
 });
+
+describe('a new session without Ollama or models', () => {
+  it('starts Ollama and goes to the Models page from the new-session page', slow, async () => {
+    const replay = play('new_session', {
+      status: notRunning,
+      models: [],
+      start: { status: { reachable: true, version: '0.17.4', message: '', local: { ...installed, started_by_loupe: true } } },
+    });
+    await fireEvent.click(await screen.findByTestId('new-session'));
+    await fireEvent.click(await screen.findByTestId('new-start-ollama'));
+    await waitFor(() => expect(replay.callsOf('startOllama')).toHaveLength(1));
+    await fireEvent.click(await screen.findByTestId('new-pull-model'));
+    expect(await screen.findByTestId('models-page')).toBeTruthy();
+  });
+});
