@@ -360,6 +360,8 @@ export class ReplayBridge implements Bridge {
     this.calls.push({ method: 'pullModel', args: [name] });
     const rec = this.pulls[name];
     if (!rec) {
+      const names = Object.keys(this.pulls);
+      if (this.#lenient) return Promise.reject(new BridgeError(`This demo plays recorded pulls only${names.length ? `: try ${names.join(', ')}` : ''}.`, 'PullModel'));
       this.problems.push(`the UI pulled ${name}, which no recorded pull is of`);
       return Promise.reject(new BridgeError(`${REPLAY_MARK}: no recorded pull of ${name}`, 'PullModel'));
     }
