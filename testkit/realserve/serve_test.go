@@ -1,6 +1,6 @@
 // Package realserve starts and stops the real Ollama server through
 // Loupe's own launcher (backend/localollama), as the window's Start Ollama
-// button does, and pulls from it. It is part of the real Ollama tier: run
+// button does, and pulls from it and deletes from it. It is part of the real Ollama tier: run
 // with LOUPE_REAL_OLLAMA=1 (scripts/real-ollama/test.sh or scripts/test.sh).
 package realserve_test
 
@@ -17,6 +17,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/localollama"
 	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/testkit/gguf"
 	"github.com/loupe-dev/loupe/testkit/realollama"
 )
 
@@ -195,5 +196,30 @@ func TestRealPullWithoutTheRegistrySaysSo(t *testing.T) {
 	ms, err := ollama.New(host, nil).Models(context.Background())
 	if err != nil || len(ms) != 0 {
 		t.Errorf("models after the failed pull: %v, %v", ms, err)
+	}
+}
+
+// Delete removes a model from the real server: it is no longer listed,
+// and deleting it again says it is not installed.
+func TestRealDeleteRemovesTheModel(t *testing.T) {
+	realollama.Require(t)
+	srv := realollama.Start(t)
+	srv.CreateModel(t, "scratch:1b", gguf.Script{Steps: []gguf.Step{{Answer: "Hi."}}})
+	srv.CreateModel(t, "keep:1b", gguf.Script{Steps: []gguf.Step{{Answer: "Hi."}}})
+	c := ollama.New(srv.URL(), nil)
+	ctx := context.Background()
+	if err := c.Delete(ctx, "scratch:1b"); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := c.Models(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Name != "keep:1b" {
+		t.Errorf("models after the delete: %+v", ms)
+	}
+	var nf *ollama.ModelNotFoundError
+	if err := c.Delete(ctx, "scratch:1b"); !errors.As(err, &nf) {
+		t.Errorf("deleting it again: %T %v", err, err)
 	}
 }
