@@ -53,8 +53,8 @@ func ExitSignal(sig os.Signal) int {
 	return ExitEnded
 }
 
-// IsCommand tells main whether the arguments name a command-line mode, so
-// that anything else opens the window.
+// IsCommand tells whether the arguments start with a command Loupe knows
+// (see Start for what main does with the rest).
 func IsCommand(args []string) bool {
 	if len(args) == 0 {
 		return false
