@@ -11,6 +11,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/localollama"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/readiness"
@@ -77,10 +78,15 @@ type App struct {
 	// host is where a.ollama talks and why; SaveSettings changes it.
 	hostMu sync.Mutex
 	host   settings.HostChoice
+
+	// local is the `ollama serve` Loupe may start, and pulls the model
+	// pulls under way (app_ollama.go).
+	local *localollama.Launcher
+	pulls ollama.Pulls
 }
 
 // NewApp returns an unstarted app.
-func NewApp(f Flags) *App { return &App{flags: f} }
+func NewApp(f Flags) *App { return &App{flags: f, local: newLauncher()} }
 
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
@@ -143,6 +149,9 @@ func (a *App) beforeClose(ctx context.Context) bool {
 }
 
 func (a *App) shutdown(context.Context) {
+	a.pulls.CancelAll()
+	// Only a server Loupe started; one the user started stays.
+	a.local.Stop()
 	if a.mgr != nil {
 		// A paused run stays paused; a working one is recorded as
 		// interrupted because Loupe was closed.
@@ -186,6 +195,9 @@ type Status struct {
 	Message    string              `json:"message"`
 	DBPath     string              `json:"db_path"`
 	DBError    string              `json:"db_error"`
+	// Local is the Ollama of this machine: installed or not (and how to
+	// get it), whether Loupe can start it for OllamaHost, whether it did.
+	Local localollama.State `json:"local"`
 }
 
 // ready says why the sessions cannot be reached yet, if so.
@@ -219,6 +231,7 @@ func (a *App) Status() (Status, error) {
 	defer cancel()
 	v, host, err := a.ollama.VersionAt(ctx)
 	st.OllamaHost = host
+	st.Local = a.local.Describe(host)
 	if err != nil {
 		st.Message = err.Error()
 		return st, nil

@@ -22,8 +22,12 @@ var icon []byte
 
 func main() {
 	sandbox.MaybeRunHelper() // re-executed as the command sandbox's helper: never returns
-	if cli.IsCommand(os.Args[1:]) {
-		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	// A command runs without a window; so does the one line that says
+	// there is no display to open it on.
+	if !bindingsBuild {
+		if code, window := cli.Start(os.Args[1:], os.Stdout, os.Stderr); !window {
+			os.Exit(code)
+		}
 	}
 	app := NewApp(windowFlags(os.Args[1:]))
 	err := wails.Run(&options.App{

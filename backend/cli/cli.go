@@ -1,6 +1,7 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
-// its end against the same engine and database as the window, and
-// `loupe export` writes a session out.
+// its end against the same engine and database as the window, `loupe pull`
+// pulls a model into Ollama, and `loupe export` writes a session out.
+// Start decides, for main, between a command and the window.
 package cli
 
 import (
@@ -52,14 +53,14 @@ func ExitSignal(sig os.Signal) int {
 	return ExitEnded
 }
 
-// IsCommand tells main whether the arguments name a command-line mode, so
-// that anything else opens the window.
+// IsCommand tells whether the arguments start with a command Loupe knows
+// (see Start for what main does with the rest).
 func IsCommand(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
 	switch args[0] {
-	case "run", "export", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -76,6 +77,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "export":
 		return exportCmd(args[1:], stdout, stderr)
+	case "pull":
+		return pullCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -91,6 +94,8 @@ func usage(w io.Writer) {
   loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N]
             [--tools LIST] [--first-token-timeout DURATION] [--stall-timeout DURATION] "prompt"
                              run one session to its end and print its timeline
+  loupe pull NAME [--host URL] [--db FILE]
+                             pull a model into Ollama, showing its progress
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
 

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -15,6 +16,13 @@ import (
 // names.
 const asLoupe = "LOUPE_CLI_TEST_AS_LOUPE"
 
+// windowWouldOpen and windowCode are what this test binary, run as loupe,
+// says and exits with where the real loupe would open its window.
+const (
+	windowWouldOpen = "the window would open here"
+	windowCode      = 97
+)
+
 // TestMain lets this test binary serve as the sandbox helper: confined
 // commands re-run the current executable, as the app re-runs loupe. It
 // also serves as loupe itself (asLoupe), and as a process that only
@@ -22,7 +30,14 @@ const asLoupe = "LOUPE_CLI_TEST_AS_LOUPE"
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	if os.Getenv(asLoupe) == "1" {
-		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+		// As main.go does; this binary has no window to open, so it says
+		// that it would have opened one (see windowWouldOpen).
+		code, window := cli.Start(os.Args[1:], os.Stdout, os.Stderr)
+		if window {
+			fmt.Fprintln(os.Stderr, windowWouldOpen)
+			os.Exit(windowCode)
+		}
+		os.Exit(code)
 	}
 	if db := os.Getenv(asRecoverer); db != "" {
 		os.Exit(recoverer(db, os.Getenv(recoverGo)))

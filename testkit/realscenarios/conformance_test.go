@@ -37,6 +37,9 @@ func TestConformance(t *testing.T) {
 		Client:    ollama.New(srv.URL(), nil),
 		Model:     modelName,
 		ToolCalls: true,
+		// A registry on a loopback port where nothing listens: the
+		// manifest's request fails to connect, as without a network.
+		UnreachablePull: "127.0.0.1:1/library/nothing",
 		Before: func(t *testing.T, scenario string) {
 			sc, ok := conformanceScripts[scenario]
 			if !ok {

@@ -48,6 +48,11 @@ type Setup struct {
 	// ToolCalls runs ScenarioToolCall. Leave it off for a model that cannot
 	// be relied on to call a tool when asked.
 	ToolCalls bool
+	// UnreachablePull is a model name whose registry the server cannot
+	// reach, as on a machine without a network: the fake set offline, or
+	// for the real server a registry on a loopback port where nothing
+	// listens. "" leaves that case out.
+	UnreachablePull string
 }
 
 // Run runs the suite as subtests of t.
@@ -111,6 +116,42 @@ func Run(t *testing.T, s Setup) {
 			t.Errorf("err = %v, want ModelNotFoundError", err)
 		}
 	})
+
+	t.Run("delete missing model", func(t *testing.T) {
+		err := s.Client.Delete(ctx, "loupe-missing-model:0b")
+		var nf *ollama.ModelNotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("err = %v, want ModelNotFoundError", err)
+		}
+	})
+
+	t.Run("pull of a name that is not one", func(t *testing.T) {
+		err := s.Client.Pull(ctx, "a/b/c/d", nil)
+		if err == nil || !strings.Contains(err.Error(), "not a model name") {
+			t.Errorf("err = %v, want the name refused", err)
+		}
+	})
+
+	if s.UnreachablePull != "" {
+		t.Run("pull without the registry", func(t *testing.T) {
+			var steps []string
+			err := s.Client.Pull(ctx, s.UnreachablePull, func(p ollama.PullProgress) { steps = append(steps, p.Status) })
+			var ne *ollama.PullNetworkError
+			if !errors.As(err, &ne) || !strings.HasPrefix(ne.Message, "pull model manifest: ") {
+				t.Fatalf("err = %T %v, want a PullNetworkError in Ollama's words", err, err)
+			}
+			if !slices.Equal(steps, []string{"pulling manifest"}) {
+				t.Errorf("progress before the failure: %v", steps)
+			}
+			models, err := s.Client.Models(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(models, func(m ollama.ModelInfo) bool { return sameModel(m.Name, s.UnreachablePull) }) {
+				t.Errorf("the failed pull listed %s", s.UnreachablePull)
+			}
+		})
+	}
 
 	t.Run("chat missing model", func(t *testing.T) {
 		r := request(s.Model, info, "hello")

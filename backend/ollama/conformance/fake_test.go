@@ -17,10 +17,13 @@ func TestFake(t *testing.T) {
 		Capabilities: []string{"completion", "tools", "thinking"}})
 	srv.AddModel(ollamatest.ModelSpec{Name: "other:1b", Family: "llama", ContextLength: 8192,
 		ModifiedAt: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	// Every pull fails as without a network.
+	srv.SetOffline(true)
 	conformance.Run(t, conformance.Setup{
-		Client:    ollama.New(srv.URL(), nil),
-		Model:     "tiny",
-		ToolCalls: true,
+		Client:          ollama.New(srv.URL(), nil),
+		Model:           "tiny",
+		ToolCalls:       true,
+		UnreachablePull: "qwen3:8b",
 		Before: func(t *testing.T, scenario string) {
 			switch scenario {
 			case conformance.ScenarioText:

@@ -33,6 +33,8 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("GET /api/ps", s.ps)
+	mux.HandleFunc("POST /api/pull", s.pull)
+	mux.HandleFunc("DELETE /api/delete", s.delete)
 	return mux
 }
 

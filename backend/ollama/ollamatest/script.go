@@ -182,6 +182,12 @@ type ScriptFile struct {
 	// Repeat starts the replies over when they run out instead of
 	// answering that the script ran out.
 	Repeat bool `json:"repeat,omitempty"`
+	// Pullable are the models /api/pull can install (see AddPullable),
+	// PullDelayMS the wait between its lines, and Offline makes every pull
+	// fail as without a network.
+	Pullable    []Pullable `json:"pullable,omitempty"`
+	PullDelayMS int        `json:"pull_delay_ms,omitempty"`
+	Offline     bool       `json:"offline,omitempty"`
 }
 
 // ScriptReply is a Reply as written in a script file, where the delay
@@ -222,6 +228,11 @@ func (s *Server) Load(f ScriptFile) {
 	for _, m := range f.Models {
 		s.AddModel(m)
 	}
+	for _, p := range f.Pullable {
+		s.AddPullable(p)
+	}
+	s.SetPullDelay(time.Duration(f.PullDelayMS) * time.Millisecond)
+	s.SetOffline(f.Offline)
 	replies := make([]Reply, len(f.Replies))
 	for i, r := range f.Replies {
 		replies[i] = r.Reply

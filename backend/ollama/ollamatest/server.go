@@ -1,7 +1,8 @@
 // Package ollamatest is a fake Ollama HTTP server for tests. It speaks
 // Ollama's wire format (NDJSON streaming of /api/chat with tool calls, ids,
 // thinking, done_reason and metrics; /api/tags, /api/show, /api/ps,
-// /api/version and the "Ollama is running" root) with its own wire structs, and answers chat
+// /api/version, /api/pull's streamed progress, /api/delete and the
+// "Ollama is running" root) with its own wire structs, and answers chat
 // requests from a script: a queue of Replies, or a Respond func. Replies can
 // fail the way Ollama and networks fail: an HTTP error status, an error line
 // mid-stream, a cut connection, a stall.
@@ -60,6 +61,12 @@ type Server struct {
 	hungUp    map[int]chan struct{}
 	// loaded are the models a chat request loaded, by name (see ps.go).
 	loaded map[string]loaded
+
+	// The registry /api/pull installs from (pull.go).
+	pullable  map[string]Pullable
+	pullDelay time.Duration
+	offline   bool
+	pullCut   map[string]chan struct{}
 
 	respondMu sync.Mutex // serialises responder calls
 }

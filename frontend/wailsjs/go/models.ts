@@ -104,6 +104,39 @@ export namespace llm {
 
 }
 
+export namespace localollama {
+	
+	export class State {
+	    on_this_machine: boolean;
+	    installed: boolean;
+	    binary: string;
+	    binary_version: string;
+	    started_by_loupe: boolean;
+	    log_path: string;
+	    install: string;
+	    install_url: string;
+	    last_error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new State(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.on_this_machine = source["on_this_machine"];
+	        this.installed = source["installed"];
+	        this.binary = source["binary"];
+	        this.binary_version = source["binary_version"];
+	        this.started_by_loupe = source["started_by_loupe"];
+	        this.log_path = source["log_path"];
+	        this.install = source["install"];
+	        this.install_url = source["install_url"];
+	        this.last_error = source["last_error"];
+	    }
+	}
+
+}
+
 export namespace main {
 	
 	export class HostCheck {
@@ -132,6 +165,7 @@ export namespace main {
 	    message: string;
 	    db_path: string;
 	    db_error: string;
+	    local: localollama.State;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -146,6 +180,7 @@ export namespace main {
 	        this.message = source["message"];
 	        this.db_path = source["db_path"];
 	        this.db_error = source["db_error"];
+	        this.local = this.convertValues(source["local"], localollama.State);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -766,6 +801,7 @@ export namespace session {
 	export class Outcome {
 	    summary?: Summary;
 	    restore?: RestoreResult;
+	    compaction?: trace.Compaction;
 	
 	    static createFrom(source: any = {}) {
 	        return new Outcome(source);
@@ -775,6 +811,7 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.summary = this.convertValues(source["summary"], Summary);
 	        this.restore = this.convertValues(source["restore"], RestoreResult);
+	        this.compaction = this.convertValues(source["compaction"], trace.Compaction);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -872,6 +909,9 @@ export namespace settings {
 	    ollama_host: string;
 	    recover_text_calls: boolean;
 	    repeat_limit: number;
+	    compact: boolean;
+	    compact_at_percent: number;
+	    compact_keep_rounds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -892,6 +932,9 @@ export namespace settings {
 	        this.ollama_host = source["ollama_host"];
 	        this.recover_text_calls = source["recover_text_calls"];
 	        this.repeat_limit = source["repeat_limit"];
+	        this.compact = source["compact"];
+	        this.compact_at_percent = source["compact_at_percent"];
+	        this.compact_keep_rounds = source["compact_keep_rounds"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -917,6 +960,40 @@ export namespace settings {
 
 export namespace trace {
 	
+	export class Compaction {
+	    request_seq: number;
+	    trigger: string;
+	    summary: string;
+	    from_seq: number;
+	    through_seq: number;
+	    messages: number;
+	    from_run: number;
+	    from_round: number;
+	    through_run: number;
+	    through_round: number;
+	    tokens_before: number;
+	    tokens_after: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Compaction(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_seq = source["request_seq"];
+	        this.trigger = source["trigger"];
+	        this.summary = source["summary"];
+	        this.from_seq = source["from_seq"];
+	        this.through_seq = source["through_seq"];
+	        this.messages = source["messages"];
+	        this.from_run = source["from_run"];
+	        this.from_round = source["from_round"];
+	        this.through_run = source["through_run"];
+	        this.through_round = source["through_round"];
+	        this.tokens_before = source["tokens_before"];
+	        this.tokens_after = source["tokens_after"];
+	    }
+	}
 	export class Cut {
 	    bytes: number;
 	    lines?: number;

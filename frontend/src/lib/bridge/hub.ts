@@ -1,12 +1,13 @@
 // The event side of the bridge: one queue for every runtime channel,
 // flushed once per animation frame, with timeline events de-duplicated by
 // (session_id, seq). Kept apart from Wails so tests can drive it.
-import type { Delta, TraceEvent } from '../types';
+import type { Delta, PullProgress, TraceEvent } from '../types';
 import type { Listener, Unsubscribe } from './types';
 
 export interface ChannelPayloads {
   events: TraceEvent;
   deltas: Delta;
+  pulls: PullProgress;
 }
 
 export type Channel = keyof ChannelPayloads;
@@ -56,6 +57,7 @@ export class EventHub {
   #listeners: { [C in Channel]: Set<Listener<ChannelPayloads[C]>> } = {
     events: new Set(),
     deltas: new Set(),
+    pulls: new Set(),
   };
   #queue: Queued[] = [];
   #scheduled = false;

@@ -5,6 +5,7 @@ import type {
   ModelCheck,
   ModelInfo,
   Outcome,
+  PullProgress,
   Protections,
   ReadinessReport,
   RenderedPrompt,
@@ -89,6 +90,25 @@ export interface Bridge {
   pickFolder(title: string): Promise<string>;
   /** Opens a link in the system browser, never inside the app window. */
   openURL(url: string): void;
+  /**
+   * Starts `ollama serve` on the host Loupe uses, when nothing answers
+   * there, and resolves with the status after. Rejects with why it could
+   * not (not installed, a host on another machine, a server that did not
+   * come up: the message names its log).
+   */
+  startOllama(): Promise<StatusInfo>;
+  /**
+   * Pulls a model by name; its progress comes on onPull. Resolves once it
+   * is installed or was cancelled (cancelPull); rejects with why it failed
+   * (no network, no such model…).
+   */
+  pullModel(name: string): Promise<void>;
+  /** Cancels the pull of name; false when none was under way. */
+  cancelPull(name: string): Promise<boolean>;
+  /** Removes an installed model. */
+  deleteModel(name: string): Promise<void>;
+  /** Progress of the pulls under way. */
+  onPull(fn: Listener<PullProgress>): Unsubscribe;
   /** Stops listening to the backend (the page is going away). */
   close(): void;
 

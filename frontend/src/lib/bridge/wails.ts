@@ -28,6 +28,8 @@ import {
   type WorkspaceChange,
   type WorkspaceInfo,
   protectionsOf,
+  pullProgressOf,
+  type PullProgress,
   readinessOf,
   renderedPromptOf,
   restoreResultOf,
@@ -84,6 +86,14 @@ export class WailsBridge implements Bridge {
           const e = parseEvent(v);
           if (e) this.#hub.push('events', e);
           else console.warn('loupe: dropped a malformed event', v);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.pull,
+        (v: unknown) => {
+          const p = pullProgressOf(v);
+          if (p) this.#hub.push('pulls', p);
         },
         -1,
       ),
@@ -193,6 +203,26 @@ export class WailsBridge implements Bridge {
 
   async protections(): Promise<Protections> {
     return protectionsOf(await call<unknown>('Protections', () => App.Protections()));
+  }
+
+  startOllama(): Promise<StatusInfo> {
+    return call('StartOllama', () => App.StartOllama());
+  }
+
+  async pullModel(name: string): Promise<void> {
+    await call('PullModel', () => App.PullModel(name));
+  }
+
+  async cancelPull(name: string): Promise<boolean> {
+    return (await call<unknown>('CancelPull', () => App.CancelPull(name))) === true;
+  }
+
+  async deleteModel(name: string): Promise<void> {
+    await call('DeleteModel', () => App.DeleteModel(name));
+  }
+
+  onPull(fn: Listener<PullProgress>): Unsubscribe {
+    return this.#hub.on('pulls', fn);
   }
 
   openURL(url: string): void {

@@ -31,6 +31,7 @@ export const ICONS = {
   flag: 'M5 21V4 M5 4h11l-2 4 2 4H5',
   refresh: 'M20 11a8 8 0 1 0-2.3 5.7 M20 4v7h-7',
   compress: 'M4 9h16 M4 15h16 M12 3v4 M9.5 5.5L12 8l2.5-2.5 M12 21v-4 M9.5 18.5L12 16l2.5 2.5',
+  download: 'M12 4v11 M7 10l5 5 5-5 M5 20h14',
   bulb: 'M9 18h6 M10 21h4 M12 3a6 6 0 0 0-3.5 10.9V16h7v-2.1A6 6 0 0 0 12 3z',
   shield: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z',
   clock: 'M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18z M12 7v5l3 2',

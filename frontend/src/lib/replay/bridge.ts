@@ -30,6 +30,7 @@ import {
   type JsonValue,
   type ModelInfo,
   type Outcome,
+  type PullProgress,
   type Protections,
   type Rule,
   type RuleLimits,
@@ -44,6 +45,7 @@ import {
 import { summaryAfter } from '../timeline/standing';
 import { models as machineModels, reachableStatus, sandboxedProtections } from './machine';
 import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
+import type { RecordedPull } from './pulls';
 
 /** Names replay errors in the UI and marks replay code in a bundle (scripts/check-bundle.mjs). */
 export const REPLAY_MARK = 'loupe:replay';
@@ -60,6 +62,12 @@ export interface ReplayOptions {
   protections?: Protections;
   /** What the native folder pickers return ("" = cancelled). */
   pick?: string;
+  /** The pulls the machine can make, by the name pulled (lib/replay/pulls.ts, recorded from the Go client). */
+  pulls?: Record<string, RecordedPull>;
+  /** Milliseconds between a pull's progress lines; 0 sends the next as soon as the last is out. */
+  pullStepMs?: number;
+  /** What Start Ollama does: the status it leads to, or the error it rejects with. */
+  start?: { status?: Partial<StatusInfo>; error?: string };
   /** Milliseconds between played steps, so a person can follow (the demo); 0 plays at once. */
   paceMs?: number;
   /**
@@ -100,6 +108,11 @@ export class ReplayBridge implements Bridge {
   models: ModelInfo[];
   protectionsInfo: Protections;
   pick: string;
+  pulls: Record<string, RecordedPull>;
+  pullStepMs: number;
+  start: { status?: Partial<StatusInfo>; error?: string };
+  /** The pulls under way, by name: how each is cancelled. */
+  readonly #pulling = new Map<string, () => void>();
 
   readonly #hub: EventHub;
   readonly #steps: Step[];
@@ -124,6 +137,9 @@ export class ReplayBridge implements Bridge {
     this.models = opts.models ?? machineModels;
     this.protectionsInfo = opts.protections ?? sandboxedProtections();
     this.pick = opts.pick ?? '';
+    this.pulls = opts.pulls ?? {};
+    this.pullStepMs = opts.pullStepMs ?? 0;
+    this.start = opts.start ?? {};
     this.#summary = recording.session ? summaryOf(recording.session) : null;
     this.#settings = settingsOf(recording.settings);
     if (opts.from !== undefined) {
@@ -338,6 +354,69 @@ export class ReplayBridge implements Bridge {
     return { ...this.statusInfo };
   }
 
+  async startOllama(): Promise<StatusInfo> {
+    this.calls.push({ method: 'startOllama', args: [] });
+    if (this.start.error !== undefined) throw new BridgeError(this.start.error, 'StartOllama');
+    this.statusInfo = { ...this.statusInfo, ...this.start.status };
+    return { ...this.statusInfo };
+  }
+
+  /** Plays the recorded pull of name on onPull, then installs its model or rejects with its error. */
+  pullModel(name: string): Promise<void> {
+    this.calls.push({ method: 'pullModel', args: [name] });
+    const rec = this.pulls[name];
+    if (!rec) {
+      const names = Object.keys(this.pulls);
+      if (this.#lenient) return Promise.reject(new BridgeError(`This demo plays recorded pulls only${names.length ? `: try ${names.join(', ')}` : ''}.`, 'PullModel'));
+      this.problems.push(`the UI pulled ${name}, which no recorded pull is of`);
+      return Promise.reject(new BridgeError(`${REPLAY_MARK}: no recorded pull of ${name}`, 'PullModel'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      let i = 0;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      this.#pulling.set(name, () => {
+        if (timer) clearTimeout(timer);
+        this.#pulling.delete(name);
+        resolve(); // a cancelled pull is not an error
+      });
+      const next = () => {
+        timer = null;
+        if (i < rec.progress.length) {
+          this.#hub.push('pulls', rec.progress[i++]!);
+          timer = setTimeout(next, this.pullStepMs);
+          return;
+        }
+        this.#pulling.delete(name);
+        if (rec.error !== undefined) {
+          reject(new BridgeError(rec.error, 'PullModel'));
+          return;
+        }
+        if (rec.model) this.models = [rec.model, ...this.models.filter((m) => m.name !== rec.model!.name)];
+        resolve();
+      };
+      timer = setTimeout(next, 0);
+    });
+  }
+
+  async cancelPull(name: string): Promise<boolean> {
+    this.calls.push({ method: 'cancelPull', args: [name] });
+    const cancel = this.#pulling.get(name);
+    cancel?.();
+    return cancel !== undefined;
+  }
+
+  async deleteModel(name: string): Promise<void> {
+    this.calls.push({ method: 'deleteModel', args: [name] });
+    const rejected = this.#rejects.get('deleteModel')?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, 'DeleteModel');
+    if (!this.models.some((m) => m.name === name)) this.problems.push(`the UI deleted ${name}, which is not installed`);
+    this.models = this.models.filter((m) => m.name !== name);
+  }
+
+  onPull(fn: Listener<PullProgress>): Unsubscribe {
+    return this.#hub.on('pulls', fn);
+  }
+
   async listModels(): Promise<ModelInfo[]> {
     this.calls.push({ method: 'listModels', args: [] });
     return this.statusInfo.reachable ? [...this.models] : [];
@@ -449,6 +528,7 @@ export class ReplayBridge implements Bridge {
 
   close(): void {
     this.#closed = true;
+    for (const cancel of [...this.#pulling.values()]) cancel();
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
   }

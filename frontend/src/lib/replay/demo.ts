@@ -4,10 +4,11 @@
 // (lib/bridge/index.ts); scripts/check-bundle.mjs fails a production
 // build that holds it.
 import type { Bridge } from '../bridge/types';
-import { summaryOf } from '../types';
+import { summaryOf, type LocalOllama } from '../types';
 import { ReplayBridge } from './bridge';
 import { repeatRun, runOf } from './long';
 import { unconfinedProtections } from './machine';
+import { recordedPulls } from './pulls';
 import { parseRecording, type Recording } from './recording';
 import longRead from './recordings/long_read.json';
 import newSession from './recordings/new_session.json';
@@ -48,11 +49,24 @@ export function longRecording(runs: number): Recording {
  * message plays its second run at a pace a person can follow (an edit that
  * asks first, then its undo).
  */
+/** The demo machine's Ollama: installed, not started. */
+const demoLocal: LocalOllama = {
+  on_this_machine: true,
+  installed: true,
+  binary: '/usr/local/bin/ollama',
+  binary_version: '0.17.4',
+  started_by_loupe: false,
+  log_path: '/home/me/.local/share/loupe/ollama-serve.log',
+  install: '',
+  install_url: '',
+  last_error: '',
+};
+
 export function createDemoBridge(scenario: DemoScenario): Bridge {
   const pick = '/home/me/project';
   switch (scenario) {
     case 'empty':
-      return new ReplayBridge(parseRecording(newSession), { lenient: true, pick });
+      return new ReplayBridge(parseRecording(newSession), { lenient: true, pick, pulls: recordedPulls(), pullStepMs: 150 });
     case 'offline':
       return new ReplayBridge(parseRecording(newSession), {
         lenient: true,
@@ -60,7 +74,12 @@ export function createDemoBridge(scenario: DemoScenario): Bridge {
           reachable: false,
           version: '',
           message: 'Loupe could not reach Ollama at http://127.0.0.1:11434. Start it with "ollama serve", or set OLLAMA_HOST to where it runs.',
+          local: demoLocal,
         },
+        // Start Ollama works in the demo: the status it leads to.
+        start: { status: { reachable: true, version: '0.17.4', message: '', local: { ...demoLocal, started_by_loupe: true } } },
+        pulls: recordedPulls(),
+        pullStepMs: 150,
       });
     case 'long':
       return new ReplayBridge(longRecording(150), { from: 'end', lenient: true });

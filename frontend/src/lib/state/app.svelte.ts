@@ -6,6 +6,7 @@
 //
 //   #toasts    Toasts         messages at the corner of the window
 //   #status    OllamaStatus   Ollama's status and models, checked on a timer
+//   pulls      ModelPulls     pulls of models under way, cancel, delete
 //   #sessions  SessionList    the sidebar's summaries
 //   #settings  SettingsState  settings, the unsaved draft, host check
 //   #router    Router         the page shown, the open session
@@ -32,6 +33,7 @@ import type {
 import { Commands } from './commands.svelte';
 import { message } from './errors';
 import { LiveState } from './live.svelte';
+import { ModelPulls } from './models.svelte';
 import { Raws } from './raws.svelte';
 import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
@@ -57,6 +59,8 @@ export class LoupeApp {
   readonly bridge: Bridge;
   /** Protections, workspace folders and restores. */
   readonly safety: SafetyState;
+  /** Pulls of models, their cancel, and deletes (the Models page). */
+  readonly pulls: ModelPulls;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -89,6 +93,7 @@ export class LoupeApp {
     this.#commands = new Commands(bridge, this.#sessions, this.#router, notify);
     this.#stepping = new Stepping(this.#commands.do, current, notify);
     this.safety = new SafetyState(bridge, () => this.current?.id ?? null, notify);
+    this.pulls = new ModelPulls(bridge, notify, () => this.#status.refreshModels(true));
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -105,6 +110,7 @@ export class LoupeApp {
     const clock = setInterval(() => (this.now = Date.now()), NOW_TICK_MS);
     offs.push(() => clearInterval(clock));
     offs.push(this.#status.watch());
+    offs.push(this.pulls.watch());
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();
@@ -156,6 +162,19 @@ export class LoupeApp {
 
   refreshStatus(): Promise<void> {
     return this.#status.refresh();
+  }
+
+  /** Starts `ollama serve` for the host in use (Start Ollama). */
+  startOllama(): Promise<void> {
+    return this.#status.start();
+  }
+
+  get ollamaStarting(): boolean {
+    return this.#status.starting;
+  }
+
+  get ollamaStartError(): string {
+    return this.#status.startError;
   }
 
   refreshModels(quiet = false): Promise<void> {

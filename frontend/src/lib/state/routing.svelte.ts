@@ -1,4 +1,5 @@
-// Which page the window shows (home, a new session, a session, Settings),
+// Which page the window shows (home, a new session, a session, Settings,
+// the models),
 // the session open in it, and the help overlay. Opening a session shows it
 // at once and fills it with its snapshot when that arrives.
 import type { Bridge } from '../bridge/types';
@@ -8,7 +9,7 @@ import { SessionState } from './session.svelte';
 import type { SettingsSection, SettingsState } from './settings.svelte';
 import type { SessionList } from './summaries.svelte';
 
-export type View = 'home' | 'new' | 'session' | 'settings';
+export type View = 'home' | 'new' | 'session' | 'settings' | 'models';
 
 export class Router {
   view = $state<View>('home');

@@ -27,6 +27,10 @@ export class OllamaStatus {
   models = $state.raw<ModelInfo[]>([]);
   /** The model list has been asked for once (or Ollama was found unreachable). */
   modelsLoaded = $state(false);
+  /** Start Ollama was pressed and the server is not up yet. */
+  starting = $state(false);
+  /** Why the last Start Ollama failed ("" after one that worked). */
+  startError = $state('');
 
   readonly #bridge: Bridge;
   readonly #notify: Notify;
@@ -92,6 +96,24 @@ export class OllamaStatus {
     if (!this.#stopped) {
       this.#retry = setTimeout(() => void this.refresh(), this.status.reachable ? STATUS_WATCH_MS : STATUS_RETRY_MS);
     }
+  }
+
+  /**
+   * Starts `ollama serve` on the host Loupe uses (the backend waits until
+   * it answers), then checks again, which reads the models too.
+   */
+  async start(): Promise<void> {
+    if (this.starting) return;
+    this.starting = true;
+    this.startError = '';
+    try {
+      this.status = await this.#bridge.startOllama();
+    } catch (e) {
+      this.startError = message(e);
+    } finally {
+      this.starting = false;
+    }
+    await this.refresh();
   }
 
   /** Reads the installed models; quiet says a failure is not worth a toast (a background check). */

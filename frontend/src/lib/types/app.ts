@@ -3,6 +3,7 @@
 import type { CheckpointPoint, CompactionPayload, Display, PendingRequest, ToolResultPayload, TraceEvent } from './events';
 import { isRecord, type JsonValue } from './json';
 import type { Options } from './llm';
+import type { LocalOllama } from './ollama';
 import { restoreResultOf, type PermissionMode, type PolicyCall, type RestoreResult, type Rule, type Scope, type ToolSetting } from './safety';
 
 /** settings.HostChoice: the Ollama host in use and where it was chosen from. */
@@ -36,6 +37,8 @@ export interface StatusInfo {
   db_path: string;
   /** Why the session database could not be opened ("" when it is fine). */
   db_error?: string;
+  /** The Ollama of this machine: installed, startable, started by Loupe (absent from an older backend). */
+  local?: LocalOllama;
 }
 
 export interface ModelInfo {
@@ -326,10 +329,11 @@ export function deltaOf(v: unknown): Delta | null {
   return d;
 }
 
-/** Names of the runtime events the backend emits: the log's events and the streamed text. */
+/** Names of the runtime events the backend emits: the log's events, the streamed text, and pulls' progress. */
 export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
+  pull: 'loupe:pull',
 } as const;
 
 /** session.RenderedPrompt: a stored request as the model reads it, rendered now by Ollama with the model's current template. */

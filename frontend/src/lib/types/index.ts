@@ -4,3 +4,4 @@ export * from './events';
 export * from './app';
 export * from './raw';
 export * from './safety';
+export * from './ollama';

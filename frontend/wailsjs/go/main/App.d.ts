@@ -9,9 +9,13 @@ import {permission} from '../models';
 import {settings} from '../models';
 import {workspace} from '../models';
 
+export function CancelPull(arg1:string):Promise<boolean>;
+
 export function CheckHost(arg1:string):Promise<main.HostCheck>;
 
 export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
+
+export function DeleteModel(arg1:string):Promise<void>;
 
 export function Do(arg1:session.Command):Promise<session.Outcome>;
 
@@ -24,6 +28,8 @@ export function Open(arg1:string):Promise<session.Detail>;
 export function PickFolder(arg1:string):Promise<string>;
 
 export function Protections():Promise<sandbox.Protections>;
+
+export function PullModel(arg1:string):Promise<void>;
 
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
 
@@ -38,6 +44,8 @@ export function Sessions():Promise<Array<session.Summary>>;
 export function SetWorkspace(arg1:string,arg2:workspace.Change):Promise<workspace.Info>;
 
 export function Settings():Promise<settings.Settings>;
+
+export function StartOllama():Promise<main.Status>;
 
 export function Status():Promise<main.Status>;
 

@@ -16,6 +16,11 @@
 //	  "repeat": false
 //	}
 //
+// "pullable" lists models /api/pull installs, each {"model": {...},
+// "layers": [sizes]}, streaming its progress with "pull_delay_ms" between
+// lines; "offline": true makes every pull fail as Ollama does without a
+// network.
+//
 // A reply's "delay_ms" is waited between its lines, "load_ms" before its
 // first byte (as while Ollama loads a model), and a "fault" such as
 // {"kind": "stall", "after": 2} stops it after that many lines, to try

@@ -1,0 +1,37 @@
+// Pulls as the window receives them, written by the Go client from the
+// fake Ollama's /api/pull stream (backend/ollama/pull_record_test.go): the
+// progress of each line, then the model installed or the error. For specs
+// and the demo: the machine's side of a pull, never computed here.
+import json from './pulls.json';
+import { isRecord, pullProgressOf, type ModelInfo, type PullProgress } from '../types';
+
+export interface RecordedPull {
+  name: string;
+  progress: PullProgress[];
+  /** The model installed at the end, when the pull succeeds. */
+  model?: ModelInfo;
+  /** What PullModel rejects with, when it fails. */
+  error?: string;
+}
+
+function parse(v: unknown): RecordedPull {
+  if (!isRecord(v) || typeof v['name'] !== 'string' || !Array.isArray(v['progress'])) throw new Error('pulls.json: not a recorded pull');
+  const out: RecordedPull = { name: v['name'], progress: v['progress'].map((p) => pullProgressOf(p)!).filter(Boolean) };
+  if (isRecord(v['model'])) out.model = v['model'] as unknown as ModelInfo;
+  if (typeof v['error'] === 'string') out.error = v['error'];
+  return out;
+}
+
+const all = json as Record<string, unknown>;
+
+/** A model of two layers that installs. */
+export const installs: RecordedPull = parse(all['installs']);
+/** A pull on a machine without a network. */
+export const offline: RecordedPull = parse(all['offline']);
+/** A pull of a name the registry does not have. */
+export const missing: RecordedPull = parse(all['missing']);
+
+/** The recorded pulls, by the name pulled. */
+export function recordedPulls(): Record<string, RecordedPull> {
+  return { [installs.name]: installs, [offline.name]: offline, [missing.name]: missing };
+}

@@ -1,0 +1,84 @@
+// Types of Ollama without a terminal: the Ollama of this machine
+// (localollama.State) and a pull's progress (ollama.PullProgress). Field
+// names are the Go json tags.
+import { isRecord } from './json';
+
+/** localollama.State: whether Ollama is installed here, and whether Loupe can start it (or did). */
+export interface LocalOllama {
+  /** The host is on this machine, so Loupe can start Ollama for it. */
+  on_this_machine: boolean;
+  installed: boolean;
+  binary: string;
+  binary_version: string;
+  /** The server at the host is one Loupe started (and stops when it exits). */
+  started_by_loupe: boolean;
+  /** Where a server Loupe starts writes its output. */
+  log_path: string;
+  /** How to get Ollama, when it is not installed, and its download page. */
+  install: string;
+  install_url: string;
+  /** Why Loupe's last start failed ("" once one worked). */
+  last_error: string;
+}
+
+/** ollama.PullProgress: a pull's progress, added up over the model's layers. */
+export interface PullProgress {
+  model: string;
+  /** Ollama's word for the step: "pulling manifest", "pulling 5341da5505b0", "verifying sha256 digest", "writing manifest", "success". */
+  status: string;
+  completed: number;
+  total: number;
+  percent: number;
+  done: boolean;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+export function localOllamaOf(v: unknown): LocalOllama | undefined {
+  if (!isRecord(v)) return undefined;
+  return {
+    on_this_machine: v['on_this_machine'] === true,
+    installed: v['installed'] === true,
+    binary: str(v['binary']),
+    binary_version: str(v['binary_version']),
+    started_by_loupe: v['started_by_loupe'] === true,
+    log_path: str(v['log_path']),
+    install: str(v['install']),
+    install_url: str(v['install_url']),
+    last_error: str(v['last_error']),
+  };
+}
+
+/** A pull's progress from the backend, or null when it is not one. */
+export function pullProgressOf(v: unknown): PullProgress | null {
+  if (!isRecord(v) || typeof v['model'] !== 'string' || typeof v['status'] !== 'string') return null;
+  return {
+    model: v['model'],
+    status: v['status'],
+    completed: num(v['completed']),
+    total: num(v['total']),
+    percent: Math.max(0, Math.min(100, num(v['percent']))),
+    done: v['done'] === true,
+  };
+}
+
+/** The step of a pull in words: every layer is "Downloading", whatever its digest. */
+export function pullStep(p: PullProgress): string {
+  switch (p.status) {
+    case 'pulling manifest':
+      return 'Reading the manifest';
+    case 'verifying sha256 digest':
+      return 'Verifying';
+    case 'writing manifest':
+      return 'Finishing';
+    case 'success':
+      return 'Installed';
+  }
+  return p.status.startsWith('pulling ') ? 'Downloading' : p.status;
+}
