@@ -12,7 +12,7 @@ import (
 
 // What a Command does.
 const (
-	DoCreate         = "create"          // Workspace, Model
+	DoCreate         = "create"          // Workspace, Model, Host ("": the local one)
 	DoDelete         = "delete"          //
 	DoSetModel       = "set_model"       // Model
 	DoSend           = "send"            // Text: the user's message
@@ -44,7 +44,10 @@ type Command struct {
 
 	Workspace string `json:"workspace,omitempty"`
 	Model     string `json:"model,omitempty"`
-	Text      string `json:"text,omitempty"`
+	// Host is the Ollama host a new session runs on: a Settings name, an
+	// address, or "" for the local host.
+	Host string `json:"host,omitempty"`
+	Text string `json:"text,omitempty"`
 
 	CallID string `json:"call_id,omitempty"`
 	Allow  bool   `json:"allow,omitempty"`
@@ -107,7 +110,7 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	}
 	switch c.Do {
 	case DoCreate:
-		return summary(m.Create(ctx, c.Workspace, c.Model))
+		return summary(m.CreateOn(ctx, c.Workspace, c.Model, c.Host))
 	case DoDelete:
 		return Outcome{}, m.Delete(ctx, id)
 	case DoSetModel:

@@ -138,13 +138,25 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 	return m.summary(ctx, s)
 }
 
-// Create starts a new, empty session on a workspace folder.
+// Create starts a new, empty session on a workspace folder, on the local
+// Ollama host.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
+	return m.CreateOn(ctx, workspace, model, "")
+}
+
+// CreateOn starts a new, empty session on a workspace folder and an Ollama
+// host: "" or "local" for the local one, a name of Settings' named hosts,
+// or an address. The session keeps that host for all its runs.
+func (m *Manager) CreateOn(ctx context.Context, workspace, model, host string) (Summary, error) {
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
 	}
-	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model})
+	ref, err := m.hostRef(ctx, host)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model, Host: ref})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -161,8 +173,8 @@ func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary,
 // empty session, and no other process takes the run for a crashed one.
 // Run with the same text goes on from that message; release the lease once
 // Run has returned (Run takes it over). The window's New makes an empty
-// session on purpose: Create.
-func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string) (Summary, *store.Lease, error) {
+// session on purpose: Create. host is as CreateOn takes it.
+func (m *Manager) CreateWith(ctx context.Context, workspace, model, host, text string) (Summary, *store.Lease, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Summary{}, nil, errors.New("type a message first")
@@ -171,8 +183,12 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string)
 	if err != nil {
 		return Summary{}, nil, err
 	}
+	ref, err := m.hostRef(ctx, host)
+	if err != nil {
+		return Summary{}, nil, err
+	}
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})
-	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model}, first)
+	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model, Host: ref}, first)
 	if err != nil {
 		return Summary{}, nil, err
 	}

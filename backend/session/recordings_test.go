@@ -120,7 +120,7 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
 		w.replace = append(w.replace, [2]string{home, recordedHome})
 	}
-	w.replace = append(w.replace, [2]string{w.ws, recordedWorkspace})
+	w.replace = append(w.replace, [2]string{w.ws, recordedWorkspace}, [2]string{srv.URL(), ollama.DefaultHost})
 	return w
 }
 

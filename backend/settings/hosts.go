@@ -89,12 +89,21 @@ func (s Settings) HostRef(in string) (string, error) {
 		return p.Name, nil
 	}
 	u, err := ParseOllamaHost(in)
-	if err != nil || !strings.ContainsAny(in, ":/") {
-		// A bare word is meant as a name far more often than as a
-		// machine on the network.
+	if err != nil || !looksLikeAddress(in) {
 		return "", fmt.Errorf("no Ollama host is named %q (%s); add it in Settings → Ollama hosts, or give an address like http://10.0.0.5:11434", in, s.hostNames())
 	}
 	return u, nil
+}
+
+// looksLikeAddress says whether a host that no name matches is meant as an
+// address: one with a scheme or port, an IP address, localhost, or a name
+// with a dot (gpu-box.lan). A bare word (gpubox) is far more often a name
+// mistyped than a machine on the network.
+func looksLikeAddress(in string) bool {
+	if strings.ContainsAny(in, ":/") || strings.Contains(in, ".") {
+		return true
+	}
+	return strings.EqualFold(in, "localhost")
 }
 
 func (s Settings) hostNames() string {

@@ -29,6 +29,9 @@ type Session struct {
 	// OpenRun is the run that is open (its user_message was appended, its
 	// run_end not yet), or 0.
 	OpenRun int `json:"open_run"`
+	// Host is the Ollama host the session runs on: "" the local one, a
+	// name of Settings' named hosts, or an address (see settings.HostRef).
+	Host string `json:"host,omitempty"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -38,12 +41,12 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, host`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &s.Host)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	return s, err
@@ -146,9 +149,9 @@ func insertSession(ctx context.Context, w interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, in Session) error {
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason)
+		(id, title, workspace, model, created_at, updated_at, last_reason, host)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, in.Host)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}
