@@ -118,9 +118,31 @@ func readInstructions(workspace string) (string, int64, error) {
 // bare is an error without the path in it (the message names the file),
 // keeping "does not exist" recognisable.
 func bare(err error) error {
+	// os.Root's error for a link out of the workspace has no exported
+	// value to match; its text is stable.
+	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+		return errors.New("it is a link to a file outside the workspace, which Loupe does not read")
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) {
 		return pe.Err
 	}
 	return err
+}
+
+// WorkspacePlaceholder stands for the folder in a system prompt shown
+// before a workspace is chosen.
+const WorkspacePlaceholder = "<the workspace folder>"
+
+// SystemPreview is the system prompt a run would start with, for Settings
+// to show: the template given (what is typed there, saved or not) with
+// the rest of set, in workspace with its AGENTS.md, or with a placeholder
+// for the folder and no AGENTS.md when workspace is "".
+func SystemPreview(set settings.Settings, template, workspace string) (SystemPrompt, error) {
+	set.SystemPrompt = template
+	if workspace == "" {
+		text, err := set.PromptFor(WorkspacePlaceholder)
+		return SystemPrompt{Text: text}, err
+	}
+	return SystemFor(set, workspace)
 }

@@ -6,6 +6,10 @@ export function CheckHost(arg1) {
   return window['go']['main']['App']['CheckHost'](arg1);
 }
 
+export function Connections() {
+  return window['go']['main']['App']['Connections']();
+}
+
 export function Do(arg1) {
   return window['go']['main']['App']['Do'](arg1);
 }
@@ -16,6 +20,10 @@ export function EventPayload(arg1, arg2) {
 
 export function Models() {
   return window['go']['main']['App']['Models']();
+}
+
+export function ModelsOn(arg1) {
+  return window['go']['main']['App']['ModelsOn'](arg1);
 }
 
 export function Open(arg1) {
@@ -56,6 +64,10 @@ export function Settings() {
 
 export function Status() {
   return window['go']['main']['App']['Status']();
+}
+
+export function SystemPrompt(arg1, arg2) {
+  return window['go']['main']['App']['SystemPrompt'](arg1, arg2);
 }
 
 export function Workspace(arg1) {
