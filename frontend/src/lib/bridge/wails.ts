@@ -10,6 +10,7 @@ import {
   isRecord,
   parseEvent,
   type Command,
+  type Connection,
   type Delta,
   type HostCheck,
   type ModelInfo,
@@ -21,6 +22,7 @@ import {
   type Settings,
   type StatusInfo,
   type Summary,
+  type SystemPromptView,
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
@@ -29,6 +31,7 @@ import {
   ruleLimitsOf,
   settingsOf,
   summaryOf,
+  systemPromptOf,
   workspaceInfoOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
@@ -104,6 +107,19 @@ export class WailsBridge implements Bridge {
 
   async listModels(): Promise<ModelInfo[]> {
     return list(await call('Models', () => App.Models()));
+  }
+
+  async listModelsOn(host: string): Promise<ModelInfo[]> {
+    return list(await call('ModelsOn', () => App.ModelsOn(host)));
+  }
+
+  async connections(): Promise<Connection[]> {
+    return list(await call('Connections', () => App.Connections()));
+  }
+
+  async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    const r = await call<unknown>('SystemPrompt', () => App.SystemPrompt(template, workspace));
+    return systemPromptOf(r);
   }
 
   async listSessions(): Promise<Summary[]> {

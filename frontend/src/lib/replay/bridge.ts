@@ -17,8 +17,10 @@ import {
   ruleLimitsOf,
   settingsOf,
   summaryOf,
+  systemPromptOf,
   workspaceInfoOf,
   type Command,
+  type Connection,
   type Delta,
   type HostCheck,
   type JsonValue,
@@ -31,6 +33,7 @@ import {
   type Settings,
   type StatusInfo,
   type Summary,
+  type SystemPromptView,
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
@@ -94,6 +97,12 @@ export class ReplayBridge implements Bridge {
   models: ModelInfo[];
   protectionsInfo: Protections;
   pick: string;
+  /** What listModelsOn answers for each named host. */
+  hostModels: Record<string, ModelInfo[]> = {};
+  /** What connections answers. */
+  connectionsInfo: Connection[] = [];
+  /** What systemPrompt answers when the recording has no answer of the engine's. */
+  systemPromptInfo: SystemPromptView | null = null;
 
   readonly #hub: EventHub;
   readonly #steps: Step[];
@@ -335,6 +344,28 @@ export class ReplayBridge implements Bridge {
   async listModels(): Promise<ModelInfo[]> {
     this.calls.push({ method: 'listModels', args: [] });
     return this.statusInfo.reachable ? [...this.models] : [];
+  }
+
+  /** The recordings have one Ollama: a named host lists what hostModels gives it, else nothing. */
+  async listModelsOn(host: string): Promise<ModelInfo[]> {
+    this.calls.push({ method: 'listModelsOn', args: [host] });
+    const rejected = this.#rejects.get('listModelsOn')?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, 'listModelsOn');
+    if (host === '') return this.listModels();
+    return [...(this.hostModels[host] ?? [])];
+  }
+
+  async connections(): Promise<Connection[]> {
+    this.calls.push({ method: 'connections', args: [] });
+    return this.connectionsInfo.map((c) => ({ ...c }));
+  }
+
+  /** The engine's answer when the recording has one; else systemPromptInfo, or the template as it is. */
+  async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    const recorded = this.#recorded('systemPrompt', [template, workspace]);
+    if (recorded) return systemPromptOf(this.#query('systemPrompt', [template, workspace]));
+    this.calls.push({ method: 'systemPrompt', args: [template, workspace] });
+    return structuredClone(this.systemPromptInfo ?? { text: template });
   }
 
   async listSessions(): Promise<Summary[]> {

@@ -14,6 +14,7 @@
 //   #commands  Commands       create, send, stop, stop a command, answer
 //   #stepping  Stepping       step mode, breakpoints, what is done at a pause
 //   safety     SafetyState    protections, workspaces, restores
+//   network    NetworkState   every connection Loupe made, read on a timer
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -27,11 +28,13 @@ import type {
   Settings,
   StatusInfo,
   Summary,
+  SystemPromptView,
   TraceEvent,
 } from '../types';
 import { Commands } from './commands.svelte';
 import { message } from './errors';
 import { LiveState } from './live.svelte';
+import { NetworkState } from './network.svelte';
 import { Raws } from './raws.svelte';
 import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
@@ -57,6 +60,8 @@ export class LoupeApp {
   readonly bridge: Bridge;
   /** Protections, workspace folders and restores. */
   readonly safety: SafetyState;
+  /** Every network connection Loupe made since it started. */
+  readonly network: NetworkState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -89,6 +94,7 @@ export class LoupeApp {
     this.#commands = new Commands(bridge, this.#sessions, this.#router, notify);
     this.#stepping = new Stepping(this.#commands.do, current, notify);
     this.safety = new SafetyState(bridge, () => this.current?.id ?? null, notify);
+    this.network = new NetworkState(bridge);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -105,6 +111,7 @@ export class LoupeApp {
     const clock = setInterval(() => (this.now = Date.now()), NOW_TICK_MS);
     offs.push(() => clearInterval(clock));
     offs.push(this.#status.watch());
+    offs.push(this.network.watch());
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();
@@ -249,6 +256,16 @@ export class LoupeApp {
     return this.#settings.save(s);
   }
 
+  /** The models installed at a named Ollama host ("" for the local one); rejects naming the host when it does not answer. */
+  listModelsOn(host: string): Promise<ModelInfo[]> {
+    return this.bridge.listModelsOn(host);
+  }
+
+  /** The whole system prompt a run sends, from a template, in a workspace ("" for none yet). */
+  systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    return this.bridge.systemPrompt(template, workspace);
+  }
+
   checkHost(host: string): Promise<HostCheck> {
     return this.#settings.checkHost(host);
   }
@@ -265,8 +282,9 @@ export class LoupeApp {
     return this.#commands.stopConfirm;
   }
 
-  newSession(workspace: string, model: string): Promise<boolean> {
-    return this.#commands.newSession(workspace, model);
+  /** Starts a session on a workspace and model, on one of Settings' named Ollama hosts ("" or absent: the local one). */
+  newSession(workspace: string, model: string, host = ''): Promise<boolean> {
+    return this.#commands.newSession(workspace, model, host);
   }
 
   deleteSession(id: string): Promise<void> {

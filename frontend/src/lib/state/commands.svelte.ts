@@ -46,9 +46,9 @@ export class Commands {
     return out;
   };
 
-  async newSession(workspace: string, model: string): Promise<boolean> {
+  async newSession(workspace: string, model: string, host = ''): Promise<boolean> {
     try {
-      const out = await this.do({ do: 'create', workspace, model });
+      const out = await this.do({ do: 'create', workspace, model, ...(host ? { host } : {}) });
       if (!out.summary) throw new Error('the backend did not say which session it made');
       await this.#router.openSession(out.summary.id);
       return true;

@@ -116,6 +116,9 @@ const payloads: Record<Kind, Shape> = {
     'think?': nullable(bool),
     'truncate?': nullable(bool),
     system: str,
+    'instructions?': nullable(obj({ source: str, start: num, len: num, bytes: num, 'cut?': bool })),
+    'host?': str,
+    'host_name?': str,
     'tool_set?': num,
     'tool_names?': nullable(arr(str)),
     'history_base?': num,
@@ -210,6 +213,7 @@ const summary = obj({
   standing: oneOf('paused', 'asking', ''),
   stepping: bool,
   breakpoints,
+  'host?': str,
 });
 const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
 const delta = obj({
@@ -234,6 +238,7 @@ const settings = obj({
   first_token_timeout_s: num,
   stall_timeout_s: num,
   ollama_host: str,
+  hosts: nullable(arr(obj({ name: str, url: str }))),
   recover_text_calls: bool,
   repeat_limit: num,
 });
