@@ -346,12 +346,16 @@ export class ReplayBridge implements Bridge {
     return this.statusInfo.reachable ? [...this.models] : [];
   }
 
-  /** The recordings have one Ollama: a named host lists what hostModels gives it, else nothing. */
+  /** A named host's models as the engine listed them when recorded; else what hostModels gives it, else none. */
   async listModelsOn(host: string): Promise<ModelInfo[]> {
+    if (host === '') return this.listModels();
+    if (this.#recorded('listModelsOn', [host])) {
+      const r = this.#query('listModelsOn', [host]);
+      return Array.isArray(r) ? (r as unknown as ModelInfo[]) : [];
+    }
     this.calls.push({ method: 'listModelsOn', args: [host] });
     const rejected = this.#rejects.get('listModelsOn')?.shift();
     if (rejected !== undefined) throw new BridgeError(rejected, 'listModelsOn');
-    if (host === '') return this.listModels();
     return [...(this.hostModels[host] ?? [])];
   }
 
