@@ -71,7 +71,13 @@ func Describe(e Event) string {
 		return "user: " + oneLine(p.Text)
 	case KindModelRequest:
 		p, _ := Decode[ModelRequest](e)
-		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
+		model := p.Model
+		if p.HostName != "" {
+			// A named host is said; the local one is where requests go
+			// unless said otherwise.
+			model += " on " + p.HostName
+		}
+		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
 	case KindModelResponse:
 		p, _ := Decode[ModelResponse](e)
 		s := fmt.Sprintf("response (%s", p.DoneReason)
