@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/settings"
 )
@@ -84,4 +86,24 @@ func (m *Manager) ModelsOn(ctx context.Context, host string) ([]ollama.ModelInfo
 	}
 	models, err := h.client.Models(ctx)
 	return models, h.wrap(err)
+}
+
+// model is what the run's loop talks to: the client, with its errors
+// naming the host when the host has a name (a mid-run failure on gpu-box
+// says so, not only its address).
+func (h onHost) model() agent.Model {
+	if h.name == "" {
+		return h.client
+	}
+	return namedModel{h}
+}
+
+type namedModel struct{ h onHost }
+
+func (n namedModel) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
+	resp, err := n.h.client.Chat(ctx, req, onChunk)
+	if err != nil && ctx.Err() == nil {
+		err = n.h.wrap(err)
+	}
+	return resp, err
 }

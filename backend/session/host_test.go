@@ -201,6 +201,22 @@ func TestHostDownOrGoneIsNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A failure during the run names the host in the log too.
+	e.gpu.Script(ollamatest.Reply{Fault: ollamatest.HTTPStatus(400, `{"error":"model is broken"}`)})
+	if end, err := e.m.Run(ctx, sum.ID, "first", session.RunOptions{}); err != nil || end.Reason != trace.EndError {
+		t.Fatalf("a run that fails on gpu-box: %+v, %v", end, err)
+	}
+	evs, _ := e.st.Events(ctx, sum.ID)
+	var said string
+	for _, ev := range evs {
+		if ev.Kind == trace.KindError {
+			p, _ := trace.Decode[trace.Error](ev)
+			said = p.Message
+		}
+	}
+	if !strings.Contains(said, `Ollama host "gpu-box"`) || !strings.Contains(said, "model is broken") {
+		t.Errorf("the error event says %q; want gpu-box named with Ollama's reason", said)
+	}
 	e.gpu.Close()
 	_, err = e.m.Run(ctx, sum.ID, "hi", session.RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), `"gpu-box"`) || !strings.Contains(err.Error(), e.gpu.URL()) {

@@ -218,7 +218,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		onDelta = m.sink.Delta
 	}
 	ag := agent.New(cfg, agent.Seams{
-		Model:    host.client,
+		Model:    host.model(),
 		Recorder: recorder{store: m.store, sink: m.sink},
 		Tools:    reg,
 		Approver: approver,
