@@ -53,11 +53,13 @@ const results: Record<string, keyof typeof SHAPES> = {
   workspace: 'workspaceInfo',
   ruleLimits: 'ruleLimits',
   openSession: 'snapshot',
+  systemPrompt: 'systemPrompt',
+  listModelsOn: 'models',
 };
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
 const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
-const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload'];
+const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'systemPrompt', 'listModelsOn'];
 
 /**
  * The fields each command of the window carries (type Command), besides
@@ -65,7 +67,7 @@ const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload']
  * listed here.
  */
 const COMMAND_FIELDS: Record<Command['do'], string[]> = {
-  create: ['workspace', 'model'],
+  create: ['workspace', 'model', 'host'],
   delete: ['session'],
   set_model: ['session', 'model'],
   send: ['session', 'text'],

@@ -264,7 +264,21 @@ const event: Shape = (v, p, out) => {
 const snapshot = obj({ summary, events: arr(event) });
 
 /** The shapes of what the window hears and the commands' answers, by name. */
-export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot } as const;
+const instructions = obj({ source: str, start: num, len: num, bytes: num, 'cut?': bool });
+const systemPrompt = obj({ text: str, 'instructions?': nullable(instructions), 'notice?': nullable(obj({ code: str, message: str })) });
+const modelInfo = obj({
+  name: str,
+  size: num,
+  family: str,
+  parameter_size: str,
+  quantization: str,
+  capabilities: nullable(arr(str)),
+  context_length: num,
+  modified_at: str,
+});
+const models = nullable(arr(modelInfo));
+
+export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot, systemPrompt, models } as const;
 
 /** What does not fit the named shape; empty when it fits. */
 export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {
