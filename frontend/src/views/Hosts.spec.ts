@@ -12,8 +12,12 @@ import { ended, finish, openSession, play, played, send, slow } from './testing'
 afterEach(finish);
 
 describe('a session on a named Ollama host', () => {
-  it('picks the host, lists its models, and shows on the request where it went', slow, async () => {
-    const replay = play('named_host', { pick: '/home/me/project' });
+  it('picks the host, lists its models, and shows on the request where it went, with no Ollama on this machine', slow, async () => {
+    // The local Ollama is not running: a session on gpu-box does not need it.
+    const replay = play('named_host', {
+      pick: '/home/me/project',
+      status: { reachable: false, version: '', message: 'Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`' },
+    });
     await screen.findByTestId('welcome');
     await fireEvent.click(screen.getByTestId('new-session'));
     await fireEvent.click(await screen.findByTestId('pick-workspace'));
@@ -22,14 +26,16 @@ describe('a session on a named Ollama host', () => {
     const options = within(picker).getAllByTestId('host-option');
     expect(options.map((o) => o.getAttribute('data-host'))).toEqual(['', 'gpu-box']);
     expect(options[1]!.textContent).toContain('http://10.0.0.5:11434');
-    // The local host's models first; the gpu box's once it is chosen.
-    expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).not.toContain('qwen3:32b');
+    // The local host does not answer; the gpu box's models show once it is chosen.
+    expect(screen.queryAllByTestId('model-option')).toHaveLength(0);
     await fireEvent.click(within(options[1]!).getByRole('radio'));
     await waitFor(() => expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['qwen3:32b']));
     expect(replay.callsOf('listModelsOn')).toEqual([['gpu-box']]);
     await fireEvent.click(screen.getByTestId('create-session'));
     expect(await screen.findByTestId('empty-session')).toBeTruthy();
     expect(replay.commandsOf('create')).toEqual([{ do: 'create', workspace: '/home/me/project', model: 'qwen3:32b', host: 'gpu-box' }]);
+    expect(screen.getByTestId('session-host').textContent).toContain('on gpu-box');
+    await waitFor(() => expect((screen.getByTestId('session-model') as HTMLSelectElement).selectedOptions[0]!.textContent).toBe('qwen3:32b'));
     await send('Hi');
     await ended();
     const card = screen.getByTestId('card-request');

@@ -23,7 +23,7 @@ describe('NetworkIndicator', () => {
     expect(onrefresh).toHaveBeenCalledTimes(1);
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     const rows = screen.getAllByTestId('network-row');
-    expect(rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent?.trim()))).toEqual([['127.0.0.1:11434', '3', 'this machine']]);
+    expect(rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent?.trim()))).toEqual([['127.0.0.1:11434', '3', 'here']]);
   });
 
   it('shows a host off this machine apart, with its failed tries', async () => {
