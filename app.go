@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -243,6 +242,36 @@ func (a *App) Status() (Status, error) {
 // Models lists installed models with their capabilities.
 func (a *App) Models() ([]ollama.ModelInfo, error) { return a.ollama.Models(a.ctx) }
 
+// ModelsOn lists the models installed at a host as the new-session dialog
+// names it: "" for the local host, or a name of Settings' Ollama hosts.
+func (a *App) ModelsOn(host string) ([]ollama.ModelInfo, error) {
+	if host == "" {
+		return a.Models()
+	}
+	return withManager(a, func(m *session.Manager) ([]ollama.ModelInfo, error) { return m.ModelsOn(a.ctx, host) })
+}
+
+// Connections lists every network connection Loupe has made since it
+// started: each address dialled, how often, and whether it stayed on this
+// machine. Every connection goes through the Ollama client's transport.
+func (a *App) Connections() []ollama.Connection {
+	if a.ollama == nil {
+		return []ollama.Connection{}
+	}
+	return a.ollama.Connections()
+}
+
+// SystemPrompt is the whole system prompt a run would send, from the
+// template given (Settings' field, saved or not) in the workspace given
+// (with its AGENTS.md), or with a placeholder for the folder when "".
+func (a *App) SystemPrompt(template, workspace string) (session.SystemPrompt, error) {
+	set := settings.Defaults()
+	if a.store != nil {
+		set, _ = settings.Load(a.ctx, a.store) // the defaults when it fails
+	}
+	return session.SystemPreview(set, template, workspace)
+}
+
 // Sessions lists stored sessions, most recent first.
 func (a *App) Sessions() ([]session.Summary, error) {
 	return withManager(a, func(m *session.Manager) ([]session.Summary, error) { return m.List(a.ctx) })
@@ -345,8 +374,9 @@ func (a *App) CheckHost(host string) (HostCheck, error) {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, 3*time.Second)
 	defer cancel()
-	// A client of its own: the check must not move the app's.
-	v, err := ollama.New(h, http.DefaultClient).Version(ctx)
+	// A client of its own, so the check does not move the app's, sharing
+	// its counted connections.
+	v, err := a.ollama.At(h).Version(ctx)
 	if err != nil {
 		return HostCheck{Host: h, Message: err.Error()}, nil
 	}

@@ -109,8 +109,14 @@ type Config struct {
 	SessionID string
 	Model     string
 	System    string
-	Options   llm.Options
-	Think     *bool
+	// Instructions is where the workspace's AGENTS.md sits in System, nil
+	// when it is not there.
+	Instructions *trace.Instructions
+	// Host, when set, says where the next request goes (its Settings name,
+	// "" for the local host, and its base URL), for its model_request.
+	Host    func() (name, url string)
+	Options llm.Options
+	Think   *bool
 	// ToolSet is the id under which the session stores the tools' specs
 	// (0 when no tools are offered); requests refer to it.
 	ToolSet int

@@ -349,6 +349,11 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		System:    r.cfg.System,
 		ToolSet:   r.cfg.ToolSet,
 		ToolNames: r.names,
+
+		Instructions: r.cfg.Instructions,
+	}
+	if r.cfg.Host != nil {
+		mr.HostName, mr.Host = r.cfg.Host()
 	}
 	if err := r.autoCompact(ctx); err != nil {
 		return trace.ModelResponse{}, nil, err

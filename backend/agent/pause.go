@@ -198,7 +198,8 @@ func (r *run) editRequest(ctx context.Context, mr *trace.ModelRequest, e *Reques
 		if err := r.recordEdit(ctx, trace.EditSystem, 0, "", mr.System, *e.System); err != nil {
 			return err
 		}
-		mr.System, r.cfg.System = *e.System, *e.System
+		mr.Instructions = mr.Instructions.Kept(mr.System, *e.System)
+		mr.System, r.cfg.System, r.cfg.Instructions = *e.System, *e.System, mr.Instructions
 	}
 	if e.Options != nil && *e.Options != mr.Options {
 		if err := r.recordEdit(ctx, trace.EditOptions, 0, "", mr.Options, *e.Options); err != nil {

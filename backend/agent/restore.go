@@ -43,7 +43,7 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 		switch e.Kind {
 		case trace.KindModelRequest:
 			if mr, err := trace.Decode[trace.ModelRequest](e); err == nil {
-				r.cfg.System, r.cfg.Options = mr.System, mr.Options
+				r.cfg.System, r.cfg.Options, r.cfg.Instructions = mr.System, mr.Options, mr.Instructions
 			}
 		case trace.KindModelResponse:
 			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {
@@ -60,7 +60,9 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 			}
 			switch ed.Target {
 			case trace.EditSystem:
+				before := r.cfg.System
 				_ = json.Unmarshal(ed.After, &r.cfg.System)
+				r.cfg.Instructions = r.cfg.Instructions.Kept(before, r.cfg.System)
 			case trace.EditOptions:
 				_ = json.Unmarshal(ed.After, &r.cfg.Options)
 			case trace.EditArgs:

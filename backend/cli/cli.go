@@ -91,7 +91,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   loupe                      open the window
-  loupe run --model NAME [--workspace DIR] [--host URL] [--db FILE] [--json] [--auto] [--max-rounds N]
+  loupe run --model NAME [--workspace DIR] [--host NAME|URL] [--db FILE] [--json] [--auto] [--max-rounds N]
             [--tools LIST] [--first-token-timeout DURATION] [--stall-timeout DURATION] "prompt"
                              run one session to its end and print its timeline
   loupe pull NAME [--host URL] [--db FILE]
@@ -108,9 +108,10 @@ See loupe run --help for its flags, exit codes and signals.
 // runNotes follow the flags in loupe run --help.
 const runNotes = `
 Where Ollama is: --host, else the Ollama host saved in Settings (in the
-database --db names), else $OLLAMA_HOST, else http://127.0.0.1:11434. A host
-is written like localhost:11434, http://192.168.1.20:11434 or
-https://gpu-box.lan.
+database --db names), else $OLLAMA_HOST, else http://127.0.0.1:11434. --host
+takes the name of one of Settings' Ollama hosts (gpu-box) or an address,
+written like localhost:11434, http://192.168.1.20:11434 or
+https://gpu-box.lan. The session keeps that host when the window opens it.
 
 Waiting for Ollama: --first-token-timeout bounds the wait for the first byte of
 each answer, which includes loading the model, reading the prompt and, for an
@@ -181,7 +182,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "folder the agent works in")
 	model := fs.String("model", "", "Ollama model name (required)")
-	host := fs.String("host", "", "Ollama `URL` (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
+	host := fs.String("host", "", "the Ollama host: a `NAME` from Settings' Ollama hosts, or a URL (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	auto := fs.Bool("auto", false, "run writes and commands without asking")
@@ -235,7 +236,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		waits = set.OllamaTimeouts()
 	}
-	oc := ollama.New(settings.ChooseHost(*host, set).Host, nil)
+	// --host names the session's host: a Settings name or an address,
+	// kept with the session. The local host is what the window would use.
+	ref, err := set.HostRef(*host)
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe run: --host: %v\n", err)
+		return ExitUsage
+	}
+	oc := ollama.New(settings.ChooseHost("", set).Host, nil)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "first-token-timeout":
@@ -297,7 +305,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		offered = &names
 	})
-	s, lease, err := m.CreateWithOffering(ctx, *workspace, *model, prompt, offered)
+	s, lease, err := m.CreateWith(ctx, *workspace, *model, session.Setup{Host: ref, Tools: offered}, prompt)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return sig.code(ExitFailed)

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/backend/cli"
@@ -66,5 +67,45 @@ func TestRunChoosesTheHost(t *testing.T) {
 				t.Errorf("the live server got %d chat requests, want 1", n)
 			}
 		})
+	}
+}
+
+// loupe run --host NAME runs on the host Settings names so, the session
+// keeps that name (the window reopens it there), and the local host (a
+// dead address here) hears nothing; a name Settings does not have is a
+// usage error that names it, and nothing is run.
+func TestRunOnANamedHost(t *testing.T) {
+	e := setup(t)
+	e.srv.Script(ollamatest.Text("Hello from the box."))
+	st, err := store.Open(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := settings.Defaults()
+	s.OllamaHost = deadHost(t)
+	s.Hosts = []settings.HostProfile{{Name: "gpu-box", URL: e.srv.URL()}}
+	if err := settings.Save(context.Background(), st, s); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, _, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--db", e.db, "--host", "gpu-box", "hi")
+	if code != cli.ExitAnswered {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	st, err = store.Open(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.ListSessions(context.Background())
+	if err != nil || len(list) != 1 || list[0].Host != "gpu-box" {
+		t.Fatalf("sessions %+v, %v; want one on gpu-box", list, err)
+	}
+	code, _, stderr = e.run("run", "--workspace", e.ws, "--model", "scripted", "--db", e.db, "--host", "gpubox", "hi")
+	if code != cli.ExitUsage || !strings.Contains(stderr, `"gpubox"`) || !strings.Contains(stderr, "gpu-box") {
+		t.Errorf("an unknown host name: exit %d, stderr %s", code, stderr)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("the server got %d chat requests, want 1", n)
 	}
 }

@@ -65,7 +65,14 @@ type Client struct {
 	// that loads it once talks to one server from start to end (a streamed
 	// answer finishes where it began) and names that server in its errors.
 	ep atomic.Pointer[endpoint]
+	*shared
+}
+
+// shared is what a client and the clients At makes of it have in common.
+type shared struct {
 	hc *http.Client // for Chat, which streams without api.Client
+	// dials counts hc's connections; nil when the caller gave hc.
+	dials *Dials
 	// sent keeps the JSON of messages sent lately: a conversation's
 	// history is encoded once, not again in each of its requests. The
 	// encoding does not depend on the host, so it outlives SetHost.
@@ -90,17 +97,38 @@ func (c *Client) at() *endpoint { return c.ep.Load() }
 
 // New returns a client for host, which may be written in any form
 // OLLAMA_HOST accepts ("" means DefaultHost). A nil hc gets a client with a
-// dial timeout and no overall timeout, since answers stream for long.
+// dial timeout and no overall timeout, since answers stream for long, that
+// counts its connections (Connections).
 func New(host string, hc *http.Client) *Client {
+	sh := &shared{hc: hc, sent: newMessageCache()}
 	if hc == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
-		hc = &http.Client{Transport: t}
+		sh.dials = NewDials()
+		sh.hc = sh.dials.HTTPClient()
 	}
-	c := &Client{hc: hc, sent: newMessageCache()}
+	c := &Client{shared: sh}
 	c.ep.Store(c.newEndpoint(host))
 	c.SetTimeouts(DefaultTimeouts())
 	return c
+}
+
+// At returns a client for another host that shares this one's
+// connections, their count, its timeouts and its cache of encoded
+// messages: a session on a named host talks there through it, and
+// SetHost on either client moves only that one.
+func (c *Client) At(host string) *Client {
+	n := &Client{shared: c.shared}
+	n.ep.Store(n.newEndpoint(host))
+	return n
+}
+
+// Connections lists every address the client (and the clients At made of
+// it) has dialled, with how often; nil when New was given its own
+// http.Client.
+func (c *Client) Connections() []Connection {
+	if c.dials == nil {
+		return nil
+	}
+	return c.dials.List()
 }
 
 // SetHost points the client at another server, host written in any form

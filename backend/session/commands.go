@@ -12,7 +12,7 @@ import (
 
 // What a Command does.
 const (
-	DoCreate         = "create"          // Workspace, Model, Tools (nil: every tool)
+	DoCreate         = "create"          // Workspace, Model, Host ("": the local one), Tools (nil: every tool)
 	DoDelete         = "delete"          //
 	DoSetModel       = "set_model"       // Model
 	DoSetTools       = "set_tools"       // Tools (nil: every tool, empty: none)
@@ -46,7 +46,10 @@ type Command struct {
 
 	Workspace string `json:"workspace,omitempty"`
 	Model     string `json:"model,omitempty"`
-	Text      string `json:"text,omitempty"`
+	// Host is the Ollama host a new session runs on: a Settings name, an
+	// address, or "" for the local host.
+	Host string `json:"host,omitempty"`
+	Text string `json:"text,omitempty"`
 	// Tools are the tools a session offers its model, by name.
 	Tools *[]string `json:"tools,omitempty"`
 
@@ -113,7 +116,7 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	}
 	switch c.Do {
 	case DoCreate:
-		return summary(m.CreateOffering(ctx, c.Workspace, c.Model, c.Tools))
+		return summary(m.CreateSetUp(ctx, c.Workspace, c.Model, Setup{Host: c.Host, Tools: c.Tools}))
 	case DoDelete:
 		return Outcome{}, m.Delete(ctx, id)
 	case DoSetModel:

@@ -138,23 +138,37 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 	return m.summary(ctx, s)
 }
 
-// Create starts a new, empty session on a workspace folder.
+// Create starts a new, empty session on a workspace folder, on the local
+// Ollama host.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
-	return m.CreateOffering(ctx, workspace, model, nil)
+	return m.CreateSetUp(ctx, workspace, model, Setup{})
 }
 
-// CreateOffering is Create with the tools the session offers its model
-// (nil: every built-in tool).
-func (m *Manager) CreateOffering(ctx context.Context, workspace, model string, choice *[]string) (Summary, error) {
+// Setup is what a new session is set up with besides its folder and model.
+type Setup struct {
+	// Host is the Ollama host it runs on: "" or "local" for the local one,
+	// a name of Settings' named hosts, or an address. The session keeps it
+	// for all its runs.
+	Host string
+	// Tools are the tools it offers its model (nil: every built-in tool).
+	Tools *[]string
+}
+
+// CreateSetUp is Create with a host and a choice of tools.
+func (m *Manager) CreateSetUp(ctx context.Context, workspace, model string, su Setup) (Summary, error) {
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
 	}
-	offered, err := offeredTools(choice)
+	offered, err := offeredTools(su.Tools)
 	if err != nil {
 		return Summary{}, err
 	}
-	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model, Tools: offered})
+	ref, err := m.hostRef(ctx, su.Host)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := m.store.CreateSession(ctx, store.Session{Title: "New session", Workspace: ws, Model: model, Tools: offered, Host: ref})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -172,13 +186,7 @@ func (m *Manager) CreateOffering(ctx context.Context, workspace, model string, c
 // Run with the same text goes on from that message; release the lease once
 // Run has returned (Run takes it over). The window's New makes an empty
 // session on purpose: Create.
-func (m *Manager) CreateWith(ctx context.Context, workspace, model, text string) (Summary, *store.Lease, error) {
-	return m.CreateWithOffering(ctx, workspace, model, text, nil)
-}
-
-// CreateWithOffering is CreateWith with the tools the session offers its
-// model (nil: every built-in tool).
-func (m *Manager) CreateWithOffering(ctx context.Context, workspace, model, text string, choice *[]string) (Summary, *store.Lease, error) {
+func (m *Manager) CreateWith(ctx context.Context, workspace, model string, su Setup, text string) (Summary, *store.Lease, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Summary{}, nil, errors.New("type a message first")
@@ -187,12 +195,16 @@ func (m *Manager) CreateWithOffering(ctx context.Context, workspace, model, text
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	offered, err := offeredTools(choice)
+	offered, err := offeredTools(su.Tools)
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	ref, err := m.hostRef(ctx, su.Host)
 	if err != nil {
 		return Summary{}, nil, err
 	}
 	first := trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})
-	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model, Tools: offered}, first)
+	s, e, lease, err := m.store.CreateSessionWith(ctx, store.Session{Title: titleFrom(text), Workspace: ws, Model: model, Tools: offered, Host: ref}, first)
 	if err != nil {
 		return Summary{}, nil, err
 	}

@@ -120,7 +120,7 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
 		w.replace = append(w.replace, [2]string{home, recordedHome})
 	}
-	w.replace = append(w.replace, [2]string{w.ws, recordedWorkspace})
+	w.replace = append(w.replace, [2]string{w.ws, recordedWorkspace}, [2]string{srv.URL(), ollama.DefaultHost})
 	return w
 }
 
@@ -980,6 +980,49 @@ func TestRecordings(t *testing.T) {
 		w.untilEnded()
 		w.rec.Mark("answered")
 		w.deleteSession()
+		w.save()
+	})
+
+	// A named Ollama host: the new-session dialog lists its models, the
+	// session is made on it, and its request says where it went.
+	t.Run("named_host", func(t *testing.T) {
+		gpu := ollamatest.New(t)
+		gpu.SetClock(func() time.Time { return recordedStart })
+		gpu.AddModel(ollamatest.ModelSpec{Name: "qwen3:32b", ContextLength: 40960})
+		w := newWindow(t, "named_host", "Settings name a second Ollama host, gpu-box; the user lists its models, starts a session on it with qwen3:32b, and gets an answer from it.", permission.ModeAsk,
+			func(s *settings.Settings) { s.Hosts = []settings.HostProfile{{Name: "gpu-box", URL: gpu.URL()}} })
+		w.replace = append([][2]string{{gpu.URL(), "http://10.0.0.5:11434"}}, w.replace...)
+		w.started(nil)
+		w.must(w.rec.Query("listModelsOn", func() (any, error) { return w.m.ModelsOn(context.Background(), "gpu-box") }, "gpu-box"))
+		out := w.mustDo(session.Command{Do: session.DoCreate, Workspace: w.ws, Model: "qwen3:32b", Host: "gpu-box"})
+		w.id = out.Summary.ID
+		w.rec.Mark("created")
+		gpu.Script(text("Hello from the GPU box."))
+		w.send("Hi")
+		w.untilEnded()
+		w.rec.Mark("answered")
+		if n := len(w.srv.Requests()); n != 0 {
+			t.Fatalf("the local server got %d requests meant for gpu-box", n)
+		}
+		w.save()
+	})
+
+	// The workspace's AGENTS.md: Settings shows the whole system prompt
+	// with it, and the run sends it. The template does not name the
+	// folder, so the part's offsets hold once the recording renames it.
+	t.Run("project_instructions", func(t *testing.T) {
+		w := openWindow(t, "project_instructions", "The workspace has an AGENTS.md: Settings shows it as part of the system prompt, and the run's request sends it, delimited.", permission.ModeAsk,
+			func(s *settings.Settings) {
+				s.SystemPrompt = "You are a coding agent. Use the tools; answer in plain text when done."
+			})
+		w.write("AGENTS.md", "# Notes for agents\nRun `go test ./...` before you answer.\nNever edit files under vendor/.\n")
+		set, err := settings.Load(context.Background(), w.st)
+		w.must(err)
+		w.must(w.rec.Query("systemPrompt", func() (any, error) { return session.SystemPreview(set, set.SystemPrompt, w.ws) }, set.SystemPrompt, w.ws))
+		w.srv.Script(text("I will run the tests before I answer."))
+		w.send("What do you do before you answer?")
+		w.untilEnded()
+		w.rec.Mark("answered")
 		w.save()
 	})
 

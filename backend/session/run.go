@@ -98,13 +98,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if s.Model == "" {
 		return nil, errors.New("choose a model for this session first")
 	}
-	system, err := set.PromptFor(s.Workspace)
+	system, err := SystemFor(set, s.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	info, err := m.model.Show(ctx, s.Model)
-	if err != nil && !resume {
+	host, err := m.clientFor(set, s.Host)
+	if err != nil {
 		return nil, err
+	}
+	info, err := host.client.Show(ctx, s.Model)
+	if err != nil && !resume {
+		return nil, host.wrap(err)
 	}
 	if err != nil {
 		// Resuming a pause: assume what the model could do before.
@@ -126,10 +130,13 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	cfg := agent.Config{
 		SessionID: id,
 		Model:     s.Model,
-		System:    system,
-		Options:   llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, set.NumCtxCap), Temperature: set.Temperature},
-		MaxRounds: set.MaxRounds,
-		Policy:    policy,
+		System:    system.Text,
+
+		Instructions: system.Instructions,
+		Host:         host.where,
+		Options:      llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, set.NumCtxCap), Temperature: set.Temperature},
+		MaxRounds:    set.MaxRounds,
+		Policy:       policy,
 
 		RecoverTextCalls: set.RecoverTextCalls,
 		RepeatLimit:      set.RepeatLimit,
@@ -138,6 +145,9 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
+		if system.Notice != nil {
+			cfg.StartNotices = append(cfg.StartNotices, *system.Notice)
+		}
 	}
 	if !info.SupportsTools() {
 		cfg.StartNotices = append(cfg.StartNotices, trace.Notice{Code: "no_tools",
@@ -211,7 +221,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		onDelta = m.sink.Delta
 	}
 	ag := agent.New(cfg, agent.Seams{
-		Model:    m.model,
+		Model:    host.model(),
 		Recorder: recorder{store: m.store, sink: m.sink},
 		Tools:    reg,
 		Approver: approver,

@@ -42,6 +42,9 @@ type Settings struct {
 	// normalised it; "" leaves it to OLLAMA_HOST or DefaultHost. A --host
 	// flag wins over it (see ChooseHost).
 	OllamaHost string `json:"ollama_host"`
+	// Hosts are other Ollama servers, each under a name, that a new
+	// session may be started on instead of the local one (OllamaHost).
+	Hosts []HostProfile `json:"hosts"`
 	// RecoverTextCalls turns tool calls a model printed as text (JSON in
 	// the answer, in a code fence or between <tool_call> tags) into calls.
 	RecoverTextCalls bool `json:"recover_text_calls"`
@@ -81,6 +84,7 @@ func Defaults() Settings {
 		PermissionMode: permission.ModeAsk,
 		Tools:          map[string]permission.ToolSetting{},
 		Rules:          []permission.Rule{},
+		Hosts:          []HostProfile{},
 		SystemPrompt:   DefaultSystemPrompt,
 
 		RecoverTextCalls: true,
@@ -124,6 +128,7 @@ func (s Settings) Validate() error {
 			probs = append(probs, err.Error())
 		}
 	}
+	probs = append(probs, validateHosts(s.Hosts)...)
 	if !s.PermissionMode.Valid() {
 		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))
 	}
@@ -174,6 +179,9 @@ func Load(ctx context.Context, st *store.Store) (Settings, error) {
 	if s.Rules == nil {
 		s.Rules = []permission.Rule{}
 	}
+	if s.Hosts == nil {
+		s.Hosts = []HostProfile{}
+	}
 	return s, nil
 }
 
@@ -187,6 +195,12 @@ func Save(ctx context.Context, st *store.Store, s Settings) error {
 	if s.OllamaHost != "" {
 		s.OllamaHost, _ = ParseOllamaHost(s.OllamaHost) // Validate has parsed it
 	}
+	hosts := make([]HostProfile, len(s.Hosts))
+	for i, h := range s.Hosts {
+		hosts[i] = HostProfile{Name: strings.TrimSpace(h.Name)}
+		hosts[i].URL, _ = ParseOllamaHost(h.URL)
+	}
+	s.Hosts = hosts
 	return st.PutSetting(ctx, key, s)
 }
 

@@ -33,6 +33,9 @@ type Session struct {
 	// Tools are the tools the session offers its model, by name; nil
 	// offers every built-in tool. An empty list offers none (plain chat).
 	Tools *[]string `json:"tools,omitempty"`
+	// Host is the Ollama host the session runs on: "" the local one, a
+	// name of Settings' named hosts, or an address (see settings.HostRef).
+	Host string `json:"host,omitempty"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -42,13 +45,13 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
 	var offered sql.NullString
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	if err == nil && offered.Valid {
@@ -182,9 +185,9 @@ func insertSession(ctx context.Context, w interface {
 		return fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered)
+		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}

@@ -7,6 +7,7 @@ package trace
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
@@ -106,6 +107,14 @@ type ModelRequest struct {
 	// Compact names, for a compaction request, the last history event it
 	// asks to summarise: the conversation from its start through it.
 	Compact int64 `json:"compact,omitempty"`
+	// Instructions is where the workspace's AGENTS.md sits in System, when
+	// it was added to it.
+	Instructions *Instructions `json:"instructions,omitempty"`
+	// Host is the Ollama server the request was sent to (its base URL);
+	// HostName the name Settings gives it, "" for the local host or an
+	// address given as such. Absent in logs written before.
+	Host     string `json:"host,omitempty"`
+	HostName string `json:"host_name,omitempty"`
 	// ToolSet names the session's stored tool set sent with the request
 	// (0: no tools); ToolNames are its tools' names, for reading the log.
 	ToolSet   int      `json:"tool_set,omitempty"`
@@ -132,6 +141,38 @@ type ModelRequest struct {
 	// history event's seq, in each request. They are read, never written.
 	Tools       []llm.ToolSpec `json:"tools,omitempty"`
 	HistorySeqs []int64        `json:"history_seqs,omitempty"`
+}
+
+// Instructions is the part of a system prompt that holds a workspace's
+// instructions file: System[Start:Start+Len], in bytes, delimiters and
+// any note of a cut included.
+type Instructions struct {
+	// Source is the file, relative to the workspace ("AGENTS.md").
+	Source string `json:"source"`
+	Start  int    `json:"start"`
+	Len    int    `json:"len"`
+	// Bytes is the file's size; Cut says only its start was added.
+	Bytes int  `json:"bytes"`
+	Cut   bool `json:"cut,omitempty"`
+}
+
+// Kept is where the part is in a system prompt edited from before to
+// after: in place, moved when it is found once elsewhere, or nil when the
+// edit changed it.
+func (in *Instructions) Kept(before, after string) *Instructions {
+	if in == nil || in.Start < 0 || in.Start+in.Len > len(before) {
+		return nil
+	}
+	part := before[in.Start : in.Start+in.Len]
+	if in.Start+in.Len <= len(after) && after[in.Start:in.Start+in.Len] == part {
+		return in
+	}
+	if i := strings.Index(after, part); i >= 0 && strings.Count(after, part) == 1 {
+		moved := *in
+		moved.Start = i
+		return &moved
+	}
+	return nil
 }
 
 // ModelResponse is the model's whole message for one request.

@@ -71,10 +71,16 @@ func Describe(e Event) string {
 		return "user: " + oneLine(p.Text)
 	case KindModelRequest:
 		p, _ := Decode[ModelRequest](e)
-		if p.Purpose == PurposeCompaction {
-			return fmt.Sprintf("request to %s for a summary of the history through event %d, ~%d tokens", p.Model, p.Compact, p.PromptEstimate)
+		model := p.Model
+		if p.HostName != "" {
+			// A named host is said; the local one is where requests go
+			// unless said otherwise.
+			model += " on " + p.HostName
 		}
-		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", p.Model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
+		if p.Purpose == PurposeCompaction {
+			return fmt.Sprintf("request to %s for a summary of the history through event %d, ~%d tokens", model, p.Compact, p.PromptEstimate)
+		}
+		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
 	case KindModelResponse:
 		p, _ := Decode[ModelResponse](e)
 		s := fmt.Sprintf("response (%s", p.DoneReason)

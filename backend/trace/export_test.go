@@ -46,3 +46,12 @@ func TestMarkdownOfAnAnswerOfCallsOnly(t *testing.T) {
 		t.Fatalf("a text answer lost its block:\n%s", md)
 	}
 }
+
+// A request to a named host says which; one to the local host does not.
+func TestDescribeNamesTheHost(t *testing.T) {
+	named := Describe(New(KindModelRequest, 1, 1, ModelRequest{Model: "qwen3", Host: "http://10.0.0.5:11434", HostName: "gpu-box"}))
+	local := Describe(New(KindModelRequest, 1, 1, ModelRequest{Model: "qwen3", Host: "http://127.0.0.1:11434"}))
+	if !strings.HasPrefix(named, "request to qwen3 on gpu-box:") || !strings.HasPrefix(local, "request to qwen3:") {
+		t.Errorf("named %q, local %q", named, local)
+	}
+}

@@ -251,3 +251,29 @@ func TestDecodeChecksKind(t *testing.T) {
 		t.Fatalf("p=%+v err=%v", p, err)
 	}
 }
+
+// The AGENTS.md part of a system prompt survives an edit elsewhere in the
+// prompt (in place, or moved by text added before it) and is dropped when
+// the edit changes it.
+func TestInstructionsKeptThroughEdits(t *testing.T) {
+	before := "base\n\n<p>notes</p>"
+	in := &Instructions{Source: "AGENTS.md", Start: 6, Len: 12}
+	for _, tt := range []struct {
+		after string
+		start int
+		kept  bool
+	}{
+		{"base\n\n<p>notes</p> and more", 6, true},
+		{"a longer base\n\n<p>notes</p>", 15, true},
+		{"base\n\n<p>other</p>", 0, false},
+		{"<p>notes</p><p>notes</p>", 0, false},
+	} {
+		got := in.Kept(before, tt.after)
+		if (got != nil) != tt.kept || (got != nil && (got.Start != tt.start || tt.after[got.Start:got.Start+got.Len] != "<p>notes</p>")) {
+			t.Errorf("Kept(%q) = %+v, want kept %v at %d", tt.after, got, tt.kept, tt.start)
+		}
+	}
+	if (*Instructions)(nil).Kept(before, before) != nil {
+		t.Error("nil kept")
+	}
+}

@@ -85,6 +85,9 @@ func redact(p map[string]any, o Options) {
 			p[k] = "<duration>"
 		case k == "created_at" && o.CallIDs != nil:
 			p[k] = "<time>"
+		case k == "host":
+			// The test server's port differs on every run.
+			p[k] = "$OLLAMA"
 		case o.Counts && (k == "prompt_eval_count" || k == "prompt_estimate"):
 			p[k] = "<count>"
 		case o.Counts && (k == "split" || k == "context"):

@@ -30,7 +30,7 @@ func TestRenderedPromptOnRealOllama(t *testing.T) {
 	r := newRig(t, srv)
 	ctx := context.Background()
 	one := []string{"list_dir"}
-	sum, err := r.m.CreateOffering(ctx, r.ws, modelName, &one)
+	sum, err := r.m.CreateSetUp(ctx, r.ws, modelName, session.Setup{Tools: &one})
 	if err != nil {
 		t.Fatal(err)
 	}

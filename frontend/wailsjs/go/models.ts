@@ -206,6 +206,28 @@ export namespace main {
 
 export namespace ollama {
 	
+	export class Connection {
+	    host: string;
+	    port: string;
+	    count: number;
+	    failed: number;
+	    loopback: boolean;
+	    remote?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Connection(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.port = source["port"];
+	        this.count = source["count"];
+	        this.failed = source["failed"];
+	        this.loopback = source["loopback"];
+	        this.remote = source["remote"];
+	    }
+	}
 	export class ModelInfo {
 	    name: string;
 	    size: number;
@@ -587,6 +609,7 @@ export namespace session {
 	    session?: string;
 	    workspace?: string;
 	    model?: string;
+	    host?: string;
 	    text?: string;
 	    tools?: string[];
 	    call_id?: string;
@@ -610,6 +633,7 @@ export namespace session {
 	        this.session = source["session"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.host = source["host"];
 	        this.text = source["text"];
 	        this.tools = source["tools"];
 	        this.call_id = source["call_id"];
@@ -669,6 +693,7 @@ export namespace session {
 	    event_count: number;
 	    open_run: number;
 	    tools?: string[];
+	    host?: string;
 	    running: boolean;
 	    standing: string;
 	    stepping: boolean;
@@ -690,6 +715,7 @@ export namespace session {
 	        this.event_count = source["event_count"];
 	        this.open_run = source["open_run"];
 	        this.tools = source["tools"];
+	        this.host = source["host"];
 	        this.running = source["running"];
 	        this.standing = source["standing"];
 	        this.stepping = source["stepping"];
@@ -872,6 +898,41 @@ export namespace session {
 		}
 	}
 	
+	
+	export class SystemPrompt {
+	    text: string;
+	    instructions?: trace.Instructions;
+	    notice?: trace.Notice;
+	
+	    static createFrom(source: any = {}) {
+	        return new SystemPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.instructions = this.convertValues(source["instructions"], trace.Instructions);
+	        this.notice = this.convertValues(source["notice"], trace.Notice);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -895,6 +956,20 @@ export namespace settings {
 	        this.env = source["env"];
 	    }
 	}
+	export class HostProfile {
+	    name: string;
+	    url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostProfile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.url = source["url"];
+	    }
+	}
 	export class Settings {
 	    max_rounds: number;
 	    num_ctx_cap: number;
@@ -907,6 +982,7 @@ export namespace settings {
 	    first_token_timeout_s: number;
 	    stall_timeout_s: number;
 	    ollama_host: string;
+	    hosts: HostProfile[];
 	    recover_text_calls: boolean;
 	    repeat_limit: number;
 	    compact: boolean;
@@ -930,6 +1006,7 @@ export namespace settings {
 	        this.first_token_timeout_s = source["first_token_timeout_s"];
 	        this.stall_timeout_s = source["stall_timeout_s"];
 	        this.ollama_host = source["ollama_host"];
+	        this.hosts = this.convertValues(source["hosts"], HostProfile);
 	        this.recover_text_calls = source["recover_text_calls"];
 	        this.repeat_limit = source["repeat_limit"];
 	        this.compact = source["compact"];
@@ -1052,6 +1129,40 @@ export namespace trace {
 		    }
 		    return a;
 		}
+	}
+	export class Instructions {
+	    source: string;
+	    start: number;
+	    len: number;
+	    bytes: number;
+	    cut?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Instructions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.start = source["start"];
+	        this.len = source["len"];
+	        this.bytes = source["bytes"];
+	        this.cut = source["cut"];
+	    }
+	}
+	export class Notice {
+	    code: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Notice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.code = source["code"];
+	        this.message = source["message"];
+	    }
 	}
 
 }

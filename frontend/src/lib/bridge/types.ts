@@ -1,5 +1,6 @@
 import type {
   Command,
+  Connection,
   Delta,
   HostCheck,
   ModelCheck,
@@ -15,6 +16,7 @@ import type {
   Settings,
   StatusInfo,
   Summary,
+  SystemPromptView,
   TraceEvent,
   WorkspaceChange,
   WorkspaceInfo,
@@ -39,6 +41,16 @@ export type Listener<T> = (batch: T[]) => void;
 export interface Bridge {
   status(): Promise<StatusInfo>;
   listModels(): Promise<ModelInfo[]>;
+  /** The models installed at one of Settings' named Ollama hosts ("" for the local one); rejects naming the host when it does not answer. */
+  listModelsOn(host: string): Promise<ModelInfo[]>;
+  /** Every network connection Loupe made since it started: each address dialled, how often, whether it stayed on this machine. */
+  connections(): Promise<Connection[]>;
+  /**
+   * The whole system prompt a run sends: the template given (Settings'
+   * field, saved or not) in a workspace (with its AGENTS.md, marked), or
+   * with a placeholder for the folder when workspace is "".
+   */
+  systemPrompt(template: string, workspace: string): Promise<SystemPromptView>;
   listSessions(): Promise<Summary[]>;
   /**
    * The session with its events as previews: a long text of an ended run

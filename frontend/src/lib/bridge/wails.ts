@@ -10,6 +10,7 @@ import {
   isRecord,
   parseEvent,
   type Command,
+  type Connection,
   type ModelCheck,
   type ReadinessReport,
   type RenderedPrompt,
@@ -24,6 +25,7 @@ import {
   type Settings,
   type StatusInfo,
   type Summary,
+  type SystemPromptView,
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
@@ -36,6 +38,7 @@ import {
   ruleLimitsOf,
   settingsOf,
   summaryOf,
+  systemPromptOf,
   workspaceInfoOf,
   outcomeOf,
 } from '../types';
@@ -120,6 +123,19 @@ export class WailsBridge implements Bridge {
 
   async listModels(): Promise<ModelInfo[]> {
     return list(await call('Models', () => App.Models()));
+  }
+
+  async listModelsOn(host: string): Promise<ModelInfo[]> {
+    return list(await call('ModelsOn', () => App.ModelsOn(host)));
+  }
+
+  async connections(): Promise<Connection[]> {
+    return list(await call('Connections', () => App.Connections()));
+  }
+
+  async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    const r = await call<unknown>('SystemPrompt', () => App.SystemPrompt(template, workspace));
+    return systemPromptOf(r);
   }
 
   async listSessions(): Promise<Summary[]> {

@@ -19,9 +19,11 @@ import {
   ruleLimitsOf,
   settingsOf,
   summaryOf,
+  systemPromptOf,
   workspaceInfoOf,
   outcomeOf,
   type Command,
+  type Connection,
   type ModelCheck,
   type ReadinessReport,
   type RenderedPrompt,
@@ -38,6 +40,7 @@ import {
   type Settings,
   type StatusInfo,
   type Summary,
+  type SystemPromptView,
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
@@ -113,6 +116,12 @@ export class ReplayBridge implements Bridge {
   start: { status?: Partial<StatusInfo>; error?: string };
   /** The pulls under way, by name: how each is cancelled. */
   readonly #pulling = new Map<string, () => void>();
+  /** What listModelsOn answers for each named host. */
+  hostModels: Record<string, ModelInfo[]> = {};
+  /** What connections answers. */
+  connectionsInfo: Connection[] = [];
+  /** What systemPrompt answers when the recording has no answer of the engine's. */
+  systemPromptInfo: SystemPromptView | null = null;
 
   readonly #hub: EventHub;
   readonly #steps: Step[];
@@ -420,6 +429,32 @@ export class ReplayBridge implements Bridge {
   async listModels(): Promise<ModelInfo[]> {
     this.calls.push({ method: 'listModels', args: [] });
     return this.statusInfo.reachable ? [...this.models] : [];
+  }
+
+  /** A named host's models as the engine listed them when recorded; else what hostModels gives it, else none. */
+  async listModelsOn(host: string): Promise<ModelInfo[]> {
+    if (host === '') return this.listModels();
+    if (this.#recorded('listModelsOn', [host])) {
+      const r = this.#query('listModelsOn', [host]);
+      return Array.isArray(r) ? (r as unknown as ModelInfo[]) : [];
+    }
+    this.calls.push({ method: 'listModelsOn', args: [host] });
+    const rejected = this.#rejects.get('listModelsOn')?.shift();
+    if (rejected !== undefined) throw new BridgeError(rejected, 'listModelsOn');
+    return [...(this.hostModels[host] ?? [])];
+  }
+
+  async connections(): Promise<Connection[]> {
+    this.calls.push({ method: 'connections', args: [] });
+    return this.connectionsInfo.map((c) => ({ ...c }));
+  }
+
+  /** The engine's answer when the recording has one; else systemPromptInfo, or the template as it is. */
+  async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    const recorded = this.#recorded('systemPrompt', [template, workspace]);
+    if (recorded) return systemPromptOf(this.#query('systemPrompt', [template, workspace]));
+    this.calls.push({ method: 'systemPrompt', args: [template, workspace] });
+    return structuredClone(this.systemPromptInfo ?? { text: template });
   }
 
   async listSessions(): Promise<Summary[]> {

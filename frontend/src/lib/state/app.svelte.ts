@@ -15,6 +15,7 @@
 //   #commands  Commands       create, send, stop, stop a command, answer
 //   #stepping  Stepping       step mode, breakpoints, what is done at a pause
 //   safety     SafetyState    protections, workspaces, restores
+//   network    NetworkState   every connection Loupe made, read on a timer
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -28,12 +29,14 @@ import type {
   Settings,
   StatusInfo,
   Summary,
+  SystemPromptView,
   TraceEvent,
 } from '../types';
 import { Commands } from './commands.svelte';
 import { message } from './errors';
 import { LiveState } from './live.svelte';
 import { ModelPulls } from './models.svelte';
+import { NetworkState } from './network.svelte';
 import { Raws } from './raws.svelte';
 import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
@@ -61,6 +64,8 @@ export class LoupeApp {
   readonly safety: SafetyState;
   /** Pulls of models, their cancel, and deletes (the Models page). */
   readonly pulls: ModelPulls;
+  /** Every network connection Loupe made since it started. */
+  readonly network: NetworkState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -94,6 +99,7 @@ export class LoupeApp {
     this.#stepping = new Stepping(this.#commands.do, current, notify);
     this.safety = new SafetyState(bridge, () => this.current?.id ?? null, notify);
     this.pulls = new ModelPulls(bridge, notify, () => this.#status.refreshModels(true));
+    this.network = new NetworkState(bridge);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -111,6 +117,7 @@ export class LoupeApp {
     offs.push(() => clearInterval(clock));
     offs.push(this.#status.watch());
     offs.push(this.pulls.watch());
+    offs.push(this.network.watch());
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();
@@ -268,6 +275,16 @@ export class LoupeApp {
     return this.#settings.save(s);
   }
 
+  /** The models installed at a named Ollama host ("" for the local one); rejects naming the host when it does not answer. */
+  listModelsOn(host: string): Promise<ModelInfo[]> {
+    return this.bridge.listModelsOn(host);
+  }
+
+  /** The whole system prompt a run sends, from a template, in a workspace ("" for none yet). */
+  systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
+    return this.bridge.systemPrompt(template, workspace);
+  }
+
   checkHost(host: string): Promise<HostCheck> {
     return this.#settings.checkHost(host);
   }
@@ -284,8 +301,9 @@ export class LoupeApp {
     return this.#commands.stopConfirm;
   }
 
-  newSession(workspace: string, model: string, tools?: string[]): Promise<boolean> {
-    return this.#commands.newSession(workspace, model, tools);
+  /** Starts a session on a workspace and model, on one of Settings' named Ollama hosts (absent: the local one), offering the tools given (absent: every tool). */
+  newSession(workspace: string, model: string, setup: { host?: string; tools?: string[] } = {}): Promise<boolean> {
+    return this.#commands.newSession(workspace, model, setup);
   }
 
   setTools(tools: string[] | undefined): Promise<void> {

@@ -48,10 +48,10 @@ export class Commands {
     return out;
   };
 
-  /** tools: the tools the session offers its model; undefined: every tool. */
-  async newSession(workspace: string, model: string, tools?: string[]): Promise<boolean> {
+  /** setup.host: the Ollama host it runs on ("": the local one); setup.tools: the tools it offers its model (undefined: every tool). */
+  async newSession(workspace: string, model: string, setup: { host?: string; tools?: string[] } = {}): Promise<boolean> {
     try {
-      const out = await this.do(tools ? { do: 'create', workspace, model, tools } : { do: 'create', workspace, model });
+      const out = await this.do({ do: 'create', workspace, model, ...(setup.host ? { host: setup.host } : {}), ...(setup.tools ? { tools: setup.tools } : {}) });
       if (!out.summary) throw new Error('the backend did not say which session it made');
       await this.#router.openSession(out.summary.id);
       return true;

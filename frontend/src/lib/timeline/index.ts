@@ -18,3 +18,4 @@ export * from './output';
 export * from './compaction';
 export * from './meter';
 export * from './rendered';
+export * from './system';

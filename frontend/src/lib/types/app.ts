@@ -1,6 +1,6 @@
 // Types of the bound methods of main.App and of the runtime events that are
 // not timeline events. Field names are the Go json tags.
-import type { CheckpointPoint, CompactionPayload, Display, PendingRequest, ToolResultPayload, TraceEvent } from './events';
+import type { CheckpointPoint, CompactionPayload, Display, Instructions, PendingRequest, ToolResultPayload, TraceEvent } from './events';
 import { isRecord, type JsonValue } from './json';
 import type { Options } from './llm';
 import type { LocalOllama } from './ollama';
@@ -14,6 +14,45 @@ export interface HostChoice {
   /** What --host and OLLAMA_HOST name, normalised; "" when not given. */
   flag: string;
   env: string;
+}
+
+/** settings.HostProfile: an Ollama server under a name of the user's ("gpu-box"). */
+export interface HostProfile {
+  name: string;
+  /** Its address, normalised by the backend on save. */
+  url: string;
+}
+
+/** ollama.Connection: one address Loupe dialled since it started, and how often. */
+export interface Connection {
+  host: string;
+  port: string;
+  /** Connections tried there (one serves many requests while it stays open). */
+  count: number;
+  /** Of those, the ones that did not connect. */
+  failed: number;
+  /** Every connection there stayed on this machine. */
+  loopback: boolean;
+  /** The address the last connection reached. */
+  remote?: string;
+}
+
+/** session.SystemPrompt: the system prompt a run sends, and where the workspace's AGENTS.md sits in it. */
+export interface SystemPromptView {
+  text: string;
+  instructions?: Instructions | null;
+  /** What went wrong with AGENTS.md (unreadable, cut). */
+  notice?: { code: string; message: string } | null;
+}
+
+/** A SystemPromptView from the backend, its text always a string. */
+export function systemPromptOf(v: unknown): SystemPromptView {
+  const r = isRecord(v) ? v : {};
+  return {
+    text: typeof r['text'] === 'string' ? r['text'] : '',
+    instructions: isRecord(r['instructions']) ? (r['instructions'] as unknown as Instructions) : null,
+    notice: isRecord(r['notice']) ? (r['notice'] as unknown as { code: string; message: string }) : null,
+  };
 }
 
 /** main.HostCheck: what an Ollama host answered to Settings' Test. */
@@ -76,6 +115,8 @@ export interface Summary {
   breakpoints: Breakpoints;
   /** The tools the session offers its model, by name; absent: every built-in tool; []: none (plain chat). */
   tools?: string[];
+  /** The Ollama host it runs on: a name of Settings' hosts, an address, or absent for the local one. */
+  host?: string;
 }
 
 /**
@@ -176,7 +217,7 @@ export interface SessionSnapshot {
  * says what; each kind carries the fields it needs.
  */
 export type Command =
-  | { do: 'create'; workspace: string; model: string; tools?: string[] }
+  | { do: 'create'; workspace: string; model: string; tools?: string[]; /** A name of Settings' Ollama hosts; absent or "" for the local one. */ host?: string }
   | { do: 'delete'; session: string }
   | { do: 'set_model'; session: string; model: string }
   /** The tools offered from the next run on; tools absent: every tool. */
@@ -250,6 +291,8 @@ export interface Settings {
   stall_timeout_s: number;
   /** Where Ollama is, normalised by the backend on save; "" means OLLAMA_HOST or the default. */
   ollama_host: string;
+  /** Other Ollama servers under names of the user's, that a new session may run on. */
+  hosts: HostProfile[];
   /** Tool calls a model printed as text are read as calls. */
   recover_text_calls: boolean;
   /** Rounds in a row with the same calls before the model is told; one more and the run stops. */
@@ -274,6 +317,7 @@ export function settingsOf(v: unknown): Settings {
     first_token_timeout_s: typeof r['first_token_timeout_s'] === 'number' ? r['first_token_timeout_s'] : 600,
     stall_timeout_s: typeof r['stall_timeout_s'] === 'number' ? r['stall_timeout_s'] : 300,
     ollama_host: typeof r['ollama_host'] === 'string' ? r['ollama_host'] : '',
+    hosts: Array.isArray(r['hosts']) ? (r['hosts'] as HostProfile[]).map((h) => ({ name: h.name ?? '', url: h.url ?? '' })) : [],
     recover_text_calls: r['recover_text_calls'] !== false,
     repeat_limit: typeof r['repeat_limit'] === 'number' ? r['repeat_limit'] : 3,
     compact: r['compact'] !== false,

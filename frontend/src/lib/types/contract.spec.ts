@@ -55,11 +55,13 @@ const results: Record<string, keyof typeof SHAPES> = {
   openSession: 'snapshot',
   checkModel: 'readiness',
   renderedPrompt: 'renderedPrompt',
+  systemPrompt: 'systemPrompt',
+  listModelsOn: 'models',
 };
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
 const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
-const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'checkModel', 'renderedPrompt'];
+const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'checkModel', 'renderedPrompt', 'systemPrompt', 'listModelsOn'];
 
 /**
  * The fields each command of the window carries (type Command), besides
@@ -67,7 +69,7 @@ const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload',
  * listed here.
  */
 const COMMAND_FIELDS: Record<Command['do'], string[]> = {
-  create: ['workspace', 'model', 'tools'],
+  create: ['workspace', 'model', 'tools', 'host'],
   delete: ['session'],
   set_model: ['session', 'model'],
   set_tools: ['session', 'tools'],

@@ -33,6 +33,17 @@ export interface UserMessagePayload {
  * are in the rebuilt body), and the history is the previous request's
  * (history_base) plus the events in history_added.
  */
+/** trace.Instructions: system.slice(start, start + len), counted in UTF-8 bytes, holds the file. */
+export interface Instructions {
+  source: string;
+  start: number;
+  len: number;
+  /** The file's size in bytes. */
+  bytes: number;
+  /** Only its start was added. */
+  cut?: boolean;
+}
+
 export interface ModelRequestPayload {
   model: string;
   options: Options;
@@ -44,6 +55,11 @@ export interface ModelRequestPayload {
   purpose?: string;
   /** For a compaction request: the last history event it asks to summarise. */
   compact?: number;
+  /** Where the workspace's AGENTS.md sits in system, when it was added. */
+  instructions?: Instructions | null;
+  /** The Ollama server it was sent to (base URL), and its Settings name ("" or absent: the local host). Absent in older logs. */
+  host?: string;
+  host_name?: string;
   /** The session's tool set sent with it; absent when no tools were offered. */
   tool_set?: number;
   tool_names?: string[] | null;

@@ -132,6 +132,9 @@ const payloads: Record<Kind, Shape> = {
     system: str,
     'purpose?': str,
     'compact?': num,
+    'instructions?': nullable(obj({ source: str, start: num, len: num, bytes: num, 'cut?': bool })),
+    'host?': str,
+    'host_name?': str,
     'tool_set?': num,
     'tool_names?': nullable(arr(str)),
     'history_base?': num,
@@ -243,6 +246,7 @@ const summary = obj({
   stepping: bool,
   breakpoints,
   'tools?': arr(str),
+  'host?': str,
 });
 const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
 const delta = obj({
@@ -267,6 +271,7 @@ const settings = obj({
   first_token_timeout_s: num,
   stall_timeout_s: num,
   ollama_host: str,
+  hosts: nullable(arr(obj({ name: str, url: str }))),
   recover_text_calls: bool,
   repeat_limit: num,
   compact: bool,
@@ -309,8 +314,21 @@ const readiness = obj({
   'reply?': obj({ kind: oneOf('call', 'printed', 'none'), content: str, 'calls?': json, 'printed?': json }),
   ready: bool,
 });
+const instructions = obj({ source: str, start: num, len: num, bytes: num, 'cut?': bool });
+const systemPrompt = obj({ text: str, 'instructions?': nullable(instructions), 'notice?': nullable(obj({ code: str, message: str })) });
+const modelInfo = obj({
+  name: str,
+  size: num,
+  family: str,
+  parameter_size: str,
+  quantization: str,
+  capabilities: nullable(arr(str)),
+  context_length: num,
+  modified_at: str,
+});
+const models = nullable(arr(modelInfo));
 
-export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot, renderedPrompt, readiness } as const;
+export const SHAPES = { summary, outcome, delta, settings, workspaceInfo, restoreResult, ruleLimits, rule, snapshot, systemPrompt, models, renderedPrompt, readiness } as const;
 
 /** What does not fit the named shape; empty when it fits. */
 export function shapeProblems(name: keyof typeof SHAPES, v: unknown, path: string = name): string[] {

@@ -15,6 +15,8 @@ export function CheckHost(arg1:string):Promise<main.HostCheck>;
 
 export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
 
+export function Connections():Promise<Array<ollama.Connection>>;
+
 export function DeleteModel(arg1:string):Promise<void>;
 
 export function Do(arg1:session.Command):Promise<session.Outcome>;
@@ -22,6 +24,8 @@ export function Do(arg1:session.Command):Promise<session.Outcome>;
 export function EventPayload(arg1:string,arg2:number):Promise<string>;
 
 export function Models():Promise<Array<ollama.ModelInfo>>;
+
+export function ModelsOn(arg1:string):Promise<Array<ollama.ModelInfo>>;
 
 export function Open(arg1:string):Promise<session.Detail>;
 
@@ -48,5 +52,7 @@ export function Settings():Promise<settings.Settings>;
 export function StartOllama():Promise<main.Status>;
 
 export function Status():Promise<main.Status>;
+
+export function SystemPrompt(arg1:string,arg2:string):Promise<session.SystemPrompt>;
 
 export function Workspace(arg1:string):Promise<workspace.Info>;

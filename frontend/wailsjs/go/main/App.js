@@ -14,6 +14,10 @@ export function CheckModel(arg1) {
   return window['go']['main']['App']['CheckModel'](arg1);
 }
 
+export function Connections() {
+  return window['go']['main']['App']['Connections']();
+}
+
 export function DeleteModel(arg1) {
   return window['go']['main']['App']['DeleteModel'](arg1);
 }
@@ -28,6 +32,10 @@ export function EventPayload(arg1, arg2) {
 
 export function Models() {
   return window['go']['main']['App']['Models']();
+}
+
+export function ModelsOn(arg1) {
+  return window['go']['main']['App']['ModelsOn'](arg1);
 }
 
 export function Open(arg1) {
@@ -80,6 +88,10 @@ export function StartOllama() {
 
 export function Status() {
   return window['go']['main']['App']['Status']();
+}
+
+export function SystemPrompt(arg1, arg2) {
+  return window['go']['main']['App']['SystemPrompt'](arg1, arg2);
 }
 
 export function Workspace(arg1) {

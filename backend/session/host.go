@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/settings"
+)
+
+// hostRef reads the host a new session is asked for (a Settings name,
+// "local", an address or "") into what the session stores, or says why it
+// cannot be used.
+func (m *Manager) hostRef(ctx context.Context, host string) (string, error) {
+	if host == "" {
+		return "", nil
+	}
+	set, err := settings.Load(ctx, m.store)
+	if err != nil {
+		return "", err
+	}
+	return set.HostRef(host)
+}
+
+// onHost is a client talking to a session's host, and what to call it.
+type onHost struct {
+	client *ollama.Client
+	// name is the host's Settings name, "" for the local host or an
+	// address given as such.
+	name string
+}
+
+// label names the host for messages: its name and address, or the address.
+func (h onHost) label() string {
+	if h.name != "" {
+		return fmt.Sprintf("%q (%s)", h.name, h.client.Host())
+	}
+	return h.client.Host()
+}
+
+// where is agent.Config.Host: what a request's model_request records.
+func (h onHost) where() (string, string) { return h.name, h.client.Host() }
+
+// wrap says which host an error came from when the host has a name: the
+// client's errors name the address only.
+func (h onHost) wrap(err error) error {
+	if err == nil || h.name == "" {
+		return err
+	}
+	return fmt.Errorf("Ollama host %q: %w", h.name, err)
+}
+
+// clientFor is where the session's requests go: the manager's own client
+// for the local host (Settings' Ollama host moves it, also during a run),
+// else a client for the named host or address that shares its connections
+// and their count. A name Settings no longer has is an error that says
+// what to do.
+func (m *Manager) clientFor(set settings.Settings, ref string) (onHost, error) {
+	t, err := set.Target(ref)
+	if err != nil {
+		return onHost{}, err
+	}
+	if t.URL == "" {
+		return onHost{client: m.model}, nil
+	}
+	return onHost{client: m.model.At(t.URL), name: t.Name}, nil
+}
+
+// ModelsOn lists the models installed at a host as the new-session dialog
+// names it ("" or "local" for the local host, a Settings name, an
+// address), each with its capabilities; an error names the host.
+func (m *Manager) ModelsOn(ctx context.Context, host string) ([]ollama.ModelInfo, error) {
+	set, err := settings.Load(ctx, m.store)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := set.HostRef(host)
+	if err != nil {
+		return nil, err
+	}
+	h, err := m.clientFor(set, ref)
+	if err != nil {
+		return nil, err
+	}
+	models, err := h.client.Models(ctx)
+	return models, h.wrap(err)
+}
+
+// model is what the run's loop talks to: the client, with its errors
+// naming the host when the host has a name (a mid-run failure on gpu-box
+// says so, not only its address).
+func (h onHost) model() agent.Model {
+	if h.name == "" {
+		return h.client
+	}
+	return namedModel{h}
+}
+
+type namedModel struct{ h onHost }
+
+func (n namedModel) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
+	resp, err := n.h.client.Chat(ctx, req, onChunk)
+	if err != nil && ctx.Err() == nil {
+		err = n.h.wrap(err)
+	}
+	return resp, err
+}
