@@ -146,10 +146,18 @@ func TestDoesNotFitCompactsAndSendsAgain(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, func(s *settings.Settings) {
 		s.NumCtxCap, s.CompactAtPercent, s.CompactKeepRounds = 4096, 100, 1
 	})
-	// A model whose tokenizer reads three bytes a token: Loupe's estimate
-	// (four) undercounts its prompts, so only Ollama's refusal tells.
+	// Loupe's estimate is calibrated by Ollama's counts, so the threshold
+	// catches a prompt that grows round by round. What it lets through is
+	// a prompt whose growth sits in the rounds always kept: the third note
+	// is big, so compacting the first two replaces less than half of the
+	// conversation and the threshold leaves it; Ollama refuses it.
 	h.srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 32768, BytesPerToken: 3})
-	h.notes(3, 2500)
+	h.notes(2, 1500)
+	var big strings.Builder
+	for j := 0; big.Len() < 3300; j++ {
+		fmt.Fprintf(&big, "note 3 line %d\n", j)
+	}
+	h.write("notes/3.txt", big.String())
 	h.srv.Respond(reader(3))
 	end := h.run("What do the notes say?")
 	if end.Reason != trace.EndAnswered {
