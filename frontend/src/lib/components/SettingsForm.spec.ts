@@ -41,6 +41,27 @@ describe('SettingsForm', () => {
   });
 });
 
+describe('SettingsForm, compaction', () => {
+  it('compacts at 80 % keeping 2 rounds by default; saves it off, and refuses a share out of range', async () => {
+    const onsave = vi.fn();
+    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {} } });
+    const on = screen.getByTestId('settings-compact') as HTMLInputElement;
+    const at = screen.getByTestId('settings-compact-at') as HTMLInputElement;
+    const keep = screen.getByTestId('settings-compact-keep') as HTMLInputElement;
+    expect(on.checked).toBe(true);
+    expect([at.value, keep.value]).toEqual(['80', '2']);
+    await fireEvent.input(at, { target: { value: '5' } });
+    expect(screen.getByRole('alert').textContent).toMatch(/Compaction must start at a whole percentage of num_ctx from 10 to 100/);
+    expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(at, { target: { value: '70' } });
+    await fireEvent.input(keep, { target: { value: '3' } });
+    await fireEvent.click(on);
+    expect(at.disabled).toBe(true);
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(onsave.mock.calls[0]![0]).toMatchObject({ compact: false, compact_at_percent: 70, compact_keep_rounds: 3 });
+  });
+});
+
 describe('SettingsForm, changes not saved', () => {
   it('reports what was typed, starts from it again, and discards it on demand', async () => {
     let kept: unknown = 'never told';
