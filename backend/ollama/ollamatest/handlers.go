@@ -213,7 +213,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The fake's token count of a prompt is its body's bytes over the
-	// model's BytesPerToken, a quarter by default (what it reports as prompt_eval_count too). A prompt over the
+	// model's BytesPerToken, four by default (what it reports as
+	// prompt_eval_count too): the whole prompt every time, as v0.17.4
+	// counts it also when most of it comes from the KV cache (see
+	// backend/trace/meter.go). A prompt over the
 	// context is refused as Ollama v0.17.4 refuses it with truncate false:
 	// the runner's errorInputTooLong, answered 400 before any line is
 	// streamed (runner/*/runner.go, llm/server.go, server/routes.go

@@ -3,7 +3,7 @@
 // answer's meter: trace/meter.go computes both). Pure; ContextMeter draws
 // it. Nothing here estimates or calibrates: it reads the recorded numbers
 // and works out shares and words.
-import type { ContextMeter, ModelRequestPayload, ModelResponsePayload, PromptParts } from '../types';
+import type { MeterSource, ModelRequestPayload, ModelResponsePayload, PromptParts } from '../types';
 import { HIGH_SHARE, levelOf, type ContextLevel } from './context';
 import type { RunGroup } from './group';
 import { formatCount } from './metrics';
@@ -23,7 +23,7 @@ export interface MeterView {
   total: number;
   /** total is Ollama's count (or built on it); false: Loupe's estimate, the answer has not come. */
   measured: boolean;
-  source: ContextMeter['source'] | 'estimate';
+  source: MeterSource;
   /** Ollama's prompt_eval_count as reported, when there is one. */
   counted: number | null;
   /** The answer's tokens. */
@@ -37,7 +37,7 @@ export interface MeterView {
   allocatedDiffers: boolean;
   share: number | null;
   level: ContextLevel;
-  /** Biggest first is not wanted here: the parts in the order they sit in the prompt. */
+  /** The parts in the order they sit in the prompt (estimated; they add up to total). */
   parts: MeterPart[];
   /** What the tool schemas cost, in tokens, and how many tools. */
   tools: { tokens: number; count: number };
