@@ -1002,7 +1002,9 @@ func TestRecordings(t *testing.T) {
 	// folder, so the part's offsets hold once the recording renames it.
 	t.Run("project_instructions", func(t *testing.T) {
 		w := openWindow(t, "project_instructions", "The workspace has an AGENTS.md: Settings shows it as part of the system prompt, and the run's request sends it, delimited.", permission.ModeAsk,
-			func(s *settings.Settings) { s.SystemPrompt = "You are a coding agent. Use the tools; answer in plain text when done." })
+			func(s *settings.Settings) {
+				s.SystemPrompt = "You are a coding agent. Use the tools; answer in plain text when done."
+			})
 		w.write("AGENTS.md", "# Notes for agents\nRun `go test ./...` before you answer.\nNever edit files under vendor/.\n")
 		set, err := settings.Load(context.Background(), w.st)
 		w.must(err)
