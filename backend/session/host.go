@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/llm"
@@ -44,10 +45,14 @@ func (h onHost) label() string {
 func (h onHost) where() (string, string) { return h.name, h.client.Host() }
 
 // wrap says which host an error came from when the host has a name: the
-// client's errors name the address only.
+// client's errors name the address at most (not all do: a connection that
+// closed says only that), so the address is added when it is missing.
 func (h onHost) wrap(err error) error {
 	if err == nil || h.name == "" {
 		return err
+	}
+	if addr := h.client.Host(); !strings.Contains(err.Error(), addr) {
+		return fmt.Errorf("Ollama host %q (%s): %w", h.name, addr, err)
 	}
 	return fmt.Errorf("Ollama host %q: %w", h.name, err)
 }
