@@ -13,6 +13,7 @@ import (
 // What a Command does.
 const (
 	DoCreate         = "create"          // Workspace, Model
+	DoDemo           = "demo"            // (none): a demo session, started
 	DoDelete         = "delete"          //
 	DoSetModel       = "set_model"       // Model
 	DoSend           = "send"            // Text: the user's message
@@ -77,9 +78,9 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	switch {
 	case c.Do == "":
 		return Outcome{}, errors.New("a command says what to do: send, stop, answer, step, continue, an edit, a restore…")
-	case c.Do != DoCreate && c.Session == "":
+	case c.Do != DoCreate && c.Do != DoDemo && c.Session == "":
 		return Outcome{}, fmt.Errorf("%s: which session?", c.Do)
-	case c.Do != DoCreate:
+	case c.Do != DoCreate && c.Do != DoDemo:
 		// A command for a session that does not exist changes nothing,
 		// and says so.
 		if _, err := m.store.GetSession(ctx, c.Session); err != nil {
@@ -108,6 +109,8 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	switch c.Do {
 	case DoCreate:
 		return summary(m.Create(ctx, c.Workspace, c.Model))
+	case DoDemo:
+		return summary(m.StartDemo(ctx))
 	case DoDelete:
 		return Outcome{}, m.Delete(ctx, id)
 	case DoSetModel:

@@ -1037,6 +1037,8 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	t.Run("demo_first_run", recordDemoFirstRun)
+
 	// The tour the browser demo plays: a look around, then a change that
 	// asks, then its undo.
 	t.Run("tour", func(t *testing.T) {

@@ -100,7 +100,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, err
 	}
-	info, err := m.model.Show(ctx, s.Model)
+	info, err := m.modelInfo(ctx, s.Model)
 	if err != nil && !resume {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		onDelta = m.sink.Delta
 	}
 	ag := agent.New(cfg, agent.Seams{
-		Model:    m.model,
+		Model:    m.chatModel(s.Model),
 		Recorder: recorder{store: m.store, sink: m.sink},
 		Tools:    reg,
 		Approver: approver,
