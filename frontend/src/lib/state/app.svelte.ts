@@ -14,6 +14,7 @@
 //   #commands  Commands       create, send, stop, stop a command, answer
 //   #stepping  Stepping       step mode, breakpoints, what is done at a pause
 //   safety     SafetyState    protections, workspaces, restores
+//   tour       Tour           the guided tour of the session view
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -41,6 +42,7 @@ import { OllamaStatus } from './status.svelte';
 import { Stepping } from './stepping.svelte';
 import { SessionList } from './summaries.svelte';
 import { Toasts, type Toast } from './toasts.svelte';
+import { Tour } from './tour.svelte';
 import type { WorkspaceState } from './workspace.svelte';
 
 export type { RestoreConfirm } from './safety.svelte';
@@ -57,6 +59,8 @@ export class LoupeApp {
   readonly bridge: Bridge;
   /** Protections, workspace folders and restores. */
   readonly safety: SafetyState;
+  /** The guided tour: five stops of the session view. */
+  readonly tour = new Tour();
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -267,6 +271,13 @@ export class LoupeApp {
 
   newSession(workspace: string, model: string): Promise<boolean> {
     return this.#commands.newSession(workspace, model);
+  }
+
+  /** "Try the demo": the scripted demo's session, opened; the tour the first time. */
+  async startDemo(): Promise<boolean> {
+    const ok = await this.#commands.startDemo();
+    if (ok) this.tour.offer();
+    return ok;
   }
 
   deleteSession(id: string): Promise<void> {

@@ -15,3 +15,4 @@ export * from './explain';
 export * from './standing';
 export * from './rows';
 export * from './output';
+export * from './models';

@@ -172,6 +172,8 @@ export interface SessionSnapshot {
  */
 export type Command =
   | { do: 'create'; workspace: string; model: string }
+  /** The scripted demo (backend/demo) on a fresh copy of its project, in Step mode, its task sent. */
+  | { do: 'demo' }
   | { do: 'delete'; session: string }
   | { do: 'set_model'; session: string; model: string }
   | { do: 'send'; session: string; text: string }
