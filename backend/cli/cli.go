@@ -199,6 +199,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
+	if demo.Is(*model) && prompt == "" {
+		prompt = demo.Task // the demo plays its one task whatever it is told
+	}
 	if *model == "" || prompt == "" {
 		fmt.Fprintln(stderr, "loupe run: --model and a prompt are required")
 		usage(stderr)

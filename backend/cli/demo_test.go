@@ -79,9 +79,10 @@ func TestDemoRunsHeadlessWithNoOllamaAndFixesItsProject(t *testing.T) {
 }
 
 // Without --auto nobody can be asked, so the test run and the edit are
-// denied: the demo says so, and the project stays as it was.
+// denied: the demo says so, and the project stays as it was. Without a
+// prompt, the demo is given its task.
 func TestDemoHeadlessWithoutAutoIsDeniedAndSaysSo(t *testing.T) {
-	code, _, stderr, s, evs := demoRun(t, demo.Task)
+	code, _, stderr, s, evs := demoRun(t)
 	if code != cli.ExitAnswered {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -89,6 +90,9 @@ func TestDemoHeadlessWithoutAutoIsDeniedAndSaysSo(t *testing.T) {
 	orig, _ := demo.ProjectFile("slug.sh")
 	if string(src) != orig {
 		t.Fatalf("slug.sh changed although the edit was denied:\n%s", src)
+	}
+	if first, _ := trace.Decode[trace.UserMessage](evs[0]); first.Text != demo.Task {
+		t.Fatalf("first message %q, want the demo's task", first.Text)
 	}
 	end, _ := trace.Decode[trace.RunEnd](evs[len(evs)-1])
 	if !strings.Contains(end.FinalText, "You did not let me change `slug.sh`") {
