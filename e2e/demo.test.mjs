@@ -61,7 +61,8 @@ test('first run with no Ollama: the demo is offered, toured and stepped through 
     await until('Ollama shown as not reachable', async () => (await tid('ollama-status').getAttribute('data-reachable')) === 'false', 30000);
 
     // ---- From here on: the keyboard only. ----
-    await tid('demo-offer').focus();
+    // The offer has the keyboard: Enter starts the demo.
+    await until('the offer to have the keyboard', async () => (await activeTestId()) === 'demo-offer', 10000);
     await key('Enter');
 
     // The demo's session: paused before its first request, in Step mode.

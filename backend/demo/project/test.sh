@@ -3,12 +3,15 @@
 . ./slug.sh
 
 fails=0
+report=""
 check() {
 	got=$(slugify "$1")
 	if [ "$got" = "$2" ]; then
-		echo "ok    \"$1\" -> $got"
+		report="${report}ok    \"$1\" -> $got
+"
 	else
-		echo "FAIL  \"$1\": got \"$got\", want \"$2\""
+		report="${report}FAIL  \"$1\": got \"$got\", want \"$2\"
+"
 		fails=$((fails + 1))
 	fi
 }
@@ -18,8 +21,9 @@ check "Hello, World!" "hello-world"
 check "  Loupe: see the loop  " "loupe-see-the-loop"
 check "Go 1.26" "go-1-26"
 
+# The report is printed at once, in one piece.
 if [ "$fails" -gt 0 ]; then
-	echo "$fails of 4 cases failed"
+	printf '%s%s\n' "$report" "$fails of 4 cases failed"
 	exit 1
 fi
-echo "all 4 cases passed"
+printf '%s%s\n' "$report" "all 4 cases passed"

@@ -25,6 +25,8 @@ describe('the first run without Ollama', () => {
     // The demo is the way in: the usual welcome, which needs Ollama, is not shown beside it.
     expect(screen.queryByTestId('welcome')).toBeNull();
     expect(screen.getByTestId('ollama-banner')).toBeTruthy();
+    // It has the keyboard: Enter would start it.
+    await waitFor(() => expect(document.activeElement).toBe(within(welcome).getByTestId('demo-offer')));
     await fireEvent.click(within(welcome).getByTestId('demo-offer'));
     await waitFor(() => expect(replay.commandsOf('demo')).toEqual([{ do: 'demo' }]));
     // The session opens paused before its first request, in Step mode.
