@@ -75,6 +75,12 @@ describe('the first run without Ollama', () => {
     await pausedAt('after_response');
     expect(screen.getAllByTestId('request-model')[0]!.textContent).toBe(DEMO_LABEL);
     expect(screen.getAllByTestId('prompt-size')[0]!.textContent).toContain('the scripted demo reads no tokens');
+    // Raw says where the request went: to the script, not to Ollama.
+    const request = screen.getAllByTestId('card-request')[0]!;
+    await fireEvent.click(within(request).getByTestId('raw-toggle'));
+    const raw = await within(request).findByTestId('raw-view');
+    expect(raw.textContent).toContain('the scripted demo read it, nothing went to Ollama');
+    await waitFor(() => expect(raw.textContent).toMatch(/"model": *"demo"/));
   });
 
   it('keeps the run going while the tour is shown, and reopens the tour from Help', slow, async () => {
