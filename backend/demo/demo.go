@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 // Name is the model name the demo is chosen by (`loupe run --model demo`,
@@ -75,6 +76,23 @@ func newDir() (string, error) {
 		}
 	}
 	return "", errors.New("no free name for a new folder")
+}
+
+// copyName is how NewWorkspace names its folders.
+var copyName = regexp.MustCompile(`^loupe-demo-[0-9a-f]{12}$`)
+
+// IsCopy reports whether dir is a folder NewWorkspace made: named as it
+// names them, right in the temporary folder.
+func IsCopy(dir string) bool {
+	if !copyName.MatchString(filepath.Base(dir)) {
+		return false
+	}
+	parent, tmp := filepath.Dir(filepath.Clean(dir)), filepath.Clean(os.TempDir())
+	if parent == tmp {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(tmp)
+	return err == nil && parent == real
 }
 
 // CopyProject writes the demo project's files into dir.

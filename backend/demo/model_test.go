@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +222,30 @@ func TestPiecesKeepEveryCharacter(t *testing.T) {
 	}
 	if n := len(pieces("a b c d e f g")); n != 3 {
 		t.Fatalf("7 words in %d pieces, want 3", n)
+	}
+}
+
+func TestNewWorkspaceCopiesTheProjectIntoAFolderItKnowsAgain(t *testing.T) {
+	dir, err := NewWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range []string{"README.md", "slug.sh", "test.sh"} {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		want, _ := ProjectFile(f)
+		if err != nil || string(got) != want {
+			t.Fatalf("%s: %q %v", f, got, err)
+		}
+	}
+	if !IsCopy(dir) {
+		t.Fatalf("IsCopy(%s) = false", dir)
+	}
+	// A folder of the same name elsewhere, or another name, is not one.
+	elsewhere := filepath.Join(t.TempDir(), filepath.Base(dir))
+	for _, d := range []string{elsewhere, filepath.Join(os.TempDir(), "loupe-demo-notmine"), filepath.Dir(dir)} {
+		if IsCopy(d) {
+			t.Fatalf("IsCopy(%s) = true", d)
+		}
 	}
 }

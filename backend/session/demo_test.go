@@ -94,6 +94,17 @@ func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 	if pieces < 3 {
 		t.Fatalf("round 1 streamed %d pieces", pieces)
 	}
+	// Deleting the session takes the demo's copy of its project with it,
+	// once no other session works there.
+	other := do(t, m, session.Command{Do: session.DoCreate, Workspace: s.Workspace, Model: demo.Name}).Summary
+	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	if _, err := os.Stat(filepath.Join(s.Workspace, "slug.sh")); err != nil {
+		t.Fatalf("the copy went while another session works in it: %v", err)
+	}
+	do(t, m, session.Command{Do: session.DoDelete, Session: other.ID})
+	if _, err := os.Stat(s.Workspace); !os.IsNotExist(err) {
+		t.Fatalf("the demo's copy is still there after its session went: %v", err)
+	}
 }
 
 // Chosen in the model picker for a folder of the user's, the demo looks,
@@ -111,6 +122,11 @@ func TestDemoOnAnotherFolderSaysItCannotWorkThere(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "README.md")); string(b) != "# Demo\nhello from the workspace\n" {
 		t.Fatalf("README changed: %q", b)
+	}
+	// A folder of the user's stays when its session goes.
+	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	if _, err := os.Stat(filepath.Join(ws, "README.md")); err != nil {
+		t.Fatalf("the user's folder was touched by the delete: %v", err)
 	}
 }
 

@@ -252,11 +252,20 @@ func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, er
 	return string(e.Payload), nil
 }
 
-// Delete stops a session's run if any and removes it with its log.
+// Delete stops a session's run if any and removes it with its log (and
+// the demo's copy of its project, when no other session works there).
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	m.Stop(id)
 	m.Wait(id)
-	return m.store.DeleteSession(ctx, id)
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := m.store.DeleteSession(ctx, id); err != nil {
+		return err
+	}
+	m.removeDemoCopy(ctx, s.Workspace)
+	return nil
 }
 
 // SetModel changes the model used by the session's next run.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -57,6 +58,25 @@ func workspaceFor(model, dir string) (string, error) {
 		return demo.NewWorkspace()
 	}
 	return dir, nil
+}
+
+// removeDemoCopy removes a folder the demo copied its project into, once
+// no session works in it any more: it is Loupe's scratch, not the user's.
+// Any other folder is left alone.
+func (m *Manager) removeDemoCopy(ctx context.Context, dir string) {
+	if !demo.IsCopy(dir) {
+		return
+	}
+	ss, err := m.store.ListSessions(ctx)
+	if err != nil {
+		return // when in doubt, keep it: the system cleans its temporary folder
+	}
+	for _, s := range ss {
+		if s.Workspace == dir {
+			return
+		}
+	}
+	_ = os.RemoveAll(dir)
 }
 
 // StartDemo is the window's "Try the demo": a session of the demo on a
