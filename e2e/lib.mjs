@@ -246,7 +246,10 @@ export async function createSession(page, { workspace, model = 'scripted' }) {
   await page.getByTestId('new-session').click();
   await page.getByTestId('workspace-path').fill(workspace);
   // The model list may still be loading (a real server lists its models late).
-  const option = page.getByTestId('model-option').filter({ hasText: model });
+  // By its name as Ollama lists it (a name without a tag is listed with
+  // :latest), not by the text shown: the built-in demo's option says
+  // "scripted" too.
+  const option = page.locator([model, `${model}:latest`].map((m) => `[data-testid="model-option"][data-model="${m}"]`).join(', '));
   await option.waitFor({ timeout: 30000 });
   await option.getByRole('radio').check();
   await page.getByTestId('create-session').click();

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/demo"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
@@ -181,7 +182,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "folder the agent works in")
-	model := fs.String("model", "", "Ollama model name (required)")
+	model := fs.String("model", "", "Ollama model name (required); "+demo.Name+" is the built-in scripted demo, which needs no Ollama and, without --workspace, works in a fresh copy of its project")
 	host := fs.String("host", "", "the Ollama host: a `NAME` from Settings' Ollama hosts, or a URL (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
@@ -217,6 +218,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
+	if demo.Is(*model) && prompt == "" {
+		prompt = demo.Task // the demo plays its one task whatever it is told
+	}
 	if *model == "" || prompt == "" {
 		fmt.Fprintln(stderr, "loupe run: --model and a prompt are required")
 		usage(stderr)
@@ -244,14 +248,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	oc := ollama.New(settings.ChooseHost("", set).Host, nil)
+	workspaceGiven := false
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "first-token-timeout":
 			waits.FirstToken = *firstToken
 		case "stall-timeout":
 			waits.Stall = *stall
+		case "workspace":
+			workspaceGiven = true
 		}
 	})
+	if demo.Is(*model) && !workspaceGiven {
+		// The demo given no folder works in a fresh copy of its project.
+		*workspace = ""
+	}
 	oc.SetTimeouts(waits)
 	m := session.NewManager(st, oc, nil, out)
 	if *maxRounds != 0 {
@@ -311,6 +322,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return sig.code(ExitFailed)
 	}
 	defer func() { _ = lease.Release() }() // once Run, which takes the lease over, is done
+	if demo.Is(*model) {
+		fmt.Fprintf(stderr, "loupe: %s works in %s\n", demo.Label, s.Workspace)
+	}
 	opt := session.RunOptions{Approver: session.DenyAll{Why: "rule: no one to ask in a headless run (use --auto to allow)"}}
 	if *auto {
 		opt.Mode = permission.ModeAuto

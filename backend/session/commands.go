@@ -13,6 +13,7 @@ import (
 // What a Command does.
 const (
 	DoCreate         = "create"          // Workspace, Model, Host ("": the local one), Tools (nil: every tool)
+	DoDemo           = "demo"            // (none): a demo session, started
 	DoDelete         = "delete"          //
 	DoSetModel       = "set_model"       // Model
 	DoSetTools       = "set_tools"       // Tools (nil: every tool, empty: none)
@@ -86,9 +87,9 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	switch {
 	case c.Do == "":
 		return Outcome{}, errors.New("a command says what to do: send, stop, answer, step, continue, an edit, a restore…")
-	case c.Do != DoCreate && c.Session == "":
+	case c.Do != DoCreate && c.Do != DoDemo && c.Session == "":
 		return Outcome{}, fmt.Errorf("%s: which session?", c.Do)
-	case c.Do != DoCreate:
+	case c.Do != DoCreate && c.Do != DoDemo:
 		// A command for a session that does not exist changes nothing,
 		// and says so.
 		if _, err := m.store.GetSession(ctx, c.Session); err != nil {
@@ -117,6 +118,8 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	switch c.Do {
 	case DoCreate:
 		return summary(m.CreateSetUp(ctx, c.Workspace, c.Model, Setup{Host: c.Host, Tools: c.Tools}))
+	case DoDemo:
+		return summary(m.StartDemo(ctx))
 	case DoDelete:
 		return Outcome{}, m.Delete(ctx, id)
 	case DoSetModel:

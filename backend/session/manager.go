@@ -11,8 +11,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/demo"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -77,6 +79,8 @@ type Manager struct {
 	// grants are the answers given "for this session".
 	grants map[string][]permission.Grant
 	ws     *workspace.Workspaces
+	// demoPace is the wait between the demo model's streamed pieces.
+	demoPace time.Duration
 }
 
 type activeRun struct {
@@ -94,7 +98,7 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 		sink = nopSink{}
 	}
 	return &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}, grants: map[string][]permission.Grant{},
-		ws: workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath()))}
+		ws: workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath())), demoPace: demo.DefaultPace}
 }
 
 // Workspaces is the trust, grants and settings of the workspaces the
@@ -139,7 +143,8 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 }
 
 // Create starts a new, empty session on a workspace folder, on the local
-// Ollama host.
+// Ollama host. The demo given no folder works in a fresh copy of its
+// project.
 func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
 	return m.CreateSetUp(ctx, workspace, model, Setup{})
 }
@@ -156,6 +161,10 @@ type Setup struct {
 
 // CreateSetUp is Create with a host and a choice of tools.
 func (m *Manager) CreateSetUp(ctx context.Context, workspace, model string, su Setup) (Summary, error) {
+	workspace, err := workspaceFor(model, workspace)
+	if err != nil {
+		return Summary{}, err
+	}
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
 		return Summary{}, err
@@ -190,6 +199,10 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model string, su Se
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Summary{}, nil, errors.New("type a message first")
+	}
+	workspace, err := workspaceFor(model, workspace)
+	if err != nil {
+		return Summary{}, nil, err
 	}
 	ws, err := m.ws.CheckNew(workspace)
 	if err != nil {
@@ -271,11 +284,20 @@ func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, er
 	return string(e.Payload), nil
 }
 
-// Delete stops a session's run if any and removes it with its log.
+// Delete stops a session's run if any and removes it with its log (and
+// the demo's copy of its project, when no other session works there).
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	m.Stop(id)
 	m.Wait(id)
-	return m.store.DeleteSession(ctx, id)
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := m.store.DeleteSession(ctx, id); err != nil {
+		return err
+	}
+	m.removeDemoCopy(ctx, s.Workspace)
+	return nil
 }
 
 // SetModel changes the model used by the session's next run.

@@ -1130,6 +1130,7 @@ func TestRecordings(t *testing.T) {
 		w.compact()
 		w.save()
 	})
+	t.Run("demo_first_run", recordDemoFirstRun)
 
 	// The tour the browser demo plays: a look around, then a change that
 	// asks, then its undo.

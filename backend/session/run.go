@@ -106,7 +106,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, err
 	}
-	info, err := host.client.Show(ctx, s.Model)
+	info, err := m.modelInfo(ctx, host, s.Model)
 	if err != nil && !resume {
 		return nil, host.wrap(err)
 	}
@@ -221,7 +221,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		onDelta = m.sink.Delta
 	}
 	ag := agent.New(cfg, agent.Seams{
-		Model:    host.model(),
+		Model:    m.chatModel(host, s.Model),
 		Recorder: recorder{store: m.store, sink: m.sink},
 		Tools:    reg,
 		Approver: approver,

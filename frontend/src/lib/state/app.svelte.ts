@@ -16,6 +16,7 @@
 //   #stepping  Stepping       step mode, breakpoints, what is done at a pause
 //   safety     SafetyState    protections, workspaces, restores
 //   network    NetworkState   every connection Loupe made, read on a timer
+//   tour       Tour           the guided tour of the session view
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -46,6 +47,7 @@ import { OllamaStatus } from './status.svelte';
 import { Stepping } from './stepping.svelte';
 import { SessionList } from './summaries.svelte';
 import { Toasts, type Toast } from './toasts.svelte';
+import { Tour } from './tour.svelte';
 import type { WorkspaceState } from './workspace.svelte';
 
 export type { RestoreConfirm } from './safety.svelte';
@@ -66,6 +68,8 @@ export class LoupeApp {
   readonly pulls: ModelPulls;
   /** Every network connection Loupe made since it started. */
   readonly network: NetworkState;
+  /** The guided tour: five stops of the session view. */
+  readonly tour = new Tour();
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -308,6 +312,13 @@ export class LoupeApp {
 
   setTools(tools: string[] | undefined): Promise<void> {
     return this.#commands.setTools(tools);
+  }
+
+  /** "Try the demo": the scripted demo's session, opened; the tour the first time. */
+  async startDemo(): Promise<boolean> {
+    const ok = await this.#commands.startDemo();
+    if (ok) this.tour.offer();
+    return ok;
   }
 
   deleteSession(id: string): Promise<void> {

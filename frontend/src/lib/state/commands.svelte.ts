@@ -1,5 +1,5 @@
 // What the user does to sessions, sent as the backend's one command (Do):
-// create, delete, change the model, send, stop the run (asking first when
+// create, start the demo, delete, change the model, send, stop the run (asking first when
 // it is paused), stop one running command, and answer a question. A
 // summary a command returns is taken into the session list. Each control
 // that waits for its command says so (answering, stoppingCalls) so a
@@ -57,6 +57,19 @@ export class Commands {
       return true;
     } catch (e) {
       this.#notify(`Could not create the session: ${message(e)}`, 'error');
+      return false;
+    }
+  }
+
+  /** Starts the scripted demo (no Ollama needed) and opens its session, paused before its first request. */
+  async startDemo(): Promise<boolean> {
+    try {
+      const out = await this.do({ do: 'demo' });
+      if (!out.summary) throw new Error('the backend did not say which session it made');
+      await this.#router.openSession(out.summary.id);
+      return true;
+    } catch (e) {
+      this.#notify(`Could not start the demo: ${message(e)}`, 'error');
       return false;
     }
   }

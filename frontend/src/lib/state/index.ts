@@ -7,5 +7,6 @@ export { type SettingsSection } from './settings.svelte';
 export { WorkspaceState } from './workspace.svelte';
 export { SessionState, pendingBody } from './session.svelte';
 export { ThemeState, type ThemeMode } from './theme.svelte';
+export { Tour, TOUR_STOPS, TOUR_SEEN_KEY, type TourStop } from './tour.svelte';
 export { getLoupe, setLoupe, getTheme, setTheme } from './context';
 export { ReadinessCheck } from './readiness.svelte';

@@ -3,6 +3,7 @@
 // or opens its Raw view, and kept in the session; each event gets one
 // Expandable and one Raw source, so a card that redraws keeps them.
 import type { Bridge } from '../bridge/types';
+import { isDemoModel } from '../timeline';
 import { rawOf, wholeEvent, type Expandable, type RawSource, type TraceEvent } from '../types';
 import { message } from './errors';
 import type { SessionState } from './session.svelte';
@@ -79,7 +80,7 @@ export class Raws {
     let src = this.#raw.get(e);
     if (!src) {
       if (e.kind === 'model_request') {
-        src = { load: () => this.#bridge.rawRequest(e.session_id, e.seq), exact: true };
+        src = { load: () => this.#bridge.rawRequest(e.session_id, e.seq), exact: true, scripted: isDemoModel(e.payload.model) };
       } else if (e.preview) {
         src = {
           load: async () => {

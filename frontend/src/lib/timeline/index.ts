@@ -19,3 +19,4 @@ export * from './compaction';
 export * from './meter';
 export * from './rendered';
 export * from './system';
+export * from './models';

@@ -31,7 +31,8 @@ export function roundMetrics(req?: ModelRequestEvent, resp?: ModelResponseEvent)
   const m = resp?.payload.metrics;
   return {
     estimate: req ? req.payload.prompt_estimate : null,
-    promptTokens: m ? m.prompt_eval_count : null,
+    // No prompt has 0 tokens: 0 is a count that was not made (the scripted demo).
+    promptTokens: m ? positive(m.prompt_eval_count) : null,
     outputTokens: m ? m.eval_count : null,
     totalMs: m ? positive(nsToMs(m.total_duration)) : null,
     loadMs: m ? positive(nsToMs(m.load_duration)) : null,

@@ -218,6 +218,8 @@ export interface SessionSnapshot {
  */
 export type Command =
   | { do: 'create'; workspace: string; model: string; tools?: string[]; /** A name of Settings' Ollama hosts; absent or "" for the local one. */ host?: string }
+  /** The scripted demo (backend/demo) on a fresh copy of its project, in Step mode, its task sent. */
+  | { do: 'demo' }
   | { do: 'delete'; session: string }
   | { do: 'set_model'; session: string; model: string }
   /** The tools offered from the next run on; tools absent: every tool. */

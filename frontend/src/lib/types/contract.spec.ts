@@ -1,6 +1,6 @@
 // The golden logs are the contract: every event the Go scenarios wrote
 // (the recordings the UI specs replay, and the golden event logs of
-// backend/session and testkit/realscenarios) must have a shape the UI's
+// backend/session, backend/cli and testkit/realscenarios) must have a shape the UI's
 // types parse. A field added, renamed or retyped on the Go side without
 // its TS mirror fails here.
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { isRecord } from './json';
 const golden = {
   ...import.meta.glob<unknown>('../../../../backend/session/testdata/golden/*.json', { eager: true, import: 'default' }),
   ...import.meta.glob<unknown>('../../../../testkit/realscenarios/testdata/golden/*.json', { eager: true, import: 'default' }),
+  ...import.meta.glob<unknown>('../../../../backend/cli/testdata/golden/*.json', { eager: true, import: 'default' }),
 };
 
 function goldenFiles(): { name: string; events: unknown[] }[] {
@@ -70,6 +71,7 @@ const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload',
  */
 const COMMAND_FIELDS: Record<Command['do'], string[]> = {
   create: ['workspace', 'model', 'tools', 'host'],
+  demo: [],
   delete: ['session'],
   set_model: ['session', 'model'],
   set_tools: ['session', 'tools'],

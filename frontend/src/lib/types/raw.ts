@@ -8,6 +8,8 @@ export interface RawSource {
    * sent); false when it is JSON re-serialised for display.
    */
   exact: boolean;
+  /** The request went to the scripted demo (backend/demo), not to Ollama. */
+  scripted?: boolean;
 }
 
 /** A Raw source for a value already in memory (an event or a payload field). */

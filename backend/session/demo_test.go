@@ -1,0 +1,140 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/demo"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/testkit/invariants"
+)
+
+// demoWindow is a Manager wired as the window's, with no Ollama anywhere:
+// its client points at a port where nothing listens.
+func demoWindow(t *testing.T) (*session.Manager, *recordingSink) {
+	t.Helper()
+	st := tempStore(t)
+	saveSettings(t, st, permission.ModeAsk, nil)
+	sink := &recordingSink{asks: make(chan trace.Permission, 16)}
+	m := session.NewManager(st, ollama.New("http://127.0.0.1:9", nil), permission.NewBroker(), sink)
+	m.SetDemoPace(0)
+	t.Cleanup(m.StopAll)
+	return m, sink
+}
+
+func do(t *testing.T, m *session.Manager, c session.Command) session.Outcome {
+	t.Helper()
+	out, err := m.Do(context.Background(), c)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Do, err)
+	}
+	return out
+}
+
+// The window's "Try the demo": a session on a fresh copy of the project,
+// in Step mode, paused before its first request. Continue, then a No to
+// the test run and a Yes to the edit: the demo fixes the bug by reading
+// alone, and says it did not run the tests, as it was told.
+func TestDemoInTheWindowDeniedCommand(t *testing.T) {
+	m, sink := demoWindow(t)
+	out := do(t, m, session.Command{Do: session.DoDemo})
+	s := out.Summary
+	if s == nil || s.Model != demo.Name || !s.Stepping || !strings.Contains(s.Workspace, "loupe-demo-") || s.Title != demo.Task {
+		t.Fatalf("demo session: %+v", s)
+	}
+	t.Cleanup(func() { os.RemoveAll(s.Workspace) })
+	waitFor(t, func() bool {
+		st := trace.StateOf(eventsOf(t, m, s.ID))
+		return st.Paused != nil && st.Paused.Point == trace.PointBeforeRequest
+	}, "the pause before the first request")
+
+	do(t, m, session.Command{Do: session.DoContinue, Session: s.ID})
+	for _, want := range []struct {
+		tool  string
+		allow bool
+	}{{"run_command", false}, {"edit_file", true}} {
+		q := <-sink.asks
+		if q.Tool != want.tool {
+			t.Fatalf("asked about %s, want %s", q.Tool, want.tool)
+		}
+		do(t, m, session.Command{Do: session.DoAnswer, Session: s.ID, CallID: q.CallID, Allow: want.allow, Scope: string(permission.ScopeOnce)})
+	}
+	m.Wait(s.ID)
+	evs := eventsOf(t, m, s.ID)
+	invariants.Check(t, evs)
+	end := lastEnd(t, evs)
+	if end.Reason != trace.EndAnswered || !strings.Contains(end.FinalText, "I did not run the tests, since you said no") {
+		t.Fatalf("end: %+v", end)
+	}
+	// The denial reached the demo as the observation of its call, and the
+	// fix is on the disk.
+	var deniedRun bool
+	for _, r := range results(t, evs) {
+		deniedRun = deniedRun || (r.Name == "run_command" && r.ErrorKind == trace.ErrDenied)
+	}
+	fixed, _ := os.ReadFile(filepath.Join(s.Workspace, "slug.sh"))
+	if !deniedRun || !strings.Contains(string(fixed), `-e 's/-$//'`) {
+		t.Fatalf("denied run %v, slug.sh:\n%s", deniedRun, fixed)
+	}
+	// Its answers were streamed in pieces, as a model's are.
+	sink.mu.Lock()
+	pieces := 0
+	for _, d := range sink.deltas {
+		if d.SessionID == s.ID && d.Round == 1 && d.Content != "" {
+			pieces++
+		}
+	}
+	sink.mu.Unlock()
+	if pieces < 3 {
+		t.Fatalf("round 1 streamed %d pieces", pieces)
+	}
+	// Deleting the session takes the demo's copy of its project with it,
+	// once no other session works there.
+	other := do(t, m, session.Command{Do: session.DoCreate, Workspace: s.Workspace, Model: demo.Name}).Summary
+	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	if _, err := os.Stat(filepath.Join(s.Workspace, "slug.sh")); err != nil {
+		t.Fatalf("the copy went while another session works in it: %v", err)
+	}
+	do(t, m, session.Command{Do: session.DoDelete, Session: other.ID})
+	if _, err := os.Stat(s.Workspace); !os.IsNotExist(err) {
+		t.Fatalf("the demo's copy is still there after its session went: %v", err)
+	}
+}
+
+// Chosen in the model picker for a folder of the user's, the demo looks,
+// sees that it is not its project, and says so: it changes nothing.
+func TestDemoOnAnotherFolderSaysItCannotWorkThere(t *testing.T) {
+	m, _ := demoWindow(t)
+	ws := demoWorkspace(t)
+	s := do(t, m, session.Command{Do: session.DoCreate, Workspace: ws, Model: demo.Name}).Summary
+	if s.Workspace != ws {
+		t.Fatalf("workspace %q, want %q", s.Workspace, ws)
+	}
+	end, err := m.Run(context.Background(), s.ID, "Tidy up the README", session.RunOptions{})
+	if err != nil || end.Reason != trace.EndAnswered || !strings.Contains(end.FinalText, "does not hold the demo's project") {
+		t.Fatalf("end %+v, %v", end, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "README.md")); string(b) != "# Demo\nhello from the workspace\n" {
+		t.Fatalf("README changed: %q", b)
+	}
+	// A folder of the user's stays when its session goes.
+	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	if _, err := os.Stat(filepath.Join(ws, "README.md")); err != nil {
+		t.Fatalf("the user's folder was touched by the delete: %v", err)
+	}
+}
+
+func eventsOf(t *testing.T, m *session.Manager, id string) []trace.Event {
+	t.Helper()
+	d, err := m.Open(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Events
+}
