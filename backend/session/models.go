@@ -93,3 +93,12 @@ func (m *Manager) StartDemo(ctx context.Context) (Summary, error) {
 	}
 	return m.Start(ctx, s.ID, demo.Task, RunOptions{})
 }
+
+// requestHost is what each model_request records as where it went: the
+// session's host, or nothing for the demo, which asks no server.
+func requestHost(host onHost, model string) func() (name, url string) {
+	if demo.Is(model) {
+		return nil
+	}
+	return host.where
+}

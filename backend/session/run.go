@@ -133,7 +133,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		System:    system.Text,
 
 		Instructions: system.Instructions,
-		Host:         host.where,
+		Host:         requestHost(host, s.Model),
 		Options:      llm.Options{NumCtx: ollama.NumCtx(info.ContextLength, set.NumCtxCap), Temperature: set.Temperature},
 		MaxRounds:    set.MaxRounds,
 		Policy:       policy,
