@@ -48,12 +48,16 @@ func (c *Client) LoadedContext(ctx context.Context, model string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Right after a reload (another num_ctx), Ollama can list the runner
+	// it is unloading beside the new one; the one kept longest is the one
+	// that answered.
+	n, until := 0, time.Time{}
 	for _, m := range ms {
-		if sameName(m.Name, model) {
-			return m.ContextLength, nil
+		if sameName(m.Name, model) && (n == 0 || m.ExpiresAt.After(until)) {
+			n, until = m.ContextLength, m.ExpiresAt
 		}
 	}
-	return 0, nil
+	return n, nil
 }
 
 // sameName compares model names as Ollama does: "x" is "x:latest".

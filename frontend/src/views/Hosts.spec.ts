@@ -18,7 +18,8 @@ describe('a session on a named Ollama host', () => {
       pick: '/home/me/project',
       status: { reachable: false, version: '', message: 'Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`' },
     });
-    await screen.findByTestId('welcome');
+    // A first start with no Ollama offers the demo; New is there too.
+    await screen.findByTestId('demo-welcome');
     await fireEvent.click(screen.getByTestId('new-session'));
     await fireEvent.click(await screen.findByTestId('pick-workspace'));
     await waitFor(() => expect((screen.getByTestId('workspace-path') as HTMLInputElement).value).toBe('/home/me/project'));
@@ -26,10 +27,10 @@ describe('a session on a named Ollama host', () => {
     const options = within(picker).getAllByTestId('host-option');
     expect(options.map((o) => o.getAttribute('data-host'))).toEqual(['', 'gpu-box']);
     expect(options[1]!.textContent).toContain('http://10.0.0.5:11434');
-    // The local host does not answer; the gpu box's models show once it is chosen.
-    expect(screen.queryAllByTestId('model-option')).toHaveLength(0);
+    // The local host does not answer: only the demo is listed; the gpu box's models show once it is chosen.
+    expect(screen.queryAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['demo']);
     await fireEvent.click(within(options[1]!).getByRole('radio'));
-    await waitFor(() => expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['qwen3:32b']));
+    await waitFor(() => expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['qwen3:32b', 'demo']));
     expect(replay.callsOf('listModelsOn')).toEqual([['gpu-box']]);
     await fireEvent.click(screen.getByTestId('create-session'));
     expect(await screen.findByTestId('empty-session')).toBeTruthy();
@@ -55,7 +56,7 @@ describe('a session on a named Ollama host', () => {
     const banner = await screen.findByText('gpu-box does not answer');
     expect(banner.closest('[role]')?.textContent ?? document.body.textContent).toContain('Ollama is not running at http://10.0.0.5:11434');
     await fireEvent.click(screen.getByRole('button', { name: 'Check again' }));
-    await waitFor(() => expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['qwen3:32b']));
+    await waitFor(() => expect(screen.getAllByTestId('model-option').map((o) => o.getAttribute('data-model'))).toEqual(['qwen3:32b', 'demo']));
   });
 });
 
