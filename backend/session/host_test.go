@@ -241,3 +241,26 @@ func TestHostDownOrGoneIsNamed(t *testing.T) {
 		t.Errorf("a session on an unknown host: %v", err)
 	}
 }
+
+// The readiness check of a model picked on a named host asks that host:
+// "big" is on gpu-box only, and its context length is gpu-box's.
+func TestCheckModelAsksTheChosenHost(t *testing.T) {
+	e := newHostsEnv(t)
+	ctx := context.Background()
+	rep, err := session.CheckModel(ctx, e.st, e.oc, session.ModelCheck{Model: "big", Host: "gpu-box", Workspace: fixedLengthDir(t)})
+	if err != nil {
+		t.Fatalf("check on gpu-box: %v", err)
+	}
+	if rep.ContextLength != 8192 {
+		t.Errorf("context length %d, want gpu-box's 8192", rep.ContextLength)
+	}
+	if len(e.local.Requests()) != 0 {
+		t.Errorf("the local server got %d chat requests", len(e.local.Requests()))
+	}
+	if _, err := session.CheckModel(ctx, e.st, e.oc, session.ModelCheck{Model: "big", Workspace: fixedLengthDir(t)}); err == nil {
+		t.Error("the local host has no model big, yet its check passed")
+	}
+	if _, err := session.CheckModel(ctx, e.st, e.oc, session.ModelCheck{Model: "big", Host: "gpubox", Workspace: fixedLengthDir(t)}); err == nil || !strings.Contains(err.Error(), "gpubox") {
+		t.Errorf("an unknown host: %v", err)
+	}
+}

@@ -15,11 +15,14 @@ import (
 )
 
 // ModelCheck is what the window asks when a model is picked for a
-// session: the model, the workspace (its system prompt names it), the
+// session: the model and its host, the workspace (its system prompt names it), the
 // tools the session would offer (nil: every tool) and whether to send
 // the model one small request.
 type ModelCheck struct {
-	Model     string    `json:"model"`
+	Model string `json:"model"`
+	// Host is the Ollama host the session would run on, as the
+	// new-session page names it ("": the local one).
+	Host      string    `json:"host,omitempty"`
 	Workspace string    `json:"workspace"`
 	Tools     *[]string `json:"tools,omitempty"`
 	RoundTrip bool      `json:"round_trip"`
@@ -36,9 +39,21 @@ func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c Model
 	if err != nil {
 		return readiness.Report{}, err
 	}
-	system, err := set.PromptFor(c.Workspace)
+	// The system prompt as a run would send it, AGENTS.md and all.
+	system, err := SystemFor(set, c.Workspace)
 	if err != nil {
 		return readiness.Report{}, err
+	}
+	ref, err := set.HostRef(c.Host)
+	if err != nil {
+		return readiness.Report{}, err
+	}
+	target, err := set.Target(ref)
+	if err != nil {
+		return readiness.Report{}, err
+	}
+	if target.URL != "" {
+		oc = oc.At(target.URL)
 	}
 	names, err := offeredTools(c.Tools)
 	if err != nil {
@@ -49,7 +64,7 @@ func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c Model
 		specs = slices.DeleteFunc(specs, func(s llm.ToolSpec) bool { return !slices.Contains(*names, s.Name) })
 	}
 	return readiness.Check(ctx, oc, readiness.Input{
-		Model: c.Model, System: system, Tools: specs,
+		Model: c.Model, System: system.Text, Tools: specs,
 		NumCtxCap: set.NumCtxCap, Temperature: set.Temperature, RoundTrip: c.RoundTrip,
 	})
 }

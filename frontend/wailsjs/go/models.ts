@@ -774,6 +774,7 @@ export namespace session {
 	}
 	export class ModelCheck {
 	    model: string;
+	    host?: string;
 	    workspace: string;
 	    tools?: string[];
 	    round_trip: boolean;
@@ -785,6 +786,7 @@ export namespace session {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.model = source["model"];
+	        this.host = source["host"];
 	        this.workspace = source["workspace"];
 	        this.tools = source["tools"];
 	        this.round_trip = source["round_trip"];

@@ -396,6 +396,8 @@ export interface RenderedPrompt {
 /** session.ModelCheck: what the readiness check is asked. */
 export interface ModelCheck {
   model: string;
+  /** The host the session would run on: a name of Settings' hosts; absent or "" for the local one. */
+  host?: string;
   workspace: string;
   /** Absent: every built-in tool. */
   tools?: string[];
