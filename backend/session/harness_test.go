@@ -2,8 +2,6 @@ package session_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -22,6 +20,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/golden"
+	"github.com/loupe-dev/loupe/testkit/workdir"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden event logs in testdata/golden")
@@ -248,18 +247,7 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 // fixedLengthDir makes a workspace whose path always has the same length,
 // so that sizes and token counts in golden logs don't change with the
 // random part of a temp dir name.
-func fixedLengthDir(t testing.TB) string {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(os.TempDir(), "loupe-ws-"+hex.EncodeToString(b[:]))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+func fixedLengthDir(t testing.TB) string { return workdir.Fixed(t) }
 
 // crashedDuringCall writes the log of a run that stopped (Loupe killed)
 // while its one call, call_1, was running: the call is recorded, its

@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/testkit/gguf"
 	"github.com/loupe-dev/loupe/testkit/golden"
 	"github.com/loupe-dev/loupe/testkit/realollama"
+	"github.com/loupe-dev/loupe/testkit/workdir"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden event logs in testdata/golden")
@@ -73,7 +74,8 @@ func newRig(t testing.TB, srv *realollama.Server) *rig {
 	if err := settings.Save(context.Background(), st, s); err != nil {
 		t.Fatal(err)
 	}
-	r.ws = t.TempDir()
+	// The system prompt names the folder: its length is in every count.
+	r.ws = workdir.Fixed(t)
 	r.write("README.md", "# Demo\nhello from the workspace\n")
 	r.write("notes.txt", "alpha\nbeta\n")
 	r.id = r.newSession()
