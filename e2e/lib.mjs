@@ -156,7 +156,7 @@ export async function longSessionDb({ rounds, calls = 1, envEvery = 0, prefix = 
     writeFileSync(join(workspace, 'README.md'), '# A folder listed many times\n');
     const db = tempDb(`${prefix}db-`);
     const out = execFileSync(loupe, ['run', '--workspace', workspace, '--model', 'tiny', '--host', url, '--db', db,
-      '--auto', '--max-rounds', String(Math.min(1000, rounds)), '--json', `List the folder ${rounds} times`],
+      '--auto', '--max-rounds', String(Math.min(1000, rounds)), '--compact', 'off', '--json', `List the folder ${rounds} times`],
     { encoding: 'utf8', maxBuffer: 1 << 30 });
     const lines = out.trim().split('\n');
     const end = JSON.parse(lines.at(-1));

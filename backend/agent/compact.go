@@ -65,6 +65,10 @@ func (c Compaction) prompt() string {
 type squeeze struct {
 	lastPrompt int
 	fitRound   int
+	// autoFailed is set when a compaction at the threshold failed (the
+	// model gave no usable summary): the run does not ask again by itself,
+	// which would send a summarising request every round for nothing.
+	autoFailed bool
 }
 
 // ErrNothingToCompact is what Compact says when the history holds
@@ -116,10 +120,13 @@ func (r *run) autoCompact(ctx context.Context) error {
 	plan, ok := r.hist.PlanCompaction(cc.keep())
 	worth := ok && plan.Bytes*2 >= r.hist.Size()
 	r.mu.Unlock()
-	if used*100 < cc.at()*numCtx || !worth {
+	if used*100 < cc.at()*numCtx || !worth || r.squeeze.autoFailed {
 		return nil
 	}
-	_, _, err := r.compact(ctx, trace.CompactThreshold)
+	_, why, err := r.compact(ctx, trace.CompactThreshold)
+	if why != "" && ctx.Err() == nil {
+		r.squeeze.autoFailed = true
+	}
 	return err
 }
 
@@ -228,7 +235,11 @@ func (r *run) compact(ctx context.Context, trigger string) (trace.Compaction, st
 		why = fmt.Sprintf("the summary (about %d tokens with the rest) is no shorter than what it would replace (%d)", after, before)
 	}
 	if why != "" {
-		err := r.notice(ctx, CodeCompactFailed, "the history was not compacted: "+why+". Nothing was replaced; the requests go on with the whole history.")
+		msg := "the history was not compacted: " + why + ". Nothing was replaced; the requests go on with the whole history."
+		if trigger == trace.CompactThreshold {
+			msg += " Loupe will not try again by itself in this run; Compact now tries again between runs."
+		}
+		err := r.notice(ctx, CodeCompactFailed, msg)
 		return trace.Compaction{}, why, err
 	}
 	c := trace.Compaction{

@@ -260,3 +260,44 @@ func TestCompactNowWhileRunning(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A model that gives no summary fails the compaction at the threshold
+// once: the run says so and goes on with the whole history, without
+// sending a summarising request every round after.
+func TestFailedCompactionIsNotAskedAgainEachRound(t *testing.T) {
+	r := newRig(t)
+	r.cfg.Options.NumCtx = 1024
+	r.cfg.Compaction = Compaction{On: true, AtPercent: 60, KeepRounds: 2}
+	work := worker(12)
+	r.model.respond = func(req llm.Request) llm.Response {
+		if isSummaryRequest(req) {
+			return answer("")
+		}
+		return work(req)
+	}
+	end := r.run(t.Context(), "Look at the files")
+	if end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := r.log.all()
+	summaries := 0
+	for _, req := range r.model.sent() {
+		if isSummaryRequest(req) {
+			summaries++
+		}
+	}
+	var failed []trace.Notice
+	for _, n := range payloads[trace.Notice](t, evs) {
+		if n.Code == CodeCompactFailed {
+			failed = append(failed, n)
+		}
+	}
+	if summaries != 1 || len(failed) != 1 || !strings.Contains(failed[0].Message, "will not try again by itself") {
+		t.Fatalf("%d summarising requests, failure notices %+v; want one of each, saying it will not try again", summaries, failed)
+	}
+	if cs := payloads[trace.Compaction](t, evs); len(cs) != 0 {
+		t.Fatalf("compactions = %+v", cs)
+	}
+	checkRebuilt(t, r, evs)
+	invariants.Check(t, evs)
+}
