@@ -300,4 +300,49 @@ func TestFailedCompactionIsNotAskedAgainEachRound(t *testing.T) {
 	}
 	checkRebuilt(t, r, evs)
 	invariants.Check(t, evs)
+
+// The request after a compaction counts the tool result added since the
+// previous request of the conversation among its new observations: the
+// summarising request in between is not one the model saw, so it does
+// not make that result history.
+func TestSplitAfterACompactionKeepsTheNewObservations(t *testing.T) {
+	r := newRig(t)
+	r.cfg.Options.NumCtx = 1024
+	r.cfg.Compaction = Compaction{On: true, AtPercent: 60, KeepRounds: 2}
+	r.model.respond = worker(8)
+	if end := r.run(t.Context(), "Look at the files"); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := r.log.all()
+	summarised, checked := false, 0
+	var result trace.ToolResult
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.KindToolResult:
+			result, _ = trace.Decode[trace.ToolResult](e)
+		case trace.KindModelRequest:
+			mr, err := trace.Decode[trace.ModelRequest](e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mr.Purpose == trace.PurposeCompaction {
+				summarised = true
+				continue
+			}
+			if !summarised || mr.Split == nil {
+				continue
+			}
+			summarised = false
+			checked++
+			// The result's content alone, at the request's rate.
+			least := trace.Rate{BytesPerToken: mr.Split.BytesPerToken}.Tokens(len(result.Content))
+			if mr.Split.New < least {
+				t.Errorf("request %d after a compaction: new observations %d tokens, fewer than the tool result added since the previous request (%d): it was counted as history (%d)",
+					e.Seq, mr.Split.New, least, mr.Split.History)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no request after a compaction")
+	}
 }

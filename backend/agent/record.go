@@ -31,10 +31,12 @@ func (r *run) record(ctx context.Context, kind trace.Kind, payload any) (trace.E
 	case trace.UserMessage:
 		r.hist.AddUser(e.Seq, p)
 	case trace.ModelRequest:
-		r.hist.Requested(e.Seq)
+		// A summarising request is marked first: Requested keeps the new
+		// observations for the request after it.
 		if p.Purpose == trace.PurposeCompaction {
 			r.hist.SummaryRequested(e.Seq)
 		}
+		r.hist.Requested(e.Seq)
 	case trace.ModelResponse:
 		// A summary is not the run's answer: the compaction event after
 		// it is what changes the history.

@@ -109,11 +109,12 @@ func SplitOf(system, tools, history, fresh int, r Rate) Split {
 }
 
 // PartBytes splits the history's JSON size into the messages added since
-// the last request that are not the model's own answers (fresh: the new
+// the last request of the conversation (a summarising request does not
+// count) that are not the model's own answers (fresh: the new
 // tool results and user messages) and the rest. It costs what was added
 // since, not the whole history.
 func (h *History) PartBytes() (history, fresh int) {
-	for _, seq := range h.since {
+	for _, seq := range h.fresh {
 		if i, ok := h.at[seq]; ok && h.msgs[i].Role != llm.RoleAssistant {
 			fresh += h.size[i]
 		}

@@ -38,6 +38,11 @@ type History struct {
 	lastRequest int64
 	since       []int64
 	all         int
+	// fresh lists the history events appended after the newest request
+	// of the conversation itself: a summarising request in between is
+	// not one the model saw, so what came before it is still new to the
+	// next request (the meter's new observations, PartBytes).
+	fresh []int64
 
 	// places[i] is the run and round of msgs[i]'s event; place is the
 	// run and round of the event being added (see Where).
@@ -106,10 +111,12 @@ func (h *History) Add(e Event) error {
 		}
 		return h.ApplyEdit(p)
 	case KindModelRequest:
-		h.Requested(e.Seq)
+		// A summarising request is marked first: Requested keeps the new
+		// observations for the request after it.
 		if isSummaryRequest(e) {
 			h.SummaryRequested(e.Seq)
 		}
+		h.Requested(e.Seq)
 	case KindCompaction:
 		p, err := Decode[Compaction](e)
 		if err != nil {
@@ -224,6 +231,9 @@ func (h *History) ApplyEdit(ed Edit) error {
 // next request's history extends its own.
 func (h *History) Requested(seq int64) {
 	h.lastRequest, h.since = seq, nil
+	if h.summarising != seq {
+		h.fresh = nil
+	}
 }
 
 // Delta is what the next request records of its history: the previous
@@ -297,6 +307,7 @@ func (h *History) add(seq int64, m llm.Message) int {
 
 func (h *History) note(seq int64) {
 	h.since = append(h.since, seq)
+	h.fresh = append(h.fresh, seq)
 	h.all++
 }
 

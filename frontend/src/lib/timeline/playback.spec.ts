@@ -83,6 +83,20 @@ describe('playback position', () => {
     expect(previousRequest(events, 2)).toBeUndefined();
   });
 
+  it('diffs a request after a compaction with the conversation\'s previous request, not the summarising one', () => {
+    const log = new EventLog('s1');
+    log.user('Read the files'); // 1
+    log.request(); // 2
+    log.response({ tool_calls: [{ id: 'c1', index: 0, name: 'read_file', args: { path: 'a' } }] }); // 3
+    log.result({ call_id: 'c1', name: 'read_file', content: 'aaa' }); // 4
+    log.request({ purpose: 'compaction', system: 'You summarise the earlier part of a conversation.', tools: [] }); // 5
+    log.response({ request_seq: 5, content: 'A summary.' }); // 6
+    log.request(); // 7
+    expect(previousRequest(log.events, 7)?.seq).toBe(2);
+    // The summarising request itself still compares with the one before it.
+    expect(previousRequest(log.events, 5)?.seq).toBe(2);
+  });
+
   it('names the card that shows each event', () => {
     const events = twoRounds();
     const t = buildTimeline(events);

@@ -66,12 +66,22 @@ export function requestAt(events: readonly TraceEvent[], pos: number): ModelRequ
   return undefined;
 }
 
-/** The model request before this one in the log (the one to diff against). */
+/**
+ * The model request before this one in the log (the one to diff against).
+ * A summarising request (a compaction's) is not one the conversation's
+ * model read: a request of the conversation compares with the previous
+ * request of the conversation, or the summarising instructions would show
+ * as its system prompt "changed" and everything it resends as new.
+ */
 export function previousRequest(events: readonly TraceEvent[], seq: number): ModelRequestEvent | undefined {
   let prev: ModelRequestEvent | undefined;
+  let prevOfConversation: ModelRequestEvent | undefined;
   for (const e of events) {
-    if (e.seq >= seq) break;
-    if (e.kind === 'model_request') prev = e;
+    if (e.seq > seq) break;
+    if (e.kind !== 'model_request') continue;
+    if (e.seq === seq) return e.payload.purpose === 'compaction' ? prev : prevOfConversation;
+    prev = e;
+    if (e.payload.purpose !== 'compaction') prevOfConversation = e;
   }
   return prev;
 }
