@@ -300,6 +300,7 @@ func TestFailedCompactionIsNotAskedAgainEachRound(t *testing.T) {
 	}
 	checkRebuilt(t, r, evs)
 	invariants.Check(t, evs)
+}
 
 // The request after a compaction counts the tool result added since the
 // previous request of the conversation among its new observations: the
