@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +77,8 @@ func SystemFor(set settings.Settings, workspace string) (SystemPrompt, error) {
 
 // readInstructions reads the start of the workspace's AGENTS.md, inside
 // the workspace only (a link that leads out of it is refused), as valid
-// UTF-8 cut at a character's end, and the file's size.
+// UTF-8 cut at a character's end, and the file's size; a file holding a
+// NUL byte is refused as not text.
 func readInstructions(workspace string) (string, int64, error) {
 	root, err := os.OpenRoot(workspace)
 	if err != nil {
@@ -100,6 +102,11 @@ func readInstructions(workspace string) (string, int64, error) {
 	b, err := io.ReadAll(io.LimitReader(f, MaxInstructions+1))
 	if err != nil {
 		return "", 0, bare(err)
+	}
+	// A NUL byte is in no text file: this is an image or an archive under
+	// the name, which would reach the model as replacement characters.
+	if bytes.IndexByte(b, 0) >= 0 {
+		return "", 0, errors.New("it is not a text file")
 	}
 	size := max(fi.Size(), int64(len(b)))
 	if len(b) > MaxInstructions {

@@ -136,7 +136,7 @@ func TestHugeAgentsFileIsCut(t *testing.T) {
 }
 
 // An AGENTS.md that cannot be read (a folder, a link out of the
-// workspace) is left out: the run goes on, and a notice says why and what
+// workspace, a file that is not text) is left out: the run goes on, and a notice says why and what
 // to do.
 func TestUnreadableAgentsFileIsLeftOut(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.md")
@@ -146,6 +146,11 @@ func TestUnreadableAgentsFileIsLeftOut(t *testing.T) {
 	for name, make := range map[string]func(path string) error{
 		"folder":  func(p string) error { return os.Mkdir(p, 0o755) },
 		"outside": func(p string) error { return os.Symlink(outside, p) },
+		// An image or an archive saved under the name: its bytes would
+		// reach the model as thousands of replacement characters.
+		"binary": func(p string) error {
+			return os.WriteFile(p, []byte("SECRET\x00\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ws := fixedLengthDir(t)

@@ -83,6 +83,21 @@ describe('the first run without Ollama', () => {
     await waitFor(() => expect(raw.textContent).toMatch(/"model": *"demo"/));
   });
 
+  it('skips the tour with Esc while the pause card has the keyboard, as it has when the demo opens', slow, async () => {
+    const replay = play('demo_first_run', offline);
+    await fireEvent.click(await screen.findByTestId('demo-offer'));
+    await pausedAt('before_request');
+    await screen.findByTestId('tour');
+    // The demo opens with the keyboard on the pause card, which keeps Esc
+    // from stopping the run; the tour's Esc must still reach the tour.
+    const card = screen.getByTestId('pause-editor');
+    await fireEvent.keyDown(card, { key: 'Escape' });
+    expect(screen.queryByTestId('tour')).toBeNull();
+    expect(screen.queryByTestId('stop-confirm')).toBeNull();
+    expect(replay.commandsOf('stop')).toEqual([]);
+    expect(screen.getByTestId('pause-editor').getAttribute('data-point')).toBe('before_request');
+  });
+
   it('keeps the run going while the tour is shown, and reopens the tour from Help', slow, async () => {
     play('demo_first_run', offline);
     await fireEvent.click(await screen.findByTestId('demo-offer'));

@@ -19,6 +19,8 @@ describe('the Ollama host in Settings', () => {
     const field = screen.getByTestId('settings-ollama-host') as HTMLInputElement;
     // Where the status says Loupe talks now.
     expect(screen.getByTestId('settings-host-effective').textContent).toContain('Now talking to http://127.0.0.1:11434 (from the default)');
+    // Two sentences, not run together.
+    expect(screen.getByTestId('settings-host-effective').textContent).toMatch(/\(from the default\)\. Empty: /);
 
     await fireEvent.input(field, { target: { value: 'ftp://gpu-box:11434' } });
     await fireEvent.click(screen.getByTestId('settings-save'));
