@@ -98,6 +98,22 @@ describe('the first run without Ollama', () => {
     expect(screen.getByTestId('pause-editor').getAttribute('data-point')).toBe('before_request');
   });
 
+  it('hides the tour on another page and shows it again back in the session', slow, async () => {
+    play('demo_first_run', offline);
+    await fireEvent.click(await screen.findByTestId('demo-offer'));
+    await pausedAt('before_request');
+    await screen.findByTestId('tour');
+    await fireEvent.keyDown(screen.getByTestId('tour'), { key: 'Enter' });
+    const at = tourStop();
+    // New session: the tour points at nothing there, and Enter does not move it.
+    await fireEvent.keyDown(window, { key: 'n', ctrlKey: true });
+    await screen.findByTestId('pick-workspace');
+    expect(screen.queryByTestId('tour')).toBeNull();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    await screen.findByTestId('tour');
+    expect(tourStop()).toBe(at);
+  });
+
   it('keeps the run going while the tour is shown, and reopens the tour from Help', slow, async () => {
     play('demo_first_run', offline);
     await fireEvent.click(await screen.findByTestId('demo-offer'));

@@ -28,6 +28,18 @@ describe('Composer', () => {
     expect(onstop).toHaveBeenCalled();
   });
 
+  it('says why Ctrl+Enter sent nothing while the run goes, and keeps the text', async () => {
+    const onsend = vi.fn();
+    const r = render(Composer, { props: { value: 'also add a README line', running: true, onsend, onstop: () => {} } });
+    expect(screen.queryByTestId('composer-held')).toBeNull();
+    await fireEvent.keyDown(screen.getByTestId('composer-input'), { key: 'Enter', ctrlKey: true });
+    expect(onsend).not.toHaveBeenCalled();
+    expect(screen.getByTestId('composer-held').textContent).toContain('Not sent: the run is still going');
+    expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('also add a README line');
+    await r.rerender({ value: 'also add a README line', running: false, onsend, onstop: () => {} });
+    expect(screen.queryByTestId('composer-held')).toBeNull();
+  });
+
   it('shows why sending was refused', () => {
     render(Composer, { props: { value: 'x', running: false, error: 'A run is already going.', onsend: () => {}, onstop: () => {} } });
     expect(screen.getByTestId('send-error').textContent).toBe('A run is already going.');
