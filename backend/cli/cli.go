@@ -304,18 +304,27 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// write it leaves the prompt, and a run the next recovery closes as
 	// interrupted).
 	var offered *[]string
+	none := false
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "tools" {
 			return
 		}
 		names := []string{}
 		for _, n := range strings.Split(*toolList, ",") {
-			if n = strings.TrimSpace(n); n != "" && n != "none" {
+			switch n = strings.TrimSpace(n); n {
+			case "":
+			case "none":
+				none = true
+			default:
 				names = append(names, n)
 			}
 		}
 		offered = &names
 	})
+	if none && len(*offered) > 0 {
+		fmt.Fprintf(stderr, "loupe run: --tools: \"none\" offers no tool, so it cannot come with tool names (%s)\n", *toolList)
+		return sig.code(ExitUsage)
+	}
 	s, lease, err := m.CreateWith(ctx, *workspace, *model, session.Setup{Host: ref, Tools: offered}, prompt)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)

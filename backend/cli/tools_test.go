@@ -33,6 +33,11 @@ func TestRunTools(t *testing.T) {
 	if got := e.srv.Requests(); len(got[len(got)-1].Chat.Tools) != 0 {
 		t.Errorf("--tools none sent %d tools", len(got[len(got)-1].Chat.Tools))
 	}
+	before := len(e.srv.Requests())
+	code, _, stderr = e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "--tools", "none,read_file", "hello")
+	if code != cli.ExitUsage || !strings.Contains(stderr, `"none" offers no tool`) || len(e.srv.Requests()) != before {
+		t.Errorf("--tools none,read_file: exit %d, %s", code, stderr)
+	}
 	code, _, stderr = e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "--tools", "read_file,rm", "hello")
 	if code == 0 || code == cli.ExitEnded || !strings.Contains(stderr, `no tool is named "rm"`) {
 		t.Errorf("unknown tool: exit %d, %s", code, stderr)
