@@ -32,7 +32,8 @@ test('fewer tools, a readiness check, and a request as the model read it', { tim
     await waitForOllama(page);
     await page.getByTestId('new-session').click();
     await page.getByTestId('workspace-path').fill(workspace);
-    await page.getByTestId('model-option').filter({ hasText: 'scripted' }).getByRole('radio').check();
+    // By name: the demo's option says "scripted" too.
+    await page.locator('[data-testid="model-option"][data-model="scripted"], [data-testid="model-option"][data-model="scripted:latest"]').getByRole('radio').check();
 
     // Two tools, by keyboard-reachable checkboxes.
     for (const t of ['write_file', 'edit_file', 'glob', 'grep', 'run_command']) {
