@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log"
 	"strings"
 	"sync"
 	"time"
@@ -110,9 +111,12 @@ func (a *App) startup(ctx context.Context) {
 	// Recovery may wait on Ollama (a paused run checks its model), so it
 	// must not hold the window back; what it writes reaches the UI as
 	// events.
+	// Its error goes to the standard log: Wails' own logger ends the
+	// process when the window is already gone (a close during recovery),
+	// or when there never was one (the tests).
 	go func() {
 		if err := a.mgr.Recover(ctx); err != nil {
-			runtime.LogErrorf(ctx, "recovering open runs: %v", err)
+			log.Printf("loupe: recovering open runs: %v", err)
 		}
 	}()
 }
