@@ -296,9 +296,17 @@ func Run(t *testing.T, s Setup) {
 			if _, err := s.Client.Chat(ctx, r, nil); err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := s.Client.Running(ctx)
-			if err != nil {
-				t.Fatal(err)
+			// The real server can list the runner it is replacing for a
+			// moment after the answer: ask again for up to two seconds.
+			var loaded []ollama.Loaded
+			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				var err error
+				if loaded, err = s.Client.Running(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if j := slices.IndexFunc(loaded, func(m ollama.Loaded) bool { return sameModel(m.Name, s.Model) }); (j >= 0 && loaded[j].ContextLength == c.want) || time.Now().After(deadline) {
+					break
+				}
 			}
 			i := slices.IndexFunc(loaded, func(m ollama.Loaded) bool { return sameModel(m.Name, s.Model) })
 			if i < 0 {
