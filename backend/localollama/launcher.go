@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -233,6 +234,7 @@ func (l *Launcher) launch(ctx context.Context, bin, host string, client *ollama.
 	if err := os.MkdirAll(filepath.Dir(l.LogPath), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot write Ollama's log at %s: %w", l.LogPath, err)
 	}
+	rotateLog(l.LogPath)
 	logf, err := os.OpenFile(l.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write Ollama's log at %s: %w", l.LogPath, err)
@@ -294,15 +296,39 @@ func (l *Launcher) launch(ctx context.Context, bin, host string, client *ollama.
 	}
 }
 
-// logSince is the log from byte from on, at most its last 8 KB.
+// maxLogBytes is the size past which the server's log is started afresh
+// (the previous one is kept as LogPath + ".1"), so that a server started
+// every day for years does not fill the disk.
+const maxLogBytes = 4 << 20
+
+// rotateLog moves a log that has grown past maxLogBytes aside, replacing
+// the one moved aside before. Failing to is no reason not to start the
+// server: the log then grows on.
+func rotateLog(path string) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogBytes {
+		_ = os.Rename(path, path+".1")
+	}
+}
+
+// logTail bounds what logSince reads of the log.
+const logTail = 8 << 10
+
+// logSince is the log from byte from on, at most its last 8 KB. It reads
+// only those bytes, however long the log is.
 func (l *Launcher) logSince(from int64) string {
-	b, err := os.ReadFile(l.LogPath)
-	if err != nil || int64(len(b)) < from {
+	f, err := os.Open(l.LogPath)
+	if err != nil {
 		return ""
 	}
-	b = b[from:]
-	if len(b) > 8<<10 {
-		b = b[len(b)-8<<10:]
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < from {
+		return ""
+	}
+	start := max(from, fi.Size()-logTail)
+	b, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
+	if err != nil {
+		return ""
 	}
 	return string(b)
 }

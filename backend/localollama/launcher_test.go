@@ -218,3 +218,31 @@ func TestDescribeDoesNotWaitForAStart(t *testing.T) {
 		t.Error("a server that never answered was taken as started")
 	}
 }
+
+// A log that has grown large over many starts is moved aside before the
+// next start (one old copy is kept), and what the error quotes comes from
+// this start only.
+func TestLargeLogIsStartedAfresh(t *testing.T) {
+	dir := program(t, `echo "Error: this start failed" >&2; exit 1`)
+	log := filepath.Join(t.TempDir(), "ollama.log")
+	old := strings.Repeat("an old line of an earlier start\n", (5<<20)/32)
+	if err := os.WriteFile(log, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &localollama.Launcher{LogPath: log, Finder: localollama.Finder{Path: dir, Places: []string{}}}
+	_, err := l.Start(context.Background(), "http://"+deadAddr(t))
+	var se *localollama.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("Start = %v, want a StartError", err)
+	}
+	if strings.Contains(se.Tail, "earlier start") || !strings.Contains(se.Tail, "this start failed") {
+		t.Errorf("the error quotes %q, want this start's output only", se.Tail)
+	}
+	fi, err := os.Stat(log)
+	if err != nil || fi.Size() > 1<<20 {
+		t.Errorf("the log was not started afresh: %v, %d bytes", err, fi.Size())
+	}
+	if b, err := os.ReadFile(log + ".1"); err != nil || string(b) != old {
+		t.Errorf("the previous log was not kept as %s.1 (%v)", filepath.Base(log), err)
+	}
+}
