@@ -53,8 +53,6 @@ type debugState struct {
 	Breakpoints Breakpoints `json:"breakpoints"`
 }
 
-func debugKey(id string) string { return "session/" + id + "/debug" }
-
 // gateFor returns the session's gate, loading its saved state once.
 func (m *Manager) gateFor(ctx context.Context, id string) (*stepGate, error) {
 	m.mu.Lock()
@@ -64,7 +62,7 @@ func (m *Manager) gateFor(ctx context.Context, id string) (*stepGate, error) {
 		return g, nil
 	}
 	var st debugState
-	if _, err := m.store.GetSetting(ctx, debugKey(id), &st); err != nil {
+	if _, err := m.store.GetStepping(ctx, id, &st); err != nil {
 		return nil, err
 	}
 	g = &stepGate{m: m, id: id, stepping: st.Stepping, bp: st.Breakpoints.normal(), cmds: make(chan agent.Command), changed: make(chan struct{})}
@@ -159,7 +157,7 @@ func (g *stepGate) save(ctx context.Context) error {
 	g.mu.Lock()
 	st := debugState{Stepping: g.stepping, Breakpoints: g.bp}
 	g.mu.Unlock()
-	return g.m.store.PutSetting(ctx, debugKey(g.id), st)
+	return g.m.store.PutStepping(ctx, g.id, st)
 }
 
 // send hands a command to the paused run and waits for its answer. at

@@ -296,8 +296,19 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err := m.store.DeleteSession(ctx, id); err != nil {
 		return err
 	}
+	m.forget(id)
 	m.removeDemoCopy(ctx, s.Workspace)
 	return nil
+}
+
+// forget drops what the Manager keeps in memory for a session that is
+// gone: its step gate, what its model last saw of each file, its grants.
+func (m *Manager) forget(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.gates, id)
+	delete(m.seen, id)
+	delete(m.grants, id)
 }
 
 // SetModel changes the model used by the session's next run.

@@ -120,7 +120,7 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 		return err
 	}
 	var dbg debugState
-	if _, err := st.GetSetting(ctx, debugKey(id), &dbg); err != nil {
+	if _, err := st.GetStepping(ctx, id, &dbg); err != nil {
 		return err
 	}
 	// A summary as the window shows a session no run holds.

@@ -309,3 +309,41 @@ func notFound(id string) error {
 
 // fromNanos is the inverse of Time.UnixNano, in UTC.
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// GetStepping decodes the session's saved Step mode and breakpoints into
+// dst and reports whether any were saved. It is ErrNotFound for a session
+// that does not exist.
+func (s *Store) GetStepping(ctx context.Context, id string, dst any) (bool, error) {
+	var value string
+	err := s.r.QueryRowContext(ctx, `SELECT stepping FROM sessions WHERE id = ?`, id).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, notFound(id)
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: stepping of session %q: %w", id, err)
+	}
+	if value == "" {
+		return false, nil
+	}
+	if err := json.Unmarshal([]byte(value), dst); err != nil {
+		return true, fmt.Errorf("store: decode stepping of session %q: %w", id, err)
+	}
+	return true, nil
+}
+
+// PutStepping saves v, encoded as JSON, as the session's Step mode and
+// breakpoints. It does not touch updated_at: stepping is no activity.
+func (s *Store) PutStepping(ctx context.Context, id string, v any) error {
+	value, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("store: encode stepping of session %q: %w", id, err)
+	}
+	res, err := s.w.ExecContext(ctx, `UPDATE sessions SET stepping = ? WHERE id = ?`, string(value), id)
+	if err != nil {
+		return fmt.Errorf("store: save stepping of session %q: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return notFound(id)
+	}
+	return nil
+}
