@@ -37,11 +37,12 @@ count_node() {
 run() {
   local name=$1 log=$2; shift 2
   echo "==> $name"
+  local start=$SECONDS
   if "$@" >"$log" 2>&1; then
-    echo "    ok ($(basename "$log"))"
+    echo "    ok in $((SECONDS - start)) s ($(basename "$log"))"
     return 0
   fi
-  echo "    FAILED: $name — last lines of $log:"
+  echo "    FAILED after $((SECONDS - start)) s: $name — last lines of $log:"
   tail -n 60 "$log" | sed 's/^/    | /'
   broken+=("$name")
   return 1
@@ -78,5 +79,6 @@ if ((${#broken[@]})); then
   # A step that broke before counting its tests still fails the run.
   ((failed == 0)) && failed=${#broken[@]}
 fi
+echo "all tiers took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "tests: $passed passed, $failed failed"
 ((${#broken[@]} == 0 && failed == 0))
