@@ -34,10 +34,12 @@ describe('stopText', () => {
         if (e['kind'] === 'notice') notices.add(String(e['payload']['code']));
       }
     }
+    expect(reasons).toContain('printed_call');
     for (const reason of reasons) {
       expect(stopText(reason).explanation, reason).not.toBe('');
       expect(explainEnd(reason), reason).not.toBe(explainEnd('some_new_reason'));
     }
+    expect(notices).toContain('printed_call_unrecovered');
     expect(explainNotice('printed_call_unrecovered')).not.toBe(explainNotice('some_new_notice'));
   });
 
