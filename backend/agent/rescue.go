@@ -273,31 +273,50 @@ func takeBare(content string, offered []string) ([]found, string, *miss) {
 			return fs, "", nil
 		}
 		if callish(t) {
-			return nil, content, why.withForm(formJSON, t)
+			form := formJSON
+			if t[0] != '{' && pyListRe.MatchString(t) {
+				form = formPython
+			}
+			return nil, content, why.withForm(form, t)
 		}
 		return nil, content, nil
 	}
-	// Prose, then a call on lines of its own to the end.
-	for i := strings.Index(content, "\n{"); i >= 0; {
-		tail := strings.TrimSpace(content[i+1:])
-		fs, why := readJSON(tail, offered)
-		if why == nil {
-			for j := range fs {
-				fs[j].Form, fs[j].Text = formJSON, tail
+	// Prose, then a call on lines of its own to the end. A printed call is
+	// short: only the answer's last tailWindow bytes are looked at, and
+	// only where a line starts like a call, so a long answer of JSON lines
+	// costs a few parses, not one per line.
+	from := strings.LastIndex(content[:max(0, len(content)-tailWindow)], "\n") + 1
+	for i, tries := strings.Index(content[from:], "\n{"), 0; i >= 0 && tries < maxTailTries; {
+		at := from + i
+		tail := strings.TrimSpace(content[at+1:])
+		if callish(tail) {
+			tries++
+			fs, why := readJSON(tail, offered)
+			if why == nil {
+				for j := range fs {
+					fs[j].Form, fs[j].Text = formJSON, tail
+				}
+				return fs, strings.TrimSpace(content[:at]), nil
 			}
-			return fs, strings.TrimSpace(content[:i]), nil
+			if !textAfterValue(tail) {
+				return nil, content, why.withForm(formJSON, tail)
+			}
 		}
-		if callish(tail) && !textAfterValue(tail) {
-			return nil, content, why.withForm(formJSON, tail)
-		}
-		next := strings.Index(content[i+2:], "\n{")
+		next := strings.Index(content[at+2:], "\n{")
 		if next < 0 {
 			break
 		}
-		i += 2 + next
+		i = at + 2 + next - from
 	}
 	return nil, content, nil
 }
+
+// How far back from the end of an answer a printed call is looked for,
+// and at most how many starts are tried.
+const (
+	tailWindow   = 16 << 10
+	maxTailTries = 4
+)
 
 // textAfterValue reports whether text is a whole JSON value followed by
 // more text: a call among prose, not a call cut off.

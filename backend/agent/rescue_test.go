@@ -178,7 +178,7 @@ func TestRecoverCallsLeavesNearMissesAlone(t *testing.T) {
 		"llama builtin tool":           {`<|python_tag|>brave_search.call(query="go modules")`, "<|python_tag|> (Llama)"},
 		"gemma, tool not offered":      {"```tool_code\nprint(search(query=\"x\"))\n```", "code fence"},
 		"deepseek, tool not offered":   {"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>shell<｜tool▁sep｜>{\"cmd\": \"ls\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "DeepSeek tool-call tokens"},
-		"pythonic, tool not offered":   {`[get_weather(city="Paris")]`, "json"},
+		"pythonic, tool not offered":   {`[get_weather(city="Paris")]`, "python call"},
 		"unknown markup":               {"<tool>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}</tool>", "unknown form"},
 		"a call followed by more text": {"I will read it:\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}\nthen sum up.", "unknown form"},
 	}
