@@ -28,6 +28,7 @@ const (
 	formFence     = "code fence"                            // ```json / ```tool_code (Gemma) / ```tool_call …
 	formJSON      = "json"                                  // the whole answer: Llama 3.2's bare {"name": …, "parameters": …}
 	formPython    = "python call"                           // the whole answer: [name(a=1)] (Llama 3.2 pythonic, Gemma 3)
+	formHarmony   = "harmony (gpt-oss)"                     // <|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>
 	formUnknown   = "unknown form"                          // a call-shaped object in markup none of these reads
 )
 
@@ -71,6 +72,10 @@ var markers = []marker{
 	{form: formPyCalls,
 		re:   regexp.MustCompile(`(?s)<function_calls>(?P<inner>.*?)(?:</function_calls>|\z)`),
 		read: readJSONOrPython},
+	{form: formHarmony,
+		re:    regexp.MustCompile(`(?s)to=functions\.(?P<name>[A-Za-z0-9_.-]+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>(?P<inner>.*?)(?:<\|call\|>|<\|end\|>|\z)`),
+		strip: regexp.MustCompile(`<\|start\|>assistant|<\|channel\|>[a-z]*\s*`),
+		read:  readFunction},
 	{form: formTag,
 		re:   regexp.MustCompile(`(?s)<(?:tool_call|function_call)>\s*(?P<inner>.*?)\s*(?:</(?:tool_call|function_call)>|\z)`),
 		read: readTag},

@@ -119,6 +119,9 @@ func TestRecoverCalls(t *testing.T) {
 		// LFM2 (model/parsers/lfm2.go) and OLMo 3 (model/parsers/olmo3.go): Python calls between tokens.
 		{"lfm2", `<|tool_call_start|>[read_file(path="a.go")]<|tool_call_end|>`,
 			[]want{{"read_file", `{"path":"a.go"}`, "<|tool_call_start|> (LFM2)", ""}}, ""},
+		// gpt-oss's harmony format (Ollama's harmony/harmonyparser.go).
+		{"harmony", "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.go\"}<|call|>",
+			[]want{{"read_file", `{"path":"a.go"}`, "harmony (gpt-oss)", ""}}, ""},
 		{"olmo3", "<function_calls>read_file(path=\"a\")\nlist_dir(path=\".\")</function_calls>",
 			[]want{{"read_file", `{"path":"a"}`, "<function_calls> (OLMo)", ""}, {"list_dir", `{"path":"."}`, "<function_calls> (OLMo)", ""}}, ""},
 	}

@@ -44,6 +44,8 @@ var printedSamples = []struct{ family, text, form string }{
 	{"DeepSeek R1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"README.md\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "DeepSeek tool-call tokens"},
 	// Command R7B.
 	{"Command R7B", `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "read_file", "parameters": {"path": "README.md"}}]<|END_ACTION|>`, "<|START_ACTION|> (Command R)"},
+	// gpt-oss: the harmony format's commentary channel to a function.
+	{"gpt-oss", "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"README.md\"}<|call|>", "harmony (gpt-oss)"},
 	// LFM2: Python calls between its tokens.
 	{"LFM2", `<|tool_call_start|>[read_file(path="README.md")]<|tool_call_end|>`, "<|tool_call_start|> (LFM2)"},
 }
