@@ -93,8 +93,6 @@ type miss struct {
 	unreadable      bool
 }
 
-func (m *miss) Error() string { return m.why }
-
 func notOffered(name string) *miss {
 	return &miss{why: fmt.Sprintf("it calls %q, which is not one of the tools offered", name)}
 }
