@@ -68,13 +68,18 @@ func (m Model) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk
 	resp.Message.Content = st.text
 	resp.Message.ToolCalls = calls
 	resp.Done, resp.DoneReason = true, "stop"
-	// The times are the script's: what it waits before the first piece
-	// and between pieces (none at pace 0), the same on every machine, so
-	// a recorded demo stays the same. No tokenizer runs: the counts are
-	// the demo's own (see countTokens), reported where Ollama reports
-	// its own, so the meter, the cards and the context chart show the
-	// prompt grow as they would with a model.
-	first, eval := readWait*m.pace(), time.Duration(len(ps))*m.pace()
+	// The times are the script's pacing: what it waits before the first
+	// piece and between pieces, at the window's pace when it waits for
+	// nothing (tests, loupe run), so a recorded demo reports what the
+	// window's does, the same on every machine. No tokenizer runs: the
+	// counts are the demo's own (see countTokens), reported where Ollama
+	// reports its own, so the meter, the cards and the context chart show
+	// the prompt grow as they would with a model.
+	step := m.pace()
+	if step == 0 {
+		step = DefaultPace
+	}
+	first, eval := readWait*step, time.Duration(len(ps))*step
 	resp.Metrics = llm.Metrics{TotalDuration: first + eval, EvalDuration: eval, PromptEvalDuration: first, TimeToFirstToken: first,
 		PromptEvalCount: promptCount(req), EvalCount: answerCount(st.text, calls)}
 	raw, err := rawAnswer(req.Model, resp)
