@@ -491,6 +491,14 @@ func (r *run) answered(ctx context.Context, answer trace.ModelResponse) (trace.R
 			return trace.RunEnd{}, err
 		}
 	}
+	if u := answer.Unrecovered; u != nil {
+		// Not an answer: the model meant to call a tool and nothing ran.
+		msg := fmt.Sprintf("the answer looks like a tool call printed as text (%s), but Loupe did not make it a call: %s. Nothing was run; send a message to go on.", u.Form, u.Why)
+		if err := r.notice(ctx, trace.CodePrintedCallUnrecovered, msg); err != nil {
+			return trace.RunEnd{}, err
+		}
+		return trace.RunEnd{Reason: trace.EndPrintedCall, Detail: msg, FinalText: answer.Content, Rounds: r.round}, nil
+	}
 	return trace.RunEnd{Reason: trace.EndAnswered, FinalText: answer.Content, Rounds: r.round}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
 )
 
 // DefaultPace is the wait between two streamed pieces of an answer in the
@@ -67,19 +68,60 @@ func (m Model) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk
 	resp.Message.Content = st.text
 	resp.Message.ToolCalls = calls
 	resp.Done, resp.DoneReason = true, "stop"
-	// The times are the script's: what it waits before the first piece
-	// and between pieces (none at pace 0), the same on every machine, so
-	// a recorded demo stays the same. No tokens were read or written: the
-	// counts stay 0, and the window shows Loupe's estimate instead of
-	// Ollama's count.
-	first, eval := readWait*m.pace(), time.Duration(len(ps))*m.pace()
-	resp.Metrics = llm.Metrics{TotalDuration: first + eval, EvalDuration: eval, PromptEvalDuration: first, TimeToFirstToken: first}
+	// The times are the script's pacing: what it waits before the first
+	// piece and between pieces, at the window's pace when it waits for
+	// nothing (tests, loupe run), so a recorded demo reports what the
+	// window's does, the same on every machine. No tokenizer runs: the
+	// counts are the demo's own (see countTokens), reported where Ollama
+	// reports its own, so the meter, the cards and the context chart show
+	// the prompt grow as they would with a model.
+	step := m.pace()
+	if step == 0 {
+		step = DefaultPace
+	}
+	first, eval := readWait*step, time.Duration(len(ps))*step
+	resp.Metrics = llm.Metrics{TotalDuration: first + eval, EvalDuration: eval, PromptEvalDuration: first, TimeToFirstToken: first,
+		PromptEvalCount: promptCount(req), EvalCount: answerCount(st.text, calls)}
 	raw, err := rawAnswer(req.Model, resp)
 	if err != nil {
 		return resp, err
 	}
 	resp.Raw = raw
 	return resp, nil
+}
+
+// BytesPerToken is the demo's token count: a token for every four bytes,
+// the rule of thumb for English and code that Loupe's own estimate
+// starts from (and the fake Ollama counts with), rounded up, at least one.
+const BytesPerToken = 4
+
+func countTokens(n int) int { return max(1, (n+BytesPerToken-1)/BytesPerToken) }
+
+// promptCount is the demo's prompt_eval_count: the tokens of the body
+// Loupe posts to Ollama for this request (ollama.EncodeChatRequest, the
+// bytes a real model would read, rendered), counted as countTokens does.
+// Like Ollama v0.17.4 it counts the whole prompt every round.
+func promptCount(req llm.Request) int {
+	b, err := ollama.EncodeChatRequest(req)
+	if err != nil {
+		// A request the wire would refuse (no model, no num_ctx) is
+		// counted as its messages and tools.
+		b, _ = json.Marshal(struct {
+			Messages []llm.Message  `json:"messages"`
+			Tools    []llm.ToolSpec `json:"tools"`
+		}{req.Messages, req.Tools})
+	}
+	return countTokens(len(b))
+}
+
+// answerCount is the demo's eval_count: the tokens of its text and of its
+// calls' names and arguments.
+func answerCount(text string, calls []llm.ToolCall) int {
+	n := len(text)
+	for _, c := range calls {
+		n += len(c.Name) + len(c.Args)
+	}
+	return countTokens(n)
 }
 
 // readWait is how many paces the demo waits before its first piece.
@@ -154,10 +196,14 @@ type wireAnswer struct {
 	Done               bool   `json:"done"`
 	DoneReason         string `json:"done_reason"`
 	TotalDuration      int64  `json:"total_duration"`
+	PromptEvalCount    int    `json:"prompt_eval_count"`
 	PromptEvalDuration int64  `json:"prompt_eval_duration"`
+	EvalCount          int    `json:"eval_count"`
 	EvalDuration       int64  `json:"eval_duration"`
-	// Scripted says where the answer came from: no model, no server.
+	// Scripted says where the answer came from: no model, no server;
+	// Counts how its token counts were made.
 	Scripted string `json:"scripted"`
+	Counts   string `json:"counts"`
 }
 
 type wireCall struct {
@@ -183,7 +229,9 @@ func rawAnswer(model string, r llm.Response) (json.RawMessage, error) {
 	w.TotalDuration = int64(r.Metrics.TotalDuration)
 	w.PromptEvalDuration = int64(r.Metrics.PromptEvalDuration)
 	w.EvalDuration = int64(r.Metrics.EvalDuration)
+	w.PromptEvalCount, w.EvalCount = r.Metrics.PromptEvalCount, r.Metrics.EvalCount
 	w.Scripted = "written by Loupe's built-in demo script: no model and no Ollama server were involved"
+	w.Counts = fmt.Sprintf("prompt_eval_count and eval_count are the demo script's own counts, not a tokenizer's: one token per %d bytes of the request body Loupe would send Ollama, and of the answer; the durations are the script's pacing", BytesPerToken)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	// A command is shown as it is written: no \u003e for ">".

@@ -195,9 +195,13 @@ func TestChatStreamsAtItsPaceAndStopsOnCancel(t *testing.T) {
 				} `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"message"`
-		Scripted string `json:"scripted"`
+		Scripted        string `json:"scripted"`
+		Counts          string `json:"counts"`
+		PromptEvalCount int    `json:"prompt_eval_count"`
+		EvalCount       int    `json:"eval_count"`
 	}
 	if err := json.Unmarshal(r.Raw, &raw); err != nil || raw.Model != Name || raw.Scripted == "" || len(raw.Message.ToolCalls) != 1 ||
+		raw.Counts == "" || raw.PromptEvalCount <= 0 || raw.PromptEvalCount != r.Metrics.PromptEvalCount || raw.EvalCount <= 0 || raw.EvalCount != r.Metrics.EvalCount ||
 		raw.Message.ToolCalls[0].ID != r.Message.ToolCalls[0].ID || string(raw.Message.ToolCalls[0].Function.Arguments) != `{"path":"."}` {
 		t.Fatalf("raw %s (%v)", r.Raw, err)
 	}

@@ -138,3 +138,67 @@ func eventsOf(t *testing.T, m *session.Manager, id string) []trace.Event {
 	}
 	return d.Events
 }
+
+// The demo's answers carry counts and durations where Ollama puts its
+// own: prompt_eval_count is the demo's count of the very body Loupe would
+// post (a token per four bytes of what RawRequest rebuilds), so it grows
+// round by round as the history does; eval_count counts its answer; the
+// context meter reads the count as Ollama's, its total equal to it; and
+// Raw says the counts are the demo script's.
+func TestDemoReportsCountsAsOllamaWould(t *testing.T) {
+	st := tempStore(t)
+	saveSettings(t, st, permission.ModeAsk, nil)
+	sink := &recordingSink{asks: make(chan trace.Permission, 16)}
+	m := session.NewManager(st, ollama.New("http://127.0.0.1:9", nil), permission.NewBroker(), sink)
+	m.SetDemoPace(0)
+	t.Cleanup(m.StopAll)
+	s := do(t, m, session.Command{Do: session.DoDemo}).Summary
+	t.Cleanup(func() { os.RemoveAll(s.Workspace) })
+	waitFor(t, func() bool { return trace.StateOf(eventsOf(t, m, s.ID)).Paused != nil }, "the first pause")
+	do(t, m, session.Command{Do: session.DoContinue, Session: s.ID})
+	for range 3 {
+		q := <-sink.asks
+		do(t, m, session.Command{Do: session.DoAnswer, Session: s.ID, CallID: q.CallID, Allow: true, Scope: string(permission.ScopeOnce)})
+	}
+	m.Wait(s.ID)
+	// As stored: the window's preview leaves raw out.
+	evs, err := st.Events(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := lastEnd(t, evs); end.Reason != trace.EndAnswered {
+		t.Fatalf("end: %+v", end)
+	}
+	last, rounds := 0, 0
+	for _, e := range evs {
+		if e.Kind != trace.KindModelResponse {
+			continue
+		}
+		r, err := trace.Decode[trace.ModelResponse](e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds++
+		body, err := session.RawRequest(context.Background(), st, s.ID, r.RequestSeq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := r.Metrics
+		if want := (len(body) + demo.BytesPerToken - 1) / demo.BytesPerToken; mt.PromptEvalCount != want {
+			t.Fatalf("round %d: prompt_eval_count %d, want %d (the body's %d bytes / %d)", e.Round, mt.PromptEvalCount, want, len(body), demo.BytesPerToken)
+		}
+		if mt.PromptEvalCount <= last || mt.EvalCount <= 0 {
+			t.Fatalf("round %d: counts %d / %d after a prompt of %d", e.Round, mt.PromptEvalCount, mt.EvalCount, last)
+		}
+		last = mt.PromptEvalCount
+		if r.Context == nil || r.Context.Source != trace.SourceOllama || r.Context.Prompt != mt.PromptEvalCount || r.Context.Output != mt.EvalCount {
+			t.Fatalf("round %d: meter %+v for counts %d / %d", e.Round, r.Context, mt.PromptEvalCount, mt.EvalCount)
+		}
+		if !strings.Contains(string(r.Raw), `"prompt_eval_count":`) || !strings.Contains(string(r.Raw), "demo script's own counts") {
+			t.Fatalf("round %d: raw %s", e.Round, r.Raw)
+		}
+	}
+	if rounds < 4 {
+		t.Fatalf("%d rounds", rounds)
+	}
+}

@@ -641,6 +641,24 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// The forms of other model families (Mistral, Llama, Gemma), then a
+	// call of a tool that was not offered: nothing runs, and the run ends
+	// saying a call was printed, not that the model answered.
+	t.Run("printed_forms", func(t *testing.T) {
+		w := openWindow(t, "printed_forms", "A model that prints its calls in Mistral's, Llama's and Gemma's forms, each recovered and run; then a call of a tool that was not offered, which ends the run as a printed call, not an answer.", permission.ModeAuto, nil)
+		w.srv.Script(
+			text(`[TOOL_CALLS]list_dir[ARGS]{"path": "."}`),
+			text(`<|python_tag|>{"name": "read_file", "parameters": {"path": "README.md"}}<|eom_id|>`),
+			text("And the notes:\n```tool_code\nprint(read_file(path=\"notes.txt\"))\n```"),
+			text(`[TOOL_CALLS]send_email[ARGS]{"to": "me", "body": "alpha and beta"}`),
+		)
+		w.send("Read everything and mail me the notes")
+		if end := w.untilEnded(); end.Reason != trace.EndPrintedCall {
+			t.Fatalf("end = %+v", end)
+		}
+		w.save()
+	})
+
 	// Broken JSON in a printed call: repaired where the intent is plain
 	// (marked, the original kept), and otherwise told to the model as
 	// invalid arguments with the expected schema.

@@ -198,7 +198,25 @@ type ModelResponse struct {
 	// wrote it (Content has the recovered calls taken out).
 	Rescued []Rescue `json:"rescued,omitempty"`
 	Printed string   `json:"printed,omitempty"`
+	// Unrecovered is set on an answer without calls whose text plainly
+	// holds one that Loupe did not read as a call: the run then ends
+	// printed_call, never answered.
+	Unrecovered *Unrecovered `json:"unrecovered,omitempty"`
 }
+
+// Unrecovered says of an answer's text that looks like a tool call but
+// was not made one: the form it is written in ("[TOOL_CALLS] (Mistral)",
+// "json"…), why it was not read (a tool that was not offered, JSON cut
+// off, recovery turned off) and the span.
+type Unrecovered struct {
+	Form string `json:"form"`
+	Why  string `json:"why"`
+	Text string `json:"text"`
+}
+
+// CodePrintedCallUnrecovered is the notice of an answer whose text looks
+// like a tool call that was not run.
+const CodePrintedCallUnrecovered = "printed_call_unrecovered"
 
 // Rescue says how Loupe made a call out of what a model wrote: Recovered
 // when the call was printed as text (Form: "tool_call tag", "code fence",
@@ -395,6 +413,10 @@ const (
 	// EndDoesNotFit: the prompt was longer than num_ctx and Ollama
 	// refused it (an error event with code does_not_fit says by how much).
 	EndDoesNotFit = "does_not_fit"
+	// EndPrintedCall: the answer made no call but its text looks like one
+	// Loupe could not read (a notice printed_call_unrecovered says which
+	// form and why); nothing was run.
+	EndPrintedCall = "printed_call"
 )
 
 // RunEnd closes a run with its reason.

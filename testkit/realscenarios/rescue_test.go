@@ -64,6 +64,57 @@ func TestTextCallsRecoveredOnRealOllama(t *testing.T) {
 	}
 }
 
+// The forms other families print their calls in (Mistral's [TOOL_CALLS],
+// Llama's <|python_tag|>, Granite's <|tool_call|>, Gemma's tool_code
+// fence, DeepSeek's tokens) come from the real server as the answer's
+// text and are recovered and run; then a call of a tool that was not
+// offered ends the run printed_call, not answered.
+func TestPrintedCallFamiliesOnRealOllama(t *testing.T) {
+	forms := []struct{ text, form string }{
+		{`[TOOL_CALLS]list_dir[ARGS]{"path": "."}`, "[TOOL_CALLS] (Mistral)"},
+		{`<|python_tag|>{"name": "read_file", "parameters": {"path": "README.md"}}`, "<|python_tag|> (Llama)"},
+		{`<|tool_call|>[{"name": "read_file", "arguments": {"path": "notes.txt"}}]`, "<|tool_call|> (Granite, Phi)"},
+		{"```tool_code\nprint(list_dir(path=\".\"))\n```", "code fence"},
+		{"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"README.md\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "DeepSeek tool-call tokens"},
+	}
+	var steps []gguf.Step
+	for _, f := range forms {
+		steps = append(steps, gguf.Step{Raw: []string{f.text}})
+	}
+	steps = append(steps, gguf.Step{Raw: []string{`[TOOL_CALLS]send_email[ARGS]{"to": "me"}`}})
+	srv := startServer(t, gguf.Script{Steps: steps})
+	r := newRig(t, srv)
+	end := r.run("Read everything")
+	if end.Reason != trace.EndPrintedCall || end.Rounds != len(forms)+1 || !strings.Contains(end.Detail, `"send_email"`) {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := r.events()
+	invariants.Check(t, evs)
+	var got []string
+	for _, c := range payloads[trace.ToolCall](t, evs, trace.KindToolCall) {
+		if !c.Valid || c.Rescue == nil || !c.Rescue.Recovered {
+			t.Fatalf("call %+v is not a valid recovered call", c)
+		}
+		got = append(got, c.Rescue.Form)
+	}
+	want := make([]string, len(forms))
+	for i, f := range forms {
+		want[i] = f.form
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("forms = %s, want %s", strings.Join(got, "|"), strings.Join(want, "|"))
+	}
+	for _, res := range payloads[trace.ToolResult](t, evs, trace.KindToolResult) {
+		if res.IsError {
+			t.Fatalf("result %+v", res)
+		}
+	}
+	ns := payloads[trace.Notice](t, evs, trace.KindNotice)
+	if len(ns) == 0 || ns[len(ns)-1].Code != trace.CodePrintedCallUnrecovered {
+		t.Fatalf("notices = %+v", ns)
+	}
+}
+
 // A model that asks for the same call again and again: the third time the
 // result ends with a note to the model and a notice is recorded; the
 // fourth time the run stops with that reason.

@@ -71,6 +71,20 @@ describe('contextPoints', () => {
     expect(pts.every((p) => p.promptTokens != null && p.promptTokens > 0 && p.level === 'ok')).toBe(true);
   });
 
+  it('draws the demo growing: each of its answers carries the count it made of its prompt', () => {
+    const events: TraceEvent[] = [];
+    for (const s of recording('demo_first_run').steps) {
+      const e = s.event === undefined ? null : parseEvent(s.event);
+      if (e) events.push(e);
+    }
+    const pts = contextPoints(buildTimeline(events).runs);
+    expect(pts.length).toBeGreaterThan(3);
+    const prompts = pts.map((p) => p.promptTokens ?? 0);
+    expect(prompts.every((p) => p > 0)).toBe(true);
+    expect(prompts.every((p, i) => i === 0 || p > prompts[i - 1]!)).toBe(true);
+    expect(pts.every((p) => (p.outputTokens ?? 0) > 0)).toBe(true);
+  });
+
   it("takes the meter's total and the context Ollama allocated over the bare count and num_ctx", () => {
     const log = new EventLog();
     log.user('x');

@@ -97,6 +97,9 @@ describe('explain', () => {
   it('explains answers, observations, pauses, edits, notices and ends', () => {
     const log = new EventLog();
     expect(explainResponse(log.response({ content: 'hi' }).payload)).toContain('final answer');
+    const printed = log.response({ content: '[TOOL_CALLS]shell[ARGS]{}', unrecovered: { form: '[TOOL_CALLS] (Mistral)', why: 'it calls "shell"', text: '[TOOL_CALLS]shell[ARGS]{}' } });
+    expect(explainResponse(printed.payload)).toContain('[TOOL_CALLS] (Mistral)');
+    expect(explainResponse(printed.payload)).toContain('not a final answer');
     expect(explainResponse(log.response({ done_reason: 'length', incomplete: true, tool_calls: [{ id: 'a', index: 0, name: 'x', args: {} }] }).payload)).toContain(
       'never runs tool calls from a message that was cut off',
     );

@@ -43,6 +43,12 @@ export function explainResponse(p: ModelResponsePayload): string {
       ? 'The model ran out of room (done_reason "length") before it finished. Loupe never runs tool calls from a message that was cut off.'
       : 'The message ended before the model finished (the stream broke or was stopped). Loupe never runs tool calls from an incomplete message.';
   }
+  if (calls.length === 0 && p.unrecovered) {
+    return (
+      `The model wrote what looks like a tool call as text (${p.unrecovered.form}) instead of asking for it, and Loupe could not make it a call: ${p.unrecovered.why}. ` +
+      'Nothing ran, and this is not a final answer: the loop stops so you can see why.'
+    );
+  }
   if (calls.length === 0) {
     return 'The model answered without asking for a tool, so this is its final answer and the loop stops here.';
   }
@@ -177,6 +183,8 @@ const noticeText: Record<string, string> = {
   context_cut: 'Ollama read every token the context holds: a prompt that long was probably cut to fit, and the model did not see its oldest part.',
   context_dropped:
     'Ollama counted far fewer prompt tokens than this session\u2019s own earlier counts lead Loupe to expect, and its cache does not explain it: it probably dropped the oldest messages to fit the context.',
+  printed_call_unrecovered:
+    'The model wrote a tool call as text instead of asking for it, and Loupe could not read it as a call of a tool it offered (the notice says which form and why). Nothing ran; a model that makes native tool calls, or a message saying what to do, gets it going again.',
   context_allocated:
     'Ollama holds the model with another context than the num_ctx Loupe asked for (it caps it at the model\u2019s own length, for one): the context meter counts against what Ollama holds.',
 };
@@ -203,6 +211,8 @@ export function explainEnd(reason: string): string {
       return 'The model asked for the same calls round after round; Loupe stopped the loop instead of letting it go in circles.';
     case 'does_not_fit':
       return 'Ollama would silently drop the oldest messages of a prompt longer than num_ctx; Loupe asks it to refuse instead, so the model never works from a cut history without you knowing.';
+    case 'printed_call':
+      return 'Small models sometimes write a tool call as text instead of asking for it. Loupe reads the forms they use; this one it could not, so nothing ran and the loop stopped rather than take it for an answer.';
     case 'timeout':
       return 'Loupe waits for Ollama only so long: a stream that goes silent would otherwise hold the loop forever. Send a message to try again.';
     default:

@@ -54,6 +54,12 @@ const reasons: Record<string, StopText> = {
       'The prompt was longer than the context (num_ctx). Ollama was asked not to cut it, so nothing was lost: the card above says what took the room and the ways out.',
     tone: 'warn',
   },
+  printed_call: {
+    label: 'Call not recovered',
+    explanation:
+      'The model wrote what looks like a tool call as text, in a form Loupe could not make a call of, so nothing ran and this is not a final answer.',
+    tone: 'warn',
+  },
   interrupted: {
     label: 'Interrupted',
     explanation: 'Loupe exited while this run was going. Calls that had not finished were marked interrupted.',

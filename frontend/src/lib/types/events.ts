@@ -143,6 +143,15 @@ export interface ModelResponsePayload {
   rescued?: Rescue[] | null;
   /** The content as the model wrote it, when calls were taken out of it. */
   printed?: string;
+  /** The text looks like a tool call that Loupe did not make one (the run ends printed_call). */
+  unrecovered?: Unrecovered | null;
+}
+
+/** trace.Unrecovered: text shaped as a tool call that was not made a call: its form, why, and the span. */
+export interface Unrecovered {
+  form: string;
+  why: string;
+  text: string;
 }
 
 /** trace.Rescue: how Loupe made a call out of what the model wrote. */
@@ -315,7 +324,8 @@ export type StopReason =
   | 'interrupted'
   | 'repeated_calls'
   | 'timeout'
-  | 'does_not_fit';
+  | 'does_not_fit'
+  | 'printed_call';
 
 export interface RunEndPayload {
   reason: StopReason | string;

@@ -158,6 +158,7 @@ const payloads: Record<Kind, Shape> = {
     'raw?': json,
     'rescued?': nullable(arr(rescue)),
     'printed?': str,
+    'unrecovered?': nullable(obj({ form: str, why: str, text: str })),
   }),
   tool_call: obj({
     call_id: str,
