@@ -99,16 +99,25 @@ func TestCrashLoop(t *testing.T) {
 	// Until about 30 kills have landed; a run that ends before its kill
 	// counts as a run, not a kill. A run takes at least two commands'
 	// sleeps and three streamed answers, so most kills land; the attempts
-	// and the time are bounded all the same.
+	// and the time are bounded all the same. Most kills come after a
+	// random delay; every third waits for a command to run first, so that
+	// kills mid-command happen however slow the machine is (a busy one
+	// spends the random delays starting up).
 	start := time.Now()
 	killed, finished, midCommand := 0, 0, 0
-	for killed < kills && killed+finished < 3*kills && time.Since(start) < 40*time.Second {
+	for killed < kills && killed+finished < 3*kills && time.Since(start) < 3*time.Minute {
 		p := startLoupe(t, args...)
+		var at <-chan time.Time
+		if (killed+finished)%3 == 2 {
+			at = whenRunning(p.exited, "sleep "+sleep, 20*time.Second)
+		} else {
+			at = time.After(time.Duration(rng.Int64N(int64(800 * time.Millisecond))))
+		}
 		select {
 		case <-p.exited:
 			finished++
 			continue
-		case <-time.After(time.Duration(rng.Int64N(int64(800 * time.Millisecond)))):
+		case <-at:
 		}
 		if len(procs.Containing("sleep "+sleep)) > 0 {
 			midCommand++
@@ -190,4 +199,26 @@ func TestCrashLoop(t *testing.T) {
 	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check = %q, %v", check, err)
 	}
+}
+
+// whenRunning fires once a process whose command line holds marker runs,
+// or after limit, or never if exited closes first.
+func whenRunning(exited <-chan struct{}, marker string, limit time.Duration) <-chan time.Time {
+	out := make(chan time.Time, 1)
+	go func() {
+		deadline := time.Now().Add(limit)
+		for time.Now().Before(deadline) {
+			select {
+			case <-exited:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if len(procs.Containing(marker)) > 0 {
+				out <- time.Now()
+				return
+			}
+		}
+		out <- time.Now()
+	}()
+	return out
 }
