@@ -190,6 +190,7 @@ func confineSelf(cfg *helperConfig) (helperReport, error) {
 		// (inside some containers); the probe finds out.
 		v.PrivateProc = s.PIDNS && (s.PrivateProc || cfg.Probe)
 		v.TryProc = cfg.Probe
+		v.MQueue, v.Cgroup = s.IPCNS, s.CgroupNS
 		built, err := buildView(v)
 		if err != nil {
 			return rep, fmt.Errorf("build the command's view of the files: %w", err)
