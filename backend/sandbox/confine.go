@@ -43,7 +43,8 @@ const HelperArg = "__loupe-sandbox-helper"
 var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 
 // Confined runs each command in a helper process that confines itself
-// before starting `/bin/sh -c Script` (Linux):
+// before starting `SHELL -c Script` (Linux), SHELL being
+// cmdshell.Commands() (bash where the system has it):
 //
 //   - Its own view of the files (mount namespace, pivot_root; see
 //     viewConfig): the system's directories read-only, the workspace, and

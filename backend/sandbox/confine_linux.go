@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/cmdshell"
+
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +74,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		maxFile = DefaultMaxFileSize
 	}
 	hc := helperConfig{
-		Shell:       "/bin/sh",
+		Shell:       cmdshell.Commands().Path, // the language the classifier reads
 		Script:      cmd.Script,
 		Dir:         dir,
 		Setup:       s,

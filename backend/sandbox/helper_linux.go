@@ -104,7 +104,8 @@ func helperMain(args []string) int {
 
 	shell := cfg.Shell
 	if shell == "" {
-		shell = "/bin/sh"
+		report(helperReport{Error: "sandbox helper: no shell given"})
+		return helperExitSetup
 	}
 	p, err := os.StartProcess(shell, []string{shell, "-c", cfg.Script}, &os.ProcAttr{
 		Dir:   cfg.Dir,

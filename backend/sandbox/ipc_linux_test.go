@@ -45,7 +45,7 @@ func TestConfinedSharesNoKernelObjects(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Everything: seen, read, written, removed.
-		if got := reached(out.Text); len(got) < 14 || len(o.Seen(out.Text)) == 0 || o.Check() == "" {
+		if got := reached(out.Text); len(got) < 14 || o.Check() == "" {
 			t.Fatalf("unconfined, the attack did not reach the objects (reached %d things, saw %v, check %q): fix the attack\n%s", len(got), o.Seen(out.Text), o.Check(), out.Text)
 		}
 	})

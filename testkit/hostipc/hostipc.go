@@ -100,18 +100,24 @@ func (o *Objects) ListScript() string {
 		fmt.Sprintf("ipcrm -M %d -Q %d -S %d 2>&1; rm -f /dev/mqueue/%s 2>&1", o.ShmKey, o.MsgKey, o.SemKey, o.MQ)
 }
 
-// Seen reports which of o's keys or names out shows.
+// Seen reports which of o's keys or names out shows as the tools list
+// them: ipcs's 0x%08x keys, a /proc/sysvipc line of a key, an ls line of
+// the POSIX queue.
 func (o *Objects) Seen(out string) []string {
 	var seen []string
+	keys := map[string]bool{}
 	for _, k := range []int{o.ShmKey, o.MsgKey, o.SemKey} {
-		for _, form := range []string{fmt.Sprintf("0x%08x", k), fmt.Sprintf(" %d ", k)} {
-			if strings.Contains(out, form) {
-				seen = append(seen, form)
-			}
+		if hex := fmt.Sprintf("0x%08x", k); strings.Contains(out, hex) {
+			seen = append(seen, hex)
 		}
+		keys[strconv.Itoa(k)] = true
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if line == o.MQ { // a line of ls /dev/mqueue
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 1 && keys[f[0]]:
+			seen = append(seen, "key "+f[0])
+		case line == o.MQ:
 			seen = append(seen, o.MQ)
 		}
 	}
