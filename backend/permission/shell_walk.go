@@ -110,7 +110,11 @@ func (c *classifier) otherReading(src string, f *syntax.File, fed bool, depth in
 	if err != nil || f != nil && sameShape(f, g) {
 		return // the other shell would refuse it, or reads it the same
 	}
+	// The other reading is walked apart, so that its reasons do not stand
+	// for what runs; its parsing counts against the same budget.
 	scratch := newAnalysis()
+	scratch.plain = c.a.plain
+	scratch.parsed, scratch.budget = c.a.parsed, c.a.budget
 	for k, v := range c.a.aliases {
 		scratch.aliases[k] = v
 	}
@@ -125,6 +129,11 @@ func (c *classifier) otherReading(src string, f *syntax.File, fed bool, depth in
 	}
 	other := &classifier{a: scratch, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: alt, known: c.known}
 	other.walk(g, src, fed, depth)
+	c.a.parsed = scratch.parsed
+	if scratch.budget > 0 && scratch.parsed > scratch.budget {
+		c.a.reason("it is too long to check (it nests commands too often)")
+		c.a.opaque = true
+	}
 	var names []string
 	for _, cmd := range scratch.all {
 		if len(c.a.all) >= maxCommands {
