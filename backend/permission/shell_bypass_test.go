@@ -289,3 +289,19 @@ func TestLongChainsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkClassifyChains: the classifier's cost on a typical command and
+// on chains of 10,000 wrappers (docs/BENCHMARKS.md).
+func BenchmarkClassifyChains(b *testing.B) {
+	for _, bc := range []struct{ name, cmd string }{
+		{"typical", `cd sub && go test ./... 2>&1 | tail -20; [[ -f go.sum ]] && git status --short`},
+		{"env_x10000", strings.Repeat("env ", 10000) + "ls"},
+		{"watch_x10000", strings.Repeat("watch ", 10000) + "ls"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				analyzeCommand(bc.cmd)
+			}
+		})
+	}
+}
