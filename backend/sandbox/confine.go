@@ -64,6 +64,11 @@ var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 //     the helper on exit, timeout or cancellation makes the kernel kill
 //     everything in the namespace, however it detached (setsid, double
 //     fork, nohup). Processes outside the namespace cannot be signalled.
+//   - Its own IPC, UTS and cgroup namespaces, where the kernel allows
+//     each: the user's SysV shared memory, message queues and semaphores
+//     and POSIX queues are out of reach (a /dev/mqueue of its own), the
+//     host name is its own, /sys/fs/cgroup shows only its subtree. The
+//     clock and the rest of /sys stay shared (see Protections.IPC).
 //   - Resource limits: DefaultMaxFileSize, DefaultMaxMemory,
 //     DefaultMaxProcesses, no core dumps. No capabilities and no_new_privs (setuid binaries do not gain
 //     privileges). With Landlock ABI 6+, no connecting to abstract Unix
