@@ -48,8 +48,13 @@
 //   - Paths that lead outside the workspace ("..", absolute paths
 //     elsewhere, symlinks out) are refused; the tools refuse them too.
 //     Absolute paths need Policy.Workspace to be placed.
-//   - Commands (run_command) are parsed with mvdan.cc/sh (bash syntax, a
-//     superset of what /bin/sh accepts). Each simple command of a chain
+//   - Commands (run_command) are parsed with mvdan.cc/sh in the dialect of
+//     the shell that runs them (cmdshell.Commands(): bash where the system
+//     has it, /bin/sh read as POSIX sh otherwise), and in the other dialect
+//     too: commands only the other reading finds count for deny and ask
+//     rules, and where the running shell is not known (sh -c, watch,
+//     programs that run sh -c, /bin/sh itself) a difference between the two
+//     readings asks. Each simple command of a chain
 //     (; && || & newlines, pipes, if/for/while/case bodies) must be
 //     allowed by a rule for the line to run without asking. These always
 //     ask unless a rule for the exact command line (a grant) allows it:

@@ -7,6 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // ToolSetting is a per-tool choice that overrides the mode for that tool.
@@ -56,6 +58,18 @@ type Policy struct {
 	// Unconfined, when set, says why commands cannot be confined by the
 	// OS here; every command then asks, once, whatever the rules say.
 	Unconfined string `json:"-"`
+
+	// shell, when set, is the shell commands are read for (tests);
+	// otherwise cmdshell.Commands(), the one the sandbox starts.
+	shell *cmdshell.Shell
+}
+
+// analyze classifies a command as the shell that runs it reads it.
+func (p Policy) analyze(src string) *analysis {
+	if p.shell != nil {
+		return analyzeCommandIn(src, *p.shell)
+	}
+	return analyzeCommand(src)
 }
 
 // Validate says what is wrong with the user's policy settings.

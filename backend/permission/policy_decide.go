@@ -48,7 +48,7 @@ func (p Policy) decide(c Call, ps paths) Decision {
 	var a *analysis
 	var mentions, writes []string
 	if c.Tool == RunCommand {
-		a = analyzeCommand(c.Command)
+		a = p.analyze(c.Command)
 		mentions = p.place(a.mentions).all()
 		writes = p.place(a.writes).all()
 	}
@@ -71,7 +71,7 @@ func (p Policy) decide(c Call, ps paths) Decision {
 			for _, cmd := range a.all {
 				switch r.cmd.matchLoose(cmd.words) {
 				case yesMatch:
-					return Decision{Verdict: Refuse, By: r.by, Reasons: []string{fmt.Sprintf("it runs %s", cmd)}}
+					return Decision{Verdict: Refuse, By: r.by, Reasons: []string{cmd.ran()}}
 				case maybeMatch:
 					once = appendNew(once, fmt.Sprintf("%s might be refused by %s: its words are only known when it runs", cmd, r.by))
 				}

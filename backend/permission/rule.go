@@ -196,7 +196,7 @@ func compileRule(r Rule) (*compiled, error) {
 		c.cmd, err = compileCommand(r.Command)
 	case r.CommandLine != "":
 		c.Tool = RunCommand
-		if _, perr := parseShell(r.CommandLine); perr != nil {
+		if _, perr := parseRule(r.CommandLine); perr != nil {
 			err = fmt.Errorf("rule %q: %v", r.String(), perr)
 		}
 		c.line = canonicalCommand(r.CommandLine)
@@ -231,7 +231,7 @@ type patWord struct {
 }
 
 func compileCommand(src string) (*cmdPattern, error) {
-	f, err := parseShell(src)
+	f, err := parseRule(src)
 	if err != nil {
 		return nil, fmt.Errorf("command pattern %q does not parse: %v", src, err)
 	}

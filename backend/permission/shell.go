@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // The shell*.go files make up the command classifier. It parses a
@@ -63,6 +65,10 @@ type command struct {
 	// noRule marks builtins that need no rule: cd into the workspace,
 	// true, false, :, pwd, command -v.
 	noRule bool
+	// reading names the other dialect when the command is found only in
+	// its reading of the text (sh's, when bash runs it): "" for the
+	// reading of the shell that runs it.
+	reading string
 	// writers are words of self that make a command which otherwise only
 	// reads write a file or run another program (sort -o, sed -i,
 	// git log --output, rg --pre …). An allow rule allows the command
@@ -82,6 +88,15 @@ type writer struct {
 }
 
 func (c *command) String() string { return wordsText(c.words) }
+
+// ran says it runs c, naming the reading it is in when that is not the
+// running shell's.
+func (c *command) ran() string {
+	if c.reading != "" {
+		return fmt.Sprintf("it runs %s (as %s reads the command)", c, c.reading)
+	}
+	return fmt.Sprintf("it runs %s", c)
+}
 
 func wordsText(ws []word) string {
 	parts := make([]string, len(ws))
@@ -137,7 +152,17 @@ type analysis struct {
 	mentions []string
 	// background is set when something runs with &.
 	background bool
+	// parsed counts the bytes parsed so far (nested scripts, the other
+	// dialect's reading); budget bounds it, in proportion to the
+	// command's length, so that the cost stays linear in it.
+	parsed, budget int
+	// plain caches plainTail, by the last word of a slice.
+	plain map[*word]int
 }
+
+// parseBudget is how many bytes an analysis of src may parse in all: a
+// few readings of each part of it, however it nests.
+func parseBudget(src string) int { return 16*len(src) + 4096 }
 
 func (a *analysis) reason(format string, args ...any) {
 	r := fmt.Sprintf(format, args...)
@@ -168,9 +193,19 @@ type funcDef struct {
 	src  string
 }
 
-// analyzeCommand classifies a run_command command.
-func analyzeCommand(src string) *analysis {
-	a := &analysis{aliases: map[string]string{}, funcs: map[string]funcDef{}, files: map[string]string{}, expanding: map[string]bool{}}
+// analyzeCommand classifies a run_command command, read in the language
+// of the shell commands run in.
+func analyzeCommand(src string) *analysis { return analyzeCommandIn(src, cmdshell.Commands()) }
+
+// newAnalysis is an empty analysis.
+func newAnalysis() *analysis {
+	return &analysis{aliases: map[string]string{}, funcs: map[string]funcDef{}, files: map[string]string{}, expanding: map[string]bool{}}
+}
+
+// analyzeCommandIn classifies src as sh runs it.
+func analyzeCommandIn(src string, sh cmdshell.Shell) *analysis {
+	a := newAnalysis()
+	a.budget = parseBudget(src)
 	if len(src) > maxCommandBytes {
 		a.reason("it is too long to check (%d bytes)", len(src))
 		a.opaque = true
@@ -185,20 +220,29 @@ func analyzeCommand(src string) *analysis {
 		a.reason("it contains control characters (%q)", src[i:i+1])
 		a.opaque = true
 	}
-	cl := &classifier{a: a, cwd: "."}
+	cl := &classifier{a: a, cwd: ".", dialect: sh.Dialect, known: sh.Known}
 	a.cmds = cl.script(src, false, 0)
 	return a
 }
 
-func parseShell(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+// parseShell parses src in dialect d.
+func parseShell(src string, d cmdshell.Dialect) (*syntax.File, error) {
+	lang := syntax.LangBash
+	if d == cmdshell.POSIX {
+		lang = syntax.LangPOSIX
+	}
+	return syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), "")
 }
+
+// parseRule parses a rule's command pattern or line. Rules are written in
+// bash, a superset of what the other dialect accepts.
+func parseRule(src string) (*syntax.File, error) { return parseShell(src, cmdshell.Bash) }
 
 // canonicalCommand is the command as the shell parser prints it: two
 // commands with the same canonical form parse to the same tree. A command
 // that does not parse is only trimmed.
 func canonicalCommand(src string) string {
-	f, err := parseShell(src)
+	f, err := parseRule(src)
 	if err != nil {
 		return strings.TrimSpace(src)
 	}

@@ -3,6 +3,8 @@ package permission
 import (
 	"path"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // This file builds a simple command from its words and unwraps the
@@ -229,18 +231,14 @@ func withEnv(env, rest []word) []word {
 // nested walks an eval script or an alias's expansion: it runs in this
 // shell, with this shell's $1 ….
 func (c *classifier) nested(src string, fed bool) []*command {
-	return c.nestedWith(src, fed, c.args, c.hasArgs)
+	return c.nestedIn(src, fed, c.args, c.hasArgs, c.dialect, c.known)
 }
 
-// nestedArgs walks an sh -c script given its arguments ($1 …).
-func (c *classifier) nestedArgs(src string, fed bool, args []word) []*command {
-	return c.nestedWith(src, fed, args, true)
-}
-
-// nestedWith walks src; hasArgs says whether args are its $1 … (when
-// not, they are unknown).
-func (c *classifier) nestedWith(src string, fed bool, args []word, hasArgs bool) []*command {
-	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd, args: args, hasArgs: hasArgs}
+// nestedIn walks src as a shell of dialect d runs it (known: that shell
+// is sure to read d; see cmdshell.Shell); hasArgs says whether args are
+// its $1 … (when not, they are unknown).
+func (c *classifier) nestedIn(src string, fed bool, args []word, hasArgs bool, d cmdshell.Dialect, known bool) []*command {
+	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd, args: args, hasArgs: hasArgs, dialect: d, known: known}
 	cmds := sub.script(src, fed, c.depth+1)
 	c.cwd = sub.cwd
 	return cmds

@@ -3,7 +3,6 @@ package permission
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // visibleDenyBypasses are ways of running rm -rf that the parser can see
@@ -252,9 +251,10 @@ func TestDefinitionsAreExpanded(t *testing.T) {
 }
 
 // TestLongChainsAreBounded: chains of wrappers and runners, repeated
-// calls and nested expansions cost a bounded number of commands, and
-// what is too much to read asks. The time bound is far above what it
-// takes; a chain of 12000 env words once took 20 seconds.
+// calls and nested expansions cost a bounded number of commands and of
+// bytes parsed (each level of a watch chain once joined and parsed the
+// rest of the chain again: quadratic), and what is too much to read asks.
+// The work is counted, not timed.
 func TestLongChainsAreBounded(t *testing.T) {
 	p := Policy{Mode: ModeAuto, Rules: []Rule{{Effect: EffectDeny, Command: "rm *"}}}
 	for _, cmd := range []string{
@@ -265,17 +265,43 @@ func TestLongChainsAreBounded(t *testing.T) {
 		strings.Repeat("strace x ", 7000) + "ls",
 		"f(){ g; g; g; }; g(){ f; f; f; };" + strings.Repeat("f;", 5000),
 		strings.Repeat("alias a='a a'; ", 10) + strings.Repeat("a ", 10000),
+		// Words that must be joined and parsed again at every level.
+		strings.Repeat(`watch x\; `, 6000) + "ls",
+		strings.Repeat(`sh -c 'sh -c "`, 2000) + "ls",
 	} {
-		start := time.Now()
 		a := analyzeCommand(cmd)
 		if len(a.all) > maxCommands {
 			t.Errorf("%.20q…: %d commands", cmd, len(a.all))
 		}
-		if d := p.Decide(runCmd(cmd)); d.Verdict == Run && len(a.all) >= maxCommands {
+		// A few readings of each part (two dialects, a nested script),
+		// never one per level of the chain.
+		if limit := parseBudget(cmd); a.parsed > limit+len(cmd) {
+			t.Errorf("%.20q… (%d bytes): parsed %d bytes, more than %d", cmd, len(cmd), a.parsed, limit)
+		}
+		if d := p.Decide(runCmd(cmd)); d.Verdict == Run && (len(a.all) >= maxCommands || a.parsed > parseBudget(cmd)) {
 			t.Errorf("%.20q…: ran although it was too long to read", cmd)
 		}
-		if el := time.Since(start); el > 10*time.Second {
-			t.Errorf("%.20q…: %v", cmd, el)
+	}
+	// Plain chains are read once per dialect.
+	for _, cmd := range []string{strings.Repeat("watch ", 10000) + "ls", strings.Repeat("env ", 12000) + "ls"} {
+		if a := analyzeCommand(cmd); a.parsed > 2*len(cmd) {
+			t.Errorf("%.20q… (%d bytes): parsed %d bytes", cmd, len(cmd), a.parsed)
 		}
+	}
+}
+
+// BenchmarkClassifyChains: the classifier's cost on a typical command and
+// on chains of 10,000 wrappers (docs/BENCHMARKS.md).
+func BenchmarkClassifyChains(b *testing.B) {
+	for _, bc := range []struct{ name, cmd string }{
+		{"typical", `cd sub && go test ./... 2>&1 | tail -20; [[ -f go.sum ]] && git status --short`},
+		{"env_x10000", strings.Repeat("env ", 10000) + "ls"},
+		{"watch_x10000", strings.Repeat("watch ", 10000) + "ls"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				analyzeCommand(bc.cmd)
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // This file follows what a command defines for itself and then uses:
@@ -88,7 +90,7 @@ func (c *classifier) callFunc(cmd *command, words []word, fed bool) {
 		return
 	}
 	c.a.expanding[key] = true
-	sub := &classifier{a: c.a, src: fn.src, depth: c.depth + 1, cwd: c.cwd, args: words[i+1:], hasArgs: true}
+	sub := &classifier{a: c.a, src: fn.src, depth: c.depth + 1, cwd: c.cwd, args: words[i+1:], hasArgs: true, dialect: c.dialect, known: c.known}
 	sub.stmt(fn.body, fed)
 	delete(c.a.expanding, key)
 	cmd.inner = append(cmd.inner, sub.cmds...)
@@ -225,7 +227,7 @@ func (c *classifier) runFile(cmd *command, w word, sameShell bool) {
 		cmd.inner = append(cmd.inner, c.nested(text, false)...)
 	} else {
 		before := c.cwd
-		cmd.inner = append(cmd.inner, c.nestedWith(text, false, nil, false)...)
+		cmd.inner = append(cmd.inner, c.nestedIn(text, false, nil, false, cmdshell.POSIX, false)...)
 		c.cwd = before
 	}
 	delete(c.a.expanding, key)

@@ -259,7 +259,14 @@ func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
 		return
 	case "watch":
 		if rest, ok := skipOptions(args, "dtbegcxpwnq", "nq", []string{"--differences", "--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap"}, []string{"--interval", "--equexit"}); ok && len(rest) > 0 {
-			c.runsShell(cmd, joinWords(rest), "watch")
+			// watch runs sh -c with its words joined. Plain words read
+			// back as themselves, so they are built directly rather
+			// than joined and parsed again at every level of a chain.
+			if c.plainCommand(rest) {
+				cmd.inner = append(cmd.inner, c.buildInner(rest, fed))
+			} else {
+				c.runsShell(cmd, joinWords(rest), "watch")
+			}
 		}
 	case "flock", "script", "unbuffer", "expect":
 		for j, w := range args {
@@ -273,6 +280,51 @@ func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
 	c.denyCandidates(args, fed)
 }
 
+// shellWords are words that sh reads as syntax, not as a command name,
+// at the start of a command.
+var shellWords = map[string]bool{
+	"!": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
+	"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true, "function": true,
+	"select": true, "time": true, "coproc": true, "declare": true, "typeset": true, "local": true,
+	"export": true, "readonly": true, "let": true, "eval": true, "alias": true,
+}
+
+// plainCommand reports whether a shell given ws joined with spaces would
+// read back the same words as one simple command: literal words with
+// nothing the shell reads as syntax, the first neither a keyword nor an
+// assignment.
+func (c *classifier) plainCommand(ws []word) bool {
+	if len(ws) == 0 || isAssignWord(ws[0]) || shellWords[ws[0].text] {
+		return false
+	}
+	return len(ws) <= c.a.plainTail(ws)
+}
+
+// plainTail is how many words at the end of ws are plain. The words of a
+// chain of wrappers are suffixes of one slice, which share their last
+// element: it is counted once for all of them, so a chain costs linear
+// time, not quadratic.
+func (a *analysis) plainTail(ws []word) int {
+	last := &ws[len(ws)-1]
+	if n, ok := a.plain[last]; ok {
+		return n
+	}
+	n := 0
+	for i := len(ws) - 1; i >= 0; i-- {
+		if w := ws[i]; w.kind != wLit || w.text == "" || needsQuote(w.text) {
+			break
+		}
+		n++
+	}
+	if a.plain == nil {
+		a.plain = map[*word]int{}
+	}
+	if old, ok := a.plain[last]; !ok || n > old {
+		a.plain[last] = n
+	}
+	return a.plain[last]
+}
+
 // denyCandidates walks each way of reading args as a command (after
 // options Loupe cannot tell apart from their values), so that a deny
 // rule sees the command whichever it is. They are not counted as what
@@ -280,7 +332,7 @@ func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
 func (c *classifier) denyCandidates(args []word, fed bool) {
 	// Candidates of candidates nest like sh -c does, so that a chain of
 	// runners costs a bounded number of readings.
-	sub := &classifier{a: c.a, src: c.src, depth: c.depth + 1, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs}
+	sub := &classifier{a: c.a, src: c.src, depth: c.depth + 1, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
 	if sub.depth > maxNesting {
 		c.a.reason("it nests commands too deeply to check")
 		c.a.opaque = true

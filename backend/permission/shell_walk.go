@@ -2,9 +2,13 @@ package permission
 
 import (
 	"path"
+	"reflect"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // This file walks a parsed script: statements, control flow, pipes,
@@ -27,6 +31,22 @@ type classifier struct {
 	// mentioned tells the next build that its words' paths are noted
 	// already (buildInner).
 	mentioned bool
+	// dialect is the language of the shell that runs the script; known
+	// says that shell is sure to read it (bash named as bash), so what
+	// the other dialect reads differently does not run.
+	dialect cmdshell.Dialect
+	known   bool
+}
+
+// shellDialect is the language a shell of this name reads. Only bash is
+// sure to be bash: sh is whichever shell the system links there, and the
+// others (dash, ash, ksh, zsh …) read sh's language with extensions of
+// their own, so both readings count for them.
+func shellDialect(name string) (cmdshell.Dialect, bool) {
+	if name == "bash" || name == "rbash" {
+		return cmdshell.Bash, true
+	}
+	return cmdshell.POSIX, false
 }
 
 // script parses and walks src; it returns the commands it runs.
@@ -36,13 +56,28 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 		c.a.opaque = true
 		return nil
 	}
-	f, err := parseShell(src)
-	if err != nil {
-		c.a.reason("Loupe could not parse it as a shell command (%v)", err)
-		c.a.opaque = true
+	if !c.a.spend(len(src)) {
 		return nil
 	}
-	sub := &classifier{a: c.a, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs}
+	f, err := parseShell(src, c.dialect)
+	if err != nil {
+		c.a.reason("Loupe could not parse it as a %s command (%v)", c.dialect, err)
+		c.a.opaque = true
+		c.otherReading(src, nil, fed, depth)
+		return nil
+	}
+	before := c.cwd
+	cmds := c.walk(f, src, fed, depth)
+	after := c.cwd
+	c.cwd = before
+	c.otherReading(src, f, fed, depth)
+	c.cwd = after
+	return cmds
+}
+
+// walk walks the parsed script f (of source src) into the analysis.
+func (c *classifier) walk(f *syntax.File, src string, fed bool, depth int) []*command {
+	sub := &classifier{a: c.a, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
 	substs := sub.scan(f)
 	for _, s := range f.Stmts {
 		sub.stmt(s, fed)
@@ -50,13 +85,120 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 	// Commands inside substitutions run too: deny rules must see them.
 	// They cannot be allowed by word rules (scan gave a reason).
 	for _, list := range substs {
-		inner := &classifier{a: c.a, src: src, depth: depth, cwd: sub.cwd, args: c.args, hasArgs: c.hasArgs}
+		inner := &classifier{a: c.a, src: src, depth: depth, cwd: sub.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
 		for _, s := range list {
 			inner.stmt(s, false)
 		}
 	}
 	c.cwd = sub.cwd
 	return sub.cmds
+}
+
+// otherReading reads src in the other dialect too (f is this dialect's
+// tree; nil when it did not parse). Where the two read it differently,
+// the commands only the other reading finds count for deny and ask rules,
+// marked with its name: a text that is one echo to bash and three commands
+// to sh is refused by a deny rule on any of them. Where the shell that
+// runs src is not known to read this dialect, the difference itself is
+// code Loupe cannot see, and asks.
+func (c *classifier) otherReading(src string, f *syntax.File, fed bool, depth int) {
+	alt := c.dialect.Other()
+	if !c.a.spend(len(src)) {
+		return
+	}
+	g, err := parseShell(src, alt)
+	if err != nil || f != nil && sameShape(f, g) {
+		return // the other shell would refuse it, or reads it the same
+	}
+	// The other reading is walked apart, so that its reasons do not stand
+	// for what runs; its parsing counts against the same budget.
+	scratch := newAnalysis()
+	scratch.plain = c.a.plain
+	scratch.parsed, scratch.budget = c.a.parsed, c.a.budget
+	for k, v := range c.a.aliases {
+		scratch.aliases[k] = v
+	}
+	for k, v := range c.a.funcs {
+		scratch.funcs[k] = v
+	}
+	for k, v := range c.a.files {
+		scratch.files[k] = v
+	}
+	for k, v := range c.a.expanding {
+		scratch.expanding[k] = v
+	}
+	other := &classifier{a: scratch, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: alt, known: c.known}
+	other.walk(g, src, fed, depth)
+	c.a.parsed = scratch.parsed
+	if scratch.budget > 0 && scratch.parsed > scratch.budget {
+		c.a.reason("it is too long to check (it nests commands too often)")
+		c.a.opaque = true
+	}
+	var names []string
+	for _, cmd := range scratch.all {
+		if len(c.a.all) >= maxCommands {
+			c.a.reason("it has too many commands to check")
+			c.a.opaque = true
+			break
+		}
+		if cmd.reading == "" {
+			cmd.reading = alt.String()
+		}
+		c.a.all = append(c.a.all, cmd)
+		if len(names) < 4 {
+			names = append(names, cmd.String())
+		}
+	}
+	c.a.opaque = c.a.opaque || scratch.opaque && !c.known
+	if c.known {
+		return
+	}
+	c.a.writes = append(c.a.writes, scratch.writes...)
+	c.a.mentions = append(c.a.mentions, scratch.mentions...)
+	what := "no command"
+	if len(names) > 0 {
+		what = strings.Join(names, "; ")
+		if len(scratch.all) > len(names) {
+			what += " …"
+		}
+	}
+	c.a.unseenPart("text %s and %s read differently (as %s reads it, it runs: %s)", c.dialect, alt, alt, what)
+	c.a.reason("%s and %s read it differently; as %s reads it, it runs: %s", c.dialect, alt, alt, what)
+}
+
+// spend counts n more bytes parsed; past the budget the command is too
+// long to check, and spend says false.
+func (a *analysis) spend(n int) bool {
+	a.parsed += n
+	if a.budget > 0 && a.parsed > a.budget {
+		a.reason("it is too long to check (it nests commands too often)")
+		a.opaque = true
+		return false
+	}
+	return true
+}
+
+// sameShape reports whether two parses of one text are the same tree:
+// the same kinds of node over the same spans of the text.
+func sameShape(f, g *syntax.File) bool {
+	a, b := shape(f), shape(g)
+	return slices.Equal(a, b)
+}
+
+type nodeSpan struct {
+	kind       reflect.Type
+	start, end uint
+}
+
+func shape(f *syntax.File) []nodeSpan {
+	var out []nodeSpan
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n != nil {
+			out = append(out, nodeSpan{reflect.TypeOf(n), n.Pos().Offset(), n.End().Offset()})
+		}
+		return true
+	})
+	return out
 }
 
 // scan looks through the whole tree for constructs that word rules cannot

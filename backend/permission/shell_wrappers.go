@@ -321,7 +321,8 @@ loop:
 		if i+2 < len(args) {
 			pos = args[i+2:]
 		}
-		cmd.inner = c.nestedArgs(args[i].text, fed, pos)
+		d, known := shellDialect(name)
+		cmd.inner = c.nestedIn(args[i].text, fed, pos, true, d, known)
 	case i < len(args) && !stdin:
 		// A script file: the command itself, as written, needs a rule,
 		// and what the script runs is not seen.

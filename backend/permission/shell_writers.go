@@ -3,6 +3,8 @@ package permission
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // This file finds the options that make commands which usually only read
@@ -50,7 +52,8 @@ func (c *classifier) runsShell(cmd *command, w word, what string) {
 		return
 	}
 	before := c.cwd
-	cmd.inner = append(cmd.inner, c.nestedWith(w.text, false, nil, false)...)
+	// Programs run such commands with sh -c.
+	cmd.inner = append(cmd.inner, c.nestedIn(w.text, false, nil, false, cmdshell.POSIX, false)...)
 	c.cwd = before
 }
 

@@ -43,7 +43,8 @@ const HelperArg = "__loupe-sandbox-helper"
 var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 
 // Confined runs each command in a helper process that confines itself
-// before starting `/bin/sh -c Script` (Linux):
+// before starting `SHELL -c Script` (Linux), SHELL being
+// cmdshell.Commands() (bash where the system has it):
 //
 //   - Its own view of the files (mount namespace, pivot_root; see
 //     viewConfig): the system's directories read-only, the workspace, and
@@ -63,6 +64,11 @@ var ErrNotConfined = errors.New("sandbox: the command cannot be confined")
 //     the helper on exit, timeout or cancellation makes the kernel kill
 //     everything in the namespace, however it detached (setsid, double
 //     fork, nohup). Processes outside the namespace cannot be signalled.
+//   - Its own IPC, UTS and cgroup namespaces, where the kernel allows
+//     each: the user's SysV shared memory, message queues and semaphores
+//     and POSIX queues are out of reach (a /dev/mqueue of its own), the
+//     host name is its own, /sys/fs/cgroup shows only its subtree. The
+//     clock and the rest of /sys stay shared (see Protections.IPC).
 //   - Resource limits: DefaultMaxFileSize, DefaultMaxMemory,
 //     DefaultMaxProcesses, no core dumps. No capabilities and no_new_privs (setuid binaries do not gain
 //     privileges). With Landlock ABI 6+, no connecting to abstract Unix
@@ -174,6 +180,13 @@ type Protections struct {
 	// view has no /tmp, /run or home of the host; abstract sockets are
 	// per network namespace, or scoped by Landlock).
 	Sockets Protection
+	// IPC: the kernel's shared objects of the user's other programs
+	// (SysV shared memory, message queues and semaphores, POSIX message
+	// queues: an X11 server's shared-memory images among them) are out of
+	// reach (IPC namespace). Its Detail also says what is still shared
+	// with the host: the clock, /sys, the host name and cgroups where
+	// their namespaces are missing.
+	IPC Protection
 	// Limits: file size, memory, process count, core dumps. Not
 	// required for Sandboxed.
 	Limits Protection
@@ -181,10 +194,10 @@ type Protections struct {
 
 // List returns the protections in the order a settings page shows them.
 func (p Protections) List() []Protection {
-	return []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes, p.Limits}
+	return []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes, p.Limits}
 }
 
-// Sandboxed reports whether Writes, Secrets, Network, Sockets and Processes are all
+// Sandboxed reports whether Writes, Secrets, Network, Sockets, IPC and Processes are all
 // active, which is what Confined requires unless BestEffort. Limits are not
 // required: without them a command can exhaust the machine, but not escape.
 func (p Protections) Sandboxed() bool {
@@ -211,7 +224,7 @@ func (p Protections) Summary() string {
 // lack. With allowNetwork the network is not expected to be blocked.
 func (p Protections) missing(allowNetwork bool) []string {
 	var m []string
-	for _, x := range []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes} {
+	for _, x := range []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes} {
 		if x.Active || (allowNetwork && x.Name == p.Network.Name) {
 			continue
 		}
@@ -228,6 +241,13 @@ type setup struct {
 	PIDNS   bool `json:"pidns,omitempty"`   // own PID namespace, helper is its init
 	MountNS bool `json:"mountns,omitempty"` // own mount namespace: fresh /proc, hidden paths
 	NetNS   bool `json:"netns,omitempty"`   // own network namespace with loopback up
+	// IPCNS: own IPC namespace (SysV objects, POSIX message queues; with
+	// MountNS a /dev/mqueue of its own). UTSNS: own host name.
+	// CgroupNS: own cgroup namespace (with MountNS, a /sys/fs/cgroup that
+	// shows only the command's own subtree).
+	IPCNS    bool `json:"ipcns,omitempty"`
+	UTSNS    bool `json:"utsns,omitempty"`
+	CgroupNS bool `json:"cgroupns,omitempty"`
 	// PrivateProc mounts a /proc of the new PID namespace (needs MountNS
 	// and PIDNS), which lists only the command's processes.
 	PrivateProc bool `json:"private_proc,omitempty"`
@@ -252,6 +272,6 @@ func unconfinedProtections(why string) Protections {
 	off := func(name string) Protection { return Protection{Name: name, Detail: why} }
 	return Protections{
 		Writes: off("Writes"), Network: off("Network"), Processes: off("Processes"),
-		Secrets: off("Secrets"), Sockets: off("Sockets"), Limits: off("Limits"),
+		Secrets: off("Secrets"), Sockets: off("Sockets"), IPC: off("IPC"), Limits: off("Limits"),
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/cmdshell"
+
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +74,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		maxFile = DefaultMaxFileSize
 	}
 	hc := helperConfig{
-		Shell:       "/bin/sh",
+		Shell:       cmdshell.Commands().Path, // the language the classifier reads
 		Script:      cmd.Script,
 		Dir:         dir,
 		Setup:       s,
@@ -280,6 +282,18 @@ func helperCommand(ctx context.Context, helper string, hc helperConfig, env []st
 		if s.NetNS {
 			attr.Cloneflags |= syscall.CLONE_NEWNET
 		}
+		// No kernel objects shared with the user's other programs: SysV
+		// shared memory (X11's MIT-SHM images), message queues,
+		// semaphores and POSIX queues; the host name; the cgroup tree.
+		if s.IPCNS {
+			attr.Cloneflags |= syscall.CLONE_NEWIPC
+		}
+		if s.UTSNS {
+			attr.Cloneflags |= syscall.CLONE_NEWUTS
+		}
+		if s.CgroupNS {
+			attr.Cloneflags |= syscall.CLONE_NEWCGROUP
+		}
 	}
 	cmd.SysProcAttr = attr
 	return cmd, r, w, nil
@@ -384,6 +398,7 @@ func probe(helper string) probeResult {
 	// last had it says why it is missing.
 	pr.best.PrivateProc = rep.PrivateProc
 	pr.pidMax = rep.PIDMax
+	probeShared(helper, &pr.best, why)
 
 	abi, abiErr := ll.LandlockGetABIVersion()
 	var llWhy string
@@ -407,6 +422,41 @@ func probe(helper string) probeResult {
 	pr.best.Landlock = abi
 	pr.prot = describe(pr.best, abi, llWhy, why, pr.pidMax)
 	return pr
+}
+
+// probeShared adds to best the namespaces that keep kernel objects apart
+// from the host's (IPC, UTS, cgroup), each where this kernel allows it,
+// and says in why what is missing. They need a user namespace.
+func probeShared(helper string, best *setup, why map[string]string) {
+	if !best.UserNS {
+		for _, k := range []string{"ipc", "uts", "cgroup"} {
+			why[k] = why["user"]
+		}
+		return
+	}
+	all := *best
+	all.IPCNS, all.UTSNS, all.CgroupNS = true, true, true
+	if _, err := probeOnce(helper, all); err == nil {
+		*best = all
+		return
+	}
+	// Which one the kernel refuses: each on its own.
+	for _, k := range []struct {
+		name string
+		set  func(*setup)
+	}{
+		{"ipc", func(s *setup) { s.IPCNS = true }},
+		{"uts", func(s *setup) { s.UTSNS = true }},
+		{"cgroup", func(s *setup) { s.CgroupNS = true }},
+	} {
+		try := *best
+		k.set(&try)
+		if _, err := probeOnce(helper, try); err != nil {
+			why[k.name] = namespaceReason(err)
+			continue
+		}
+		*best = try
+	}
 }
 
 func probeOnce(helper string, s setup) (helperReport, error) {

@@ -79,6 +79,28 @@ func describe(s setup, abi int, llWhy string, why map[string]string, pidMax bool
 		p.Sockets.Detail = "Unix sockets outside the sandbox (tmux, ssh-agent, D-Bus, Docker) are reachable: no mount namespace (" + why["mount"] + ")"
 	}
 
+	p.IPC = Protection{Name: "IPC"}
+	if s.IPCNS {
+		p.IPC.Active = true
+		p.IPC.Detail = "a command has System V shared memory, message queues and semaphores and POSIX message queues of its own (IPC namespace): those of your other programs, an X11 server's shared images among them, are out of its reach"
+	} else {
+		p.IPC.Detail = "System V shared memory, message queues and semaphores and POSIX message queues of your other programs (an X11 server's shared images among them) can be listed, read, changed and removed: no IPC namespace (" + why["ipc"] + ")"
+	}
+	if s.UTSNS {
+		p.IPC.Detail += "; a host name of its own (UTS namespace)"
+	} else {
+		p.IPC.Detail += "; the host name is the machine's: no UTS namespace (" + why["uts"] + ")"
+	}
+	switch {
+	case s.CgroupNS && view:
+		p.IPC.Detail += "; a cgroup tree of its own (cgroup namespace): /sys/fs/cgroup shows only the command's processes"
+	case s.CgroupNS:
+		p.IPC.Detail += "; its own place in the cgroup tree (cgroup namespace)"
+	default:
+		p.IPC.Detail += "; the machine's cgroup tree (which names its services and applications) is readable: no cgroup namespace (" + why["cgroup"] + ")"
+	}
+	p.IPC.Detail += "; still shared with the machine: the clock (no time namespace), the rest of /sys read-only (devices, kernel settings), and the CPU, memory and disk the command competes for"
+
 	p.Processes = Protection{Name: "Processes"}
 	if s.PIDNS {
 		p.Processes.Active = true

@@ -104,7 +104,8 @@ func helperMain(args []string) int {
 
 	shell := cfg.Shell
 	if shell == "" {
-		shell = "/bin/sh"
+		report(helperReport{Error: "sandbox helper: no shell given"})
+		return helperExitSetup
 	}
 	p, err := os.StartProcess(shell, []string{shell, "-c", cfg.Script}, &os.ProcAttr{
 		Dir:   cfg.Dir,
@@ -190,6 +191,7 @@ func confineSelf(cfg *helperConfig) (helperReport, error) {
 		// (inside some containers); the probe finds out.
 		v.PrivateProc = s.PIDNS && (s.PrivateProc || cfg.Probe)
 		v.TryProc = cfg.Probe
+		v.MQueue, v.Cgroup = s.IPCNS, s.CgroupNS
 		built, err := buildView(v)
 		if err != nil {
 			return rep, fmt.Errorf("build the command's view of the files: %w", err)

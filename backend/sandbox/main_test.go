@@ -19,6 +19,10 @@ import (
 //	alloc N        allocate and touch N bytes, print "allocated"
 const testNetArg = "__loupe-test-net"
 
+// testModes are more modes of testNetArg, registered by platform-specific
+// test files.
+var testModes = map[string]func(args []string) int{}
+
 func TestMain(m *testing.M) {
 	// Confined runs re-execute this test binary as the helper.
 	MaybeRunHelper()
@@ -86,6 +90,9 @@ func testNet(args []string) int {
 		c.Close()
 		fmt.Println("loopback ok")
 	default:
+		if f, ok := testModes[args[0]]; ok {
+			return f(args[1:])
+		}
 		return fail(fmt.Errorf("unknown mode %q", args[0]))
 	}
 	return 0

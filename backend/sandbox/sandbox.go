@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loupe-dev/loupe/backend/cmdshell"
 )
 
 // Defaults used when a Command leaves a field at zero.
@@ -101,7 +103,9 @@ type Runner interface {
 // and a process that leaves the group (setsid) survives it. Use Confined for
 // the agent's commands. The zero value is ready to use.
 type Local struct {
-	// Shell is the shell used as `Shell -c Script`; empty means /bin/sh.
+	// Shell is the shell used as `Shell -c Script`. Empty means
+	// cmdshell.Commands(), the shell whose language the permission
+	// classifier reads; anything else is for tests.
 	Shell string
 	// OutputLimit is the total output after which the command is killed;
 	// zero means DefaultOutputLimit.
@@ -117,7 +121,7 @@ var _ Runner = Local{}
 func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 	shell := l.Shell
 	if shell == "" {
-		shell = "/bin/sh"
+		shell = cmdshell.Commands().Path
 	}
 	return execute(ctx, c, l.OutputLimit, l.WaitDelay, func(runCtx context.Context) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)

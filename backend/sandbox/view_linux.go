@@ -49,6 +49,12 @@ type viewConfig struct {
 	// TryProc falls back to the host's /proc when a private one is
 	// refused (the probe, finding out).
 	TryProc bool `json:"try_proc,omitempty"`
+	// MQueue mounts a /dev/mqueue of the command's IPC namespace, so that
+	// what it lists are its own POSIX message queues.
+	MQueue bool `json:"mqueue,omitempty"`
+	// Cgroup mounts a /sys/fs/cgroup of the command's cgroup namespace,
+	// which shows only its own subtree, over the host's tree.
+	Cgroup bool `json:"cgroup,omitempty"`
 	// MaxPIDs, when set, caps the PID namespace's pid_max (kernels with a
 	// pid_max per PID namespace): the process limit that holds as root.
 	MaxPIDs int `json:"max_pids,omitempty"`
@@ -104,6 +110,13 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 		if err := bindInto("/sys", at("/sys"), true, true); err != nil {
 			return false, false, err
 		}
+		if v.Cgroup {
+			// The host's tree names every service and application of the
+			// machine; the namespace's own holds only the command's.
+			if err := unix.Mount("cgroup2", at("/sys/fs/cgroup"), "cgroup2", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+				return false, false, fmt.Errorf("mount a /sys/fs/cgroup of the cgroup namespace: %w", err)
+			}
+		}
 	}
 	if err := os.Mkdir(at("/proc"), 0o555); err != nil {
 		return false, false, err
@@ -128,7 +141,7 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 		// kernel applies to root too.
 		pidMax = os.WriteFile(at("/proc/sys/kernel/pid_max"), []byte(fmt.Sprint(v.MaxPIDs)), 0) == nil
 	}
-	if err := buildDev(at("/dev")); err != nil {
+	if err := buildDev(at("/dev"), v.MQueue); err != nil {
 		return pidMax, privateProc, err
 	}
 	if err := buildRun(at("/run")); err != nil {
@@ -240,7 +253,8 @@ func copySystemDir(d, dst string) error {
 
 // buildDev makes a /dev with the few devices commands need, a private
 // /dev/shm and /dev/pts, and nothing else: no sockets such as /dev/log.
-func buildDev(dev string) error {
+// With mqueue, a /dev/mqueue of the command's IPC namespace too.
+func buildDev(dev string, mqueue bool) error {
 	if err := os.Mkdir(dev, 0o755); err != nil {
 		return err
 	}
@@ -276,6 +290,14 @@ func buildDev(dev string) error {
 	// the user's other programs.
 	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=256m"); err != nil {
 		return fmt.Errorf("mount a private /dev/shm: %w", err)
+	}
+	if mqueue {
+		if err := os.Mkdir(filepath.Join(dev, "mqueue"), 0o1777); err != nil {
+			return err
+		}
+		if err := unix.Mount("mqueue", filepath.Join(dev, "mqueue"), "mqueue", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("mount a /dev/mqueue of the IPC namespace: %w", err)
+		}
 	}
 	return nil
 }

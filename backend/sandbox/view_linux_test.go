@@ -287,7 +287,7 @@ func TestDescribeWithoutAView(t *testing.T) {
 	if p.Sandboxed() || !strings.HasPrefix(p.Summary(), "commands are not sandboxed: ") {
 		t.Errorf("Sandboxed()=%v, Summary %q", p.Sandboxed(), p.Summary())
 	}
-	full := describe(setup{UserNS: true, PIDNS: true, MountNS: true, NetNS: true, PrivateProc: true}, 7, "", nil, true)
+	full := describe(setup{UserNS: true, PIDNS: true, MountNS: true, NetNS: true, PrivateProc: true, IPCNS: true, UTSNS: true, CgroupNS: true}, 7, "", nil, true)
 	if !full.Sandboxed() {
 		t.Errorf("everything there, yet not sandboxed: %s", full.Summary())
 	}

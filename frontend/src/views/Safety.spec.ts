@@ -304,7 +304,7 @@ describe('protections', () => {
     const prot = await screen.findByTestId('protections');
     expect(prot.getAttribute('data-sandboxed')).toBe('false');
     expect(screen.getByTestId('protections-summary').textContent).toContain(
-      'Commands are not sandboxed: writes, secrets, network, sockets and processes are missing',
+      'Commands are not sandboxed: writes, secrets, network, sockets, ipc and processes are missing',
     );
     expect(screen.getByTestId('protections-summary').textContent).toContain('Loupe asks before every command');
     const groups = screen.getAllByTestId('reach-group');
@@ -315,9 +315,9 @@ describe('protections', () => {
         .map((p) => `${p.getAttribute('data-name')}:${within(p).getByTestId('protection-state').textContent}`)
         .join(' '),
     );
-    expect(rows).toEqual(['Secrets:Missing', 'Writes:Missing', 'Network:Missing Sockets:Missing', 'Limits:Active Processes:Missing']);
+    expect(rows).toEqual(['Secrets:Missing', 'Writes:Missing', 'Network:Missing Sockets:Missing IPC:Missing', 'Limits:Active Processes:Missing']);
     const connect = groups[2]!;
-    expect(within(connect).getByTestId('reach-missing').textContent).toContain('Missing here: Network and Sockets.');
+    expect(within(connect).getByTestId('reach-missing').textContent).toContain('Missing here: Network, Sockets and IPC.');
     expect(within(connect).getAllByTestId('protection-detail')[1]!.textContent).toContain('tmux, ssh-agent, D-Bus, Docker');
   });
 

@@ -56,6 +56,7 @@ export function sandboxedProtections(): Protections {
     Processes: { Name: 'Processes', Active: true, Detail: 'a PID namespace: nothing a command starts outlives it' },
     Secrets: { Name: 'Secrets', Active: true, Detail: "a command sees the workspace, the system's directories and a private home: nothing of your home" },
     Sockets: { Name: 'Sockets', Active: true, Detail: 'no Unix socket outside the sandbox is reachable: abstract sockets are per network namespace' },
+    IPC: { Name: 'IPC', Active: true, Detail: 'a command has System V shared memory, message queues and semaphores and POSIX message queues of its own (IPC namespace); still shared with the machine: the clock' },
     Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, at most 2048 processes' },
   };
 }
@@ -69,6 +70,7 @@ export function unconfinedProtections(why = 'Landlock is not available (the kern
     Processes: { Name: 'Processes', Active: false, Detail: 'no PID namespace: user namespaces are disabled' },
     Secrets: { Name: 'Secrets', Active: false, Detail: 'no mount namespace; only the environment is scrubbed' },
     Sockets: { Name: 'Sockets', Active: false, Detail: 'Unix sockets outside the sandbox (tmux, ssh-agent, D-Bus, Docker) are reachable: no mount namespace' },
+    IPC: { Name: 'IPC', Active: false, Detail: 'shared memory, message queues and semaphores of your other programs are reachable: no IPC namespace' },
     Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, no core dumps' },
   };
 }

@@ -83,6 +83,6 @@ describe('unsandboxedCommand', () => {
     expect(unsandboxedCommand(command, sandboxedProtections())).toBeNull();
     expect(unsandboxedCommand({ ...command, tool: 'write_file' }, unconfinedProtections())).toBeNull();
     expect(unsandboxedCommand(command, null)).toBeNull();
-    expect(unsandboxedCommand(command, unconfinedProtections())?.text).toContain('without writes, secrets, network, sockets and processes');
+    expect(unsandboxedCommand(command, unconfinedProtections())?.text).toContain('without writes, secrets, network, sockets, ipc and processes');
   });
 });

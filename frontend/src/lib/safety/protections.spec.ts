@@ -15,7 +15,7 @@ import {
 } from './protections';
 
 describe('protections', () => {
-  it('are sandboxed when writes, secrets, network, sockets and processes are all active, whatever the limits', () => {
+  it('are sandboxed when writes, secrets, network, sockets, ipc and processes are all active, whatever the limits', () => {
     const p = sandboxedProtections();
     expect(isSandboxed(p)).toBe(true);
     expect(notSandboxedWhy(p)).toBe('');
@@ -46,8 +46,8 @@ describe('protections', () => {
   });
 
   it('list in the order of sandbox.Protections.List', () => {
-    expect(protectionList(unconfinedProtections()).map((x) => x.Name)).toEqual(['Writes', 'Secrets', 'Network', 'Sockets', 'Processes', 'Limits']);
-    expect(missingNames(unconfinedProtections())).toBe('writes, secrets, network, sockets and processes');
+    expect(protectionList(unconfinedProtections()).map((x) => x.Name)).toEqual(['Writes', 'Secrets', 'Network', 'Sockets', 'IPC', 'Processes', 'Limits']);
+    expect(missingNames(unconfinedProtections())).toBe('writes, secrets, network, sockets, ipc and processes');
   });
 
   it('are read from the Go field names, a missing one counting as inactive', () => {
@@ -86,7 +86,7 @@ describe('what commands can reach', () => {
     expect(states(groups)).toEqual([
       'Read: Secrets=Active',
       'Write: Writes=Active',
-      'Connect: Network=Active, Sockets=Active',
+      'Connect: Network=Active, Sockets=Active, IPC=Active',
       'Limits: Limits=Active, Processes=Active',
     ]);
     expect(groups.every((g) => g.missing === '')).toBe(true);
@@ -98,7 +98,7 @@ describe('what commands can reach', () => {
     const p: Protections = sandboxedProtections();
     p.Sockets = { Name: 'Sockets', Active: false, Detail: 'abstract Unix sockets outside are reachable' };
     const groups = reachGroups(p);
-    expect(states(groups)[2]).toBe('Connect: Network=Active, Sockets=Missing');
+    expect(states(groups)[2]).toBe('Connect: Network=Active, Sockets=Missing, IPC=Active');
     const connect = group(groups, 'connect');
     expect(connect.rows[1]).toEqual({ name: 'Sockets', active: false, state: 'Missing', required: true, detail: 'abstract Unix sockets outside are reachable' });
     expect(connect.missing).toBe(
@@ -110,10 +110,10 @@ describe('what commands can reach', () => {
     expect(states(none)).toEqual([
       'Read: Secrets=Missing',
       'Write: Writes=Missing',
-      'Connect: Network=Missing, Sockets=Missing',
+      'Connect: Network=Missing, Sockets=Missing, IPC=Missing',
       'Limits: Limits=Active, Processes=Missing',
     ]);
-    expect(group(none, 'connect').missing).toMatch(/^Missing here: Network and Sockets\. The operating system does not enforce them, .* Loupe asks before every command/);
+    expect(group(none, 'connect').missing).toMatch(/^Missing here: Network, Sockets and IPC\. The operating system does not enforce them, .* Loupe asks before every command/);
   });
 
   it('says missing limits let a command exhaust the machine, without calling it unsandboxed', () => {

@@ -9,12 +9,12 @@ import { RUN_COMMAND } from './rules';
 
 /** The protections in the order the settings page shows them (sandbox.Protections.List). */
 export function protectionList(p: Protections): Protection[] {
-  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes, p.Limits];
+  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes, p.Limits];
 }
 
 /** The protections commands need to count as sandboxed, in the order the backend names them. */
 function required(p: Protections): Protection[] {
-  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.Processes];
+  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes];
 }
 
 /**
@@ -44,7 +44,7 @@ export function wordList(words: readonly string[]): string {
   return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
-/** Writes, secrets, network, sockets and processes are all confined: commands are sandboxed. */
+/** Writes, secrets, network, sockets, ipc and processes are all confined: commands are sandboxed. */
 export function isSandboxed(p: Protections): boolean {
   return missingRequired(p).length === 0;
 }
@@ -194,6 +194,7 @@ export function reachGroups(p: Protections, ctx: ReachContext = { network: null,
         ? { text: `the network: allowed for this workspace’s commands (${net.by === 'you' ? 'you turned it on' : 'its trusted settings file asks for it'}), so the network block below does not apply to them` }
         : { text: 'the network: blocked for this workspace’s commands; a loopback of their own still works' },
     { text: 'no Unix socket outside the sandbox: not tmux, ssh-agent, D-Bus or Docker' },
+    { text: 'no shared memory, message queue or semaphore of your other programs (an X11 server’s images among them)' },
   ];
 
   const limits: ReachItem[] = [
@@ -204,7 +205,7 @@ export function reachGroups(p: Protections, ctx: ReachContext = { network: null,
   const groups: Omit<ReachGroup, 'missing'>[] = [
     { key: 'read', title: 'Read', lead: 'Commands can read:', items: read, rows: [row(p.Secrets, true)] },
     { key: 'write', title: 'Write', lead: 'Commands can write:', items: write, rows: [row(p.Writes, true)] },
-    { key: 'connect', title: 'Connect', lead: 'Commands can connect to:', items: connect, rows: [row(p.Network, true), row(p.Sockets, true)] },
+    { key: 'connect', title: 'Connect', lead: 'Commands can connect to:', items: connect, rows: [row(p.Network, true), row(p.Sockets, true), row(p.IPC, true)] },
     { key: 'limits', title: 'Limits', lead: 'The operating system caps:', items: limits, rows: [row(p.Limits, false), row(p.Processes, true)] },
   ];
   return groups.map((g) => ({ ...g, missing: missingText(g.rows) }));

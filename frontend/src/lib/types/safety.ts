@@ -103,6 +103,12 @@ export interface Protections {
   Secrets: Protection;
   /** No Unix socket outside the sandbox (tmux, ssh-agent, D-Bus, Docker) is reachable. */
   Sockets: Protection;
+  /**
+   * No System V shared memory, message queue or semaphore, nor POSIX queue,
+   * of the user's other programs is reachable (IPC namespace); its Detail
+   * also says what is still shared with the machine.
+   */
+  IPC: Protection;
   /** Not required for commands to count as sandboxed. */
   Limits: Protection;
 }
@@ -139,6 +145,7 @@ export function protectionsOf(v: unknown): Protections {
     Processes: protectionOf(r['Processes'], 'Processes'),
     Secrets: protectionOf(r['Secrets'], 'Secrets'),
     Sockets: protectionOf(r['Sockets'], 'Sockets'),
+    IPC: protectionOf(r['IPC'], 'IPC'),
     Limits: protectionOf(r['Limits'], 'Limits'),
   };
 }
