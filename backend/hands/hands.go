@@ -186,3 +186,16 @@ func (r *Root) guard(rel string) error {
 	}
 	return nil
 }
+
+// Protected says whether rel is a path the root refuses to change, and
+// which pattern covers it.
+func (r *Root) Protected(rel string) (pattern string, ok bool) {
+	if r.protected == nil {
+		return "", false
+	}
+	c, _, err := clean(rel)
+	if err != nil {
+		return "", false
+	}
+	return r.protected(c)
+}

@@ -107,10 +107,15 @@ export interface Protections {
   Limits: Protection;
 }
 
-/** session.Conflict: a file changed outside Loupe since Loupe last wrote it. */
+/**
+ * session.Conflict: a file changed outside Loupe since Loupe last wrote it.
+ * kept: it is now a link (or not a regular file) or a protected path, and
+ * stays as it is even when the user overwrites.
+ */
 export interface Conflict {
   path: string;
   reason: string;
+  kept?: boolean;
 }
 
 /** session.RestoreResult: what a restore did, or (done false) which files need a yes first. */

@@ -289,7 +289,7 @@ const workspaceInfo = obj({
   expose: arr(str),
   grants: nullable(arr(grant)),
 });
-const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str }))) });
+const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str, 'kept?': bool }))) });
 const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
 
 const outcome = obj({ 'summary?': summary, 'restore?': restoreResult, 'compaction?': payloads['compaction']! });
