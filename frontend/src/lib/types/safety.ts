@@ -44,6 +44,8 @@ export type Scope = 'once' | 'session' | 'workspace';
 export interface Grant {
   rule: Rule;
   scope: Scope | string;
+  /** For a path grant: 'file' covers that path only, 'dir' the folder and what is in it. */
+  target?: 'file' | 'dir' | string;
 }
 
 /** permission.Call: what the policy decided on (the tool's own arguments only). */

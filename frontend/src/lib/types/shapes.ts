@@ -229,7 +229,7 @@ export function eventProblems(v: unknown, path = 'event'): string[] {
 
 // app.ts and safety.ts
 const rule = obj({ effect: str, 'tool?': str, 'command?': str, 'command_line?': str, 'path?': str });
-const grant = obj({ rule, scope: str });
+const grant = obj({ rule, scope: str, 'target?': str });
 const breakpoints = obj({ points: nullable(arr(str)), tools: nullable(arr(str)) });
 const summary = obj({
   id: str,
