@@ -353,6 +353,11 @@ func (d *Dir) removeAll(name string, depth int) error {
 		if err == nil || errors.Is(err, unix.ENOENT) {
 			return nil
 		}
+		if attempt >= 8 {
+			// It keeps changing between the calls, or it cannot be
+			// removed (not ours: EPERM on a file of a sticky folder).
+			return &fs.PathError{Op: "remove", Path: rel, Err: err}
+		}
 		if !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EPERM) {
 			return &fs.PathError{Op: "remove", Path: rel, Err: err}
 		}
@@ -382,7 +387,7 @@ func (d *Dir) removeAll(name string, depth int) error {
 		if err == nil || errors.Is(err, unix.ENOENT) {
 			return nil
 		}
-		if !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTDIR) || attempt >= 8 {
+		if !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTDIR) {
 			return &fs.PathError{Op: "remove", Path: rel, Err: err}
 		}
 		// Something was added meanwhile: empty it again.
