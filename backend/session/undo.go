@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
@@ -129,23 +131,11 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 		if kept[p] {
 			continue
 		}
-		cur, exists, err := root.ReadFile(p, maxRestoreBytes)
+		change, err := putBack(root, f)
 		if err == nil {
-			change := trace.FileChange{Path: p, After: f.Before}
-			if exists {
-				s := string(cur)
-				change.Before = &s
-			}
-			if f.Before == nil {
-				err = root.RemoveFile(p)
-			} else {
-				err = root.WriteFile(p, []byte(*f.Before))
-			}
-			if err == nil {
-				res.Restored = append(res.Restored, p)
-				rec.Changes = append(rec.Changes, change)
-				continue
-			}
+			res.Restored = append(res.Restored, p)
+			rec.Changes = append(rec.Changes, change)
+			continue
 		}
 		if isKept(err) {
 			// It changed into a link (or the like) since the check.
@@ -200,4 +190,35 @@ func keptReason(err error) string {
 		return fmt.Sprintf("%s is protected (%s): undo never changes it; not restored", pe.Path, pe.Pattern)
 	}
 	return err.Error() + "; not restored"
+}
+
+// putBack writes f's earlier content (or removes the file) inside its
+// folder, opened once: what it reads for the record and what it changes
+// are the same entry of the same folder.
+func putBack(root *hands.Root, f trace.FileRestore) (trace.FileChange, error) {
+	change := trace.FileChange{Path: f.Path, After: f.Before}
+	d, name, err := root.OpenParent(f.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f.Before == nil {
+			return change, nil // its folder is gone: so is the file
+		}
+		name = path.Base(f.Path)
+		d, err = root.MkdirAll(path.Dir(f.Path))
+	}
+	if err != nil {
+		return change, err
+	}
+	defer d.Close()
+	cur, _, err := d.ReadFile(name, maxRestoreBytes)
+	switch {
+	case err == nil:
+		s := string(cur)
+		change.Before = &s
+	case !errors.Is(err, fs.ErrNotExist):
+		return change, err
+	}
+	if f.Before == nil {
+		return change, d.RemoveFile(name)
+	}
+	return change, d.WriteFile(name, []byte(*f.Before), 0o644)
 }
