@@ -7,8 +7,8 @@
 // the script reads what came back (a denied command, a failed edit, a
 // folder that is not its project) and answers accordingly.
 //
-// The package knows llm only: the session wires it in where the Ollama
-// client would be.
+// The package knows llm only (and hands, for the files of its copies):
+// the session wires it in where the Ollama client would be.
 package demo
 
 import (
@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // Name is the model name the demo is chosen by (`loupe run --model demo`,
@@ -54,7 +56,7 @@ func NewWorkspace() (string, error) {
 		return "", fmt.Errorf("copying the demo project: %w (is the temporary folder writable? set TMPDIR to one that is)", err)
 	}
 	if err := CopyProject(dir); err != nil {
-		_ = os.RemoveAll(dir)
+		_ = RemoveCopy(dir)
 		return "", err
 	}
 	return dir, nil
@@ -95,8 +97,14 @@ func IsCopy(dir string) bool {
 	return err == nil && parent == real
 }
 
-// CopyProject writes the demo project's files into dir.
+// CopyProject writes the demo project's files into dir, through the
+// layer that follows no link (dir may already hold what a run left).
 func CopyProject(dir string) error {
+	root, err := hands.Open(dir, nil)
+	if err != nil {
+		return fmt.Errorf("copying the demo project: %w", err)
+	}
+	defer root.Close()
 	return fs.WalkDir(project, "project", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -105,19 +113,39 @@ func CopyProject(dir string) error {
 		if err != nil || rel == "." {
 			return err
 		}
-		dst := filepath.Join(dir, rel)
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
+			sub, err := root.MkdirAll(rel)
+			if err != nil {
+				return fmt.Errorf("copying the demo project: %w", err)
+			}
+			return sub.Close()
 		}
 		b, err := project.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
+		if err := root.WriteFile(rel, b); err != nil {
 			return fmt.Errorf("copying the demo project: %w", err)
 		}
 		return nil
 	})
+}
+
+// RemoveCopy removes a folder NewWorkspace made, and everything in it,
+// through the layer that follows no link: a link a run left in the copy
+// (to the user's home, to another project) is removed as a link, and
+// what it points at stays. Any other folder is left alone.
+func RemoveCopy(dir string) error {
+	if !IsCopy(dir) {
+		return fmt.Errorf("%s is not a copy of the demo project; not removed", dir)
+	}
+	parent, err := hands.Open(filepath.Dir(filepath.Clean(dir)), nil)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	return parent.RemoveAll(filepath.Base(dir))
 }
 
 // ProjectFile is a file of the demo project as shipped (before any fix).

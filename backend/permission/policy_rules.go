@@ -22,7 +22,7 @@ type brokenRule struct {
 
 func (p Policy) ruleSet() ruleSet {
 	var rs ruleSet
-	add := func(r Rule, by string, grant bool) {
+	add := func(r Rule, by string, grant bool, target string) {
 		c, err := compileRule(r)
 		if err != nil {
 			if r.Effect != EffectAllow {
@@ -37,6 +37,9 @@ func (p Policy) ruleSet() ruleSet {
 		if by != "" {
 			c.by = by
 		}
+		if c.path != nil && target == TargetFile {
+			c.path.file = true
+		}
 		switch c.Effect {
 		case EffectDeny:
 			rs.deny = append(rs.deny, c)
@@ -50,22 +53,22 @@ func (p Policy) ruleSet() ruleSet {
 		}
 	}
 	for _, r := range p.Rules {
-		add(r, "", false)
+		add(r, "", false, "")
 	}
 	if p.Trusted {
 		ws := p.WorkspaceSettings
 		from := "rule from " + workspaceSettingsFile + ": "
 		for _, r := range ws.Rules {
-			add(r, from+r.String(), false)
+			add(r, from+r.String(), false, "")
 		}
 		for _, cmd := range ws.Commands {
 			r := Rule{Effect: EffectAllow, Tool: RunCommand, Command: cmd}
-			add(r, from+r.String(), false)
+			add(r, from+r.String(), false, "")
 		}
 	}
 	for _, g := range p.Grants {
 		if g.Scope == ScopeSession || g.Scope == ScopeWorkspace {
-			add(g.Rule, g.Scope.by(), true)
+			add(g.Rule, g.Scope.by(), true, GrantTarget(g))
 		}
 	}
 	return rs

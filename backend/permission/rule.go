@@ -118,6 +118,36 @@ func (r Rule) Validate() error {
 type Grant struct {
 	Rule  Rule  `json:"rule"`
 	Scope Scope `json:"scope"`
+	// Target is what the path of a path grant named when it was given:
+	// TargetFile (it covers that path only: a directory made later under
+	// the same name is not covered) or TargetDir (the directory and what
+	// is in it). Grants stored before it was recorded are read by their
+	// tool (GrantTarget).
+	Target string `json:"target,omitempty"`
+}
+
+// What a path grant was for.
+const (
+	TargetFile = "file"
+	TargetDir  = "dir"
+)
+
+// fileTools take the path of one file: a grant for one of their calls is
+// for that file.
+var fileTools = map[string]bool{"read_file": true, "write_file": true, "edit_file": true}
+
+// GrantTarget is what g's path covers: TargetFile, TargetDir, or "" for a
+// grant without a path.
+func GrantTarget(g Grant) string {
+	switch {
+	case g.Rule.Path == "":
+		return ""
+	case g.Target == TargetFile || g.Target == TargetDir:
+		return g.Target
+	case fileTools[g.Rule.Tool]:
+		return TargetFile
+	}
+	return TargetDir
 }
 
 // GrantFor is the grant that remembers an answer about c: the exact
@@ -146,7 +176,9 @@ func GrantFor(c Call, allow bool, scope Scope) (Grant, error) {
 	if _, err := compileRule(r); err != nil {
 		return Grant{}, err
 	}
-	return Grant{Rule: r, Scope: scope}, nil
+	g := Grant{Rule: r, Scope: scope}
+	g.Target = GrantTarget(g)
+	return g, nil
 }
 
 func escapeGlob(p string) string {
@@ -449,6 +481,9 @@ type pathPattern struct {
 	pat      string
 	anchored bool
 	fold     bool
+	// file: the pattern names one file, and covers that path only, not
+	// what is under a directory of that name (a grant for a file).
+	file bool
 }
 
 func compilePath(p string, fold bool) (*pathPattern, error) {
@@ -476,6 +511,10 @@ func compilePath(p string, fold bool) (*pathPattern, error) {
 func (pp *pathPattern) match(p string) bool {
 	if pp.fold {
 		p = strings.ToLower(p)
+	}
+	if pp.file {
+		ok, _ := doublestar.Match(pp.pat, p)
+		return pp.anchored && ok
 	}
 	if !pp.anchored {
 		for _, part := range strings.Split(p, "/") {

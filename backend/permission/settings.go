@@ -7,11 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // workspaceSettingsFile is where a workspace proposes settings.
@@ -67,7 +66,9 @@ func (s WorkspaceSettings) IfTrusted(trusted bool) WorkspaceSettings {
 // that says so; the caller shows it and ignores the file (the returned
 // settings are then empty).
 func LoadWorkspaceSettings(dir string) (WorkspaceSettings, error) {
-	root, err := os.OpenRoot(dir)
+	// Read once, through the layer that follows no link and does not
+	// block on a pipe: a command can plant anything at this path.
+	root, err := hands.Open(dir, nil)
 	if err != nil {
 		return WorkspaceSettings{}, fmt.Errorf("workspace settings: open workspace %s: %w", dir, err)
 	}
@@ -76,31 +77,18 @@ func LoadWorkspaceSettings(dir string) (WorkspaceSettings, error) {
 	fail := func(format string, args ...any) (WorkspaceSettings, error) {
 		return WorkspaceSettings{}, fmt.Errorf("workspace settings %s ignored: %s", name, fmt.Sprintf(format, args...))
 	}
-	info, err := root.Lstat(name)
+	data, exists, err := root.ReadFile(name, maxSettingsBytes)
+	var found *hands.FoundError
+	var large *hands.TooLargeError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return WorkspaceSettings{}, nil
+	case errors.As(err, &found) && found.Path == name:
+		return fail("it is not a regular file (%s)", found)
+	case errors.As(err, &large):
+		return fail("it is larger than %d bytes", maxSettingsBytes)
 	case err != nil:
 		return fail("%v", err)
-	case !info.Mode().IsRegular():
-		return fail("it is not a regular file (%s)", info.Mode().Type())
-	case info.Size() > maxSettingsBytes:
-		return fail("it is larger than %d bytes", maxSettingsBytes)
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return fail("it is not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
-	if err != nil {
-		return fail("%v", err)
-	}
-	if len(data) > maxSettingsBytes {
-		return fail("it is larger than %d bytes", maxSettingsBytes)
+	case !exists:
+		return WorkspaceSettings{}, nil
 	}
 	var s WorkspaceSettings
 	dec := json.NewDecoder(bytes.NewReader(data))

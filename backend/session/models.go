@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"os"
 	"strings"
 	"time"
 
@@ -76,7 +75,7 @@ func (m *Manager) removeDemoCopy(ctx context.Context, dir string) {
 			return
 		}
 	}
-	_ = os.RemoveAll(dir)
+	_ = demo.RemoveCopy(dir)
 }
 
 // StartDemo is the window's "Try the demo": a session of the demo on a

@@ -864,6 +864,36 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// Undo over a file a command turned into a link to .git/config: named
+	// for what it is, and left alone even when the user overwrites.
+	t.Run("undo_link", func(t *testing.T) {
+		w := openWindow(t, "undo_link", "A file the agent wrote becomes a link to .git/config; undo says so and writes nothing through it, even when told to overwrite.", permission.ModeAuto, nil)
+		w.write(".git/config", gitConfig)
+		w.srv.Script(
+			calls(call("call_1", "write_file", `{"path":"notes.txt","content":"changed\n"}`)),
+			text("Wrote the notes."),
+		)
+		w.send("Rewrite the notes")
+		w.untilEnded()
+		if err := os.Remove(filepath.Join(w.ws, "notes.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(".git/config", filepath.Join(w.ws, "notes.txt")); err != nil {
+			t.Fatal(err)
+		}
+		w.rec.Outside("notes.txt replaced by a link to .git/config")
+		if res := w.undoRun(1, false); res.Done || len(res.Conflicts) != 1 || !res.Conflicts[0].Kept {
+			t.Fatalf("undo over a link = %+v", res)
+		}
+		if res := w.undoRun(1, true); !res.Done || len(res.Restored) != 0 {
+			t.Fatalf("forced undo over a link = %+v", res)
+		}
+		if w.read(".git/config") != gitConfig {
+			t.Fatal("undo wrote through the link")
+		}
+		w.save()
+	})
+
 	// Restore to before a step: later changes go, earlier ones stay.
 	t.Run("restore_step", func(t *testing.T) {
 		w := openWindow(t, "restore_step", "Two edits in two rounds; the user restores the files to before the second.", permission.ModeAuto, nil)

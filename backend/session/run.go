@@ -427,7 +427,7 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 	if st.Paused != nil {
 		return nil, fmt.Errorf("session %s is paused in a Loupe that has exited; open Loupe again to go on from that pause", s.ID)
 	}
-	removePartialWrites(s.Workspace, evs)
+	m.removePartialWrites(s.Workspace, evs)
 	ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
 	if _, err := ag.Recover(ctx); err != nil {
 		return nil, err
@@ -439,7 +439,12 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 
 // removePartialWrites removes the temporary files that the file writes of
 // a crashed run, those with no result, may have left in the workspace.
-func removePartialWrites(ws string, evs []trace.Event) {
+func (m *Manager) removePartialWrites(ws string, evs []trace.Event) {
+	root, err := m.ws.Hands(ws)
+	if err != nil {
+		return // the folder is gone: so are the files
+	}
+	defer root.Close()
 	answered := map[string]bool{}
 	for _, e := range evs {
 		if e.Kind == trace.KindToolResult {
@@ -460,7 +465,7 @@ func removePartialWrites(ws string, evs []trace.Event) {
 			Path string `json:"path"`
 		}
 		if json.Unmarshal(c.Args, &args) == nil && args.Path != "" {
-			tools.RemovePartialWrites(ws, args.Path)
+			tools.RemovePartialWrites(root, args.Path)
 		}
 	}
 }

@@ -2,10 +2,7 @@ package tools
 
 import (
 	"crypto/sha256"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 
@@ -77,61 +74,4 @@ func (c change) fileChange() trace.FileChange {
 		fc.Before = &old
 	}
 	return fc
-}
-
-// ReadFile reads a regular file of the workspace (through symlinks);
-// exists is false when there is none.
-func (w *Workspace) ReadFile(p string) (content []byte, exists bool, err error) {
-	r, err := w.Resolve(p)
-	if err != nil || !r.Exists {
-		return nil, false, err
-	}
-	s, _, existed, err := w.current(p, r.Real)
-	if err != nil || !existed {
-		return nil, false, err
-	}
-	return []byte(s), true, nil
-}
-
-// WriteFile replaces (or creates) a file of the workspace atomically,
-// keeping an existing file's mode. A symlink is written through, as
-// write_file does.
-func (w *Workspace) WriteFile(p string, data []byte) error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	r, err := w.Resolve(p)
-	if err != nil {
-		return err
-	}
-	_, mode, _, err := w.current(p, r.Real)
-	if err != nil {
-		return err
-	}
-	if err := w.writeAtomic(p, r.Real, data, mode, nil); err != nil {
-		return err
-	}
-	w.seen.remember(r.Real, data)
-	return nil
-}
-
-// RemoveFile removes a regular file of the workspace; a missing file is
-// not an error.
-func (w *Workspace) RemoveFile(p string) error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	rel, err := w.rel(p)
-	if err != nil {
-		return err
-	}
-	fi, err := w.root.Lstat(native(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return explain(p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; not removed", p)
-	}
-	return explain(p, w.root.Remove(native(rel)))
 }

@@ -148,6 +148,25 @@ describe('undo', () => {
     expect(screen.queryByTestId('restore-confirm')).toBeNull();
   });
 
+  it('names a file that became a link to .git/config, and leaves it alone even on Overwrite', slow, async () => {
+    const replay = play('undo_link');
+    await openSession();
+    await send('Rewrite the notes');
+    await ended();
+    replay.outside(); // notes.txt is replaced by a link to .git/config
+
+    await fireEvent.click(screen.getByTestId('undo-run-button'));
+    const dialog = await screen.findByTestId('restore-confirm');
+    const conflict = within(dialog).getByTestId('restore-conflict');
+    expect(conflict.getAttribute('data-path')).toBe('notes.txt');
+    expect(within(conflict).getByTestId('restore-conflict-reason').textContent).toBe('notes.txt is now a symbolic link to .git/config; not restored');
+    expect(within(conflict).getByTestId('restore-conflict-kept').textContent).toContain('stays as it is');
+    await fireEvent.click(within(dialog).getByTestId('restore-overwrite'));
+    await played(replay);
+    await waitFor(() => expect(screen.queryByTestId('restore-confirm')).toBeNull());
+    expect(document.body.textContent).toContain('Nothing put back; left as it is: notes.txt');
+  });
+
   it('restores files to before a step: later changes go, earlier ones stay', slow, async () => {
     const replay = play('restore_step');
     await openSession();

@@ -117,7 +117,11 @@ export class SafetyState {
       }
       this.restoreConfirm = null;
       const n = (res.restored ?? []).length;
-      this.#notify(n === 0 ? 'Nothing to put back: no file was changed there.' : `Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}`);
+      const kept = (res.conflicts ?? []).filter((c) => c.kept).map((c) => c.path);
+      const left = kept.length === 0 ? '' : `; left as ${kept.length === 1 ? 'it is' : 'they are'}: ${kept.join(', ')}`;
+      if (n === 0 && kept.length === 0) this.#notify('Nothing to put back: no file was changed there.');
+      else if (n === 0) this.#notify(`Nothing put back${left}`);
+      else this.#notify(`Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}${left}`);
     } catch (e) {
       this.restoreConfirm = null;
       this.#notify(`Could not restore the files: ${message(e)}`, 'error');

@@ -44,6 +44,8 @@ export type Scope = 'once' | 'session' | 'workspace';
 export interface Grant {
   rule: Rule;
   scope: Scope | string;
+  /** For a path grant: 'file' covers that path only, 'dir' the folder and what is in it. */
+  target?: 'file' | 'dir' | string;
 }
 
 /** permission.Call: what the policy decided on (the tool's own arguments only). */
@@ -113,10 +115,15 @@ export interface Protections {
   Limits: Protection;
 }
 
-/** session.Conflict: a file changed outside Loupe since Loupe last wrote it. */
+/**
+ * session.Conflict: a file changed outside Loupe since Loupe last wrote it.
+ * kept: it is now a link (or not a regular file) or a protected path, and
+ * stays as it is even when the user overwrites.
+ */
 export interface Conflict {
   path: string;
   reason: string;
+  kept?: boolean;
 }
 
 /** session.RestoreResult: what a restore did, or (done false) which files need a yes first. */

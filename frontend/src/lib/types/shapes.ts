@@ -230,7 +230,7 @@ export function eventProblems(v: unknown, path = 'event'): string[] {
 
 // app.ts and safety.ts
 const rule = obj({ effect: str, 'tool?': str, 'command?': str, 'command_line?': str, 'path?': str });
-const grant = obj({ rule, scope: str });
+const grant = obj({ rule, scope: str, 'target?': str });
 const breakpoints = obj({ points: nullable(arr(str)), tools: nullable(arr(str)) });
 const summary = obj({
   id: str,
@@ -290,7 +290,7 @@ const workspaceInfo = obj({
   expose: arr(str),
   grants: nullable(arr(grant)),
 });
-const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str }))) });
+const restoreResult = obj({ done: bool, restored: nullable(arr(str)), conflicts: nullable(arr(obj({ path: str, reason: str, 'kept?': bool }))) });
 const ruleLimits = obj({ 'limits?': nullable(arr(str)), 'path_rules?': nullable(arr(rule)) });
 
 const outcome = obj({ 'summary?': summary, 'restore?': restoreResult, 'compaction?': payloads['compaction']! });
