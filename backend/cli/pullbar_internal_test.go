@@ -13,7 +13,7 @@ import (
 // end of the pull moves to a new line once.
 func TestPullBarRewritesOneLineOnATerminal(t *testing.T) {
 	var out bytes.Buffer
-	b := &pullBar{w: &out, tty: true}
+	b := &pullBar{term: &out, tty: true}
 	b.show(ollama.PullProgress{Model: "qwen3", Status: "pulling manifest"})
 	b.show(ollama.PullProgress{Model: "qwen3", Status: "pulling 6a0746a1ec1a", Completed: 1_200_000_000, Total: 5_000_000_000, Percent: 24})
 	b.show(ollama.PullProgress{Model: "qwen3", Status: "success", Completed: 5_000_000_000, Total: 5_000_000_000, Percent: 100, Done: true})
