@@ -155,3 +155,19 @@ func TestAWorkspaceAnswerThatCannotBeSavedIsSaidAndKeptForTheSession(t *testing.
 		t.Fatalf("a.txt = %q after %d questions; want the second write, asked once", got, asked.Load())
 	}
 }
+
+// A lease the database will not let go of keeps the session reading as
+// run by this process until it exits: the log says so.
+func TestALeaseThatCannotBeReleasedIsLogged(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	logged := processLog(t)
+	h.srv.Script(ollamatest.Text("hello"))
+	refuse(t, h, `CREATE TRIGGER keep_leases BEFORE DELETE ON run_leases
+		BEGIN SELECT RAISE(ABORT, 'leases cannot be deleted'); END`)
+	if end := h.run("say hello"); end.Reason != trace.EndAnswered {
+		t.Fatalf("the run ended %q, want answered", end.Reason)
+	}
+	if !strings.Contains(logged.String(), "session "+h.id+": letting go of its run failed") || !strings.Contains(logged.String(), "leases cannot be deleted") {
+		t.Errorf("the log does not say that the lease was kept:\n%s", logged.String())
+	}
+}

@@ -100,8 +100,15 @@ func (m *Manager) runFailed(id string, err error) {
 func (p *prepared) giveUp() {
 	p.m.release(p.id, p.slot)
 	p.ws.Close()
-	if err := p.lease.Release(); err != nil {
-		log.Printf("loupe: session %s: letting go of the run: %v", p.id, err)
+	letGo(p.lease)
+}
+
+// letGo releases a run's lease. One whose release failed stays until this
+// process exits (another process then recovers the run), and until then
+// the session reads as run by this process: the log says why.
+func letGo(l *store.Lease) {
+	if err := l.Release(); err != nil {
+		log.Printf("loupe: session %s: letting go of its run failed, so it reads as running until Loupe exits: %v", l.SessionID, err)
 	}
 }
 
@@ -265,7 +272,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		evs, err = m.closeLeftOpen(ctx, s, evs)
 	}
 	if err != nil {
-		_ = lease.Release()
+		letGo(lease)
 		m.release(id, slot)
 		ws.Close()
 		return nil, err
@@ -303,7 +310,7 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	// After the run_end: from here on the run needs no owner. If the end
 	// could not be written, the run stays open without one, and the next
 	// recovery (in any process) closes it.
-	defer func() { _ = p.lease.Release() }()
+	defer letGo(p.lease)
 	var end trace.RunEnd
 	var err error
 	if p.resume {
@@ -402,7 +409,7 @@ func (m *Manager) recoverOne(ctx context.Context, s store.Session, resumePaused 
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lease.Release() }()
+	defer letGo(lease)
 	if lease.OpenRun == 0 {
 		return nil // closed since the list was read
 	}
@@ -464,7 +471,7 @@ func (m *Manager) endLeftPaused(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lease.Release() }()
+	defer letGo(lease)
 	evs, err := m.store.Events(ctx, id)
 	if err != nil {
 		return err
