@@ -339,7 +339,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return sig.code(ExitFailed)
 	}
-	defer func() { _ = lease.Release() }() // once Run, which takes the lease over, is done
+	defer func() { // once Run, which takes the lease over, is done
+		if err := lease.Release(); err != nil {
+			fmt.Fprintf(stderr, "loupe: %v (the next loupe run or window closes the run)\n", err)
+		}
+	}()
 	if demo.Is(*model) {
 		fmt.Fprintf(stderr, "loupe: %s works in %s\n", demo.Label, s.Workspace)
 	}
@@ -373,7 +377,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if end.Reason == "" {
 			// Nothing ran: do not leave the session behind.
 			if evs, _ := st.Events(context.Background(), s.ID); len(evs) == 1 && agent.Begun(evs, prompt) {
-				_ = st.DeleteSession(context.Background(), s.ID)
+				if err := st.DeleteSession(context.Background(), s.ID); err != nil {
+					fmt.Fprintf(stderr, "loupe: the session that could not start is left in the database (%v); delete it in the window\n", err)
+				}
 			}
 			return sig.code(ExitFailed)
 		}
