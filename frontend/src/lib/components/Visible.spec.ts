@@ -4,7 +4,7 @@
 // content holds \x1b[2J shows "\x1b[2J", not an invisible ESC, and a bidi
 // override cannot reorder a command on the approval card. The sequences,
 // and how each must read, are the Go package's (replay/visible.json).
-import { cleanup, render, screen } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import table from '../replay/visible.json';
 import { applyOutput, outputKey, visible } from '../timeline';
@@ -15,6 +15,7 @@ import Markdown from './Markdown.svelte';
 import MessageCard from './MessageCard.svelte';
 import ObservationCard from './ObservationCard.svelte';
 import ResponseCard from './ResponseCard.svelte';
+import TextDiff from './TextDiff.svelte';
 import UserMessageCard from './UserMessageCard.svelte';
 
 afterEach(cleanup);
@@ -111,6 +112,20 @@ describe('the cards', () => {
       shows(screen.getByTestId('command-output-text'), c, 'a running command');
     });
   }
+
+  it('show a file changed at a pause and the raw JSON of an event escaped', async () => {
+    for (const c of hostile) {
+      const d = render(TextDiff, { props: { before: 'before\n', after: `after ${c.raw}\n`, testid: 'td' } });
+      shows(d.container, c, 'a text diff');
+      cleanup();
+      const json = JSON.stringify({ content: c.raw });
+      render(MessageCard, { props: { id: 'e:1', kind: 'notice', code: 'x', message: 'm', raw: { load: async () => json, exact: true } } });
+      await fireEvent.click(screen.getByTestId('raw-toggle'));
+      await waitFor(() => expect(screen.getByTestId('raw-content')).toBeTruthy());
+      expect(rawControls(screen.getByTestId('raw-content').textContent ?? ''), `the raw view, ${c.name}`).toEqual([]);
+      cleanup();
+    }
+  });
 
   it('catches a control character written as an HTML entity in markdown', () => {
     const r = render(Markdown, { props: { source: 'ok &#x202e;deined&#x202c; &#27;[2J' } });
