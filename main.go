@@ -3,6 +3,7 @@ package main
 import (
 	"embed"
 	"fmt"
+	"log"
 	"os"
 
 	"github.com/wailsapp/wails/v2"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 //go:embed all:frontend/dist
@@ -22,6 +24,9 @@ var icon []byte
 
 func main() {
 	sandbox.MaybeRunHelper() // re-executed as the command sandbox's helper: never returns
+	// What is logged can quote the model, a command or a server: it
+	// reaches the terminal Loupe was started from escaped.
+	log.SetOutput(visible.Writer(os.Stderr))
 	// A command runs without a window; so does the one line that says
 	// there is no display to open it on.
 	if !bindingsBuild {

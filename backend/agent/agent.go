@@ -132,8 +132,9 @@ type Config struct {
 	// Policy decides which calls run, ask or are refused.
 	Policy permission.Policy
 	// OnGrant keeps a "for this session" or "for this workspace" answer
-	// beyond this run.
-	OnGrant func(permission.Grant)
+	// beyond this run. An error (the answer could not be saved) is said on
+	// the run as a notice; the answer still holds for the rest of the run.
+	OnGrant func(permission.Grant) error
 	// StartNotices are recorded right after the user's message, for what
 	// the session decided before the run (e.g. no tools for this model).
 	StartNotices []trace.Notice

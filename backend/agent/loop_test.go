@@ -567,7 +567,7 @@ func TestQuestionsAreEventsAndCallsAreDecidedWhenTheyRun(t *testing.T) {
 	}})
 	r.cfg.Policy = permission.Policy{Mode: permission.ModeAsk}
 	var kept []permission.Grant
-	r.cfg.OnGrant = func(g permission.Grant) { kept = append(kept, g) }
+	r.cfg.OnGrant = func(g permission.Grant) error { kept = append(kept, g); return nil }
 	r.ask.allow["w1"], r.ask.allow["w2"] = true, true
 	r.ask.grant["w2"] = &permission.Grant{Rule: permission.Rule{Effect: permission.EffectAllow, Tool: "write"}, Scope: permission.ScopeSession}
 	var order []string

@@ -17,7 +17,7 @@ type permits struct {
 	mu        sync.Mutex
 	policy    permission.Policy
 	approver  Approver
-	onGrant   func(permission.Grant)
+	onGrant   func(permission.Grant) error
 	sessionID string
 }
 
@@ -45,14 +45,21 @@ func (p *permits) judge(c *call) verdict {
 	return verdict{call: pc, d: d, guard: g}
 }
 
-// grant keeps an answer given for longer than this call.
-func (p *permits) grant(g permission.Grant) {
+// CodeGrantNotKept is the notice that an answer given "for this session"
+// or "for this workspace" could not be kept beyond this run; its message
+// says why and how long it holds.
+const CodeGrantNotKept = "grant_not_kept"
+
+// grant keeps an answer given for longer than this call: for the rest of
+// the run here, and beyond it through onGrant, whose error it returns.
+func (p *permits) grant(g permission.Grant) error {
 	p.mu.Lock()
 	p.policy.Grants = append(p.policy.Grants, g)
 	p.mu.Unlock()
 	if p.onGrant != nil {
-		p.onGrant(g)
+		return p.onGrant(g)
 	}
+	return nil
 }
 
 // decide settles a call on the policy's verdict, asking a person when it
@@ -105,7 +112,14 @@ func (r *run) decide(ctx context.Context, c *call, v verdict) (bool, error) {
 			allow, by = ans.Allow, ans.By
 			guard = v.guard.ApprovedByPerson()
 			if ans.Grant != nil {
-				r.perm.grant(*ans.Grant)
+				if err := r.perm.grant(*ans.Grant); err != nil {
+					// The person's answer must not be forgotten without a
+					// word: they would be asked again, or trust a grant
+					// that is not there.
+					if err := r.notice(ctx, CodeGrantNotKept, "Your answer could not be kept as given: "+err.Error()+"."); err != nil {
+						return false, err
+					}
+				}
 			}
 		}
 	}

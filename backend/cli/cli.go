@@ -27,6 +27,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // Exit codes. A run stopped by a signal exits 128 + the signal's number
@@ -67,8 +68,16 @@ func IsCommand(args []string) bool {
 	return false
 }
 
-// Main runs a command and returns the process exit code.
+// Main runs a command and returns the process exit code. Everything a
+// command prints goes through package visible: the timeline, the export,
+// the progress of a pull and every error quote text Loupe did not write
+// (the model's, a command's, a server's), and none of it may steer the
+// terminal (clear it, move the cursor, set its title, write the
+// clipboard, overwrite a line). Only the pull's progress line on a
+// terminal writes stdout itself, to rewrite its own line.
 func Main(args []string, stdout, stderr io.Writer) int {
+	term := stdout
+	stdout, stderr = visible.Writer(stdout), visible.Writer(stderr)
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage
@@ -79,7 +88,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "export":
 		return exportCmd(args[1:], stdout, stderr)
 	case "pull":
-		return pullCmd(args[1:], stdout, stderr)
+		return pullCmd(args[1:], term, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -330,7 +339,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return sig.code(ExitFailed)
 	}
-	defer func() { _ = lease.Release() }() // once Run, which takes the lease over, is done
+	defer func() { // once Run, which takes the lease over, is done
+		if err := lease.Release(); err != nil {
+			fmt.Fprintf(stderr, "loupe: %v (the next loupe run or window closes the run)\n", err)
+		}
+	}()
 	if demo.Is(*model) {
 		fmt.Fprintf(stderr, "loupe: %s works in %s\n", demo.Label, s.Workspace)
 	}
@@ -364,7 +377,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if end.Reason == "" {
 			// Nothing ran: do not leave the session behind.
 			if evs, _ := st.Events(context.Background(), s.ID); len(evs) == 1 && agent.Begun(evs, prompt) {
-				_ = st.DeleteSession(context.Background(), s.ID)
+				if err := st.DeleteSession(context.Background(), s.ID); err != nil {
+					fmt.Fprintf(stderr, "loupe: the session that could not start is left in the database (%v); delete it in the window\n", err)
+				}
 			}
 			return sig.code(ExitFailed)
 		}
@@ -538,8 +553,10 @@ func (p *printer) Event(e trace.Event) {
 	}
 	var err error
 	if p.json {
+		// JSON escapes the C0 controls; visible escapes the rest (DEL, C1,
+		// bidi) as \uXXXX, so the line is the same JSON value.
 		b, _ := json.Marshal(e)
-		_, err = fmt.Fprintf(p.w, "%s\n", b)
+		_, err = fmt.Fprintf(p.w, "%s\n", visible.Text(string(b)))
 	} else {
 		_, err = fmt.Fprintf(p.w, "[%d.%d] %s\n", e.Run, e.Round, trace.Describe(e))
 	}

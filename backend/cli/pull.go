@@ -14,13 +14,18 @@ import (
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // pullCmd is `loupe pull NAME`: it pulls a model into Ollama with the
 // progress the window shows, on one line that updates on a terminal and
 // as plain lines otherwise. Ctrl-C cancels the pull; nothing of the model
 // is installed then.
-func pullCmd(args []string, stdout, stderr io.Writer) int {
+//
+// term is the standard output as it is, where the progress line is
+// rewritten in place on a terminal; stdout and stderr escape what they are
+// given (see Main).
+func pullCmd(args []string, term, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	host := fs.String("host", "", "Ollama `URL` (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
@@ -47,7 +52,7 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	bar := &pullBar{w: stdout, tty: isTerminal(stdout)}
+	bar := &pullBar{w: stdout, term: term, tty: isTerminal(term)}
 	err = oc.Pull(ctx, name, bar.show)
 	bar.end()
 	switch {
@@ -101,7 +106,8 @@ func isTerminal(w io.Writer) bool {
 // place, otherwise a line for each step and for each tenth of the bytes,
 // so that a log holds a few lines, not thousands.
 type pullBar struct {
-	w     io.Writer
+	w     io.Writer // escapes what it is given
+	term  io.Writer // the terminal itself, when tty
 	tty   bool
 	width int // of the line on screen, to blank its tail
 	step  string
@@ -118,10 +124,12 @@ func stepOf(p ollama.PullProgress) string {
 }
 
 func (b *pullBar) show(p ollama.PullProgress) {
-	line := pullLine(p)
 	if b.tty {
+		// Written to the terminal itself, for its carriage return: the
+		// line (the model's name and Ollama's words) is escaped here.
+		line := visible.Line(pullLine(p))
 		pad := max(0, b.width-len(line))
-		fmt.Fprintf(b.w, "\r%s%s", line, strings.Repeat(" ", pad))
+		fmt.Fprintf(b.term, "\r%s%s", line, strings.Repeat(" ", pad))
 		b.width = len(line)
 		return
 	}
@@ -130,13 +138,13 @@ func (b *pullBar) show(p ollama.PullProgress) {
 		return
 	}
 	b.step, b.tenth = step, tenth
-	fmt.Fprintln(b.w, line)
+	fmt.Fprintln(b.w, visible.Line(pullLine(p)))
 }
 
 // end finishes the line being rewritten.
 func (b *pullBar) end() {
 	if b.tty && b.width > 0 {
-		fmt.Fprintln(b.w)
+		fmt.Fprintln(b.term)
 	}
 }
 

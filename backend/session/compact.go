@@ -21,6 +21,6 @@ func (m *Manager) Compact(ctx context.Context, id string) (trace.Compaction, err
 	}
 	defer m.release(p.id, p.slot)
 	defer p.ws.Close()
-	defer func() { _ = p.lease.Release() }()
+	defer letGo(p.lease)
 	return p.ag.Compact(p.ctx)
 }

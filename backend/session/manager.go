@@ -226,7 +226,7 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model string, su Se
 	// headless run has no one to press Step, and would wait for ever.
 	sum, err := m.summary(ctx, s)
 	if err != nil {
-		_ = lease.Release()
+		letGo(lease)
 		return Summary{}, nil, err
 	}
 	return sum, lease, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"unicode/utf8"
 
@@ -38,17 +39,77 @@ type RunOptions struct {
 // Errors that stop it from starting (unknown model, Ollama not running,
 // busy) come back here, before anything is written to the session.
 // It returns the session's summary as the run begins (its title set from
-// the first message).
+// the first message). An error means no run started: one that comes after
+// the checks (the summary could not be read) gives the run up before it
+// writes anything, so the window is never told of a failure while a run
+// goes on.
 func (m *Manager) Start(ctx context.Context, id, text string, opt RunOptions) (Summary, error) {
 	p, err := m.prepare(ctx, id, text, opt)
 	if err != nil {
 		return Summary{}, err
 	}
 	sum, err := m.summaryOf(ctx, id)
+	if err != nil {
+		p.giveUp()
+		return Summary{}, err
+	}
+	m.inBackground(p)
+	return sum, nil
+}
+
+// inBackground runs p to its end away from its caller (the window's Send,
+// a pause taken up again). The run records how it ends in its log; an
+// error it could not record there (the database refused a write) is
+// logged, and said on the run as a notice if the database takes that.
+func (m *Manager) inBackground(p *prepared) {
 	go func() {
-		_, _ = p.run()
+		if _, err := p.run(); err != nil && !errors.Is(err, agent.ErrLeftPaused) {
+			m.runFailed(p.id, err)
+		}
 	}()
-	return sum, err
+}
+
+// CodeRunFailed is the notice of a run that stopped on an error its log
+// could not hold (see inBackground).
+const CodeRunFailed = "run_failed"
+
+// runFailed makes the error a run stopped on visible: in the process's log
+// always, and as a notice on the run when it is still open (its end could
+// not be written) and the database takes one.
+func (m *Manager) runFailed(id string, err error) {
+	log.Printf("loupe: session %s: the run stopped: %v", id, err)
+	ctx := context.Background()
+	s, gerr := m.store.GetSession(ctx, id)
+	if gerr != nil || s.OpenRun == 0 {
+		return
+	}
+	round := 0
+	if evs, rerr := m.store.RunEvents(ctx, id, s.OpenRun); rerr == nil && len(evs) > 0 {
+		round = evs[len(evs)-1].Round
+	}
+	e := trace.New(trace.KindNotice, s.OpenRun, round, trace.Notice{Code: CodeRunFailed,
+		Message: "The run stopped: " + err.Error() + ". What it did until then is above; the next time Loupe opens this database, the run is closed as interrupted."})
+	e.SessionID = id
+	if _, aerr := (recorder{store: m.store, sink: m.sink}).Append(ctx, e); aerr != nil {
+		log.Printf("loupe: session %s: saying so on the run failed too: %v", id, aerr)
+	}
+}
+
+// giveUp lets go of a prepared run that will not run: its slot, its
+// workspace and its lease.
+func (p *prepared) giveUp() {
+	p.m.release(p.id, p.slot)
+	p.ws.Close()
+	letGo(p.lease)
+}
+
+// letGo releases a run's lease. One whose release failed stays until this
+// process exits (another process then recovers the run), and until then
+// the session reads as run by this process: the log says why.
+func letGo(l *store.Lease) {
+	if err := l.Release(); err != nil {
+		log.Printf("loupe: session %s: letting go of its run failed, so it reads as running until Loupe exits: %v", l.SessionID, err)
+	}
 }
 
 // Run checks and runs to the end, returning how the run ended.
@@ -141,7 +202,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		RecoverTextCalls: set.RecoverTextCalls,
 		RepeatLimit:      set.RepeatLimit,
 		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
-		OnGrant:          func(g permission.Grant) { m.keepGrant(id, dir, g) },
+		OnGrant:          func(g permission.Grant) error { return m.keepGrant(id, dir, g) },
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
@@ -211,7 +272,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		evs, err = m.closeLeftOpen(ctx, s, evs)
 	}
 	if err != nil {
-		_ = lease.Release()
+		letGo(lease)
 		m.release(id, slot)
 		ws.Close()
 		return nil, err
@@ -233,7 +294,11 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	m.mu.Unlock()
 	if !resume && text != "" && (s.Title == "" || s.Title == "New session") {
 		title := titleFrom(text)
-		_, _ = m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title})
+		if _, err := m.store.UpdateSession(context.Background(), id, store.SessionUpdate{Title: &title}); err != nil {
+			// The run does not need its title: it goes on, and says why
+			// the session keeps its old one.
+			log.Printf("loupe: session %s: its title could not be saved: %v", id, err)
+		}
 	}
 	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease}, nil
 }
@@ -245,7 +310,7 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	// After the run_end: from here on the run needs no owner. If the end
 	// could not be written, the run stays open without one, and the next
 	// recovery (in any process) closes it.
-	defer func() { _ = p.lease.Release() }()
+	defer letGo(p.lease)
 	var end trace.RunEnd
 	var err error
 	if p.resume {
@@ -258,7 +323,9 @@ func (p *prepared) run() (trace.RunEnd, error) {
 		// could not write its end still shows how it ended. A run left
 		// paused when Loupe closed has not ended.
 		reason := trace.EndError
-		_, _ = m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason})
+		if _, uerr := m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason}); uerr != nil {
+			log.Printf("loupe: session %s: how its run ended could not be saved: %v", p.id, uerr)
+		}
 	}
 	return end, err
 }
@@ -342,7 +409,7 @@ func (m *Manager) recoverOne(ctx context.Context, s store.Session, resumePaused 
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lease.Release() }()
+	defer letGo(lease)
 	if lease.OpenRun == 0 {
 		return nil // closed since the list was read
 	}
@@ -370,7 +437,7 @@ func (m *Manager) recoverOne(ctx context.Context, s store.Session, resumePaused 
 			}
 			return fmt.Errorf("session %s stays paused but cannot resume: %w", s.ID, err)
 		}
-		go func() { _, _ = p.run() }()
+		m.inBackground(p)
 		return nil
 	}
 	_, err = m.closeLeftOpen(ctx, s, evs)
@@ -388,7 +455,7 @@ func (m *Manager) resumePaused(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	go func() { _, _ = p.run() }()
+	m.inBackground(p)
 	return nil
 }
 
@@ -404,7 +471,7 @@ func (m *Manager) endLeftPaused(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lease.Release() }()
+	defer letGo(lease)
 	evs, err := m.store.Events(ctx, id)
 	if err != nil {
 		return err
@@ -433,7 +500,9 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 		return nil, err
 	}
 	reason := trace.EndInterrupted
-	_, _ = m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason})
+	if _, err := m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason}); err != nil {
+		log.Printf("loupe: session %s: how its run ended could not be saved: %v", s.ID, err)
+	}
 	return m.store.Events(ctx, s.ID)
 }
 

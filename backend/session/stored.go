@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // RawRequest rebuilds the exact body that was sent to Ollama for the
@@ -93,7 +95,8 @@ type Exported struct {
 }
 
 // Export writes a session of st as json, md or html. It reads the store
-// only: no run is started, so it needs neither Ollama nor a Manager.
+// only: no run is started, so it needs neither Ollama nor a Manager. No
+// format holds a raw control character of the log (see package visible).
 func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer) error {
 	if format != "json" && format != "md" && format != "html" {
 		return fmt.Errorf("unknown export format %q: use json, md or html", format)
@@ -125,7 +128,15 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 	}
 	// A summary as the window shows a session no run holds.
 	sum := Summary{Session: s, Standing: trace.StateOf(evs).Standing(), Stepping: dbg.Stepping, Breakpoints: dbg.Breakpoints.normal()}
-	enc := json.NewEncoder(w)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(Exported{Format: "loupe-session", Version: exportVersion, Session: sum, Events: evs, ToolSets: sets})
+	if err := enc.Encode(Exported{Format: "loupe-session", Version: exportVersion, Session: sum, Events: evs, ToolSets: sets}); err != nil {
+		return err
+	}
+	// The same JSON value, with the control characters JSON leaves raw
+	// (DEL, C1, bidi) escaped, so the file is as safe to print as the
+	// other formats.
+	_, err = io.WriteString(w, visible.Text(b.String()))
+	return err
 }

@@ -69,7 +69,7 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	defer func() { _ = lease.Release() }()
+	defer letGo(lease)
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err

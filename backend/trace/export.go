@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // Header is what a transcript says of its session before the log.
@@ -12,16 +14,19 @@ type Header struct {
 }
 
 // Markdown renders a readable transcript of a session's log: each round's
-// request, the model's answer, each call and its observation.
+// request, the model's answer, each call and its observation. Every piece
+// of text from the log is shown through package visible, so a transcript
+// printed on a terminal shows the control characters in it escaped
+// instead of obeying them.
 func Markdown(h Header, evs []Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\nWorkspace: `%s` · Model: `%s`\n", h.Title, h.Workspace, h.Model)
+	fmt.Fprintf(&b, "# %s\n\nWorkspace: `%s` · Model: `%s`\n", visible.Line(h.Title), visible.Line(h.Workspace), visible.Line(h.Model))
 	for _, e := range evs {
 		line := Describe(e)
 		switch e.Kind {
 		case KindUserMessage:
 			p, _ := Decode[UserMessage](e)
-			fmt.Fprintf(&b, "\n## Run %d\n\n**You:** %s\n", e.Run, p.Text)
+			fmt.Fprintf(&b, "\n## Run %d\n\n**You:** %s\n", e.Run, visible.Text(p.Text))
 		case KindModelResponse:
 			p, _ := Decode[ModelResponse](e)
 			if p.Content == "" && p.Thinking == "" {
@@ -29,7 +34,7 @@ func Markdown(h Header, evs []Event) string {
 				// calls follow, each on its own.
 				names := make([]string, len(p.ToolCalls))
 				for i, c := range p.ToolCalls {
-					names[i] = "`" + c.Name + "`"
+					names[i] = "`" + visible.Line(c.Name) + "`"
 				}
 				what := "nothing"
 				if len(names) > 0 {
@@ -40,31 +45,42 @@ func Markdown(h Header, evs []Event) string {
 			}
 			fmt.Fprintf(&b, "\n**Model (round %d):**\n\n", e.Round)
 			if p.Thinking != "" {
-				fmt.Fprintf(&b, "<details><summary>thinking</summary>\n\n%s\n\n</details>\n\n", p.Thinking)
+				fmt.Fprintf(&b, "<details><summary>thinking</summary>\n\n%s\n\n</details>\n\n", visible.Text(p.Thinking))
 			}
 			if p.Content != "" {
-				b.WriteString(p.Content + "\n")
+				b.WriteString(visible.Text(p.Content) + "\n")
 			}
 		case KindToolResult:
 			p, _ := Decode[ToolResult](e)
-			fmt.Fprintf(&b, "\n%s\n\n```\n%s\n```\n", line, strings.ReplaceAll(p.Content, "```", "ʼʼʼ"))
+			fmt.Fprintf(&b, "\n%s\n\n```\n%s\n```\n", line, strings.ReplaceAll(visible.Text(p.Content), "```", "ʼʼʼ"))
 		default:
 			fmt.Fprintf(&b, "\n- %s\n", line)
 		}
 	}
-	return b.String()
+	// Each piece was shown as it belongs (a title on one line, an answer
+	// with its line breaks); the whole is passed once more so that a piece
+	// added later cannot forget to be.
+	return visible.Text(b.String())
 }
 
-// HTML renders the Markdown transcript as a standalone, escaped page.
+// HTML renders the Markdown transcript as a standalone, escaped page: the
+// transcript's control characters are already shown escaped, which HTML
+// escaping would not do (a bidi override reorders a page as it does a
+// terminal).
 func HTML(h Header, evs []Event) string {
-	return "<!doctype html><meta charset=utf-8><title>" + html.EscapeString(h.Title) +
+	return "<!doctype html><meta charset=utf-8><title>" + html.EscapeString(visible.Line(h.Title)) +
 		"</title><style>body{font:14px system-ui;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap}</style><pre>" +
 		html.EscapeString(Markdown(h, evs)) + "</pre>\n"
 }
 
 // Describe is a one-line account of an event, for the command line and the
-// transcript.
-func Describe(e Event) string {
+// transcript. It is one line whatever the event holds, and shows the
+// control characters in it escaped (see package visible): what the model
+// wrote, a command printed or a server said cannot start a line that looks
+// like another event, or steer the terminal it is printed on.
+func Describe(e Event) string { return visible.Line(describe(e)) }
+
+func describe(e Event) string {
 	switch e.Kind {
 	case KindUserMessage:
 		p, _ := Decode[UserMessage](e)
@@ -153,8 +169,11 @@ func Describe(e Event) string {
 	return string(e.Kind)
 }
 
+// oneLine is s on one line: its runs of spaces and line breaks become one
+// space. Control characters are escaped first, so a carriage return or a
+// C1 control (NEL is one) shows as what it is instead of as a space.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(visible.Text(s)), " ")
 	if r := []rune(s); len(r) > 160 {
 		s = string(r[:160]) + "…"
 	}

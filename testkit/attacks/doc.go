@@ -40,6 +40,10 @@
 //   - environment_test.go: workspace programs first in PATH.
 //   - database_test.go: the run's own database inside the workspace, and
 //     workspaces that are /, $HOME or hold Loupe's data folder.
+//   - terminal_test.go: terminal control sequences and bidi controls in the
+//     model's thinking and answers, a command's output and a file, which
+//     nothing loupe run prints (with and without --json) or loupe export
+//     writes may carry raw.
 //   - limits_test.go: a fork bomb and a memory hog. These run loupe inside a
 //     cgroup of the test's own (cage_test.go), with caps above what the
 //     sandbox should allow, so that a missing limit fails the test instead

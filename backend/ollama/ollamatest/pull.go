@@ -32,6 +32,11 @@ type Pullable struct {
 	// them (the weights first, then template, params, config). Empty means
 	// one layer of Model.Size (1 GiB when that is 0).
 	Layers []int64 `json:"layers,omitempty"`
+	// Fail, when set, is what the registry answers for the manifest
+	// instead of the model: Ollama passes a registry's own words on, so
+	// a pull of a model from a registry someone else runs shows their
+	// text (tests of how Loupe shows a server's words use it).
+	Fail string `json:"fail,omitempty"`
 }
 
 // PullSteps is how many progress lines the fake writes for each layer
@@ -140,6 +145,8 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 		// The registry answers 404, which PullModel reports as
 		// os.ErrNotExist.
 		fail = "pull model manifest: file does not exist"
+	case p.Fail != "":
+		fail = "pull model manifest: " + p.Fail
 	default:
 		lines = append(lines, layerLines(p)...)
 		lines = append(lines, progressLine{Status: "verifying sha256 digest"}, progressLine{Status: "writing manifest"}, progressLine{Status: "success"})
