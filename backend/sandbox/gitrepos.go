@@ -40,7 +40,15 @@ type gitRepo struct {
 // from, or follows, and that a repository usually lacks: the guard cannot
 // make read-only what does not exist, so a command that creates one is
 // undone afterwards.
-var gitSettingFiles = []string{"commondir", "config.worktree", "info/attributes", "gitdir"}
+var gitSettingFiles = []string{"config", "commondir", "config.worktree", "info/attributes", "gitdir"}
+
+// gitProtected are the entries of a git directory, of any layout (a .git
+// folder, a bare repository, a linked worktree's folder under
+// worktrees/, a submodule's under modules/, the workspace itself), that
+// make git run a program or send it to settings elsewhere (docs/SECURITY.md
+// lists each with the git documentation that says so). Those that exist
+// are read-only for commands.
+var gitProtected = []string{"config", "config.worktree", "hooks", "commondir", "gitdir", "info/attributes"}
 
 // maxGitFile bounds what is read of a file a command may have written.
 const maxGitFile = 1 << 20
@@ -109,43 +117,158 @@ func gitPointer(file string) (string, bool) {
 	return filepath.Clean(target), true
 }
 
-// noteRepo adds the entry at p to repos when it is a git directory (of any
-// name: git finds bare repositories too) or a .git file.
-func noteRepo(repos map[string]gitRepo, p string, d fs.DirEntry) {
-	switch {
-	case d.IsDir() && isGitDir(p):
-		r := gitRepo{gitDir: p, present: map[string]bool{}}
-		for _, f := range gitSettingFiles {
-			r.present[f] = exists(filepath.Join(p, f))
+// anyGitDir says whether dir is a git directory of any layout: a
+// repository (isGitDir) or a linked worktree's git directory
+// (isWorktreeGitDir), which takes its settings from the repository its
+// commondir names and its own config.worktree.
+func anyGitDir(dir string) bool { return isGitDir(dir) || isWorktreeGitDir(dir) }
+
+// IsGitDir reports whether dir is a git directory of any layout (a .git
+// folder, a bare repository, a linked worktree's git folder): the policy
+// protects its own files (GitOwnFile) as the view does.
+func IsGitDir(dir string) bool { return anyGitDir(dir) }
+
+// GitOwnFile reports whether rel (slash-separated, relative to a git
+// directory) is one of git's files there that can make git run a program
+// or read settings from elsewhere: one of gitProtected, or under hooks/.
+func GitOwnFile(rel string) bool {
+	for _, f := range gitProtected {
+		if rel == f || f == "hooks" && strings.HasPrefix(rel, "hooks/") {
+			return true
 		}
-		repos[p] = r
+	}
+	return false
+}
+
+// noteGitDir adds the git directory dir to repos, with the settings files
+// it has now.
+func noteGitDir(repos map[string]gitRepo, dir string) {
+	if _, ok := repos[dir]; ok {
+		return
+	}
+	r := gitRepo{gitDir: dir, present: map[string]bool{}}
+	for _, f := range gitSettingFiles {
+		r.present[f] = exists(filepath.Join(dir, f))
+	}
+	repos[dir] = r
+}
+
+// noteRepo adds the entry at p of the workspace ws to repos when it is a
+// git directory (of any name and layout: git finds bare repositories too)
+// or a .git file. A .git file's repository, when it is in the workspace,
+// is noted too, so that what a command adds to it is seen, whatever its
+// name.
+func noteRepo(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
+	switch {
+	case d.IsDir() && anyGitDir(p):
+		noteGitDir(repos, p)
 	case d.Name() == ".git" && !d.IsDir():
 		// A .git file, or anything else in its place (git reads a
 		// symlink too): what it names is judged afterwards.
 		dir, _ := gitPointer(p)
 		repos[p] = gitRepo{gitDir: dir, pointer: p}
+		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() && anyGitDir(dir) {
+			if _, inside := within(ws, dir); inside {
+				noteGitDir(repos, dir)
+			}
+		}
 	}
 }
 
-// findRepos lists the repositories under ws: git directories and .git
-// files. It does not follow symlinks, and skips a repository's objects,
-// refs and logs, where none can be.
+// noteRoot notes the workspace itself when it is a git directory (a
+// workspace opened on a repository's .git folder, a bare repository or a
+// linked worktree's git folder): its settings are as much git's as a
+// nested repository's.
+func noteRoot(repos map[string]gitRepo, ws string) {
+	if anyGitDir(ws) {
+		noteGitDir(repos, ws)
+	}
+}
+
+// skipInGitDir says whether the walk can skip the folder p: a git
+// directory's objects, refs and logs, where no repository can be.
+func skipInGitDir(p string) bool {
+	switch filepath.Base(p) {
+	case "objects", "refs", "logs", "lfs":
+		return anyGitDir(filepath.Dir(p))
+	}
+	return false
+}
+
+// findRepos lists the repositories under ws, ws included: git directories
+// and .git files. It does not follow symlinks, and skips a repository's
+// objects, refs and logs, where none can be.
 func findRepos(ws string) map[string]gitRepo {
 	repos := map[string]gitRepo{}
+	noteRoot(repos, ws)
 	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || p == ws {
 			return nil
 		}
-		if d.IsDir() && isGitDir(filepath.Dir(p)) {
-			switch d.Name() {
-			case "objects", "refs", "logs", "lfs":
-				return fs.SkipDir
-			}
+		if d.IsDir() && skipInGitDir(p) {
+			return fs.SkipDir
 		}
-		noteRepo(repos, p, d)
+		noteRepo(repos, ws, p, d)
 		return nil
 	})
 	return repos
+}
+
+// gitReadOnly lists what the view makes read-only of the repositories
+// found in ws: each git directory's entries of gitProtected that exist.
+// Before that, a repository that reads config.worktree
+// (extensions.worktreeConfig) gets an empty one where it has none, so that
+// a command cannot create it: git would read what the command wrote there
+// the next time the user runs it.
+func gitReadOnly(ws string, repos map[string]gitRepo) []string {
+	var out []string
+	for _, r := range repos {
+		if r.pointer != "" {
+			continue
+		}
+		if _, inside := within(ws, r.gitDir); !inside {
+			continue
+		}
+		if readsWorktreeConfig(r.gitDir) {
+			ensureEmptyFile(filepath.Join(r.gitDir, "config.worktree"))
+		}
+		for _, f := range gitProtected {
+			if p := filepath.Join(r.gitDir, f); exists(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// ensureEmptyFile creates p empty unless something is there already. It
+// never follows a symlink at p.
+func ensureEmptyFile(p string) {
+	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err == nil {
+		unix.Close(fd)
+	}
+}
+
+// readsWorktreeConfig says whether git reads config.worktree in the git
+// directory dir: its repository's config (the one commondir names, for a
+// linked worktree) sets extensions.worktreeConfig.
+func readsWorktreeConfig(dir string) bool {
+	common := dir
+	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	entries, _ := readGitConfig(filepath.Join(common, "config"))
+	for _, kv := range entries {
+		if kv.key == "extensions.worktreeconfig" && !strings.EqualFold(kv.value, "false") && kv.value != "0" {
+			return true
+		}
+	}
+	return false
 }
 
 // worktreeOf is the working tree a git directory belongs to: the folder
@@ -287,6 +410,21 @@ func unusual(kv configEntry) string {
 	return ""
 }
 
+// unusualConfig says whether the config file at p holds a setting that
+// git init or clone does not write (or cannot be read whole).
+func unusualConfig(p string) bool {
+	entries, err := readGitConfig(p)
+	if err != nil {
+		return true
+	}
+	for _, kv := range entries {
+		if unusual(kv) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // dangerous says why a repository a command made (or changed) would have
 // git run something or look elsewhere, or "" when it would not. It reads
 // nothing outside the workspace.
@@ -363,7 +501,8 @@ func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []str
 		movedRel, _ := within(ws, moved)
 		notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, movedRel))
 	}
-	// What the command added to repositories that were there.
+	// What the command added to repositories that were there (a .git
+	// file's repository is noted on its own, see noteRepo).
 	for _, r := range before {
 		if r.pointer != "" {
 			continue
@@ -380,7 +519,21 @@ func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []str
 		if existed && old.gitDir == r.gitDir {
 			continue
 		}
-		if why := dangerous(r, ws, before); why != "" {
+		why := dangerous(r, ws, before)
+		switch {
+		case why == "":
+		case p == ws:
+			// The workspace itself became a repository: Loupe never
+			// renames the workspace; it disarms the files that make git
+			// run something instead.
+			for _, f := range gitProtected {
+				if f != "config" || unusualConfig(filepath.Join(ws, f)) {
+					if q := filepath.Join(ws, f); exists(q) {
+						rename(q, "the workspace itself is now a repository, and "+why)
+					}
+				}
+			}
+		default:
 			rename(p, why)
 		}
 	}
@@ -447,6 +600,12 @@ func worktreeShares(ws string) []gitShare {
 		}
 	}
 	shares = append(shares, gitShare{Path: dir, Writable: true})
+	if readsWorktreeConfig(dir) {
+		// Git reads the worktree's config.worktree: one the command
+		// created in its writable git folder would run on the user's
+		// next git. An empty one, read-only, leaves it nothing to create.
+		ensureEmptyFile(filepath.Join(dir, "config.worktree"))
+	}
 	for _, f := range []string{"commondir", "config.worktree", "gitdir"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			shares = append(shares, gitShare{Path: filepath.Join(dir, f)})

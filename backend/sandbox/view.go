@@ -110,6 +110,8 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		}
 	}
 	plan.repos = map[string]gitRepo{}
+	ensureHooksDir(ws)
+	noteRoot(plan.repos, ws)
 	n := 0
 	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -127,7 +129,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		if d.IsDir() {
 			ensureHooksDir(p)
 		}
-		noteRepo(plan.repos, p, d)
+		noteRepo(plan.repos, ws, p, d)
 		if d.Type()&fs.ModeSocket != 0 {
 			// A server's socket in the workspace (a tmux or database
 			// server the user runs there) would run whatever the
@@ -155,6 +157,15 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	if guard != nil {
 		for _, r := range plan.repos {
 			for _, p := range programsInWorktree(r, ws) {
+				add(p, ReadOnly)
+			}
+		}
+		// Git's own files, whatever the repository's layout (the guard
+		// judges paths by name, .git/config; a bare repository, a
+		// linked worktree's folder or the workspace itself has them
+		// under other names).
+		for _, p := range gitReadOnly(ws, plan.repos) {
+			if p != ws {
 				add(p, ReadOnly)
 			}
 		}
