@@ -230,3 +230,14 @@ func protectedBy(list []protectedPath, rel string) (string, bool) {
 	}
 	return "", false
 }
+
+// ProtectedCheck is the protected-path judgement on its own, for what
+// Loupe's own process changes in the workspace (backend/hands): the same
+// list the policy asks for (the built-in patterns and Loupe's own files
+// with their -wal, -shm and -journal when they lie in the workspace),
+// compiled once. It takes a clean workspace-relative slash path and says
+// which pattern covers it.
+func (p Policy) ProtectedCheck() func(rel string) (pattern string, ok bool) {
+	list := p.protectedPaths()
+	return func(rel string) (string, bool) { return protectedBy(list, rel) }
+}

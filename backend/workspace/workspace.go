@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loupe-dev/loupe/backend/hands"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -242,6 +243,15 @@ func (w *Workspaces) Apply(ctx context.Context, dir string, c Change) (Info, err
 // Remember keeps an answer given "for this workspace".
 func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Grant) error {
 	return w.update(ctx, dir, func(st *state) { st.Grants = append(st.Grants, g) })
+}
+
+// Hands opens dir for what Loupe's own process changes in it (undo and
+// restore): links are never followed, and the paths the tools' policy
+// protects (the built-in list and Loupe's database with its -wal, -shm
+// and -journal when they lie in dir) are refused.
+func (w *Workspaces) Hands(dir string) (*hands.Root, error) {
+	pol := permission.Policy{Workspace: dir, ProtectedFiles: []string{w.db}}
+	return hands.Open(dir, pol.ProtectedCheck())
 }
 
 // Protections says which OS protections commands get on this machine.
