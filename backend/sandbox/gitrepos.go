@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // Git runs programs named in a repository's settings and hooks the next
@@ -195,32 +198,13 @@ func skipInGitDir(p string) bool {
 	return false
 }
 
-// findRepos lists the repositories under ws, ws included: git directories
-// and .git files. It does not follow symlinks, and skips a repository's
-// objects, refs and logs, where none can be.
-func findRepos(ws string) map[string]gitRepo {
-	repos := map[string]gitRepo{}
-	noteRoot(repos, ws)
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == ws {
-			return nil
-		}
-		if d.IsDir() && skipInGitDir(p) {
-			return fs.SkipDir
-		}
-		noteRepo(repos, ws, p, d)
-		return nil
-	})
-	return repos
-}
-
 // gitReadOnly lists what the view makes read-only of the repositories
 // found in ws: each git directory's entries of gitProtected that exist.
 // Before that, a repository that reads config.worktree
 // (extensions.worktreeConfig) gets an empty one where it has none, so that
 // a command cannot create it: git would read what the command wrote there
 // the next time the user runs it.
-func gitReadOnly(ws string, repos map[string]gitRepo) []string {
+func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string {
 	var out []string
 	for _, r := range repos {
 		if r.pointer != "" {
@@ -229,8 +213,9 @@ func gitReadOnly(ws string, repos map[string]gitRepo) []string {
 		if _, inside := within(ws, r.gitDir); !inside {
 			continue
 		}
-		if readsWorktreeConfig(r.gitDir) {
-			ensureEmptyFile(filepath.Join(r.gitDir, "config.worktree"))
+		if readsWorktreeConfig(r.gitDir) && root != nil {
+			rel, _ := within(ws, filepath.Join(r.gitDir, "config.worktree"))
+			ensureEmptyFile(root, filepath.ToSlash(rel))
 		}
 		for _, f := range gitProtected {
 			if p := filepath.Join(r.gitDir, f); exists(p) {
@@ -241,12 +226,16 @@ func gitReadOnly(ws string, repos map[string]gitRepo) []string {
 	return out
 }
 
-// ensureEmptyFile creates p empty unless something is there already. It
-// never follows a symlink at p.
-func ensureEmptyFile(p string) {
-	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	if err == nil {
-		unix.Close(fd)
+// ensureEmptyFile creates rel of root empty unless something is there
+// already, inside its held parent folder (no link on the way followed).
+func ensureEmptyFile(root *hands.Root, rel string) {
+	d, name, err := root.OpenParent(rel)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	if _, err := d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		_ = d.WriteFile(name, nil, 0o644)
 	}
 }
 
@@ -330,6 +319,12 @@ func readGitConfig(path string) ([]configEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseGitConfig(b), nil
+}
+
+// parseGitConfig reads the settings of a git config file's bytes (see
+// readGitConfig).
+func parseGitConfig(b []byte) []configEntry {
 	var out []configEntry
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {
@@ -356,7 +351,7 @@ func readGitConfig(path string) ([]configEntry, error) {
 		key, value, _ := strings.Cut(line, "=")
 		out = append(out, configEntry{key: section + "." + strings.ToLower(strings.TrimSpace(key)), value: strings.Trim(strings.TrimSpace(value), `"`)})
 	}
-	return out, nil
+	return out
 }
 
 // runsPrograms are the last words of setting names under which git runs a
@@ -408,142 +403,6 @@ func unusual(kv configEntry) string {
 		return "its setting " + kv.key + " uses a remote helper"
 	}
 	return ""
-}
-
-// unusualConfig says whether the config file at p holds a setting that
-// git init or clone does not write (or cannot be read whole).
-func unusualConfig(p string) bool {
-	entries, err := readGitConfig(p)
-	if err != nil {
-		return true
-	}
-	for _, kv := range entries {
-		if unusual(kv) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// dangerous says why a repository a command made (or changed) would have
-// git run something or look elsewhere, or "" when it would not. It reads
-// nothing outside the workspace.
-func dangerous(r gitRepo, ws string, known map[string]gitRepo) string {
-	if r.gitDir == "" {
-		return "its .git file names no repository Loupe can read"
-	}
-	if _, inside := within(ws, r.gitDir); !inside {
-		return "its .git file points outside the workspace"
-	}
-	dirs := []string{r.gitDir}
-	// A worktree's git directory takes its settings from its common one.
-	if b, err := readSmall(filepath.Join(r.gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(r.gitDir, c)
-		}
-		c = filepath.Clean(c)
-		if _, inside := within(ws, c); !inside {
-			return "its commondir points outside the workspace"
-		}
-		if _, ok := known[c]; !ok {
-			dirs = append(dirs, c)
-		}
-	}
-	for _, dir := range dirs {
-		for _, f := range []string{"config", "config.worktree"} {
-			p := filepath.Join(dir, f)
-			if !exists(p) {
-				continue
-			}
-			entries, err := readGitConfig(p)
-			if err != nil {
-				return "its settings cannot be checked (" + f + ": " + err.Error() + ")"
-			}
-			for _, kv := range entries {
-				if why := unusual(kv); why != "" {
-					return why
-				}
-			}
-		}
-		ents, _ := os.ReadDir(filepath.Join(dir, "hooks"))
-		for _, e := range ents {
-			if !strings.HasSuffix(e.Name(), ".sample") {
-				return "it has a hook, " + e.Name()
-			}
-		}
-		if exists(filepath.Join(dir, "info", "attributes")) {
-			return "it has info/attributes"
-		}
-	}
-	return ""
-}
-
-// disarmNewRepos undoes what the command did to the workspace's
-// repositories that could make git run a program (see the file comment):
-// a repository it made whose settings or hooks are not what git init
-// writes is renamed so that git does not find it; a settings file it added
-// to an existing repository (commondir, config.worktree, info/attributes)
-// is renamed; a database companion it created is removed. It returns one
-// sentence per change, for the command's output.
-func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []string {
-	var notes []string
-	rename := func(p, why string) {
-		moved := p + ".loupe-disarmed"
-		for i := 2; exists(moved); i++ {
-			moved = fmt.Sprintf("%s.loupe-disarmed-%d", p, i)
-		}
-		rel, _ := within(ws, p)
-		if err := os.Rename(p, moved); err != nil {
-			notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err))
-			return
-		}
-		movedRel, _ := within(ws, moved)
-		notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, movedRel))
-	}
-	// What the command added to repositories that were there (a .git
-	// file's repository is noted on its own, see noteRepo).
-	for _, r := range before {
-		if r.pointer != "" {
-			continue
-		}
-		for _, f := range gitSettingFiles {
-			p := filepath.Join(r.gitDir, f)
-			if !r.present[f] && exists(p) {
-				rename(p, "git reads "+f+" for settings or a pointer to them")
-			}
-		}
-	}
-	for p, r := range findRepos(ws) {
-		old, existed := before[p]
-		if existed && old.gitDir == r.gitDir {
-			continue
-		}
-		why := dangerous(r, ws, before)
-		switch {
-		case why == "":
-		case p == ws:
-			// The workspace itself became a repository: Loupe never
-			// renames the workspace; it disarms the files that make git
-			// run something instead.
-			for _, f := range gitProtected {
-				if f != "config" || unusualConfig(filepath.Join(ws, f)) {
-					if q := filepath.Join(ws, f); exists(q) {
-						rename(q, "the workspace itself is now a repository, and "+why)
-					}
-				}
-			}
-		default:
-			rename(p, why)
-		}
-	}
-	for _, p := range absent {
-		if exists(p) && os.Remove(p) == nil {
-			rel, _ := within(ws, p)
-			notes = append(notes, "the command created "+rel+", beside Loupe's database; Loupe removed it")
-		}
-	}
-	return notes
 }
 
 // gitShare is a folder outside the workspace that git needs there: the
@@ -604,7 +463,10 @@ func worktreeShares(ws string) []gitShare {
 		// Git reads the worktree's config.worktree: one the command
 		// created in its writable git folder would run on the user's
 		// next git. An empty one, read-only, leaves it nothing to create.
-		ensureEmptyFile(filepath.Join(dir, "config.worktree"))
+		if r, err := hands.Open(dir, nil); err == nil {
+			ensureEmptyFile(r, "config.worktree")
+			r.Close()
+		}
 	}
 	for _, f := range []string{"commondir", "config.worktree", "gitdir"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
