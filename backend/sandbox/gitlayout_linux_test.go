@@ -40,6 +40,11 @@ func TestLinkedWorktreeConfigWorktreeCannotBeCreated(t *testing.T) {
 		if ran(t, marker) {
 			t.Errorf("the user's git status in the linked worktree ran what the command wrote in its config.worktree (%q)", out.Text)
 		}
+		// The empty config.worktree Loupe made is its own, not something
+		// the command left to disarm.
+		if strings.Contains(out.Text, "disarm") {
+			t.Errorf("Loupe disarmed its own config.worktree: %q", out.Text)
+		}
 		hostGit(t, ws, "status")
 	})
 	t.Run("workspace is the linked worktree", func(t *testing.T) {

@@ -216,6 +216,8 @@ func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string
 		if readsWorktreeConfig(r.gitDir) && root != nil {
 			rel, _ := within(ws, filepath.Join(r.gitDir, "config.worktree"))
 			ensureEmptyFile(root, filepath.ToSlash(rel))
+			// Loupe's own: not one the command added.
+			r.present["config.worktree"] = exists(filepath.Join(r.gitDir, "config.worktree"))
 		}
 		for _, f := range gitProtected {
 			if p := filepath.Join(r.gitDir, f); exists(p) {
