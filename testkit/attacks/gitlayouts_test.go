@@ -5,11 +5,15 @@ package attacks_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/testkit/gguf"
 )
+
+// emptyFile is how fingerprint names an empty file's hash.
+const emptyFile = "e3b0c44298fc1c14"
 
 // TestGitLayoutsOfEveryKind covers git's files where they are not a .git
 // folder's in the workspace: a linked worktree's config.worktree (in a
@@ -137,7 +141,13 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 							t.Errorf("write_file %s ran in a workspace that is a git folder: it must ask, as .git/config does", cl.what())
 						}
 					}
-					if ch := changes(before, fingerprint(t, s.watch...)); len(ch) > 0 {
+					// The one change Loupe makes itself: an empty config.worktree
+					// where the repository reads worktree config and had none,
+					// so that a command cannot create it.
+					ch := slices.DeleteFunc(changes(before, fingerprint(t, s.watch...)), func(c string) bool {
+						return strings.Contains(c, "config.worktree: new, file "+emptyFile)
+					})
+					if len(ch) > 0 {
 						t.Errorf("the run changed git files:\n  %s", strings.Join(ch, "\n  "))
 					}
 					if _, err := os.Stat(s.ws); err != nil {
@@ -172,26 +182,38 @@ func TestRacingCleanUpStaysInTheWorkspace(t *testing.T) {
 		l.mustGit(t, victim, "init", "-q")
 		return out
 	}
+	// The folder exists before the run; the planting command enters the
+	// real one (held as its working directory, whatever the swapper does
+	// to the name after) and makes the repository there.
 	plant := func(m markers) string {
-		return `mkdir -p a/evil && cd a/evil && git init -q && for d in .gi?; do printf '[core]\n\tfsmonitor = touch ` + m.path("planted") + `\n' >> $d/config; done; echo planted`
+		return `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cd a/evil 2>/dev/null && break; cd a.real/evil 2>/dev/null && break; sleep 0.05; done; ` +
+			// By hand, with paths from the working directory: git init
+			// would write through the folder's name, which the swapper moves.
+			`mkdir -p .git/objects .git/refs/heads && for d in .gi?; do printf 'ref: refs/heads/main\n' > $d/HEAD; ` +
+			`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ` + m.path("planted") + `\n' > $d/config; done; echo planted`
 	}
 	swap := func(out string) string {
-		return `i=0; while [ $i -lt 400 ]; do mv a a.real 2>/dev/null && ln -s ` + out + ` a && rm a && mv a.real a; i=$((i+1)); done; echo swapped`
+		return `i=0; while [ $i -lt 400 ]; do if mv a a.real 2>/dev/null; then ln -s ` + out + ` a; rm a; mv a.real a; fi; i=$((i+1)); done; echo swapped`
+	}
+	workspace := func(t *testing.T) string {
+		ws := l.fresh("ws")
+		mkdirs(t, filepath.Join(ws, "a", "evil"))
+		return ws
 	}
 	t.Run("control", func(t *testing.T) {
-		m := l.markers("race-control")
-		ws, out := l.fresh("ws"), outsideRepo(t)
+		// What a clean-up that renames by path does at the moment the
+		// swapper has put the link in place: the rename lands outside.
+		ws, out := workspace(t), outsideRepo(t)
 		before := fingerprint(t, out)
-		// What a clean-up by path does while the swapper runs.
-		l.shell(t, ws, plant(m)+`; cd ../.. && (`+swap(out)+`) & i=0; while [ $i -lt 400 ]; do mv a/evil/.git a/evil/.git.x 2>/dev/null && mv a/evil/.git.x a/evil/.git 2>/dev/null; i=$((i+1)); done; wait`)
+		l.shell(t, ws, `mv a a.real && ln -s `+out+` a && mv a/evil/.git a/evil/.git.loupe-disarmed`)
 		if len(changes(before, fingerprint(t, out))) == 0 {
-			t.Skip("the swapper never made a rename by path land outside on this machine: the race proper is covered by backend/sandbox TestCleanupUnderASwapper")
+			t.Fatal("a rename by path through the swapped link did not land outside: fix the attack")
 		}
 	})
 	for _, md := range modes {
 		t.Run(md.name, func(t *testing.T) {
 			m := l.markers("race")
-			ws, out := l.fresh("ws"), outsideRepo(t)
+			ws, out := workspace(t), outsideRepo(t)
 			before := fingerprint(t, out)
 			o := l.run(t, runOpts{workspace: ws, auto: md.auto, calls: []gguf.Call{runCommand(plant(m)), runCommand(swap(out))}})
 			t.Log(o.summary())
