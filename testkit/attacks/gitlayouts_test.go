@@ -180,20 +180,33 @@ func TestRacingCleanUpStaysInTheWorkspace(t *testing.T) {
 		victim := filepath.Join(out, "evil")
 		mkdirs(t, victim)
 		l.mustGit(t, victim, "init", "-q")
+		// Settings of the user's own, which git init does not write: what
+		// a check of a new repository would call unusual.
+		l.mustGit(t, victim, "config", "core.editor", "vim")
 		return out
 	}
 	// The folder exists before the run; the planting command enters the
 	// real one (held as its working directory, whatever the swapper does
 	// to the name after) and makes the repository there.
 	plant := func(m markers) string {
-		return `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cd a/evil 2>/dev/null && break; cd a.real/evil 2>/dev/null && break; sleep 0.05; done; ` +
+		return `sleep 0.5; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cd a/evil 2>/dev/null && break; cd a.real/evil 2>/dev/null && break; sleep 0.05; done; ` +
 			// By hand, with paths from the working directory: git init
 			// would write through the folder's name, which the swapper moves.
 			`mkdir -p .git/objects .git/refs/heads && for d in .gi?; do printf 'ref: refs/heads/main\n' > $d/HEAD; ` +
 			`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ` + m.path("planted") + `\n' > $d/config; done; echo planted`
 	}
+	// Three seconds of swaps in one process, so that the link is in
+	// place about half of the time.
 	swap := func(out string) string {
-		return `i=0; while [ $i -lt 400 ]; do if mv a a.real 2>/dev/null; then ln -s ` + out + ` a; rm a; mv a.real a; fi; i=$((i+1)); done; echo swapped`
+		return `python3 -c '
+import os, time
+end = time.time() + 3
+while time.time() < end:
+    try:
+        os.rename("a", "a.real"); os.symlink("` + out + `", "a"); os.remove("a"); os.rename("a.real", "a")
+    except OSError:
+        pass
+print("swapped")'`
 	}
 	workspace := func(t *testing.T) string {
 		ws := l.fresh("ws")
@@ -230,8 +243,20 @@ func TestRacingCleanUpStaysInTheWorkspace(t *testing.T) {
 			if got := m.present(); len(got) > 0 {
 				t.Errorf("after the run, the user's own git ran the repository the command planted (markers %v)", got)
 			}
-			if md.auto && !strings.Contains(o.stdout, "loupe-disarmed") {
-				t.Errorf("the run does not say that Loupe disarmed the planted repository:\n%s", o.summary())
+			if md.auto {
+				// The check waits for the round: the planting command's own
+				// result says nothing of it (the swapper still ran when it
+				// ended), the round's last result says what was disarmed, once.
+				cs := o.calls()
+				if len(cs) != 2 || cs[0].result == nil || cs[1].result == nil {
+					t.Fatalf("the run did not make both calls:\n%s", o.summary())
+				}
+				if strings.Contains(cs[0].result.Content, "loupe-disarmed") {
+					t.Errorf("the check ran when the planting command ended, while the swapper of the same round still ran:\n%s", o.summary())
+				}
+				if n := strings.Count(cs[1].result.Content, "Loupe renamed it"); n != 1 || !strings.Contains(cs[1].result.Content, "a/evil/.git.loupe-disarmed") {
+					t.Errorf("the round's last result does not say once that Loupe disarmed a/evil/.git:\n%s", o.summary())
+				}
 			}
 			clearMarkers(t, m)
 		})
