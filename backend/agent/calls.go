@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,11 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 	}
 	xctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	// What the calls leave for after all of them (the check of what
+	// commands left in the workspace) waits for the last one: see
+	// afterRound.
+	round := tools.NewRound()
+	xctx = tools.WithRound(xctx, round)
 	slots := make(chan struct{}, r.cfg.maxParallel())
 
 	// Calls that need no one go first, so that the log holds their
@@ -80,15 +86,30 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 			stop(err)
 		}
 	}
-	for _, c := range calls {
+	var roundNotes []string
+	for i, c := range calls {
 		var res trace.ToolResult
 		ok := true
+		last := i == len(calls)-1
 		if c.answered != nil {
 			res = *c.answered
+			if last {
+				roundNotes = round.End()
+			}
 		} else {
 			res, ok = <-c.done
+			if last {
+				// Every call before this one has delivered its result, and
+				// this one too: no tool of the round runs any more.
+				roundNotes = round.End()
+			}
 			if ok && failed == nil {
-				if r.repeatNote != "" && c == calls[len(calls)-1] {
+				if last && len(roundNotes) > 0 {
+					res.Content += "\n\n" + roundNote(roundNotes)
+					res.Bytes = len(res.Content)
+					roundNotes = nil
+				}
+				if r.repeatNote != "" && last {
 					res.Content += "\n\n" + r.repeatNote
 					res.Bytes = len(res.Content)
 				}
@@ -107,11 +128,38 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 		}
 	}
 	wg.Wait()
+	if len(roundNotes) > 0 && failed == nil {
+		// The last result was not the run's to write (a stop, a restored
+		// call): the notes are a notice instead, for the user.
+		if err := r.notice(ctx, CodeRoundCleanup, roundNote(roundNotes)); err != nil {
+			failed = err
+		}
+	}
 	if failed == nil && errors.Is(turnsErr, ErrLeftPaused) {
 		// A call's turn ended because Loupe closed while it was paused.
 		return turnsErr
 	}
 	return failed
+}
+
+// CodeRoundCleanup is the notice of what Loupe did, after a round's calls
+// had all ended, to what its commands left, when no result of the round
+// could carry it.
+const CodeRoundCleanup = "round_cleanup"
+
+// roundNote is what the model and the user read of what Loupe did after
+// the round's calls had all ended (tools.Round.End), at the end of the
+// round's last result: results are recorded in call order, as each is
+// ready, so the last one is the first written after every call ended.
+func roundNote(notes []string) string {
+	var b strings.Builder
+	for i, n := range notes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[loupe, after this round's calls ended: " + n + "]")
+	}
+	return b.String()
 }
 
 // takeUp checks and records every call of the answer (before anything

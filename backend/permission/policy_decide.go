@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -109,6 +110,9 @@ func (p Policy) decide(c Call, ps paths) Decision {
 			}
 		}
 	}
+	// What a command names is judged without the file tools' own
+	// protections (git writes HEAD).
+	prot = slices.DeleteFunc(prot, func(pr protectedPath) bool { return pr.toolsOnly })
 	for _, q := range writes {
 		if pat, ok := protectedBy(prot, q); ok {
 			once = appendNew(once, fmt.Sprintf("it writes to %s, which is protected (%s)", q, pat))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
 )
 
@@ -108,6 +109,12 @@ var builtinProtected = []string{
 	"**/.git/hooks",
 	"**/.git/modules/**/config", // submodules' repositories
 	"**/.git/modules/**/hooks",
+	// Settings and pointers git follows (sandbox.GitOwnFile), in a .git
+	// folder and in its linked worktrees' and submodules' folders, also
+	// before they exist.
+	"**/.git/{commondir,gitdir,info/attributes}",
+	"**/.git/worktrees/*/{config.worktree,commondir,gitdir}",
+	"**/.git/modules/**/{config.worktree,commondir,info/attributes}",
 	".env*",
 	"/.loupe", // workspace settings: the model must not trust itself
 }
@@ -116,6 +123,70 @@ type protectedPath struct {
 	pattern string
 	pp      *pathPattern
 	exact   string
+	// toolsOnly: not read-only for commands (CommandGuard).
+	toolsOnly bool
+	// is, when set, judges a path by what the workspace holds: git's own
+	// files of a git directory of any layout.
+	is func(rel string) bool
+}
+
+// newRepositoryHead protects, from the file tools only, a HEAD in a folder
+// that is not a git directory yet: a folder is a repository once it has a
+// HEAD (with objects and refs), so a file tool writing one could finish a
+// repository whose settings it wrote before, which git would then run.
+// Commands are not held to it (git writes HEAD); what they make is checked
+// after the round (sandbox.Sweep).
+func (p Policy) newRepositoryHead() protectedPath {
+	ws := p.Workspace
+	return protectedPath{pattern: "a HEAD makes its folder a git repository", toolsOnly: true, is: func(rel string) bool {
+		rel = path.Clean(rel)
+		if path.Base(rel) != "HEAD" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/") {
+			// In a .git folder, the settings of a repository being made
+			// are protected by name already (the patterns above).
+			return false
+		}
+		return !sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(path.Dir(rel))))
+	}}
+}
+
+// gitOwnFiles is the protected path of git's own files (settings, hooks,
+// pointers: sandbox.GitOwnFile) in every git directory of the workspace
+// whatever its name or layout (a bare repository in a folder, a linked
+// worktree's folder, a submodule's), and in the workspace itself when it
+// is a git directory or lies in one (a workspace opened on a .git folder:
+// its "config" is .git/config). The patterns above cover .git folders
+// even before they exist; this covers what has another name.
+func (p Policy) gitOwnFiles() protectedPath {
+	// Where the workspace sits in a git directory, if it does: the
+	// workspace itself or a folder above it.
+	var above, sub string
+	if real, err := filepath.EvalSymlinks(p.Workspace); err == nil {
+		for d, s := real, ""; ; {
+			if sandbox.IsGitDir(d) {
+				above, sub = d, s
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			s = path.Join(filepath.Base(d), s)
+			d = parent
+		}
+	}
+	ws := p.Workspace
+	return protectedPath{pattern: "a repository's own files (settings, hooks)", is: func(rel string) bool {
+		rel = path.Clean(rel)
+		if above != "" && sandbox.GitOwnFile(path.Join(sub, rel)) {
+			return true
+		}
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if sandbox.GitOwnFile(strings.TrimPrefix(rel, d+"/")) && sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(d))) {
+				return true
+			}
+		}
+		return false
+	}}
 }
 
 func (p Policy) protectedPaths() []protectedPath {
@@ -130,6 +201,7 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue
@@ -152,7 +224,7 @@ func (p Policy) protectedPaths() []protectedPath {
 // protected says which protected pattern covers rel.
 func protectedBy(list []protectedPath, rel string) (string, bool) {
 	for _, pr := range list {
-		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) {
+		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) || pr.is != nil && pr.is(rel) {
 			return pr.pattern, true
 		}
 	}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/sandbox"
@@ -19,7 +20,7 @@ import (
 // Ask rules on paths are not enforced here: a command cannot stop to ask
 // per file, so such paths stay writable for commands the user approved.
 func (p Policy) CommandGuard() sandbox.PathGuard {
-	protected := p.protectedPaths()
+	protected := slices.DeleteFunc(p.protectedPaths(), func(pr protectedPath) bool { return pr.toolsOnly })
 	var denied []*pathPattern
 	for _, r := range p.ruleSet().deny {
 		if r.path != nil && r.appliesTo(RunCommand) {
@@ -73,5 +74,5 @@ func isGitDirFile(rel string) bool {
 // gitSettings are the files and directories of a repository, relative to
 // it, that hold settings, hooks or pointers git follows.
 var gitSettings = map[string]bool{
-	"config": true, "config.worktree": true, "hooks": true, "commondir": true, "info/attributes": true,
+	"config": true, "config.worktree": true, "hooks": true, "commondir": true, "gitdir": true, "info/attributes": true,
 }

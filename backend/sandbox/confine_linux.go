@@ -134,7 +134,10 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	if err != nil {
 		return out, err
 	}
-	if hc.View != nil {
+	if hc.View != nil && cmd.Sweep != nil {
+		// Checked once every command of the round has ended.
+		cmd.Sweep.add(ws, hc.View.Plan)
+	} else if hc.View != nil {
 		// A repository the command made would run its settings' programs
 		// the next time the user runs git there.
 		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent) {

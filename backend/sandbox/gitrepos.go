@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // Git runs programs named in a repository's settings and hooks the next
@@ -40,7 +43,15 @@ type gitRepo struct {
 // from, or follows, and that a repository usually lacks: the guard cannot
 // make read-only what does not exist, so a command that creates one is
 // undone afterwards.
-var gitSettingFiles = []string{"commondir", "config.worktree", "info/attributes", "gitdir"}
+var gitSettingFiles = []string{"config", "commondir", "config.worktree", "info/attributes", "gitdir"}
+
+// gitProtected are the entries of a git directory, of any layout (a .git
+// folder, a bare repository, a linked worktree's folder under
+// worktrees/, a submodule's under modules/, the workspace itself), that
+// make git run a program or send it to settings elsewhere (docs/SECURITY.md
+// lists each with the git documentation that says so). Those that exist
+// are read-only for commands.
+var gitProtected = []string{"config", "config.worktree", "hooks", "commondir", "gitdir", "info/attributes"}
 
 // maxGitFile bounds what is read of a file a command may have written.
 const maxGitFile = 1 << 20
@@ -109,43 +120,146 @@ func gitPointer(file string) (string, bool) {
 	return filepath.Clean(target), true
 }
 
-// noteRepo adds the entry at p to repos when it is a git directory (of any
-// name: git finds bare repositories too) or a .git file.
-func noteRepo(repos map[string]gitRepo, p string, d fs.DirEntry) {
-	switch {
-	case d.IsDir() && isGitDir(p):
-		r := gitRepo{gitDir: p, present: map[string]bool{}}
-		for _, f := range gitSettingFiles {
-			r.present[f] = exists(filepath.Join(p, f))
+// anyGitDir says whether dir is a git directory of any layout: a
+// repository (isGitDir) or a linked worktree's git directory
+// (isWorktreeGitDir), which takes its settings from the repository its
+// commondir names and its own config.worktree.
+func anyGitDir(dir string) bool { return isGitDir(dir) || isWorktreeGitDir(dir) }
+
+// IsGitDir reports whether dir is a git directory of any layout (a .git
+// folder, a bare repository, a linked worktree's git folder): the policy
+// protects its own files (GitOwnFile) as the view does.
+func IsGitDir(dir string) bool { return anyGitDir(dir) }
+
+// GitOwnFile reports whether rel (slash-separated, relative to a git
+// directory) is one of git's files there that can make git run a program
+// or read settings from elsewhere: one of gitProtected, or under hooks/.
+func GitOwnFile(rel string) bool {
+	for _, f := range gitProtected {
+		if rel == f || f == "hooks" && strings.HasPrefix(rel, "hooks/") {
+			return true
 		}
-		repos[p] = r
+	}
+	return false
+}
+
+// noteGitDir adds the git directory dir to repos, with the settings files
+// it has now.
+func noteGitDir(repos map[string]gitRepo, dir string) {
+	if _, ok := repos[dir]; ok {
+		return
+	}
+	r := gitRepo{gitDir: dir, present: map[string]bool{}}
+	for _, f := range gitSettingFiles {
+		r.present[f] = exists(filepath.Join(dir, f))
+	}
+	repos[dir] = r
+}
+
+// noteRepo adds the entry at p of the workspace ws to repos when it is a
+// git directory (of any name and layout: git finds bare repositories too)
+// or a .git file. A .git file's repository, when it is in the workspace,
+// is noted too, so that what a command adds to it is seen, whatever its
+// name.
+func noteRepo(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
+	switch {
+	case d.IsDir() && anyGitDir(p):
+		noteGitDir(repos, p)
 	case d.Name() == ".git" && !d.IsDir():
 		// A .git file, or anything else in its place (git reads a
 		// symlink too): what it names is judged afterwards.
 		dir, _ := gitPointer(p)
 		repos[p] = gitRepo{gitDir: dir, pointer: p}
+		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() && anyGitDir(dir) {
+			if _, inside := within(ws, dir); inside {
+				noteGitDir(repos, dir)
+			}
+		}
 	}
 }
 
-// findRepos lists the repositories under ws: git directories and .git
-// files. It does not follow symlinks, and skips a repository's objects,
-// refs and logs, where none can be.
-func findRepos(ws string) map[string]gitRepo {
-	repos := map[string]gitRepo{}
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+// noteRoot notes the workspace itself when it is a git directory (a
+// workspace opened on a repository's .git folder, a bare repository or a
+// linked worktree's git folder): its settings are as much git's as a
+// nested repository's.
+func noteRoot(repos map[string]gitRepo, ws string) {
+	if anyGitDir(ws) {
+		noteGitDir(repos, ws)
+	}
+}
+
+// skipInGitDir says whether the walk can skip the folder p: a git
+// directory's objects, refs and logs, where no repository can be.
+func skipInGitDir(p string) bool {
+	switch filepath.Base(p) {
+	case "objects", "refs", "logs", "lfs":
+		return anyGitDir(filepath.Dir(p))
+	}
+	return false
+}
+
+// gitReadOnly lists what the view makes read-only of the repositories
+// found in ws: each git directory's entries of gitProtected that exist.
+// Before that, a repository that reads config.worktree
+// (extensions.worktreeConfig) gets an empty one where it has none, so that
+// a command cannot create it: git would read what the command wrote there
+// the next time the user runs it.
+func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string {
+	var out []string
+	for _, r := range repos {
+		if r.pointer != "" {
+			continue
 		}
-		if d.IsDir() && isGitDir(filepath.Dir(p)) {
-			switch d.Name() {
-			case "objects", "refs", "logs", "lfs":
-				return fs.SkipDir
+		if _, inside := within(ws, r.gitDir); !inside {
+			continue
+		}
+		if readsWorktreeConfig(r.gitDir) && root != nil {
+			rel, _ := within(ws, filepath.Join(r.gitDir, "config.worktree"))
+			ensureEmptyFile(root, filepath.ToSlash(rel))
+			// Loupe's own: not one the command added.
+			r.present["config.worktree"] = exists(filepath.Join(r.gitDir, "config.worktree"))
+		}
+		for _, f := range gitProtected {
+			if p := filepath.Join(r.gitDir, f); exists(p) {
+				out = append(out, p)
 			}
 		}
-		noteRepo(repos, p, d)
-		return nil
-	})
-	return repos
+	}
+	return out
+}
+
+// ensureEmptyFile creates rel of root empty unless something is there
+// already, inside its held parent folder (no link on the way followed).
+func ensureEmptyFile(root *hands.Root, rel string) {
+	d, name, err := root.OpenParent(rel)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	if _, err := d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		_ = d.WriteFile(name, nil, 0o644)
+	}
+}
+
+// readsWorktreeConfig says whether git reads config.worktree in the git
+// directory dir: its repository's config (the one commondir names, for a
+// linked worktree) sets extensions.worktreeConfig.
+func readsWorktreeConfig(dir string) bool {
+	common := dir
+	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	entries, _ := readGitConfig(filepath.Join(common, "config"))
+	for _, kv := range entries {
+		if kv.key == "extensions.worktreeconfig" && !strings.EqualFold(kv.value, "false") && kv.value != "0" {
+			return true
+		}
+	}
+	return false
 }
 
 // worktreeOf is the working tree a git directory belongs to: the folder
@@ -207,6 +321,12 @@ func readGitConfig(path string) ([]configEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseGitConfig(b), nil
+}
+
+// parseGitConfig reads the settings of a git config file's bytes (see
+// readGitConfig).
+func parseGitConfig(b []byte) []configEntry {
 	var out []configEntry
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {
@@ -233,7 +353,7 @@ func readGitConfig(path string) ([]configEntry, error) {
 		key, value, _ := strings.Cut(line, "=")
 		out = append(out, configEntry{key: section + "." + strings.ToLower(strings.TrimSpace(key)), value: strings.Trim(strings.TrimSpace(value), `"`)})
 	}
-	return out, nil
+	return out
 }
 
 // runsPrograms are the last words of setting names under which git runs a
@@ -285,112 +405,6 @@ func unusual(kv configEntry) string {
 		return "its setting " + kv.key + " uses a remote helper"
 	}
 	return ""
-}
-
-// dangerous says why a repository a command made (or changed) would have
-// git run something or look elsewhere, or "" when it would not. It reads
-// nothing outside the workspace.
-func dangerous(r gitRepo, ws string, known map[string]gitRepo) string {
-	if r.gitDir == "" {
-		return "its .git file names no repository Loupe can read"
-	}
-	if _, inside := within(ws, r.gitDir); !inside {
-		return "its .git file points outside the workspace"
-	}
-	dirs := []string{r.gitDir}
-	// A worktree's git directory takes its settings from its common one.
-	if b, err := readSmall(filepath.Join(r.gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(r.gitDir, c)
-		}
-		c = filepath.Clean(c)
-		if _, inside := within(ws, c); !inside {
-			return "its commondir points outside the workspace"
-		}
-		if _, ok := known[c]; !ok {
-			dirs = append(dirs, c)
-		}
-	}
-	for _, dir := range dirs {
-		for _, f := range []string{"config", "config.worktree"} {
-			p := filepath.Join(dir, f)
-			if !exists(p) {
-				continue
-			}
-			entries, err := readGitConfig(p)
-			if err != nil {
-				return "its settings cannot be checked (" + f + ": " + err.Error() + ")"
-			}
-			for _, kv := range entries {
-				if why := unusual(kv); why != "" {
-					return why
-				}
-			}
-		}
-		ents, _ := os.ReadDir(filepath.Join(dir, "hooks"))
-		for _, e := range ents {
-			if !strings.HasSuffix(e.Name(), ".sample") {
-				return "it has a hook, " + e.Name()
-			}
-		}
-		if exists(filepath.Join(dir, "info", "attributes")) {
-			return "it has info/attributes"
-		}
-	}
-	return ""
-}
-
-// disarmNewRepos undoes what the command did to the workspace's
-// repositories that could make git run a program (see the file comment):
-// a repository it made whose settings or hooks are not what git init
-// writes is renamed so that git does not find it; a settings file it added
-// to an existing repository (commondir, config.worktree, info/attributes)
-// is renamed; a database companion it created is removed. It returns one
-// sentence per change, for the command's output.
-func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []string {
-	var notes []string
-	rename := func(p, why string) {
-		moved := p + ".loupe-disarmed"
-		for i := 2; exists(moved); i++ {
-			moved = fmt.Sprintf("%s.loupe-disarmed-%d", p, i)
-		}
-		rel, _ := within(ws, p)
-		if err := os.Rename(p, moved); err != nil {
-			notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err))
-			return
-		}
-		movedRel, _ := within(ws, moved)
-		notes = append(notes, fmt.Sprintf("the command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, movedRel))
-	}
-	// What the command added to repositories that were there.
-	for _, r := range before {
-		if r.pointer != "" {
-			continue
-		}
-		for _, f := range gitSettingFiles {
-			p := filepath.Join(r.gitDir, f)
-			if !r.present[f] && exists(p) {
-				rename(p, "git reads "+f+" for settings or a pointer to them")
-			}
-		}
-	}
-	for p, r := range findRepos(ws) {
-		old, existed := before[p]
-		if existed && old.gitDir == r.gitDir {
-			continue
-		}
-		if why := dangerous(r, ws, before); why != "" {
-			rename(p, why)
-		}
-	}
-	for _, p := range absent {
-		if exists(p) && os.Remove(p) == nil {
-			rel, _ := within(ws, p)
-			notes = append(notes, "the command created "+rel+", beside Loupe's database; Loupe removed it")
-		}
-	}
-	return notes
 }
 
 // gitShare is a folder outside the workspace that git needs there: the
@@ -447,6 +461,15 @@ func worktreeShares(ws string) []gitShare {
 		}
 	}
 	shares = append(shares, gitShare{Path: dir, Writable: true})
+	if readsWorktreeConfig(dir) {
+		// Git reads the worktree's config.worktree: one the command
+		// created in its writable git folder would run on the user's
+		// next git. An empty one, read-only, leaves it nothing to create.
+		if r, err := hands.Open(dir, nil); err == nil {
+			ensureEmptyFile(r, "config.worktree")
+			r.Close()
+		}
+	}
 	for _, f := range []string{"commondir", "config.worktree", "gitdir"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			shares = append(shares, gitShare{Path: filepath.Join(dir, f)})

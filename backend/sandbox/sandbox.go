@@ -63,6 +63,12 @@ type Command struct {
 	// come in either order. Without it, one pipe keeps them in exactly
 	// the order they were written.
 	OnOutput func(stderr bool, p []byte)
+	// Sweep, when set, takes the check of what the command left in its
+	// workspace (a repository that would run a program on the user's
+	// next git) instead of Run doing it when the command ends: the caller
+	// runs the Sweep once every parallel command has ended. Nil: Run
+	// checks at the end of this command and says so in Output.Text.
+	Sweep *Sweep
 }
 
 // Output is what a finished command produced.

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // This file plans what a confined command sees of the file system. The
@@ -109,9 +112,19 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			}
 		}
 	}
+	// What Loupe itself makes in the workspace before the command (an
+	// empty hooks folder, an empty config.worktree) goes through a
+	// handle on it: a parallel command may be swapping folders for links.
+	root, err := hands.Open(ws, nil)
+	if err != nil {
+		return viewPlan{}, fmt.Errorf("sandbox: open the workspace: %w", err)
+	}
+	defer root.Close()
 	plan.repos = map[string]gitRepo{}
+	ensureHooksDir(root, ws, ws)
+	noteRoot(plan.repos, ws)
 	n := 0
-	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == ws {
 				return err
@@ -125,9 +138,9 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			return fmt.Errorf("the workspace has more than %d files and folders to check", maxScanEntries)
 		}
 		if d.IsDir() {
-			ensureHooksDir(p)
+			ensureHooksDir(root, ws, p)
 		}
-		noteRepo(plan.repos, p, d)
+		noteRepo(plan.repos, ws, p, d)
 		if d.Type()&fs.ModeSocket != 0 {
 			// A server's socket in the workspace (a tmux or database
 			// server the user runs there) would run whatever the
@@ -155,6 +168,15 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	if guard != nil {
 		for _, r := range plan.repos {
 			for _, p := range programsInWorktree(r, ws) {
+				add(p, ReadOnly)
+			}
+		}
+		// Git's own files, whatever the repository's layout (the guard
+		// judges paths by name, .git/config; a bare repository, a
+		// linked worktree's folder or the workspace itself has them
+		// under other names).
+		for _, p := range gitReadOnly(root, ws, plan.repos) {
+			if p != ws {
 				add(p, ReadOnly)
 			}
 		}
@@ -187,10 +209,26 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 
 // ensureHooksDir gives a repository without a hooks directory (a clone
 // made without templates) an empty one, so that the guard can make it
-// read-only: otherwise a command could create it and plant a hook.
-func ensureHooksDir(dir string) {
-	if isGitDir(dir) && !exists(filepath.Join(dir, "hooks")) {
-		_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+// read-only: otherwise a command could create it and plant a hook. It is
+// made inside the repository's folder as opened from the workspace's
+// handle, never through a link.
+func ensureHooksDir(root *hands.Root, ws, dir string) {
+	if !isGitDir(dir) {
+		return
+	}
+	rel, ok := within(ws, dir)
+	if !ok {
+		return
+	}
+	d, err := root.OpenDir(filepath.ToSlash(rel))
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	if _, err := d.Lstat("hooks"); errors.Is(err, fs.ErrNotExist) {
+		if h, err := root.MkdirAll(path.Join(filepath.ToSlash(rel), "hooks")); err == nil {
+			h.Close()
+		}
 	}
 }
 

@@ -85,6 +85,11 @@ func (t runCommand) Run(ctx context.Context, args json.RawMessage) (Result, erro
 		Timeout:   timeout,
 		OutputCap: runOutputCap,
 	}
+	if r := roundOf(ctx); r != nil {
+		// What the command leaves is checked once the round's parallel
+		// calls have all ended (Round.End), not while they run.
+		c.Sweep = r.commandSweep()
+	}
 	if send := OutputOf(ctx); send != nil {
 		// The window shows the output as it comes, as much of it as the
 		// model will get.

@@ -1,0 +1,395 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loupe-dev/loupe/backend/hands"
+)
+
+// This file is the check of what commands left in the workspace that git
+// would run a program from (see gitrepos.go): it runs in Loupe's own,
+// unconfined process, on a workspace commands have just written. So it
+// goes through backend/hands: the workspace is held open, every folder is
+// opened from the one above it without following a symbolic link, files
+// are read from the folder that was opened (bounded, never a FIFO), and a
+// rename is made by name inside that held folder. A folder a command
+// swapped for a link (to somewhere outside, or to .git) is refused, not
+// followed: nothing outside the workspace is read, renamed or moved in,
+// and nothing is moved out of it. It never renames the workspace itself.
+
+// disarmNewRepos undoes what commands did to the workspace's repositories
+// that could make git run a program: a repository they made whose
+// settings or hooks are not what git init writes is renamed so that git
+// does not find it (the workspace itself, when it became one, keeps its
+// name and has those files renamed instead); a settings file they added
+// to an existing repository (config, commondir, config.worktree,
+// info/attributes, gitdir) is renamed; a database companion they created
+// is removed. before is what the workspace held when they started (by
+// absolute path, as planWorkspace notes it). It returns one sentence per
+// change, for the model and the user.
+func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []string {
+	root, err := hands.Open(ws, nil)
+	if err != nil {
+		return []string{fmt.Sprintf("Loupe could not open the workspace to check what the commands left there (%v); do not run git there before you check it", err)}
+	}
+	defer root.Close()
+	c := &cleanup{ws: ws, root: root, before: before}
+	c.settingsAdded()
+	if top, err := root.OpenDir("."); err == nil {
+		c.judge(nil, ".", top)
+		c.walk(top, 0)
+		top.Close()
+	} else {
+		c.say("Loupe could not read the workspace to check what the commands left there (%v); do not run git there before you check it", err)
+	}
+	c.removeAbsent(absent)
+	return c.notes
+}
+
+// maxWalkDepth bounds how deep the check descends (a command can nest
+// folders far deeper than any project).
+const maxWalkDepth = 256
+
+type cleanup struct {
+	ws     string
+	root   *hands.Root
+	before map[string]gitRepo
+	notes  []string
+}
+
+func (c *cleanup) say(format string, args ...any) {
+	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+}
+
+// abs is the absolute path of rel, as the plan keys repositories.
+func (c *cleanup) abs(rel string) string {
+	if rel == "." {
+		return c.ws
+	}
+	return filepath.Join(c.ws, filepath.FromSlash(rel))
+}
+
+// settingsAdded renames the settings files of gitSettingFiles that a
+// repository there before lacked and has now.
+func (c *cleanup) settingsAdded() {
+	for _, p := range slices.Sorted(maps.Keys(c.before)) {
+		r := c.before[p]
+		if r.pointer != "" {
+			continue // its repository is noted on its own (noteRepo)
+		}
+		rel, ok := within(c.ws, r.gitDir)
+		if !ok {
+			continue
+		}
+		d, err := c.root.OpenDir(filepath.ToSlash(rel))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone: nothing for git to read
+		}
+		if err != nil {
+			// A folder on the way became a link: not followed.
+			c.say("Loupe could not check the repository %s (%v); do not run git there before you check it", filepath.ToSlash(rel), err)
+			continue
+		}
+		for _, f := range gitSettingFiles {
+			if !r.present[f] {
+				c.disarmEntry(d, f, "git reads "+f+" for settings or a pointer to them")
+			}
+		}
+		d.Close()
+	}
+}
+
+// disarmEntry renames name (one component, or "info/attributes") of the
+// held folder d, if there is anything there.
+func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
+	if dir, file, ok := strings.Cut(name, "/"); ok {
+		sub, err := d.OpenDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", path.Join(d.Rel(), name), why, err)
+			return
+		}
+		defer sub.Close()
+		c.disarmEntry(sub, file, why)
+		return
+	}
+	if _, err := d.Lstat(name); err != nil {
+		return
+	}
+	c.rename(d, name, why)
+}
+
+// rename moves the entry name of the held folder d aside, to
+// NAME.loupe-disarmed (or -2, -3, …), in the same folder: git no longer
+// finds it, and nothing leaves the folder.
+func (c *cleanup) rename(d *hands.Dir, name, why string) {
+	rel := path.Join(d.Rel(), name)
+	var err error
+	for i := 1; i <= 100; i++ {
+		moved := name + ".loupe-disarmed"
+		if i > 1 {
+			moved = fmt.Sprintf("%s.loupe-disarmed-%d", name, i)
+		}
+		if err = d.Rename(name, d, moved); err == nil {
+			c.say("a command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, path.Join(d.Rel(), moved))
+			return
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err)
+}
+
+// walk looks at every folder under the held folder d (never through a
+// link), judging each git directory and .git file it finds.
+func (c *cleanup) walk(d *hands.Dir, depth int) {
+	if depth > maxWalkDepth {
+		return
+	}
+	ents, _ := d.ReadDir()
+	inGitDir := gitDirKindAt(d) != ""
+	for _, e := range ents {
+		switch {
+		case e.Type.IsDir():
+			if inGitDir && slices.Contains([]string{"objects", "refs", "logs", "lfs"}, e.Name) {
+				continue // no repository can be there
+			}
+			sub, err := d.OpenDir(e.Name)
+			if err != nil {
+				continue // became a link or went away: not followed
+			}
+			if c.judge(d, e.Name, sub) {
+				c.walk(sub, depth+1)
+			}
+			sub.Close()
+		case e.Name == ".git":
+			// A .git file, or anything else in its place (git reads a
+			// symlink too).
+			c.judgePointer(d)
+		}
+	}
+}
+
+// judge looks at the folder sub, held open, named name in the held folder
+// parent (nil for the workspace itself): when it is a git directory the
+// commands made, or one that is not the one that was there, and it would
+// have git run something, it is disarmed. It says whether to look inside.
+func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
+	if gitDirKindAt(sub) == "" {
+		return true
+	}
+	p := c.abs(sub.Rel())
+	if old, ok := c.before[p]; ok && old.pointer == "" {
+		return true // there before: settingsAdded covered it
+	}
+	why := c.dangerous(sub)
+	switch {
+	case why == "":
+	case parent == nil:
+		// The workspace itself became a repository: Loupe never renames
+		// the workspace; it disarms the files that make git run
+		// something instead.
+		for _, f := range gitProtected {
+			if f == "config" && !c.unusualConfig(sub, f) {
+				continue
+			}
+			c.disarmEntry(sub, f, "the workspace itself is now a repository, and "+why)
+		}
+	default:
+		c.rename(parent, name, why)
+		return false
+	}
+	return true
+}
+
+// judgePointer judges the .git entry of the held folder d: a .git file
+// the commands wrote (or changed) that names a repository Loupe cannot
+// read in the workspace, or one that would run a program, is renamed.
+func (c *cleanup) judgePointer(d *hands.Dir) {
+	rel := path.Join(d.Rel(), ".git")
+	b, _, err := d.ReadFile(".git", maxGitFile)
+	target := ""
+	if err == nil {
+		target = pointerTarget(b)
+	}
+	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && c.targetAbs(d, target) == old.gitDir {
+		return // the same pointer as before
+	}
+	why := ""
+	var g *hands.Dir
+	switch {
+	case err != nil || target == "":
+		why = "its .git names no repository Loupe can read"
+	default:
+		t, inside := within(c.ws, c.targetAbs(d, target))
+		if !inside {
+			why = "its .git file points outside the workspace"
+			break
+		}
+		if g, err = c.root.OpenDir(filepath.ToSlash(t)); err != nil {
+			why = "its .git file names no repository Loupe can read"
+		} else {
+			why = c.dangerous(g)
+			g.Close()
+		}
+	}
+	if why != "" {
+		c.rename(d, ".git", why)
+	}
+}
+
+// targetAbs makes a .git file's target absolute from the folder it is in.
+func (c *cleanup) targetAbs(d *hands.Dir, target string) string {
+	if filepath.IsAbs(target) {
+		return filepath.Clean(target)
+	}
+	return filepath.Join(c.abs(d.Rel()), target)
+}
+
+// pointerTarget is the folder a .git file names ("gitdir: PATH"), "" if
+// none.
+func pointerTarget(b []byte) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(target)
+}
+
+// gitDirKindAt says what the held folder d is to git: "repository" (HEAD,
+// objects and refs; or a .git folder with HEAD and config, being made),
+// "worktree" (a linked worktree's git folder: HEAD and commondir), or "".
+func gitDirKindAt(d *hands.Dir) string {
+	has := func(n string) bool { _, err := d.Lstat(n); return err == nil }
+	if !has("HEAD") {
+		return ""
+	}
+	switch {
+	case has("objects") && has("refs"):
+		return "repository"
+	case has("commondir"):
+		return "worktree"
+	case path.Base(d.Rel()) == ".git" && has("config"):
+		return "repository"
+	}
+	return ""
+}
+
+// dangerous says why the git directory g (held open) would have git run
+// something or look elsewhere, or "" when it would not. What it reads, it
+// reads from folders it opened inside the workspace.
+func (c *cleanup) dangerous(g *hands.Dir) string {
+	dirs := []*hands.Dir{g}
+	// A worktree's git directory takes its settings from its common one.
+	b, _, err := g.ReadFile("commondir", maxGitFile)
+	switch {
+	case err == nil:
+		t := strings.TrimSpace(string(b))
+		abs := t
+		if !filepath.IsAbs(t) {
+			abs = filepath.Join(c.abs(g.Rel()), t)
+		}
+		rel, inside := within(c.ws, filepath.Clean(abs))
+		if !inside {
+			return "its commondir points outside the workspace"
+		}
+		if _, known := c.before[filepath.Clean(abs)]; !known {
+			common, err := c.root.OpenDir(filepath.ToSlash(rel))
+			if err != nil {
+				return "its commondir names a folder Loupe cannot read"
+			}
+			defer common.Close()
+			dirs = append(dirs, common)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "its commondir cannot be checked (" + err.Error() + ")"
+	}
+	for _, dir := range dirs {
+		for _, f := range []string{"config", "config.worktree"} {
+			b, _, err := dir.ReadFile(f, maxGitFile)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return "its settings cannot be checked (" + f + ": " + err.Error() + ")"
+			}
+			for _, kv := range parseGitConfig(b) {
+				if why := unusual(kv); why != "" {
+					return why
+				}
+			}
+		}
+		switch hooks, err := dir.OpenDir("hooks"); {
+		case err == nil:
+			ents, _ := hooks.ReadDir()
+			hooks.Close()
+			for _, e := range ents {
+				if !strings.HasSuffix(e.Name, ".sample") {
+					return "it has a hook, " + e.Name
+				}
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return "its hooks are not a folder Loupe can read (" + err.Error() + ")"
+		}
+		if info, err := dir.OpenDir("info"); err == nil {
+			_, aerr := info.Lstat("attributes")
+			info.Close()
+			if aerr == nil {
+				return "it has info/attributes"
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "its info folder is not one Loupe can read (" + err.Error() + ")"
+		}
+	}
+	return ""
+}
+
+// unusualConfig says whether the config file f of the held folder d holds
+// a setting that git init or clone does not write (or cannot be read
+// whole).
+func (c *cleanup) unusualConfig(d *hands.Dir, f string) bool {
+	b, _, err := d.ReadFile(f, maxGitFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	for _, kv := range parseGitConfig(b) {
+		if unusual(kv) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// removeAbsent removes what the commands created where Loupe's database
+// companions must not be (a rollback journal SQLite would play into the
+// database): the entry itself, a link too, never what it points at.
+func (c *cleanup) removeAbsent(absent []string) {
+	for _, p := range absent {
+		rel, ok := within(c.ws, p)
+		if !ok || rel == "." {
+			continue
+		}
+		d, name, err := c.root.OpenParent(filepath.ToSlash(rel))
+		if err != nil {
+			continue
+		}
+		if _, err := d.Lstat(name); err == nil && d.Remove(name) == nil {
+			c.say("a command created %s, beside Loupe's database; Loupe removed it", filepath.ToSlash(rel))
+		}
+		d.Close()
+	}
+}

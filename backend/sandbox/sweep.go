@@ -1,0 +1,79 @@
+package sandbox
+
+import (
+	"maps"
+	"slices"
+	"sync"
+)
+
+// Sweep holds back the check of what commands left in their workspace
+// (disarmNewRepos) until every command of a round of parallel calls has
+// ended. Checked as each command ends, a parallel command that still runs
+// could write a repository's settings after the check, or swap a folder
+// the check is about to rename. A command given a Sweep (Command.Sweep)
+// adds to it what its workspace held when it started; Run checks once, when
+// the caller knows that no command of the round runs any more.
+//
+// What counts as there before the round is what every command of it found
+// when it started: a repository one command made before another started is
+// new to the round, so it is checked like one made by the last command.
+type Sweep struct {
+	mu sync.Mutex
+	ws map[string]*sweepBase
+}
+
+// sweepBase is one workspace's state before the round.
+type sweepBase struct {
+	repos  map[string]gitRepo
+	absent map[string]bool
+}
+
+// NewSweep returns an empty Sweep for one round.
+func NewSweep() *Sweep { return &Sweep{ws: map[string]*sweepBase{}} }
+
+// add merges what a command found in ws when it started.
+func (s *Sweep) add(ws string, plan viewPlan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.ws[ws]
+	if b == nil {
+		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}}
+		for p, r := range plan.repos {
+			r.present = maps.Clone(r.present)
+			b.repos[p] = r
+		}
+		for _, p := range plan.absent {
+			b.absent[p] = true
+		}
+		s.ws[ws] = b
+		return
+	}
+	for p, r := range b.repos {
+		n, ok := plan.repos[p]
+		if !ok || n.gitDir != r.gitDir || n.pointer != r.pointer {
+			delete(b.repos, p)
+			continue
+		}
+		for f, had := range r.present {
+			r.present[f] = had && n.present[f]
+		}
+	}
+	for _, p := range plan.absent {
+		b.absent[p] = true
+	}
+}
+
+// Run checks what the round's commands left, once, and returns one
+// sentence per change it made (for the model and the user). Call it after
+// every command given this Sweep has ended; a Sweep is empty afterwards.
+func (s *Sweep) Run() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var notes []string
+	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
+		b := s.ws[ws]
+		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)))...)
+	}
+	clear(s.ws)
+	return notes
+}

@@ -1,0 +1,264 @@
+//go:build linux
+
+package attacks_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/testkit/gguf"
+)
+
+// emptyFile is how fingerprint names an empty file's hash.
+const emptyFile = "e3b0c44298fc1c14"
+
+// TestGitLayoutsOfEveryKind covers git's files where they are not a .git
+// folder's in the workspace: a linked worktree's config.worktree (in a
+// repository that reads worktree config), the workspace that is a
+// repository's .git folder, and a bare repository as the workspace. Each
+// command plants a program git runs (through a glob the classifier cannot
+// read, so that in --auto mode the OS alone must hold); the .git-folder
+// case also asks write_file to write "config", which must ask (and, with
+// no terminal, be denied) as .git/config does. After the run, the user's
+// own git leaves no marker. Each case has a control run with sh outside
+// Loupe that must leave one.
+func TestGitLayoutsOfEveryKind(t *testing.T) {
+	l := newLab(t)
+	fsmonitor := func(marker string) string { return `'[core]\n\tfsmonitor = touch ` + marker + `\n'` }
+	repo := func(t *testing.T, name string) string {
+		dir := l.fresh(name)
+		l.mustGit(t, dir, "init", "-q")
+		writeFile(t, filepath.Join(dir, "README.md"), "# "+name+"\n")
+		l.mustGit(t, dir, "add", ".")
+		l.mustGit(t, dir, "commit", "-q", "-m", "start")
+		return dir
+	}
+	type setup struct {
+		ws    string
+		watch []string
+		// user is what the user runs afterwards, outside Loupe.
+		user func(t *testing.T) string
+	}
+	cases := []struct {
+		name    string
+		setup   func(t *testing.T) setup
+		command func(m markers) string
+		write   func(m markers) *gguf.Call
+	}{
+		{
+			name: "a linked worktree's config.worktree",
+			setup: func(t *testing.T) setup {
+				ws := repo(t, "main")
+				l.mustGit(t, ws, "config", "extensions.worktreeConfig", "true")
+				feature := filepath.Join(l.fresh("trees"), "feature")
+				l.mustGit(t, ws, "worktree", "add", "-q", "-b", "feature", feature)
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "worktrees")},
+					user: func(t *testing.T) string { return l.git(t, feature, "status") + l.git(t, ws, "status") }}
+			},
+			command: func(m markers) string {
+				return `for d in .gi?/worktrees/feature; do printf ` + fsmonitor(m.path("worktree-config")) + ` > $d/config.worktree; done`
+			},
+		},
+		{
+			name: "the workspace is a linked worktree",
+			setup: func(t *testing.T) setup {
+				primary := repo(t, "main")
+				l.mustGit(t, primary, "config", "extensions.worktreeConfig", "true")
+				ws := filepath.Join(l.fresh("trees"), "feature")
+				l.mustGit(t, primary, "worktree", "add", "-q", "-b", "feature", ws)
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git"), filepath.Join(primary, ".git", "config"), filepath.Join(primary, ".git", "hooks")},
+					user: func(t *testing.T) string { return l.git(t, ws, "status") }}
+			},
+			command: func(m markers) string {
+				return `d=$(git rev-parse --git-dir) && printf ` + fsmonitor(m.path("linked-worktree-config")) + ` > "$d/config.worktree"`
+			},
+		},
+		{
+			name: "the workspace is a .git folder",
+			setup: func(t *testing.T) setup {
+				proj := repo(t, "proj")
+				ws := filepath.Join(proj, ".git")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, "config"), filepath.Join(ws, "hooks")},
+					user: func(t *testing.T) string {
+						return l.git(t, proj, "status") + l.git(t, proj, "commit", "--allow-empty", "-q", "-m", "x")
+					}}
+			},
+			command: func(m markers) string {
+				return `for f in confi?; do printf ` + fsmonitor(m.path("gitdir-config")) + ` >> $f; done; ` +
+					`for d in hook?; do printf '#!/bin/sh\ntouch ` + m.path("gitdir-hook") + `\n' > $d/pre-commit; chmod +x $d/pre-commit; done`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall("config", "[core]\n\tfsmonitor = touch "+m.path("gitdir-write-file")+"\n")
+				return &c
+			},
+		},
+		{
+			name: "the workspace is a bare repository",
+			setup: func(t *testing.T) setup {
+				src := repo(t, "src")
+				ws := filepath.Join(l.fresh("served"), "proj.git")
+				l.mustGit(t, filepath.Dir(ws), "clone", "-q", "--bare", src, ws)
+				return setup{ws: ws, watch: []string{filepath.Join(ws, "config"), filepath.Join(ws, "hooks")},
+					// The user pushes to it from a clone: git runs its hooks.
+					user: func(t *testing.T) string {
+						clone := filepath.Join(l.fresh("clone"), "c")
+						return l.git(t, filepath.Dir(clone), "clone", "-q", ws, clone) +
+							l.git(t, clone, "commit", "--allow-empty", "-q", "-m", "x") + l.git(t, clone, "push", "-q", "origin", "HEAD")
+					}}
+			},
+			command: func(m markers) string {
+				return `for d in hook?; do printf '#!/bin/sh\ntouch ` + m.path("bare-hook") + `\n' > $d/pre-receive; chmod +x $d/pre-receive; done`
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := l.markers("layout")
+			t.Run("control", func(t *testing.T) {
+				s := c.setup(t)
+				out := l.shell(t, s.ws, c.command(m))
+				s.user(t)
+				if len(m.present()) == 0 {
+					t.Fatalf("run with sh outside Loupe, the attack left no marker: fix the attack\n%s", out)
+				}
+				clearMarkers(t, m)
+			})
+			for _, md := range modes {
+				t.Run(md.name, func(t *testing.T) {
+					s := c.setup(t)
+					before := fingerprint(t, s.watch...)
+					calls := []gguf.Call{runCommand(c.command(m))}
+					if c.write != nil {
+						calls = append(calls, *c.write(m))
+					}
+					o := l.run(t, runOpts{workspace: s.ws, auto: md.auto, calls: calls})
+					t.Log(o.summary())
+					for _, cl := range o.calls() {
+						if cl.name == "write_file" && cl.ran() {
+							t.Errorf("write_file %s ran in a workspace that is a git folder: it must ask, as .git/config does", cl.what())
+						}
+					}
+					// The one change Loupe makes itself: an empty config.worktree
+					// where the repository reads worktree config and had none,
+					// so that a command cannot create it.
+					ch := slices.DeleteFunc(changes(before, fingerprint(t, s.watch...)), func(c string) bool {
+						return strings.Contains(c, "config.worktree: new, file "+emptyFile)
+					})
+					if len(ch) > 0 {
+						t.Errorf("the run changed git files:\n  %s", strings.Join(ch, "\n  "))
+					}
+					if _, err := os.Stat(s.ws); err != nil {
+						t.Errorf("the workspace is gone after the run: %v", err)
+					}
+					gitOut := s.user(t)
+					if got := m.present(); len(got) > 0 {
+						t.Errorf("after the run, the user's own git ran code the command planted (markers %v); git said:\n%s", got, clip(gitOut, 600))
+					}
+					clearMarkers(t, m)
+				})
+			}
+		})
+	}
+}
+
+// TestRacingCleanUpStaysInTheWorkspace sends two parallel commands: one
+// makes a repository whose settings run a program (which Loupe's check
+// after the commands renames), the other swaps the folder holding it with
+// a symbolic link to a folder outside the workspace, where a repository of
+// the user's lies at the same relative path, over and over. The check must
+// rename nothing outside and move nothing in or out, and the planted
+// repository must not run on the user's git. The control shows that a
+// rename by path while the swapper runs lands outside.
+func TestRacingCleanUpStaysInTheWorkspace(t *testing.T) {
+	l := newLab(t)
+	// The user's repository outside, whose settings would be renamed.
+	outsideRepo := func(t *testing.T) string {
+		out := l.fresh("outside")
+		victim := filepath.Join(out, "evil")
+		mkdirs(t, victim)
+		l.mustGit(t, victim, "init", "-q")
+		// Settings of the user's own, which git init does not write: what
+		// a check of a new repository would call unusual.
+		l.mustGit(t, victim, "config", "core.editor", "vim")
+		return out
+	}
+	// The folder exists before the run; the planting command enters the
+	// real one (held as its working directory, whatever the swapper does
+	// to the name after) and makes the repository there.
+	plant := func(m markers) string {
+		return `sleep 0.5; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cd a/evil 2>/dev/null && break; cd a.real/evil 2>/dev/null && break; sleep 0.05; done; ` +
+			// By hand, with paths from the working directory: git init
+			// would write through the folder's name, which the swapper moves.
+			`mkdir -p .git/objects .git/refs/heads && for d in .gi?; do printf 'ref: refs/heads/main\n' > $d/HEAD; ` +
+			`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ` + m.path("planted") + `\n' > $d/config; done; echo planted`
+	}
+	// Three seconds of swaps in one process, so that the link is in
+	// place about half of the time.
+	swap := func(out string) string {
+		return `python3 -c '
+import os, time
+end = time.time() + 3
+while time.time() < end:
+    try:
+        os.rename("a", "a.real"); os.symlink("` + out + `", "a"); os.remove("a"); os.rename("a.real", "a")
+    except OSError:
+        pass
+print("swapped")'`
+	}
+	workspace := func(t *testing.T) string {
+		ws := l.fresh("ws")
+		mkdirs(t, filepath.Join(ws, "a", "evil"))
+		return ws
+	}
+	t.Run("control", func(t *testing.T) {
+		// What a clean-up that renames by path does at the moment the
+		// swapper has put the link in place: the rename lands outside.
+		ws, out := workspace(t), outsideRepo(t)
+		before := fingerprint(t, out)
+		l.shell(t, ws, `mv a a.real && ln -s `+out+` a && mv a/evil/.git a/evil/.git.loupe-disarmed`)
+		if len(changes(before, fingerprint(t, out))) == 0 {
+			t.Fatal("a rename by path through the swapped link did not land outside: fix the attack")
+		}
+	})
+	for _, md := range modes {
+		t.Run(md.name, func(t *testing.T) {
+			m := l.markers("race")
+			ws, out := workspace(t), outsideRepo(t)
+			before := fingerprint(t, out)
+			o := l.run(t, runOpts{workspace: ws, auto: md.auto, calls: []gguf.Call{runCommand(plant(m)), runCommand(swap(out))}})
+			t.Log(o.summary())
+			if ch := changes(before, fingerprint(t, out)); len(ch) > 0 {
+				t.Errorf("the folder outside the workspace changed:\n  %s", strings.Join(ch, "\n  "))
+			}
+			if fi, err := os.Lstat(filepath.Join(ws, "a")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				os.Remove(filepath.Join(ws, "a"))
+				os.Rename(filepath.Join(ws, "a.real"), filepath.Join(ws, "a"))
+			}
+			if _, err := os.Stat(filepath.Join(ws, "a", "evil")); err == nil {
+				l.git(t, filepath.Join(ws, "a", "evil"), "status")
+			}
+			if got := m.present(); len(got) > 0 {
+				t.Errorf("after the run, the user's own git ran the repository the command planted (markers %v)", got)
+			}
+			if md.auto {
+				// The check waits for the round: the planting command's own
+				// result says nothing of it (the swapper still ran when it
+				// ended), the round's last result says what was disarmed, once.
+				cs := o.calls()
+				if len(cs) != 2 || cs[0].result == nil || cs[1].result == nil {
+					t.Fatalf("the run did not make both calls:\n%s", o.summary())
+				}
+				if strings.Contains(cs[0].result.Content, "loupe-disarmed") {
+					t.Errorf("the check ran when the planting command ended, while the swapper of the same round still ran:\n%s", o.summary())
+				}
+				if n := strings.Count(cs[1].result.Content, "Loupe renamed it"); n != 1 || !strings.Contains(cs[1].result.Content, "a/evil/.git.loupe-disarmed") {
+					t.Errorf("the round's last result does not say once that Loupe disarmed a/evil/.git:\n%s", o.summary())
+				}
+			}
+			clearMarkers(t, m)
+		})
+	}
+}
