@@ -20,3 +20,4 @@ export * from './meter';
 export * from './rendered';
 export * from './system';
 export * from './models';
+export * from './ollama';
