@@ -136,11 +136,8 @@ function truthOf(events: readonly TraceEvent[]): Truth {
 
 const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 /** Spinners: a status announced by its label alone (Spinner.svelte). */
-const spinnersIn = (root: HTMLElement) =>
-  within(root)
-    .queryAllByRole('status')
-    .filter((el) => el.getAttribute('aria-label') && text(el) === '')
-    .map((el) => el.getAttribute('aria-label')!);
+const spinnersIn = (root: Element) =>
+  [...root.querySelectorAll('[role="status"][aria-label]')].filter((el) => text(el) === '').map((el) => el.getAttribute('aria-label')!);
 const WORKING = /\b(running|working|checking permission|validating)\b/i;
 
 /** The disagreements found by the checks since the walk last read them. */
@@ -242,10 +239,8 @@ function checkExplain(c: Ctx) {
     const kind = card.getAttribute('data-testid');
     if (kind === 'card-request') {
       const tools = count(explain, /tools?\b/);
-      const shown = count(body, /tools?\b/) ?? within(card as HTMLElement).queryAllByRole('code').length;
       const listed = (card.querySelector('.tools')?.querySelectorAll('code').length ?? 0);
       const onCard = count(body, /tools?,/) ?? (count(body, /tools?\b/) ?? listed);
-      void shown;
       if (tools != null && tools !== onCard && tools !== listed) fail(where, `but the card shows ${listed} tools`);
       const history = count(explain, /messages? of history/);
       const fromHistory = body.match(/\+ (\d+) from history/);
@@ -338,6 +333,7 @@ function checkPlayback(c: Ctx, position: number) {
   const round = label.match(/round (\d+)/);
   if (round && e.kind === 'model_request' && Number(round[1]) !== e.round) fail(where, `but the event is of round ${e.round}`);
   const current = document.querySelectorAll('article[aria-current="true"]');
+  if (e.kind === 'model_request' && document.querySelector(`[data-card-id="e:${e.seq}"]`) && current.length === 0) fail(where, 'but no card is marked as the position');
   for (const card of current) {
     const chip = text(card.querySelector('header')).match(/round (\d+)/);
     if (round && chip && chip[1] !== round[1]) fail(where, `but the current card is of round ${chip[1]}`);

@@ -38,6 +38,8 @@ describe('Esc at a pause', slow, () => {
     await key('Escape');
     expect(inPause()).toBe(true);
     expect(screen.queryByTestId('stop-confirm')).toBeNull();
+    // Esc on the card says what it does instead of nothing (issue 20).
+    expect(screen.getByTestId('pause-esc-note').textContent).toMatch(/keeps the run paused.*Stop/s);
     // From a field too: Esc leaves the field for the card.
     const system = within(screen.getByTestId('pause-editor')).getByTestId('pause-system');
     system.focus();
