@@ -1179,6 +1179,7 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 	t.Run("demo_first_run", recordDemoFirstRun)
+	t.Run("demo_stepped", recordDemoStepped)
 
 	// The tour the browser demo plays: a look around, then a change that
 	// asks, then its undo.

@@ -38,6 +38,8 @@ describe('Esc at a pause', slow, () => {
     await key('Escape');
     expect(inPause()).toBe(true);
     expect(screen.queryByTestId('stop-confirm')).toBeNull();
+    // Esc on the card says what it does instead of nothing (issue 20).
+    expect(screen.getByTestId('pause-esc-note').textContent).toMatch(/keeps the run paused.*Stop/s);
     // From a field too: Esc leaves the field for the card.
     const system = within(screen.getByTestId('pause-editor')).getByTestId('pause-system');
     system.focus();
@@ -177,10 +179,15 @@ describe('A pause is shown once', slow, () => {
       const call = screen.queryByTestId('card-call');
       const status = call ? within(call).getByTestId('call-status') : null;
       if (i === 1) {
-        // "None of its tool calls has run": no call shows a spinner.
-        expect(within(ed).getByText(/none of its tool calls has run/)).toBeTruthy();
+        // Its one call has not run: no call shows a spinner.
+        expect(within(ed).getByText(/asks for one tool call, which has not run/)).toBeTruthy();
         expect(status?.getAttribute('data-status')).toBe('queued');
         expect(within(status!).queryByRole('status')).toBeNull();
+      }
+      if (i === 5) {
+        // The final answer asks for nothing: the pause says so, never "the first call" (issue 20).
+        expect(within(ed).getByTestId('pause-answer').textContent).toMatch(/asks for no tool call: it is the final answer/);
+        expect(within(ed).getByTestId('pause-answer').textContent).not.toMatch(/first call/);
       }
       if (point === 'after_result') {
         // The result has not gone back: the call is not "Done" yet.

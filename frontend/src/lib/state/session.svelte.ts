@@ -1,6 +1,7 @@
 // One open session: its event log and what the user is doing with it.
 import { untrack } from 'svelte';
 import type { Approval, ModelRequestEvent, Pause, PendingRequest, Summary, TraceEvent } from '../types';
+import type { Phase } from '../timeline';
 import {
   buildTimeline,
   cardIdForEvent,
@@ -118,6 +119,13 @@ export class SessionState {
 
   /** Where the last run stands, read from the log: open, its pause, its questions. */
   standing = $derived(standingOf(this.events));
+  /**
+   * Where the run stands in what the timeline shows: the log's standing
+   * live, the standing at the position in playback. The cards (badges,
+   * pause cards, Explain) read this one, the header and the composer the
+   * live one.
+   */
+  shownStanding = $derived(this.playback == null ? this.standing : standingOf(this.shownEvents));
   /** The questions the run waits for the user to answer. */
   asks = $derived<readonly Approval[]>(this.standing.asks);
   /** The paused checkpoint (its seq) being resumed: hidden while the command is on its way. */
@@ -197,6 +205,11 @@ export class SessionState {
 
   get running(): boolean {
     return this.summary.running;
+  }
+
+  /** How the run stands, in one word (timeline/standing.ts Phase): what the header, sidebar and composer say. */
+  get phase(): Phase {
+    return this.standing.phase;
   }
 
   /** A run is going or waits at a pause: Stop has something to stop. */

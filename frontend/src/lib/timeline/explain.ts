@@ -25,9 +25,23 @@ export function explainUser(): string {
   return 'This is your message. Loupe adds it to the history, and every request from now on sends it to the model together with the system prompt and the tool schemas.';
 }
 
+/**
+ * The tools a request offered, by name: its tool set's names (tool_names),
+ * or the specs of a log written before tool sets. The request card and
+ * its Explain both count these.
+ */
+export function requestTools(p: ModelRequestPayload): string[] {
+  return p.tool_names ?? (p.tools ?? []).map((t) => t.name);
+}
+
+/** The messages of history a request sent: all but the system prompt. */
+export function requestHistory(p: ModelRequestPayload): number {
+  return Math.max(0, p.message_count - (p.system ? 1 : 0));
+}
+
 export function explainRequest(p: ModelRequestPayload, round: number): string {
-  const history = Math.max(0, p.message_count - (p.system ? 1 : 0));
-  const tools = (p.tools ?? []).length;
+  const history = requestHistory(p);
+  const tools = requestTools(p).length;
   const again = round > 1 ? 'everything again: ' : '';
   return (
     `Loupe sent the model ${again}the system prompt, ${plural(history, 'message')} of history and the schemas of ${plural(tools, 'tool')}; ` +
@@ -239,6 +253,12 @@ const pointText: Record<string, { now: string; then: string }> = {
   },
 };
 
+/** An after_response pause at an answer without calls: there is no call to check. */
+const afterFinalAnswer = {
+  now: 'after the model answered without asking for a tool: this is its final answer, and going on ends the run',
+  then: 'after the model answered without asking for a tool: its final answer',
+};
+
 /** Why the policy asked or refused: the reasons the permission event carries. */
 export function explainPermissionReasons(reasons: readonly string[] | null | undefined): string {
   const list = reasons ?? [];
@@ -260,8 +280,8 @@ export function explainRestore(p: RestorePayload): string {
  * A pause, from the same state as its card: waiting (what will happen when
  * the user goes on), or over (what happened).
  */
-export function explainCheckpoint(p: CheckpointPayload, waiting = false, action?: string): string {
-  const where = pointText[p.point];
+export function explainCheckpoint(p: CheckpointPayload, waiting = false, action?: string, answerCalls: number | null = null): string {
+  const where = p.point === 'after_response' && answerCalls === 0 ? afterFinalAnswer : pointText[p.point];
   const why = p.breakpoint ? 'A breakpoint' : 'Step mode';
   if (waiting) {
     return `${why} paused the loop ${where?.now ?? 'at a checkpoint'}. Nothing moves until you press Step (to the next checkpoint) or Continue (to a breakpoint or the end of the run).`;

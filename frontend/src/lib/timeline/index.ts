@@ -21,3 +21,4 @@ export * from './rendered';
 export * from './system';
 export * from './models';
 export * from './visible';
+export * from './ollama';

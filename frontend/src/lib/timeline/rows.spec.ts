@@ -76,18 +76,18 @@ describe('marks, filters and the run summary', () => {
     log.end('answered', 'ok');
     const rows = rowsOf(log.events);
     const cards = cardsOf(rows);
-    expect(markCounts(cards)).toEqual({ error: 1, denied: 1, edited: 2, retried: 1, notice: 1 });
+    expect(markCounts(cards)).toEqual({ error: 1, denied: 1, edited: 1, retried: 1, notice: 1 });
     // The denial's result repeats the denial: only the call carries it.
     expect(cards.find((c) => c.marks.includes('denied'))?.kind).toBe('call');
     expect(cards.find((c) => c.marks.includes('error'))?.kind).toBe('observation');
 
     expect(shape(filterRows(rows, 'denied'))).toEqual(['run', 'round', '  call']);
-    expect(shape(filterRows(rows, 'edited'))).toEqual(['run', 'round', '  observation', '  edit']);
+    expect(shape(filterRows(rows, 'edited'))).toEqual(['run', 'round', '  edit']);
     expect(shape(filterRows(rows, 'retried'))).toEqual(['run', 'round', '  notice']);
     expect(filterRows(rows, null)).toBe(rows);
 
     const parts = runSummary(cards, 1);
-    expect(parts.map((p) => p.label)).toEqual(['1 error', '1 denied', '2 edits', '1 retry']);
+    expect(parts.map((p) => p.label)).toEqual(['1 error', '1 denied', '1 edit', '1 retry']);
     // Each part leads to its cards.
     for (const p of parts) for (const id of p.ids) expect(rowIndexOf(rows, id)).toBeGreaterThan(0);
   });

@@ -45,10 +45,11 @@ function stepCard(s: StepItem, run: number, round: number): CardModel {
   return { kind: 'edit', id: s.key, run, round, event: s.event, step: stepOfEvent(s.event), marks: ['edited'] };
 }
 
+// An edit is marked once, on its own card (one per edit event): the call
+// or observation it changed shows it, but does not count it again.
 function callMarks(c: CallItem): Mark[] {
   const m: Mark[] = [];
   if (c.permission?.payload.decision === 'deny') m.push('denied');
-  if (c.argsEdit) m.push('edited');
   if (c.call && !c.call.payload.valid) m.push('error');
   return m;
 }
@@ -57,7 +58,6 @@ function observationMarks(c: CallItem): Mark[] {
   const m: Mark[] = [];
   // A denial's result is the denial again: the call's card carries it.
   if (c.result?.payload.is_error && c.permission?.payload.decision !== 'deny') m.push('error');
-  if (c.resultEdit) m.push('edited');
   return m;
 }
 

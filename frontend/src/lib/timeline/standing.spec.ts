@@ -51,7 +51,7 @@ const editAfter = (events: TraceEvent[], target: string) =>
 
 describe('standingOf', () => {
   it('has nothing open before any run', () => {
-    expect(standingOf([])).toEqual({ open: false, run: 0, pause: null, asks: [] });
+    expect(standingOf([])).toEqual({ open: false, run: 0, pause: null, asks: [], phase: 'none', answerCalls: null });
   });
 
   it('shows the pending request at a pause, and the edits made to it there (step_edits)', () => {
@@ -137,7 +137,7 @@ describe('standingOf', () => {
     expect(standingOf(stopping!.events)).toMatchObject({ open: true, run: 1, pause: { seq: 2, point: 'before_request' } });
     const all = waits(recording('stop_paused')).events;
     expect(all.at(-1)?.kind).toBe('run_end');
-    expect(standingOf(all)).toEqual({ open: false, run: 1, pause: null, asks: [] });
+    expect(standingOf(all)).toEqual({ open: false, run: 1, pause: null, asks: [], phase: 'ended', answerCalls: null });
   });
 
   // Over every recording: each command the window sent to a pause names the

@@ -4,6 +4,17 @@
 // beside the log, so this is the one place the window learns it.
 import type { Approval, JsonValue, Pause, PendingRequest, Standing, Summary, ToolResultPayload, TraceEvent } from '../types';
 
+/**
+ * How the last run stands, in one word: what the header, the sidebar, the
+ * composer, the loop diagram and every call's badge say of it.
+ * - none: no run yet
+ * - working: the run goes (the model answers, a tool runs)
+ * - paused: it waits at a checkpoint for Step or Continue
+ * - asking: it waits for the user's answer to a call
+ * - ended: its run_end is in the log
+ */
+export type Phase = 'none' | 'working' | 'paused' | 'asking' | 'ended';
+
 export interface RunStanding {
   /** The last run is open: its run_end is not in the log yet. */
   open: boolean;
@@ -12,9 +23,37 @@ export interface RunStanding {
   pause: Pause | null;
   /** Questions waiting for an answer, in the order they were asked. */
   asks: Approval[];
+  phase: Phase;
+  /**
+   * At an after_response pause, how many calls the answer asks for (a cut
+   * answer's calls never run: 0); null at any other pause.
+   */
+  answerCalls: number | null;
 }
 
-const NONE: RunStanding = { open: false, run: 0, pause: null, asks: [] };
+const NONE: RunStanding = { open: false, run: 0, pause: null, asks: [], phase: 'none', answerCalls: null };
+
+/** The phase of a run from what is known of it. */
+export function phaseOf(s: { open: boolean; run: number; pause: unknown; asks: readonly unknown[] }): Phase {
+  if (s.run === 0) return 'none';
+  if (!s.open) return 'ended';
+  return s.pause ? 'paused' : s.asks.length ? 'asking' : 'working';
+}
+
+/** The phase a session's summary tells (the sidebar's, for a session whose log is not open). */
+export function summaryPhase(s: Summary): Phase {
+  if (s.running) return s.standing === 'paused' ? 'paused' : s.standing === 'asking' ? 'asking' : 'working';
+  return s.last_reason || s.event_count > 0 ? 'ended' : 'none';
+}
+
+/** Words for a phase, as the header and the sidebar say it ("" for none and ended: the stop reason says it). */
+export const PHASE_LABEL: Record<Phase, string> = {
+  none: '',
+  working: 'Running',
+  paused: 'Paused',
+  asking: 'Waiting for you',
+  ended: '',
+};
 
 function text(v: JsonValue): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -32,6 +71,7 @@ export function standingOf(events: readonly TraceEvent[]): RunStanding {
   const calls = new Map<string, { args: JsonValue; readOnly: boolean }>();
   const results = new Map<string, ToolResultPayload>();
   let open = true;
+  let answerCalls = 0;
   for (let i = start - 1; i < events.length; i++) {
     const e = events[i]!;
     switch (e.kind) {
@@ -39,6 +79,9 @@ export function standingOf(events: readonly TraceEvent[]): RunStanding {
         open = false;
         pause = null;
         asks.clear();
+        break;
+      case 'model_response':
+        answerCalls = e.payload.incomplete ? 0 : (e.payload.tool_calls ?? []).length;
         break;
       case 'tool_call':
         calls.set(e.payload.call_id, { args: e.payload.args, readOnly: e.payload.read_only });
@@ -99,7 +142,8 @@ export function standingOf(events: readonly TraceEvent[]): RunStanding {
       }
     }
   }
-  return { open, run: first.run, pause, asks: [...asks.values()] };
+  const out = { open, run: first.run, pause, asks: [...asks.values()] };
+  return { ...out, phase: phaseOf(out), answerCalls: pause?.point === 'after_response' ? answerCalls : null };
 }
 
 /** The pause as it stands after an edit made at it. */

@@ -1,6 +1,7 @@
 // What state a tool call is in, in words the user reads.
 import { ERROR_KINDS } from '../types';
-import type { CallItem } from './group';
+import type { CallItem, RunGroup } from './group';
+import type { RunStanding } from './standing';
 
 export type CallStatus =
   | 'validating'
@@ -27,8 +28,33 @@ export interface CallContext {
   pausedBefore?: boolean;
   /** A step-through run waits after this call ran, before its result goes back. */
   pausedAfter?: boolean;
-  /** The call's run waits at a pause (anywhere): nothing of it moves now. */
+  /** The call's run waits (at a pause, or for an answer about another call): nothing of it moves now. */
   paused?: boolean;
+}
+
+/**
+ * Where a call stands from where its run stands: the one place a card's
+ * badge learns it (live from the whole log, in playback from the events up
+ * to the position).
+ */
+export function callContextOf(st: RunStanding, run: Pick<RunGroup, 'run' | 'end'>, callId: string): CallContext {
+  const here = st.open && st.run === run.run && run.end == null;
+  const pause = here ? st.pause : null;
+  return {
+    approvalPending: here && st.asks.some((a) => a.call_id === callId),
+    runEnded: run.end != null || (st.run === run.run && !st.open),
+    pausedBefore: pause?.point === 'before_tool' && pause.call_id === callId,
+    pausedAfter: pause?.point === 'after_result' && pause.call_id === callId,
+    paused: here && (st.phase === 'paused' || st.phase === 'asking'),
+  };
+}
+
+/** The tool did not run: the call was refused, invalid or skipped, so its result is Loupe's, not the tool's. */
+function didNotRun(c: CallItem): boolean {
+  const r = c.result?.payload;
+  if (c.permission && c.permission.payload.decision !== 'allow') return true;
+  if (c.call && !c.call.payload.valid) return true;
+  return r?.error_kind === ERROR_KINDS.denied || r?.error_kind === ERROR_KINDS.skipped || r?.error_kind === ERROR_KINDS.invalidArgs || r?.error_kind === ERROR_KINDS.unknownTool;
 }
 
 const errorLabel: Record<string, CallState> = {
@@ -45,8 +71,17 @@ const errorLabel: Record<string, CallState> = {
 export function callStatus(c: CallItem, ctx: CallContext): CallState {
   const r = c.result?.payload;
   // The tool ran, but its result waits at the pause: the call is not done
-  // for the model yet.
-  if (r && ctx.pausedAfter && !ctx.runEnded) return { status: 'paused', label: 'Ran; paused before its result goes back' };
+  // for the model yet. A call that did not run says why first.
+  if (r && ctx.pausedAfter && !ctx.runEnded) {
+    if (!didNotRun(c)) return { status: 'paused', label: 'Ran; paused before its result goes back' };
+    const why = c.permission && c.permission.payload.decision !== 'allow' ? errorLabel[ERROR_KINDS.denied]! : (statusOfResult(c) ?? errorLabel[ERROR_KINDS.failed]!);
+    return { status: why.status, label: `${why.label}; paused before that goes back` };
+  }
+  return statusOfResult(c) ?? pending(c, ctx);
+}
+
+function statusOfResult(c: CallItem): CallState | null {
+  const r = c.result?.payload;
   if (r) {
     if (r.error_kind === ERROR_KINDS.skipped) return errorLabel[ERROR_KINDS.skipped]!;
     if (!r.is_error) {
@@ -55,6 +90,11 @@ export function callStatus(c: CallItem, ctx: CallContext): CallState {
     }
     return errorLabel[r.error_kind ?? ''] ?? { status: 'error', label: 'Failed' };
   }
+  return null;
+}
+
+/** A call without its result yet. */
+function pending(c: CallItem, ctx: CallContext): CallState {
   const call = c.call?.payload;
   if (call && !call.valid) {
     return errorLabel[call.error_kind ?? ''] ?? { status: 'error', label: 'Invalid call' };
@@ -63,8 +103,8 @@ export function callStatus(c: CallItem, ctx: CallContext): CallState {
   if (ctx.runEnded) return { status: 'cancelled', label: 'Never finished' };
   if (ctx.pausedBefore && !c.permission) return { status: 'paused', label: 'Paused before it runs' };
   if (ctx.approvalPending) return { status: 'awaiting_approval', label: 'Waiting for your approval' };
-  // A paused run checks and runs nothing: a call not reached yet waits.
-  if (ctx.paused && !c.call && !c.permission) return { status: 'queued', label: 'Not checked yet' };
+  // A run that waits checks nothing: a call not decided yet waits its turn.
+  if (ctx.paused && !c.permission) return { status: 'queued', label: c.call ? 'Waiting its turn' : 'Not checked yet' };
   if (c.permission) return { status: 'running', label: 'Running' };
   if (call) return { status: 'validating', label: 'Checking permission' };
   return { status: 'validating', label: 'Validating' };
