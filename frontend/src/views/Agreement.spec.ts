@@ -477,16 +477,6 @@ describe('every part of the window agrees with the log', () => {
       run(() => checkPlayback({ where: `${src.name} Shift+→ to ${pos}`, truth: truthOf(events), events, ollama, playback: true, all: src.events }, pos));
       if (!src.events.slice(pos).some((e) => e.kind === 'model_request')) break;
     }
-    // Issue 20 point 8: the scripted demo reports no token counts yet
-    // (backend/demo counts nothing), so its rounds say "- tokens in · 0 out"
-    // beside a meter that counts its prompt. That is fixed in the demo's
-    // engine; once its recordings are made again with the counts, this
-    // expectation fails: delete it, and the check holds the demo too.
-    if (src.model === 'demo') {
-      const zero = [...problems.entries()].filter(([, msg]) => /tokens in · 0 out|Output 0 tokens/.test(msg));
-      expect(zero.length, 'the demo now reports token counts: drop this known failure').toBeGreaterThan(0);
-      for (const [k] of zero) problems.delete(k);
-    }
     expect([...problems.values()]).toEqual([]);
   });
 });
