@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDisplay, browser, startDevApp, newPage, tempDb, freePort, artifacts, until } from './lib.mjs';
+import { startDisplay, browser, startDevApp, newPage, tempDb, freePort, artifacts, until, startFakeOllama, longSessionDb } from './lib.mjs';
 
 const env = { display: null, chrome: null };
 before(async () => {
@@ -171,7 +171,23 @@ test('rows that grow or shrink after they are drawn never overlap, and scrolling
 
     // Go to round: the round's request card ends up in view (not just off
     // screen after the rows on the way were measured), from either end.
-    for (const [round, from] of [[1, 'the end'], [3, 'the top'], [2, 'the end']]) {
+    await goToRounds(page, [[1, 'the end'], [3, 'the top'], [2, 'the end']]);
+    assert.deepEqual(errors, [], 'no uncaught errors in the page');
+  } catch (e) {
+    await page.screenshot({ path: join(artifacts, 'layout-failure.png') }).catch(() => {});
+    writeFileSync(join(artifacts, 'layout-failure.txt'), `${e?.stack ?? e}\n`);
+    throw e;
+  } finally {
+    await page.close();
+    await app.stop();
+    if (workspace.includes('loupe-demo-')) rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+/** Goes to each [round, from] with the find bar's Go to round, scrolled first to `from` ('the top' or 'the end'); fails unless the round's card is in view and stays there. */
+async function goToRounds(page, list) {
+  const tid = (id) => page.getByTestId(id);
+    for (const [round, from] of list) {
       await page.evaluate((top) => { const sc = document.querySelector('[data-testid="timeline"]'); sc.scrollTop = top ? 0 : sc.scrollHeight; }, from === 'the top');
       await new Promise((r) => setTimeout(r, 300));
       await tid('round-input').fill(String(round));
@@ -184,7 +200,8 @@ test('rows that grow or shrink after they are drawn never overlap, and scrolling
           const r = el.getBoundingClientRect();
           return { id: el.getAttribute('data-card-id'), top: r.top - sc.top, bottom: r.bottom - sc.top, height: sc.height };
         });
-        return w && w.top >= -1 && (w.bottom <= w.height + 1 || w.top <= 1) ? w : null;
+        // Whole, or a card taller than the view from its top (16 px below it: the cards' scroll-margin).
+        return w && w.top >= -1 && (w.bottom <= w.height + 1 || w.top <= 17) ? w : null;
       }, 5000).catch(async (e) => { throw new Error(`Go to round ${round} from ${from}: ${e.message}; the focused card is at ${JSON.stringify(await page.evaluate(() => document.activeElement?.getBoundingClientRect()))}`); });
       // Still there once the scrolling is over.
       await new Promise((r) => setTimeout(r, 1500));
@@ -194,17 +211,32 @@ test('rows that grow or shrink after they are drawn never overlap, and scrolling
         const r = el.getBoundingClientRect();
         return { top: r.top - sc.top, bottom: r.bottom - sc.top, height: sc.height };
       });
-      assert.ok(still.top >= -1 && (still.bottom <= still.height + 1 || still.top <= 1), `Go to round ${round} from ${from}: ${where.id} left at ${JSON.stringify(still)}`);
+      assert.ok(still.top >= -1 && (still.bottom <= still.height + 1 || still.top <= 17), `Go to round ${round} from ${from}: ${where.id} left at ${JSON.stringify(still)}`);
       await assertLaidOut(page, `after Go to round ${round}`);
     }
+}
+
+test('Go to round in a long session lands the round\'s card in view, wherever it was', { timeout: 900000 }, async () => {
+  const { display, chrome } = env;
+  // Most rows are not drawn yet: the way there is measured as it is drawn.
+  const fake = await startFakeOllama({ models: [{ name: 'tiny', context_length: 8192 }], replies: [] });
+  const long = await longSessionDb({ rounds: 150, calls: 2, envEvery: 7, prefix: 'loupe-e2e-layout-long-' });
+  const app = await startDevApp({ display: display.display, db: long.db, ollama: fake.url, name: 'app-layout-long' });
+  const { page, errors } = await newPage(chrome);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  try {
+    await page.goto(app.url);
+    await page.getByTestId('session-item').first().click();
+    await page.locator('[data-card-id]').first().waitFor({ timeout: 60000 });
+    await goToRounds(page, [[75, 'the end'], [10, 'the end'], [140, 'the top'], [60, 'the top'], [120, 'the end']]);
+    await wheel(page, -8, 'scrolling up in the long session', 1000);
     assert.deepEqual(errors, [], 'no uncaught errors in the page');
   } catch (e) {
-    await page.screenshot({ path: join(artifacts, 'layout-failure.png') }).catch(() => {});
-    writeFileSync(join(artifacts, 'layout-failure.txt'), `${e?.stack ?? e}\n`);
+    await page.screenshot({ path: join(artifacts, 'layout-long-failure.png') }).catch(() => {});
     throw e;
   } finally {
     await page.close();
     await app.stop();
-    if (workspace.includes('loupe-demo-')) rmSync(workspace, { recursive: true, force: true });
+    await fake.stop();
   }
 });

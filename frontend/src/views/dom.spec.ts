@@ -17,5 +17,8 @@ describe('inView', () => {
     expect(inView({ top: 100, bottom: 900 }, view)).toBe(true);
     expect(inView({ top: 60, bottom: 900 }, view)).toBe(false);
     expect(inView({ top: 140, bottom: 900 }, view)).toBe(false);
+    // Its scroll-margin below the top is its top at the top.
+    expect(inView({ top: 116, bottom: 900 }, view, 16)).toBe(true);
+    expect(inView({ top: 140, bottom: 900 }, view, 16)).toBe(false);
   });
 });

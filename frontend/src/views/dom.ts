@@ -55,10 +55,11 @@ export interface Span {
 
 /**
  * Whether `box` is as much in `view` as it can be: whole, or, taller than
- * the view, from its top. 1 px either way is rounding.
+ * the view, from its top (up to `margin` below the view's top: the
+ * element's scroll-margin). 1 px either way is rounding.
  */
-export function inView(box: Span, view: Span): boolean {
-  if (box.bottom - box.top > view.bottom - view.top) return Math.abs(box.top - view.top) <= 1;
+export function inView(box: Span, view: Span, margin = 0): boolean {
+  if (box.bottom - box.top > view.bottom - view.top) return box.top >= view.top - 1 && box.top <= view.top + margin + 1;
   return box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
 }
 
@@ -84,15 +85,26 @@ async function scrollSettled(el: HTMLElement): Promise<void> {
 async function bringIntoView(get: () => HTMLElement | null): Promise<void> {
   const first = get();
   if (!first?.scrollIntoView) return;
-  first.scrollIntoView({ block: 'nearest', behavior: reducedMotion() ? 'auto' : 'smooth' });
   const scroller = first.closest<HTMLElement>('[data-testid="timeline"]');
+  first.scrollIntoView({ block: blockFor(first, scroller), behavior: reducedMotion() ? 'auto' : 'smooth' });
   if (!scroller || typeof requestAnimationFrame !== 'function') return;
   for (let n = 0; n < 4; n++) {
     await scrollSettled(scroller);
     const el = get();
-    if (!el || inView(el.getBoundingClientRect(), scroller.getBoundingClientRect())) return;
-    el.scrollIntoView({ block: 'nearest' });
+    if (!el || inView(el.getBoundingClientRect(), scroller.getBoundingClientRect(), parseFloat(getComputedStyle(el).scrollMarginTop) || 0)) return;
+    el.scrollIntoView({ block: blockFor(el, scroller) });
   }
+}
+
+/**
+ * Where a card goes in the view: as little scrolling as will show it
+ * whole, or, for a card taller than the view, its top at the top ("nearest"
+ * would show only its bottom when coming from below: the card's header,
+ * what it is, off screen).
+ */
+function blockFor(el: HTMLElement, scroller: HTMLElement | null): ScrollLogicalPosition {
+  if (!scroller) return 'nearest';
+  return el.getBoundingClientRect().height > scroller.clientHeight ? 'start' : 'nearest';
 }
 
 /** Focuses a card and scrolls it into view, drawing it first when it is far off screen. */
