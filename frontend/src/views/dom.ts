@@ -42,18 +42,84 @@ async function cardElement(id: string): Promise<HTMLElement | null> {
   return document.getElementById(`card-${id}`);
 }
 
+/** The system asks for less motion: scroll at once, animate nothing. */
+export function reducedMotion(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+/** A box's top and bottom (a DOMRect will do). */
+export interface Span {
+  top: number;
+  bottom: number;
+}
+
+/**
+ * Whether `box` is as much in `view` as it can be: whole, or, taller than
+ * the view, from its top (up to `margin` below the view's top: the
+ * element's scroll-margin). 1 px either way is rounding.
+ */
+export function inView(box: Span, view: Span, margin = 0): boolean {
+  if (box.bottom - box.top > view.bottom - view.top) return box.top >= view.top - 1 && box.top <= view.top + margin + 1;
+  return box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
+}
+
+const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
+
+/** Resolves once `el` has not scrolled for a few frames (a smooth scroll ended), or after about 1.5 s. */
+async function scrollSettled(el: HTMLElement): Promise<void> {
+  let last = el.scrollTop;
+  for (let n = 0, still = 0; n < 90 && still < 3; n++) {
+    await frame();
+    still = el.scrollTop === last ? still + 1 : 0;
+    last = el.scrollTop;
+  }
+}
+
+/**
+ * Scrolls the element `get` finds into view and keeps it there: the
+ * timeline's rows are measured as they are drawn on the way, which moves
+ * the element after a scroll aimed at where it was (it ended just off
+ * screen). Once the scroll has settled, it aims again, at once, until the
+ * element is in view.
+ */
+async function bringIntoView(get: () => HTMLElement | null): Promise<void> {
+  const first = get();
+  if (!first?.scrollIntoView) return;
+  const scroller = first.closest<HTMLElement>('[data-testid="timeline"]');
+  first.scrollIntoView({ block: blockFor(first, scroller), behavior: reducedMotion() ? 'auto' : 'smooth' });
+  if (!scroller || typeof requestAnimationFrame !== 'function') return;
+  for (let n = 0; n < 4; n++) {
+    await scrollSettled(scroller);
+    const el = get();
+    if (!el || inView(el.getBoundingClientRect(), scroller.getBoundingClientRect(), parseFloat(getComputedStyle(el).scrollMarginTop) || 0)) return;
+    el.scrollIntoView({ block: blockFor(el, scroller) });
+  }
+}
+
+/**
+ * Where a card goes in the view: as little scrolling as will show it
+ * whole, or, for a card taller than the view, its top at the top ("nearest"
+ * would show only its bottom when coming from below: the card's header,
+ * what it is, off screen).
+ */
+function blockFor(el: HTMLElement, scroller: HTMLElement | null): ScrollLogicalPosition {
+  if (!scroller) return 'nearest';
+  return el.getBoundingClientRect().height > scroller.clientHeight ? 'start' : 'nearest';
+}
+
 /** Focuses a card and scrolls it into view, drawing it first when it is far off screen. */
 export async function focusCard(id: string): Promise<boolean> {
   const el = await cardElement(id);
   if (!el) return false;
   el.focus({ preventScroll: true });
-  el.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  // Aiming again goes on in the background: the caller has its card now.
+  void bringIntoView(() => document.getElementById(`card-${id}`));
   return true;
 }
 
 /** Scrolls a card into view without taking the focus (the slider keeps it). */
 export async function showCard(id: string): Promise<void> {
-  (await cardElement(id))?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  if (await cardElement(id)) void bringIntoView(() => document.getElementById(`card-${id}`));
 }
 
 /**
@@ -68,6 +134,6 @@ export function focusPauseEditor(intoField = true): boolean {
     ? (ed.querySelector<HTMLElement>('textarea, input') ?? ed.querySelector<HTMLElement>('[data-testid="pause-step"]'))
     : ed;
   target?.focus({ preventScroll: true });
-  ed.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  void bringIntoView(() => document.querySelector<HTMLElement>('[data-testid="pause-editor"]'));
   return target != null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../testing/events';
-import { Deduper, EventHub, type Scheduler } from './hub';
+import { Deduper, EventHub, frameScheduler, type Scheduler } from './hub';
 
 /** A scheduler the test fires by hand, like one animation frame. */
 function manualFrames() {
@@ -119,5 +119,31 @@ describe('EventHub', () => {
     expect(good).toHaveBeenCalledTimes(1);
     expect(err).toHaveBeenCalled();
     err.mockRestore();
+  });
+
+  it('asks for a frame only when something arrived, and keeps no frame loop or timer going after', async () => {
+    vi.useFakeTimers();
+    // A frame every 16 ms, counted.
+    const raf = vi.fn((cb: FrameRequestCallback) => setTimeout(() => cb(0), 16));
+    vi.stubGlobal('requestAnimationFrame', raf);
+    try {
+      const hub = new EventHub(frameScheduler);
+      const got = vi.fn();
+      hub.on('events', got);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(raf).not.toHaveBeenCalled();
+      expect(vi.getTimerCount()).toBe(0);
+      hub.push('events', new EventLog().user('hi'));
+      await vi.advanceTimersByTimeAsync(200);
+      expect(got).toHaveBeenCalledTimes(1);
+      expect(raf).toHaveBeenCalledTimes(1);
+      // Delivered: nothing is left waiting, and idle seconds ask for nothing.
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(raf).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+      vi.useRealTimers();
+    }
   });
 });

@@ -43,4 +43,28 @@ describe('GuidedTour', () => {
     await fireEvent.click(screen.getByTestId('tour-skip'));
     expect([cb.onnext.mock.calls.length, cb.onback.mock.calls.length, cb.onskip.mock.calls.length]).toEqual([1, 1, 1]);
   });
+
+  it('schedules nothing while nothing changes, and measures again when the page does', async () => {
+    vi.useFakeTimers();
+    try {
+      const el = document.createElement('figure');
+      el.dataset['testid'] = 'loop-diagram';
+      document.body.appendChild(el);
+      const rect = vi.spyOn(el, 'getBoundingClientRect');
+      show(0);
+      await vi.advanceTimersByTimeAsync(5000);
+      // Left alone: no timer waits and the element is not measured again.
+      expect(vi.getTimerCount()).toBe(0);
+      const looks = rect.mock.calls.length;
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(rect.mock.calls.length).toBe(looks);
+      // The page changes: the ring looks again, once.
+      document.body.appendChild(document.createElement('p'));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(rect.mock.calls.length).toBeGreaterThan(looks);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -35,6 +35,26 @@ describe('OllamaStatus', () => {
     stop();
   });
 
+  it('re-checks of its own accord without a spinner, and the same answer leaves the status as it was', async () => {
+    vi.useFakeTimers();
+    const { status, replay, stop } = setup({ status: { reachable: false, message: 'Start Ollama with "ollama serve".' } });
+    await vi.advanceTimersByTimeAsync(0);
+    const first = status.status;
+    let shown = 0;
+    const look = setInterval(() => (shown += status.checking ? 1 : 0), 1);
+    await vi.advanceTimersByTimeAsync(STATUS_RETRY_MS * 4);
+    clearInterval(look);
+    expect(replay.callsOf('status').length).toBeGreaterThan(3);
+    expect(shown, 'no "checking" shown for the timer\'s checks').toBe(0);
+    // Nothing that reads the status is told of a change: it is the same object.
+    expect(status.status).toBe(first);
+    // A check asked for is shown.
+    const asked = status.refresh();
+    expect(status.checking).toBe(true);
+    await asked;
+    stop();
+  });
+
   it('shows a stopped Ollama without a click, and a model pulled once it is back', async () => {
     vi.useFakeTimers();
     const { status, replay, onBack, stop } = setup();

@@ -50,7 +50,7 @@ export class OllamaStatus {
     this.#stopped = false;
     // Coming back to the window checks Ollama at once (it may have been
     // started, stopped, or given a new model meanwhile).
-    const onFocus = () => void this.refresh();
+    const onFocus = () => void this.refresh(true);
     const hasWindow = typeof window !== 'undefined';
     if (hasWindow) window.addEventListener('focus', onFocus);
     void this.refresh();
@@ -67,17 +67,21 @@ export class OllamaStatus {
    * again on each check that reaches Ollama (a model pulled since shows);
    * onBack is told once it is back.
    */
-  async refresh(): Promise<void> {
+  async refresh(quiet = false): Promise<void> {
     if (this.#retry) {
       clearTimeout(this.#retry);
       this.#retry = null;
     }
-    this.checking = true;
+    // A check of its own accord (the timer, the window's focus) is not
+    // shown once there is a status: a spinner and a redraw of everything
+    // that reads the status every few seconds is work for nothing.
+    if (!quiet || this.status == null) this.checking = true;
     const wasReachable = this.status?.reachable ?? false;
+    let next: StatusInfo;
     try {
-      this.status = await this.#bridge.status();
+      next = await this.#bridge.status();
     } catch (e) {
-      this.status = {
+      next = {
         ollama_host: this.status?.ollama_host ?? '',
         reachable: false,
         version: '',
@@ -87,6 +91,8 @@ export class OllamaStatus {
     } finally {
       this.checking = false;
     }
+    // The same answer again changes nothing on screen.
+    if (this.status == null || JSON.stringify(next) !== JSON.stringify(this.status)) this.status = next;
     if (this.status.reachable) {
       await this.refreshModels(wasReachable);
       if (!wasReachable) this.#onBack();
@@ -94,7 +100,7 @@ export class OllamaStatus {
       this.modelsLoaded = true;
     }
     if (!this.#stopped) {
-      this.#retry = setTimeout(() => void this.refresh(), this.status.reachable ? STATUS_WATCH_MS : STATUS_RETRY_MS);
+      this.#retry = setTimeout(() => void this.refresh(true), this.status.reachable ? STATUS_WATCH_MS : STATUS_RETRY_MS);
     }
   }
 

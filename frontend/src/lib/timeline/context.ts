@@ -3,7 +3,7 @@
 // request asked for (its options' num_ctx), or, when a request did not
 // record one, the model's context length. Pure; ContextChart draws it.
 import type { RunGroup } from './group';
-import { formatCount } from './metrics';
+import { countOf, formatCount } from './metrics';
 
 /** From this share of num_ctx on, a request is flagged as nearly full. */
 export const HIGH_SHARE = 0.8;
@@ -192,11 +192,11 @@ export function describeContext(bar: ContextBar): string[] {
   const lines = [bar.to > bar.from ? `Requests ${bar.from + 1}–${bar.to + 1}, the fullest: run ${p.run}, round ${p.round}` : `Run ${p.run}, round ${p.round}`];
   const of = p.numCtx != null ? ` of ${formatCount(p.numCtx)}` : '';
   if (p.promptTokens != null) {
-    lines.push(`Prompt: ${formatCount(p.promptTokens)} tokens${of}${p.share != null ? ` (${Math.round(p.share * 100)}%)` : ''}`);
+    lines.push(`Prompt: ${countOf(p.promptTokens, 'token')}${of}${p.share != null ? ` (${Math.round(p.share * 100)}%)` : ''}`);
   } else {
     lines.push(`Prompt: unknown (Ollama gave no count)${p.estimate != null ? `; Loupe's estimate ${formatCount(p.estimate)}${of}` : ''}`);
   }
-  if (p.outputTokens != null) lines.push(`Output: ${formatCount(p.outputTokens)} tokens`);
+  if (p.outputTokens != null) lines.push(`Output: ${countOf(p.outputTokens, 'token')}`);
   lines.push(
     p.numCtx == null
       ? 'num_ctx: unknown'

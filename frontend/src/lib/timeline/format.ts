@@ -58,3 +58,26 @@ export function baseName(path: string): string {
   const parts = path.split(/[\\/]+/).filter(Boolean);
   return parts[parts.length - 1] ?? path;
 }
+
+/** An observation's error kinds (trace.ErrorKind) in words. */
+export const ERROR_KIND_TEXT: Readonly<Record<string, string>> = {
+  unknown_tool: 'unknown tool',
+  invalid_args: 'invalid arguments',
+  failed: 'tool failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+  skipped: 'skipped',
+  stopped: 'stopped',
+};
+
+/**
+ * The badge of a failed call's observation: "Error: " and its kind in
+ * words, or just "Error" when the kind says no more than that (none, or
+ * "error" itself), never "Error: error".
+ */
+export function errorBadge(kind: string | null | undefined): string {
+  const k = (kind ?? '').trim();
+  if (k === '' || k.toLowerCase() === 'error') return 'Error';
+  return `Error: ${ERROR_KIND_TEXT[k] ?? k.replace(/_/g, ' ')}`;
+}

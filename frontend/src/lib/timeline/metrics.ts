@@ -122,3 +122,12 @@ export function estimateAccuracy(estimate: number | null, actual: number | null)
   if (pct === 0) return 'estimate exact';
   return `estimate ${pct}% ${diff > 0 ? 'high' : 'low'}`;
 }
+
+/**
+ * A count with its noun, singular for exactly one: "1 card", "3 cards",
+ * "1,452 tokens". Every count the window writes in words goes through here,
+ * so none reads "the 1 cards".
+ */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recording } from '../replay/recordings';
+import { allRecordings, recording } from '../replay/recordings';
 import { EventLog } from '../testing/events';
 import { parseEvent, type TraceEvent } from '../types';
 import { buildTimeline } from './group';
@@ -51,9 +51,33 @@ describe('timelineRows', () => {
     const rows = rowsOf(eventsOf('step_through'));
     const kinds = shape(rows).map((s) => s.trim());
     const call = kinds.indexOf('call');
-    expect(kinds.slice(call, call + 3)).toEqual(['call', 'checkpoint', 'observation']);
+    expect(kinds.slice(call - 1, call + 3)).toEqual(['checkpoint', 'call', 'observation', 'checkpoint']);
     const pauses = cardsOf(rows).filter((c) => c.kind === 'checkpoint');
     expect(new Set(pauses.map((p) => p.id)).size).toBe(pauses.length);
+  });
+
+  it('draws what happened before a call was decided above its card, and what came after its result below, in every recording', () => {
+    // The call's card holds its decision (and the question before it): a
+    // pause before the call, or an edit of its arguments there, happened
+    // first, so it sits above; a pause or an edit after the result, below
+    // the observation.
+    let seen = 0;
+    for (const [name, rec] of allRecordings()) {
+      const events = rec.steps.flatMap((s) => (s.event !== undefined ? [parseEvent(s.event)!] : []));
+      const cards = cardsOf(rowsOf(events));
+      const at = new Map(cards.map((c, i) => [c.id, i]));
+      for (const c of cards) {
+        if (c.kind !== 'call') continue;
+        const i = at.get(c.id)!;
+        for (const b of c.item.before) {
+          expect(at.get(b.key)!, `${name}: ${b.key} (before ${c.item.callId}) above its call`).toBeLessThan(i);
+          seen++;
+        }
+        const obs = at.get(`obs:${c.id}`) ?? i;
+        for (const a of c.item.after) expect(at.get(a.key)!, `${name}: ${a.key} (after ${c.item.callId}) below its observation`).toBeGreaterThan(obs);
+      }
+    }
+    expect(seen, 'the recordings pause before a call somewhere').toBeGreaterThan(0);
   });
 });
 

@@ -79,8 +79,11 @@ export function timelineRows(runs: readonly RunGroup[]): Row[] {
             card({ kind: it.kind, id: it.key, run: n, round: g.round, event: it.event, step: it.kind === 'request' ? 'send' : 'respond', marks: [] }, inRound);
             break;
           case 'call':
-            card({ kind: 'call', id: it.key, run: n, round: g.round, item: it, event: it.call, step: callStep(it), marks: callMarks(it) }, inRound);
+            // What happened before the call was decided (a pause before it,
+            // an edit of its arguments there) comes above its card, which
+            // holds the decision and what came of it.
             for (const s of it.before) card(stepCard(s, n, g.round), inRound);
+            card({ kind: 'call', id: it.key, run: n, round: g.round, item: it, event: it.call, step: callStep(it), marks: callMarks(it) }, inRound);
             if (it.result) {
               card({ kind: 'observation', id: `obs:${it.key}`, run: n, round: g.round, item: it, event: it.result, step: 'append', marks: observationMarks(it) }, inRound);
             }
