@@ -95,9 +95,10 @@ describe('breakpointForCard', () => {
       ['user', null],
       ['request', { point: 'before_request' }],
       ['response', { point: 'after_response' }],
-      ['call', { tool: 'read_file' }],
+      // A pause and an edit before a call are drawn above its card.
       ['checkpoint', { tool: 'read_file' }],
       ['edit', { tool: 'read_file' }],
+      ['call', { tool: 'read_file' }],
       ['observation', { point: 'after_result' }],
       ['end', null],
     ]);

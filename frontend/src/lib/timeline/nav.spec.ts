@@ -66,9 +66,10 @@ describe('flattenCards with step-through', () => {
       'edit',
       'request',
       'response',
-      'call',
+      // in display order: the pause and edit before a call sit above its card
       'checkpoint',
       'edit',
+      'call',
       'observation',
       'checkpoint',
     ]);
