@@ -40,12 +40,15 @@ type SearchStatus struct {
 func (st SearchStatus) Partial() bool { return st.Indexed < st.Total }
 
 // SearchResults are the hits of a query, grouped by session: the sessions
-// in the order of their best hit, each one's hits in log order.
+// in the order of their first hit (see Order), each one's hits in log
+// order.
 type SearchResults struct {
 	Query    string        `json:"query"`
 	Sessions []SessionHits `json:"sessions"`
 	// More is set when there were more hits than the limit.
 	More bool `json:"more"`
+	// Order says how the hits were chosen: OrderBest or OrderNewest.
+	Order string `json:"order"`
 	// Partial is set while older events are still being indexed: a hit
 	// among them is not found yet. Status says how far indexing is.
 	Partial bool         `json:"partial"`
@@ -80,6 +83,16 @@ type SnippetPart struct {
 	Text  string `json:"text"`
 	Match bool   `json:"match,omitempty"`
 }
+
+// rankWindow is how many matches a query may have for Search to rank
+// them all by bm25.
+const rankWindow = 500
+
+// How the hits of a search are chosen and ordered.
+const (
+	OrderBest   = "best"   // by bm25 rank: the query matches few events
+	OrderNewest = "newest" // the newest: too many matches to rank
+)
 
 // MinQuery is the fewest characters a query can have: the trigram index
 // finds nothing shorter.
@@ -116,8 +129,16 @@ func ftsPhrase(q string) string {
 
 // Search finds the events whose text (trace.SearchText) holds query, as a
 // substring and ignoring case, in the sessions filters let through: at
-// most limit hits (50 when limit <= 0), the best first by FTS5's bm25
-// rank, grouped by session. A query CheckQuery refuses is ErrQuery.
+// most limit hits (50 when limit <= 0), grouped by session, the sessions
+// in the order of their first hit and each one's hits in log order.
+//
+// The hits are the best by FTS5's bm25 rank when the query matches at
+// most rankWindow events, and else the newest (Order says which): bm25
+// weighs a match by how many events hold the query, which FTS5 counts by
+// reading every match, so ranking a word found in half the log would cost
+// most of a second over 200,000 events (docs/BENCHMARKS.md), while the
+// newest are read from the index in order, and it stops at the limit. A
+// query CheckQuery refuses is ErrQuery.
 func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit int) (SearchResults, error) {
 	q, err := CheckQuery(query)
 	if err != nil {
@@ -143,12 +164,25 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	}
 	out := SearchResults{Query: q, Sessions: []SessionHits{}, Partial: status.Partial(), Status: status}
 
-	// FTS5 is the outer loop (CROSS JOIN keeps it there); a filter is an
-	// IN over sessions, which SQLite reads once, or the event's time. The
-	// rank is bm25 over the trigrams.
+	phrase := ftsPhrase(q)
+	var matches int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM search_text
+		WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?)`, phrase, rankWindow+1).Scan(&matches); err != nil {
+		return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	}
+	order := `f.rowid DESC`
+	out.Order = OrderNewest
+	if matches <= rankWindow {
+		order, out.Order = `f.rank`, OrderBest
+	}
+
+	// FTS5 is the outer loop (CROSS JOIN keeps it there), read by rank or
+	// in descending rowid order, which is the order the events were
+	// written (see insertDocSQL); a filter is an IN over sessions, which
+	// SQLite reads once, or the event's time.
 	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
 	where := []string{`search_text MATCH ?`}
-	args := []any{ftsPhrase(q)}
+	args := []any{phrase}
 	var sessWhere []string
 	var sessArgs []any
 	for col, v := range map[string]string{"model": f.Model, "workspace": f.Workspace, "last_reason": f.Outcome} {
@@ -172,7 +206,7 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 			args = append(args, f.To.UnixNano())
 		}
 	}
-	sqlText += ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY f.rank LIMIT ?`
+	sqlText += ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`
 	args = append(args, limit+1)
 
 	type key struct {
@@ -316,16 +350,24 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 	if err != nil {
 		return false, fmt.Errorf("store: index older events: %w", err)
 	}
-	// The events of the range not indexed yet, up to the batch's size.
+	// The events of the range not indexed yet, newest first, up to the
+	// batch's size. They are older than every event Append indexed, so
+	// their ids go below every id so far, and search, which reads the
+	// index newest first, meets them after those.
+	var id0 sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM search_docs`).Scan(&id0); err != nil {
+		return false, fmt.Errorf("store: index older events: %w", err)
+	}
+	nextID := min(0, id0.Int64) - 1
 	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, time, run, round, payload FROM events e
 		WHERE session_id = ? AND seq BETWEEN ? AND ?
 		  AND NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.session_id = e.session_id AND d.seq = e.seq)
-		ORDER BY seq`, id, from, to)
+		ORDER BY seq DESC`, id, from, to)
 	if err != nil {
 		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
 	}
 	var evs []trace.Event
-	size, through := 0, to
+	size, through := 0, from
 	for rows.Next() {
 		if len(evs) >= maxEvents || size >= maxBytes {
 			through = evs[len(evs)-1].Seq
@@ -349,14 +391,16 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 	}
 	insertDoc, insertText := tx.StmtContext(ctx, s.stmt.insertDoc), tx.StmtContext(ctx, s.stmt.insertText)
 	for _, e := range evs {
-		if err := indexEvent(ctx, insertDoc, insertText, e); err != nil {
+		docID := nextID
+		nextID--
+		if err := indexEvent(ctx, insertDoc, insertText, e, &docID); err != nil {
 			return false, fmt.Errorf("store: index event %d of %q: %w", e.Seq, id, err)
 		}
 	}
-	if through >= to {
+	if through <= from {
 		_, err = tx.ExecContext(ctx, `DELETE FROM search_backlog WHERE session_id = ?`, id)
 	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE search_backlog SET from_seq = ? WHERE session_id = ?`, through+1, id)
+		_, err = tx.ExecContext(ctx, `UPDATE search_backlog SET to_seq = ? WHERE session_id = ?`, through-1, id)
 	}
 	if err != nil {
 		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
@@ -409,6 +453,13 @@ func Snippet(text, q string) []SnippetPart {
 	add(text[at:end], false)
 	if end < len(text) {
 		add("…", false)
+	}
+	// A snippet starts and ends with text, not the space of a cut line.
+	if len(parts) > 0 && !parts[0].Match {
+		parts[0].Text = strings.TrimLeft(parts[0].Text, " ")
+	}
+	if n := len(parts); n > 0 && !parts[n-1].Match {
+		parts[n-1].Text = strings.TrimRight(parts[n-1].Text, " ")
 	}
 	if parts == nil {
 		parts = []SnippetPart{}
