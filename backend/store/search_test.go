@@ -444,8 +444,14 @@ func TestOlderEventsAreIndexedInTheBackground(t *testing.T) {
 	if docs, texts := countRows(t, s); docs != 751 || texts != 751 {
 		t.Fatalf("%d docs, %d texts; want 751 of each", docs, texts)
 	}
-	if res := search(t, s, "old pangolin output s2 17;", SearchFilter{}); len(hitSeqs(res)) != 1 {
-		t.Fatalf("one old event: %v", hitSeqs(res))
+	if res := search(t, s, "old pangolin output s2 17;", SearchFilter{}); len(hitSeqs(res)) != 1 || res.Order != OrderBest {
+		t.Fatalf("one old event: %v, order %s", hitSeqs(res), res.Order)
+	}
+	// Too many matches to rank: the newest, and an event indexed late from
+	// the backlog is still older than the one appended after it.
+	res, err = s.Search(ctx, "pangolin", SearchFilter{}, 3)
+	if err != nil || res.Order != OrderNewest || !res.More || fmt.Sprint(hitSeqs(res)) != "[s1:249 s1:250 s1:251]" {
+		t.Fatalf("newest: %v, order %s, more %v, %v", hitSeqs(res), res.Order, res.More, err)
 	}
 }
 
