@@ -132,7 +132,7 @@ func (a *App) startup(ctx context.Context) {
 	a.stopIndex, a.indexDone = stop, make(chan struct{})
 	go func() {
 		defer close(a.indexDone)
-		if err := st.IndexBacklog(ictx, nil); err != nil && ictx.Err() == nil {
+		if err := a.mgr.IndexSearch(ictx, 30*time.Second); err != nil && ictx.Err() == nil {
 			log.Printf("loupe: indexing older events for search: %v", err)
 		}
 	}()

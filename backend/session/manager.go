@@ -281,8 +281,27 @@ func (m *Manager) Search(ctx context.Context, query string, f store.SearchFilter
 	return m.store.Search(ctx, query, f, limit)
 }
 
+// IndexSearch keeps the search index whole until ctx ends: it indexes
+// the events written before search existed (store.IndexBacklog), then
+// looks every interval for events something other than the store's
+// Append put in the log since (an older Loupe still running on the
+// file), which the database queues for it. It returns ctx's error, or
+// the store's.
+func (m *Manager) IndexSearch(ctx context.Context, interval time.Duration) error {
+	for {
+		if err := m.store.IndexBacklog(ctx, nil); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
 // SearchStatus says how many events search covers while the older ones
-// are being indexed (store.IndexBacklog, which the window runs).
+// are being indexed (IndexSearch, which the window runs).
 func (m *Manager) SearchStatus(ctx context.Context) (store.SearchStatus, error) {
 	return m.store.SearchStatus(ctx)
 }
