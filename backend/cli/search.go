@@ -28,7 +28,7 @@ characters. Searched: messages, answers and thinking, tool calls and their
 arguments, whole tool outputs, paths changed, notices, permission reasons and
 commands, errors, and why each run ended.
 
-The hits are grouped by session. When the query matches at most 500 events
+The hits are grouped by session. When the query matches at most 100 events
 they are the best by relevance, otherwise the newest.
 
 A database written by an older Loupe is indexed once, the first time it is

@@ -86,7 +86,7 @@ type SnippetPart struct {
 
 // rankWindow is how many matches a query may have for Search to rank
 // them all by bm25.
-const rankWindow = 500
+const rankWindow = 100
 
 // How the hits of a search are chosen and ordered.
 const (
