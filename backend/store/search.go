@@ -109,11 +109,16 @@ func (e *queryError) Unwrap() error { return ErrQuery }
 
 // CheckQuery returns the query search looks for: q without the spaces
 // around it, matched literally, quotes and all. A query of fewer than
-// MinQuery characters, or only of quotes, is an error that says so.
+// MinQuery characters, or only of quotes, or with a NUL in it, is an error
+// that says so.
 func CheckQuery(q string) (string, error) {
 	q = strings.TrimSpace(q)
 	if strings.Trim(q, "\"'` \t") == "" && q != "" {
 		return "", &queryError{fmt.Sprintf("search for some text: %s holds only quotes (the query is matched as typed, quotes included; type at least %d characters)", q, MinQuery)}
+	}
+	if strings.ContainsRune(q, 0) {
+		// FTS5 reads its query as a C string: it would end there.
+		return "", &queryError{"the query holds a NUL character (\\x00), which search cannot look for; leave it out"}
 	}
 	if n := utf8.RuneCountInString(q); n < MinQuery {
 		return "", &queryError{fmt.Sprintf("type at least %d characters to search (%q has %d)", MinQuery, q, n)}

@@ -141,6 +141,11 @@ func TestBadQueriesSayWhatToType(t *testing.T) {
 			t.Errorf("Search(%q): %v; want ErrQuery saying to type at least 3 characters", q, err)
 		}
 	}
+	for _, q := range []string{"ab\x00cd", "\x00\x00\x00"} {
+		if _, err := s.Search(t.Context(), q, SearchFilter{}, 10); !errors.Is(err, ErrQuery) || !strings.Contains(err.Error(), "NUL") {
+			t.Errorf("Search(%q): %v; want ErrQuery naming the NUL", q, err)
+		}
+	}
 	from := time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)
 	if _, err := s.Search(t.Context(), "abc", SearchFilter{From: from, To: from.AddDate(0, 0, -1)}, 10); !errors.Is(err, ErrQuery) {
 		t.Errorf("a date range that ends before it starts: %v", err)
