@@ -36,7 +36,7 @@ searched (or in the background while the window is open); loupe search waits
 for that, saying how far it is.
 
 Exit codes: 0 something was found; 1 nothing was; 2 bad command line or
-query; 3 could not open the database.
+query; 3 could not open the database (or there is none at --db).
 `
 
 func searchCmd(args []string, stdout, stderr io.Writer) int {
@@ -98,8 +98,14 @@ func searchCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Read-write: the events an older Loupe wrote are indexed here once,
-	// and stay indexed for the next search and the window.
-	st, ok := openStore(store.Open, *db, stderr)
+	// and stay indexed for the next search and the window. A file that is
+	// not there is not created: there is nothing to search.
+	st, ok := openStore(func(path string) (*store.Store, error) {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, &store.OpenError{Path: path, Err: store.ErrNoDatabase}
+		}
+		return store.Open(path)
+	}, *db, stderr)
 	if !ok {
 		return ExitFailed
 	}

@@ -74,6 +74,10 @@ func TestSearchRefusesABadQueryAndTouchesNothing(t *testing.T) {
 			t.Errorf("%q: %q does not say to type at least 3 characters", args, stderr)
 		}
 	}
+	// A good query on a database that is not there creates none.
+	if code, _, stderr := setup(t).run("search", "abc", "--db", db); code != cli.ExitFailed || stderr != "loupe: no Loupe database at "+db+"\n" {
+		t.Errorf("missing database: exit %d, %q", code, stderr)
+	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("bad queries left %v", entries)
 	}
