@@ -181,38 +181,7 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		order, out.Order = `f.rank`, OrderBest
 	}
 
-	// FTS5 is the outer loop (CROSS JOIN keeps it there), read by rank or
-	// in descending rowid order, which is the order the events were
-	// written (see insertDocSQL); a filter is an IN over sessions, which
-	// SQLite reads once, or the event's time.
-	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
-	where := []string{`search_text MATCH ?`}
-	args := []any{phrase}
-	var sessWhere []string
-	var sessArgs []any
-	for col, v := range map[string]string{"model": f.Model, "workspace": f.Workspace, "last_reason": f.Outcome} {
-		if v != "" {
-			sessWhere = append(sessWhere, col+` = ?`)
-			sessArgs = append(sessArgs, v)
-		}
-	}
-	if len(sessWhere) > 0 {
-		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
-		args = append(args, sessArgs...)
-	}
-	if !f.From.IsZero() || !f.To.IsZero() {
-		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-		if !f.From.IsZero() {
-			where = append(where, `e.time >= ?`)
-			args = append(args, f.From.UnixNano())
-		}
-		if !f.To.IsZero() {
-			where = append(where, `e.time < ?`)
-			args = append(args, f.To.UnixNano())
-		}
-	}
-	sqlText += ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`
-	args = append(args, limit+1)
+	sqlText, args := searchSQL(phrase, f, order, limit+1)
 
 	type key struct {
 		session string
@@ -528,4 +497,37 @@ func matchesFold(text, q string, max int) [][2]int {
 		i += n
 	}
 	return out
+}
+
+// searchSQL is the query of a search's hits: FTS5 is the outer loop (CROSS
+// JOIN keeps it there), read by rank or in descending rowid order, which
+// is the order the events were written (see insertDocSQL); a filter is an
+// IN over sessions, which SQLite reads once, or the event's time, looked
+// up by primary key (TestSearchQueryPlans checks the plan).
+func searchSQL(phrase string, f SearchFilter, order string, limit int) (string, []any) {
+	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
+	where := []string{`search_text MATCH ?`}
+	args := []any{phrase}
+	var sessWhere []string
+	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
+		if c.v != "" {
+			sessWhere = append(sessWhere, c.col+` = ?`)
+			args = append(args, c.v)
+		}
+	}
+	if len(sessWhere) > 0 {
+		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
+	}
+	if !f.From.IsZero() || !f.To.IsZero() {
+		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
+		if !f.From.IsZero() {
+			where = append(where, `e.time >= ?`)
+			args = append(args, f.From.UnixNano())
+		}
+		if !f.To.IsZero() {
+			where = append(where, `e.time < ?`)
+			args = append(args, f.To.UnixNano())
+		}
+	}
+	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`, append(args, limit)
 }

@@ -512,3 +512,37 @@ func TestSnippet(t *testing.T) {
 		}
 	}
 }
+
+// A search reads the index first and finds everything else by key: no
+// step scans the events or the docs, whatever the filters and the order.
+func TestSearchQueryPlans(t *testing.T) {
+	s := openTemp(t)
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []SearchFilter{{}, {Model: "m", Workspace: "/w", Outcome: "answered"}, {From: day, To: day.AddDate(0, 0, 1)}, {Model: "m", From: day}} {
+		for _, order := range []string{`f.rank`, `f.rowid DESC`} {
+			q, args := searchSQL(ftsPhrase("abc"), f, order, 51)
+			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var steps []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				steps = append(steps, detail)
+			}
+			rows.Close()
+			if len(steps) == 0 || !strings.HasPrefix(steps[0], "SCAN f VIRTUAL TABLE") {
+				t.Errorf("%+v, %s: the index is not the outer loop: %q", f, order, steps)
+			}
+			for _, st := range steps[1:] {
+				if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") || strings.Contains(st, "TEMP B-TREE") {
+					t.Errorf("%+v, %s: plan step %q (of %q)", f, order, st, steps)
+				}
+			}
+		}
+	}
+}
