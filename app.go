@@ -83,6 +83,12 @@ type App struct {
 	// pulls under way (app_ollama.go).
 	local *localollama.Launcher
 	pulls ollama.Pulls
+
+	// stopIndex ends the indexing of older events for search, and
+	// indexDone is closed once it has (shutdown waits for it before the
+	// store closes).
+	stopIndex context.CancelFunc
+	indexDone chan struct{}
 }
 
 // NewApp returns an unstarted app.
@@ -117,6 +123,17 @@ func (a *App) startup(ctx context.Context) {
 	go func() {
 		if err := a.mgr.Recover(ctx); err != nil {
 			log.Printf("loupe: recovering open runs: %v", err)
+		}
+	}()
+	// Events an older Loupe wrote are indexed for search in the
+	// background, in small transactions that leave the database free for
+	// the runs; SearchStatus shows how far it is.
+	ictx, stop := context.WithCancel(ctx)
+	a.stopIndex, a.indexDone = stop, make(chan struct{})
+	go func() {
+		defer close(a.indexDone)
+		if err := a.mgr.IndexSearch(ictx, 30*time.Second); err != nil && ictx.Err() == nil {
+			log.Printf("loupe: indexing older events for search: %v", err)
 		}
 	}()
 }
@@ -159,6 +176,10 @@ func (a *App) shutdown(context.Context) {
 		// A paused run stays paused; a working one is recorded as
 		// interrupted because Loupe was closed.
 		a.mgr.Close()
+	}
+	if a.stopIndex != nil {
+		a.stopIndex()
+		<-a.indexDone
 	}
 	if a.store != nil {
 		_ = a.store.Close()
@@ -291,6 +312,21 @@ func (a *App) Open(id string) (session.Detail, error) {
 // (JSON), for an event Open sent cut.
 func (a *App) EventPayload(id string, seq int64) (string, error) {
 	return withManager(a, func(m *session.Manager) (string, error) { return m.Payload(a.ctx, id, seq) })
+}
+
+// Search finds text in every session's log (messages, answers, thinking,
+// tool arguments and whole outputs, notices, reasons, paths): at most limit
+// hits grouped by session, each with a snippet whose matched pieces are
+// marked. A query of fewer than 3 characters, or only quotes, is an error
+// that says so.
+func (a *App) Search(query string, f store.SearchFilter, limit int) (store.SearchResults, error) {
+	return withManager(a, func(m *session.Manager) (store.SearchResults, error) { return m.Search(a.ctx, query, f, limit) })
+}
+
+// SearchStatus is how many events search covers, while older ones are
+// indexed in the background (results meanwhile are marked partial).
+func (a *App) SearchStatus() (store.SearchStatus, error) {
+	return withManager(a, func(m *session.Manager) (store.SearchStatus, error) { return m.SearchStatus(a.ctx) })
 }
 
 // Do carries out one command on a session (create, send, stop, stop_call,

@@ -1,6 +1,7 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
 // its end against the same engine and database as the window, `loupe pull`
-// pulls a model into Ollama, and `loupe export` writes a session out.
+// pulls a model into Ollama, `loupe export` writes a session out, and
+// `loupe search` finds text in every session's log.
 // Start decides, for main, between a command and the window.
 package cli
 
@@ -62,7 +63,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "search", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -89,6 +90,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exportCmd(args[1:], stdout, stderr)
 	case "pull":
 		return pullCmd(args[1:], term, stdout, stderr)
+	case "search":
+		return searchCmd(args[1:], term, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -108,6 +111,9 @@ func usage(w io.Writer) {
                              pull a model into Ollama, showing its progress
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
+  loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON]
+            [--since DATE] [--until DATE] [--limit N] [--db FILE]
+                             find text in every session's log
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.

@@ -274,6 +274,38 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	return Detail{Summary: sum, Events: evs}, nil
 }
 
+// Search finds the events of every session whose text holds query (see
+// store.Search): what the window's search box asks. A query too short to
+// search, or only of quotes, is store.ErrQuery with what to type.
+func (m *Manager) Search(ctx context.Context, query string, f store.SearchFilter, limit int) (store.SearchResults, error) {
+	return m.store.Search(ctx, query, f, limit)
+}
+
+// IndexSearch keeps the search index whole until ctx ends: it indexes
+// the events written before search existed (store.IndexBacklog), then
+// looks every interval for events something other than the store's
+// Append put in the log since (an older Loupe still running on the
+// file), which the database queues for it. It returns ctx's error, or
+// the store's.
+func (m *Manager) IndexSearch(ctx context.Context, interval time.Duration) error {
+	for {
+		if err := m.store.IndexBacklog(ctx, nil); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// SearchStatus says how many events search covers while the older ones
+// are being indexed (IndexSearch, which the window runs).
+func (m *Manager) SearchStatus(ctx context.Context) (store.SearchStatus, error) {
+	return m.store.SearchStatus(ctx)
+}
+
 // Payload returns the payload of a session's event seq exactly as it is
 // stored: what the window fetches when an event it got cut is opened.
 func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, error) {

@@ -41,9 +41,9 @@ func prefillLog(b *testing.B, s *Store, e trace.Event, n int) {
 		b.Fatal(err)
 	}
 	defer tx.Rollback()
-	nextSeq, insert := tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent)
+	st := s.appendStmts(ctx, tx)
 	for range n {
-		if _, err := s.appendTx(ctx, nextSeq, insert, e); err != nil {
+		if _, err := s.appendTx(ctx, st, e); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -75,7 +75,7 @@ func (s *Store) append(ctx context.Context, e trace.Event, durable bool) (trace.
 		return trace.Event{}, fmt.Errorf("store: append: %w", err)
 	}
 	defer tx.Rollback()
-	out, err := s.appendTx(ctx, tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent), e)
+	out, err := s.appendTx(ctx, s.appendStmts(ctx, tx), e)
 	if err != nil {
 		return trace.Event{}, err
 	}
@@ -110,7 +110,19 @@ const (
 		WHERE id = ? RETURNING last_seq`
 	insertEventSQL = `INSERT INTO events
 		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	eventsSQL = `SELECT seq, kind, time, run, round, payload
+	// An event's search_docs row goes in before the event, so that the
+	// events_unindexed trigger (0007_search.sql) finds it and leaves the
+	// event out of the backlog; its text takes the row's id as rowid.
+	// Ids follow the order events were written, which is what search
+	// reads newest first: an appended event gets the next positive id, an
+	// event indexed from the backlog (older than any appended one) the id
+	// given, below every id so far (see indexBatch).
+	insertDocSQL = `INSERT INTO search_docs (id, session_id, seq) VALUES
+		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0)) + 1), ?, ?)`
+	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (last_insert_rowid(), ?)`
+	// What the trigger looks up for each event (a test checks its plan).
+	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
+	eventsSQL     = `SELECT seq, kind, time, run, round, payload
 		FROM events WHERE session_id = ? ORDER BY seq`
 	runEventsSQL = `SELECT seq, kind, time, run, round, payload
 		FROM events WHERE session_id = ? AND run = ? ORDER BY seq`
@@ -118,11 +130,33 @@ const (
 		FROM events WHERE session_id = ? AND seq = ?`
 )
 
-// appendTx stores one event with nextSeq and insert, the transaction's
-// copies of s.stmt.nextSeq and s.stmt.insertEvent. Its cost is two
-// primary-key lookups, whatever the session's length: the next seq comes
-// from sessions.last_seq, never from scanning events.
-func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace.Event) (trace.Event, error) {
+// appendStmts are the statements an append runs, as copies for tx of the
+// writer's prepared ones.
+type appendStmts struct {
+	nextSeq, insertDoc, insertText, insertEvent *sql.Stmt
+}
+
+func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
+	st := appendStmts{
+		nextSeq:     tx.StmtContext(ctx, s.stmt.nextSeq),
+		insertEvent: tx.StmtContext(ctx, s.stmt.insertEvent),
+	}
+	// Nil only where a benchmark measures the log without the index
+	// (BenchmarkAppendIndexed).
+	if s.stmt.insertDoc != nil {
+		st.insertDoc = tx.StmtContext(ctx, s.stmt.insertDoc)
+		st.insertText = tx.StmtContext(ctx, s.stmt.insertText)
+	}
+	return st
+}
+
+// appendTx stores one event, and its text for search (trace.SearchText),
+// with st, in the caller's transaction: an event is never in the log
+// without its index row, nor the row without the event. Its cost is a few
+// primary-key lookups and inserts, whatever the session's length: the
+// next seq comes from sessions.last_seq, never from scanning events; the
+// index costs in proportion to the event's own text.
+func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (trace.Event, error) {
 	now := s.now()
 	if e.Time.IsZero() {
 		e.Time = now
@@ -143,15 +177,20 @@ func (s *Store) appendTx(ctx context.Context, nextSeq, insert *sql.Stmt, e trace
 		reason, open = &p.Reason, new(0)
 	}
 
-	err := nextSeq.QueryRowContext(ctx, now.UnixNano(), reason, open, e.SessionID).Scan(&e.Seq)
+	err := st.nextSeq.QueryRowContext(ctx, now.UnixNano(), reason, open, e.SessionID).Scan(&e.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Event{}, fmt.Errorf("store: append: %w", notFound(e.SessionID))
 	}
 	if err != nil {
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
+	if st.insertDoc != nil {
+		if err := indexEvent(ctx, st.insertDoc, st.insertText, e, nil); err != nil {
+			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
+		}
+	}
 	// The payload goes in as a string so SQLite stores TEXT (see 0001_init.sql).
-	if _, err := insert.ExecContext(ctx, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
+	if _, err := st.insertEvent.ExecContext(ctx, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	e.Payload = append(json.RawMessage(nil), e.Payload...)
@@ -218,4 +257,20 @@ func (s *Store) Event(ctx context.Context, sessionID string, seq int64) (trace.E
 	}
 	e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
 	return e, nil
+}
+
+// indexEvent writes an event's search_docs row, with the id given (nil:
+// the next one), and, when it has any, its text. Every event gets the row,
+// so that the backlog never holds it; an event without text (a request, a
+// pause) costs no FTS row.
+func indexEvent(ctx context.Context, insertDoc, insertText *sql.Stmt, e trace.Event, id *int64) error {
+	if _, err := insertDoc.ExecContext(ctx, id, e.SessionID, e.Seq); err != nil {
+		return err
+	}
+	text := trace.SearchText(e)
+	if text == "" {
+		return nil
+	}
+	_, err := insertText.ExecContext(ctx, text)
+	return err
 }

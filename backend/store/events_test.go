@@ -243,7 +243,9 @@ func TestHotQueriesUseKeys(t *testing.T) {
 		args int
 	}{
 		"next seq": {nextSeqSQL, 4},
-		"events":   {eventsSQL, 1},
+		// What the events_unindexed trigger looks up for each event.
+		"doc of event": {docOfEventSQL, 2},
+		"events":       {eventsSQL, 1},
 		// The other statements every run makes (see statements.go).
 		"get session":    {getSessionSQL, 1},
 		"update session": {updateSessionSQL, 5},

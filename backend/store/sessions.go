@@ -141,7 +141,7 @@ func (s *Store) CreateSessionWith(ctx context.Context, in Session, first trace.E
 			return Session{}, trace.Event{}, nil, err
 		}
 	}
-	e, err := s.appendTx(ctx, tx.StmtContext(ctx, s.stmt.nextSeq), tx.StmtContext(ctx, s.stmt.insertEvent), first)
+	e, err := s.appendTx(ctx, s.appendStmts(ctx, tx), first)
 	if err != nil {
 		return Session{}, trace.Event{}, nil, err
 	}

@@ -1037,6 +1037,205 @@ export namespace settings {
 
 }
 
+export namespace store {
+	
+	export class SnippetPart {
+	    text: string;
+	    match?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SnippetPart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.match = source["match"];
+	    }
+	}
+	export class Hit {
+	    seq: number;
+	    kind: string;
+	    run: number;
+	    round: number;
+	    // Go type: time
+	    time: any;
+	    snippet: SnippetPart[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Hit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.run = source["run"];
+	        this.round = source["round"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchFilter {
+	    model?: string;
+	    workspace?: string;
+	    outcome?: string;
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchFilter(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.workspace = source["workspace"];
+	        this.outcome = source["outcome"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchStatus {
+	    indexed: number;
+	    total: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.indexed = source["indexed"];
+	        this.total = source["total"];
+	    }
+	}
+	export class SessionHits {
+	    session_id: string;
+	    title: string;
+	    model: string;
+	    workspace: string;
+	    last_reason: string;
+	    // Go type: time
+	    updated_at: any;
+	    hits: Hit[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionHits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.title = source["title"];
+	        this.model = source["model"];
+	        this.workspace = source["workspace"];
+	        this.last_reason = source["last_reason"];
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.hits = this.convertValues(source["hits"], Hit);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchResults {
+	    query: string;
+	    sessions: SessionHits[];
+	    more: boolean;
+	    order: string;
+	    partial: boolean;
+	    status: SearchStatus;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchResults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
+	        this.sessions = this.convertValues(source["sessions"], SessionHits);
+	        this.more = source["more"];
+	        this.order = source["order"];
+	        this.partial = source["partial"];
+	        this.status = this.convertValues(source["status"], SearchStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+
+}
+
 export namespace trace {
 	
 	export class Compaction {

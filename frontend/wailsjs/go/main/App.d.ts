@@ -7,6 +7,7 @@ import {ollama} from '../models';
 import {sandbox} from '../models';
 import {permission} from '../models';
 import {settings} from '../models';
+import {store} from '../models';
 import {workspace} from '../models';
 
 export function CancelPull(arg1:string):Promise<boolean>;
@@ -42,6 +43,10 @@ export function RenderedPrompt(arg1:string,arg2:number):Promise<session.Rendered
 export function RuleLimits(arg1:permission.Rule):Promise<permission.RuleLimits>;
 
 export function SaveSettings(arg1:settings.Settings):Promise<void>;
+
+export function Search(arg1:string,arg2:store.SearchFilter,arg3:number):Promise<store.SearchResults>;
+
+export function SearchStatus():Promise<store.SearchStatus>;
 
 export function Sessions():Promise<Array<session.Summary>>;
 

@@ -70,6 +70,14 @@ export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
 }
 
+export function Search(arg1, arg2, arg3) {
+  return window['go']['main']['App']['Search'](arg1, arg2, arg3);
+}
+
+export function SearchStatus() {
+  return window['go']['main']['App']['SearchStatus']();
+}
+
 export function Sessions() {
   return window['go']['main']['App']['Sessions']();
 }
