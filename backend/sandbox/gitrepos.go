@@ -475,7 +475,48 @@ func worktreeShares(ws string) []gitShare {
 			shares = append(shares, gitShare{Path: filepath.Join(dir, f)})
 		}
 	}
+	// The worktree's own submodules keep their repositories in its git
+	// folder (modules/NAME, nested as modules/A/modules/B): their settings
+	// and hooks are as much git's as the main repository's, and the folder
+	// above them is writable.
+	for _, m := range moduleGitDirs(dir) {
+		if r, err := hands.Open(m, nil); err == nil {
+			if _, err := r.Lstat("hooks"); errors.Is(err, fs.ErrNotExist) {
+				if h, err := r.MkdirAll("hooks"); err == nil {
+					h.Close()
+				}
+			}
+			r.Close()
+		}
+		for _, f := range gitProtected {
+			if p := filepath.Join(m, f); exists(p) {
+				shares = append(shares, gitShare{Path: p})
+			}
+		}
+	}
 	return shares
+}
+
+// moduleGitDirs lists the submodules' git directories under the git
+// directory dir (modules/**, however deeply nested), without following a
+// link on the way.
+func moduleGitDirs(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(filepath.Join(dir, "modules"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if isGitDir(p) {
+			out = append(out, p)
+		}
+		// A git directory's own objects and refs hold no repositories.
+		switch d.Name() {
+		case "objects", "refs", "logs", "hooks", "info":
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
 }
 
 // isWorktreeGitDir says whether dir is a linked worktree's git directory
