@@ -2,6 +2,7 @@ package permission
 
 import (
 	"errors"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,43 @@ func (p Policy) newRepositoryHead() protectedPath {
 	}}
 }
 
+// repositoryInTheMaking protects, from the file tools only, what would
+// finish a git repository in a folder that has begun to be one (it holds a
+// HEAD, as a command can leave it without it being a git directory yet): git's own files there (its config, hooks)
+// and the parts a repository is made of (HEAD, objects/, refs/). Otherwise
+// a command could leave half a repository and file tools, which the
+// check after a round does not follow, could write its config and then
+// finish it, so that the user's next git would run what the config names.
+// The workspace itself counts as such a folder too.
+func (p Policy) repositoryInTheMaking() protectedPath {
+	ws := p.Workspace
+	return protectedPath{pattern: "files that would make a git repository of a folder that has begun to be one", toolsOnly: true, is: func(rel string) bool {
+		rel = path.Clean(rel)
+		for d := path.Dir(rel); ; d = path.Dir(d) {
+			tail := rel
+			if d != "." {
+				tail = strings.TrimPrefix(rel, d+"/")
+			}
+			first, _, _ := strings.Cut(tail, "/")
+			if (sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs") && begunRepository(filepath.Join(ws, filepath.FromSlash(d))) {
+				return true
+			}
+			if d == "." {
+				return false
+			}
+		}
+	}}
+}
+
+// begunRepository says whether dir holds a HEAD without necessarily being
+// a git directory yet. (A HEAD is what a file tool cannot add to a folder
+// without asking, newRepositoryHead; objects/ and refs/ alone are common
+// folder names, and a repository needs its HEAD.)
+func begunRepository(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil
+}
+
 // gitOwnFiles is the protected path of git's own files (settings, hooks,
 // pointers: sandbox.GitOwnFile) in every git directory of the workspace
 // whatever its name or layout (a bare repository in a folder, a linked
@@ -201,7 +239,7 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead())
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue
