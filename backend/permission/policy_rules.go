@@ -119,9 +119,10 @@ func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked b
 				return r.by, true, nil
 			}
 		}
-		if denyUnchecked {
+		if denyUnchecked || a.later {
 			// Part of it cannot be seen, so deny rules could not be
-			// checked: only a rule for this exact line vouches for it.
+			// checked, or bash runs text the words of a rule do not
+			// show: only a rule for this exact line vouches for it.
 			return "", false, nil
 		}
 		var missing []*command
