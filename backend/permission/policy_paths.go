@@ -239,7 +239,11 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking())
+	ws := p.Workspace
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
+		protectedPath{pattern: "a file the repository's settings include", is: func(rel string) bool {
+			return sandbox.IncludedSettingsFile(ws, path.Clean(rel))
+		}})
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

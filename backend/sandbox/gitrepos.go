@@ -528,3 +528,47 @@ func isWorktreeGitDir(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "commondir"))
 	return err == nil
 }
+
+// includedSettings returns the files under ws that the settings of the git
+// directory gitDir include (include.path, includeIf.<condition>.path,
+// relative to gitDir as git reads them): git takes what they say as its
+// own settings, so a program one names runs as if .git/config named it.
+func includedSettings(gitDir, ws string) []string {
+	entries, _ := readGitConfig(filepath.Join(gitDir, "config"))
+	var out []string
+	for _, kv := range entries {
+		if kv.value == "" || !(kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path")) {
+			continue
+		}
+		p := kv.value
+		if strings.HasPrefix(p, "~") {
+			continue // in the home folder, which commands do not see
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(gitDir, p)
+		}
+		if rel, ok := within(ws, filepath.Clean(p)); ok && rel != "." {
+			out = append(out, filepath.Join(ws, rel))
+		}
+	}
+	return out
+}
+
+// IncludedSettingsFile says whether rel (slash-separated, relative to the
+// workspace ws) is a file that the settings of the workspace's repository
+// include, for the policy: the file tools ask before changing it, as they
+// do for .git/config.
+func IncludedSettingsFile(ws, rel string) bool {
+	want := filepath.Join(ws, filepath.FromSlash(rel))
+	for _, gitDir := range []string{filepath.Join(ws, ".git"), ws} {
+		if !isGitDir(gitDir) {
+			continue
+		}
+		for _, p := range includedSettings(gitDir, ws) {
+			if p == want {
+				return true
+			}
+		}
+	}
+	return false
+}
