@@ -119,11 +119,16 @@ func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked b
 				return r.by, true, nil
 			}
 		}
-		if denyUnchecked || a.later {
+		if denyUnchecked {
 			// Part of it cannot be seen, so deny rules could not be
-			// checked, or bash runs text the words of a rule do not
-			// show: only a rule for this exact line vouches for it.
+			// checked: only a rule for this exact line vouches for it.
 			return "", false, nil
+		}
+		if a.later {
+			// Bash runs text the words of a rule do not show: only a
+			// rule for this exact line vouches for it. The question
+			// names the commands, as for any command no rule covers.
+			return "", false, a.cmds
 		}
 		var missing []*command
 		for _, cmd := range a.cmds {

@@ -7,34 +7,80 @@ import (
 )
 
 // laterCode notes text that bash runs as a command after it has read the
-// command line, where the parser sees only data: a literal holding a
-// command substitution, which arithmetic on a variable, an array
-// subscript, ${x@P}, PS4 under set -x, test -v, printf -v, read and
-// declare -n all evaluate (x='a[$(rm f)]'; echo $((x)) runs rm); a
-// function imported through the environment (BASH_FUNC_name%%=); a prompt
-// command; a callback (mapfile -C); a program bound to another name
-// (hash -p). None of these can be judged by the words the parser gives,
+// command line, where the parser sees only data: a variable given a
+// literal holding a command substitution, which arithmetic on the
+// variable, an array subscript, ${x@P} or PS4 under set -x evaluate
+// (x='a[$(rm f)]'; echo $((x)) runs rm); the same literal given to a
+// builtin that evaluates a name or subscript (test -v, [[ -v ]], printf -v,
+// read, declare -n, let); a function imported through the environment
+// (BASH_FUNC_name%%=); a prompt command; a callback (mapfile -C); a
+// program bound to another name (hash -p); a builtin loaded from a file
+// (enable -f). None of these can be judged by the words the parser gives,
 // so each is code Loupe cannot see: it asks where rules could be passed.
+// Literals elsewhere (a commit message with backticks, grep '$(') are
+// data bash does not evaluate, and are left alone.
 func laterCode(a *analysis, f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
-		case *syntax.SglQuoted:
-			if hidesCode(x.Value) || x.Dollar && escapesCode(x.Value) {
-				a.laterPart("%s (text bash may run later as a command)", clip(x.Value))
-			}
-		case *syntax.Lit:
-			if hidesCode(x.Value) {
-				a.laterPart("%s (text bash may run later as a command)", clip(x.Value))
-			}
 		case *syntax.Assign:
 			if x.Name != nil && laterVar(x.Name.Value) {
 				a.laterPart("%s=… (code bash runs later)", x.Name.Value)
+			} else if x.Value != nil && wordHidesCode(x.Value) {
+				a.laterPart("%s=%s (text bash may run later as a command)", nameOf(x), clip(literalOf(x.Value)))
 			}
+		case *syntax.TestClause:
+			syntax.Walk(x.X, func(n syntax.Node) bool {
+				if u, ok := n.(*syntax.UnaryTest); ok && u.Op == syntax.TsVarSet {
+					if w, ok := u.X.(*syntax.Word); ok && wordHidesCode(w) {
+						a.laterPart("[[ -v %s ]] (text bash may run later as a command)", clip(literalOf(w)))
+					}
+				}
+				return true
+			})
 		case *syntax.CallExpr:
 			laterCall(a, x.Args)
 		}
 		return true
 	})
+}
+
+// nameOf is an assignment's variable name, for messages.
+func nameOf(x *syntax.Assign) string {
+	if x.Name == nil {
+		return "…"
+	}
+	return x.Name.Value
+}
+
+// literalOf is the literal text of w's quoted and unquoted parts (what
+// hidesCode looks at).
+func literalOf(w *syntax.Word) string {
+	var b strings.Builder
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		}
+		return true
+	})
+	return b.String()
+}
+
+// wordHidesCode says whether w's literal text would run a command were bash
+// to evaluate it again: its parts joined (a '$”(' split across quotes
+// joins up) with escapes dropped (\$\( is $( once read), or characters
+// written by code in $'…'.
+func wordHidesCode(w *syntax.Word) bool {
+	escaped := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if x, ok := n.(*syntax.SglQuoted); ok && x.Dollar && escapesCode(x.Value) {
+			escaped = true
+		}
+		return true
+	})
+	return escaped || hidesCode(strings.ReplaceAll(literalOf(w), `\`, ""))
 }
 
 // hidesCode says whether literal text holds what bash would run were it
@@ -64,8 +110,10 @@ func laterVar(name string) bool {
 	return name == "PS4" || name == "PROMPT_COMMAND" || strings.HasPrefix(name, "BASH_FUNC_")
 }
 
-// laterCall notes builtins that bind code to run later: hash -p (a name
-// that runs another program), mapfile -C / readarray -C (a callback).
+// laterCall notes builtins that bind code to run later (hash -p,
+// mapfile -C, readarray -C, enable -f) and builtins that evaluate a name
+// or subscript they are given (test -v, printf -v, read, declare -n, let,
+// env with a BASH_FUNC_ variable) when what they are given hides code.
 func laterCall(a *analysis, args []*syntax.Word) {
 	if len(args) == 0 {
 		return
@@ -77,6 +125,16 @@ func laterCall(a *analysis, args []*syntax.Word) {
 		flag = 'p'
 	case "mapfile", "readarray":
 		flag = 'C'
+	case "enable":
+		flag = 'f'
+	case "test", "[", "printf", "read", "declare", "typeset", "local", "let", "export", "readonly", "env", "eval":
+		for _, w := range args[1:] {
+			if wordHidesCode(w) {
+				a.laterPart("%s %s (text bash may run later as a command)", name, clip(literalOf(w)))
+				return
+			}
+		}
+		return
 	default:
 		return
 	}

@@ -27,6 +27,11 @@ func TestCodeBashRunsLaterIsNotSeenAsData(t *testing.T) {
 		`env 'BASH_FUNC_ls%%=() { rm -f victim.txt; }' bash -c ls`,
 		`export PROMPT_COMMAND='rm -f victim.txt'; bash -i -c true`,
 		`sh -c 'hash -p /usr/bin/rm foo; foo -f victim.txt'`,
+		`x='a[$''(rm -f victim.txt)]'; echo $((x))`,
+		`x=a[\$\(rm\ -f\ victim.txt\)]; echo $((x))`,
+		`x="a[\$""(rm -f victim.txt)]"; echo $((x))`,
+		`env "BASH_""FUNC_ls%%=() { rm -f victim.txt; }" bash -c ls`,
+		`enable -f ./x.so foo; foo`,
 	}
 	deny := Policy{Mode: ModeAuto, Rules: []Rule{{Effect: EffectDeny, Command: "rm *"}}}
 	for _, c := range hidden {
@@ -48,9 +53,25 @@ func TestCodeBashRunsLaterIsNotSeenAsData(t *testing.T) {
 			t.Errorf("an allow rule for the outer command lets hidden code run: %s", c)
 		}
 	}
-	for _, c := range []string{`x=5; echo $((x + 1))`, `printf '%s\n' hello`, `test -f go.mod`, `hash -r`, `mapfile -t lines < f`, `echo $(date)`} {
+	// Literals bash does not evaluate again are data: commit messages with
+	// backticks, patterns with $( in them.
+	for _, c := range []string{`x=5; echo $((x + 1))`, `printf '%s\n' hello`, `test -f go.mod`, `hash -r`, `mapfile -t lines < f`, `echo $(date)`,
+		"git commit -m 'use `go test` before pushing'", "gh pr create --body 'Run `make test`'", "git log --format='%h `%s`'",
+		"echo \"run \\`make\\` first\"", `grep -rn '$(' src`, `sed -n 's/$(\w*)/X/p' Makefile`, `awk '{print $(NF)}' f`, `echo '$(pwd)'`,
+		"git commit -F- <<'EOF'\nfix `x`\nEOF", "cat > s.sh <<'EOF'\necho $(date)\nEOF"} {
 		if d := deny.Decide(runCmd(c)); d.Verdict != Run {
 			t.Errorf("a plain command asks in auto mode: %s (%v %q)", c, d.Verdict, d.Reasons)
 		}
 	}
+}
+
+// When an allow rule does not cover a command because bash runs text in
+// it later, the question says why.
+func TestLaterCodeQuestionSaysWhy(t *testing.T) {
+	p := Policy{Mode: ModeAsk, Rules: []Rule{{Effect: EffectAllow, Command: "printf *"}}}
+	d := p.Decide(runCmd(`printf -v 'a[$(rm -f victim.txt)]' x`))
+	if d.Verdict == Run || len(d.Reasons) == 0 {
+		t.Fatalf("verdict %v with reasons %q: the question must say why", d.Verdict, d.Reasons)
+	}
+	t.Logf("reasons: %q", d.Reasons)
 }
