@@ -257,7 +257,7 @@ func (d *Dir) writeTemp(name string, data []byte, perm fs.FileMode) (string, err
 
 func randomDigits() string {
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	n := uint64(0)
 	for _, x := range b {
 		n = n<<8 | uint64(x)

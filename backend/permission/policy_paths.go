@@ -178,6 +178,21 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 	}}
 }
 
+// includedSettings protects the files of the working tree that the
+// workspace's repository's settings include (include.path, includeIf):
+// git reads them as its own settings. They are read from the settings once,
+// when the list is made, not for every path judged (the sandbox's view
+// judges every path of the workspace before a command).
+func (p Policy) includedSettings() protectedPath {
+	files := map[string]bool{}
+	for _, rel := range sandbox.IncludedSettings(p.Workspace) {
+		files[rel] = true
+	}
+	return protectedPath{pattern: "a file the repository's settings include", is: func(rel string) bool {
+		return files[path.Clean(rel)]
+	}}
+}
+
 // begunRepository says whether dir holds a HEAD without necessarily being
 // a git directory yet. (A HEAD is what a file tool cannot add to a folder
 // without asking, newRepositoryHead; objects/ and refs/ alone are common
@@ -239,11 +254,8 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	ws := p.Workspace
 	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
-		protectedPath{pattern: "a file the repository's settings include", is: func(rel string) bool {
-			return sandbox.IncludedSettingsFile(ws, path.Clean(rel))
-		}})
+		p.includedSettings())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

@@ -554,21 +554,21 @@ func includedSettings(gitDir, ws string) []string {
 	return out
 }
 
-// IncludedSettingsFile says whether rel (slash-separated, relative to the
-// workspace ws) is a file that the settings of the workspace's repository
-// include, for the policy: the file tools ask before changing it, as they
-// do for .git/config.
-func IncludedSettingsFile(ws, rel string) bool {
-	want := filepath.Join(ws, filepath.FromSlash(rel))
+// IncludedSettings lists the files of the workspace ws (slash-separated,
+// relative to it) that the settings of the workspace's repository include,
+// for the policy: the file tools ask before changing them, as they do for
+// .git/config.
+func IncludedSettings(ws string) []string {
+	var out []string
 	for _, gitDir := range []string{filepath.Join(ws, ".git"), ws} {
 		if !isGitDir(gitDir) {
 			continue
 		}
 		for _, p := range includedSettings(gitDir, ws) {
-			if p == want {
-				return true
+			if rel, ok := within(ws, p); ok {
+				out = append(out, filepath.ToSlash(rel))
 			}
 		}
 	}
-	return false
+	return out
 }
