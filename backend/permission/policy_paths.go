@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
@@ -242,6 +243,46 @@ func (p Policy) gitOwnFiles() protectedPath {
 	}}
 }
 
+// namedGitDirFiles protects, from the file tools, git's own files
+// (sandbox.GitOwnFile) and what makes a repository (HEAD, objects/, refs/)
+// in every folder of the workspace that a commondir file or a .git file
+// names as a git directory (sandbox.NamedGitDirs): git takes the settings
+// and hooks of a linked worktree from the folder its commondir names, and
+// that folder needs no HEAD of its own, so nothing in it says
+// "repository". Finding them walks the workspace, so it is done once per
+// list and only when a path to judge could be one of those files (most
+// paths cannot). Commands are not judged by it: the sandbox's view finds
+// the same folders in its own walk and makes their files read-only.
+func (p Policy) namedGitDirFiles() protectedPath {
+	ws := p.Workspace
+	var once sync.Once
+	var named map[string]bool
+	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, is: func(rel string) bool {
+		rel = path.Clean(rel)
+		for d := path.Dir(rel); ; d = path.Dir(d) {
+			tail := rel
+			if d != "." {
+				tail = strings.TrimPrefix(rel, d+"/")
+			}
+			first, _, _ := strings.Cut(tail, "/")
+			if sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs" {
+				once.Do(func() {
+					named = map[string]bool{}
+					for _, n := range sandbox.NamedGitDirs(ws) {
+						named[n] = true
+					}
+				})
+				if named[d] {
+					return true
+				}
+			}
+			if d == "." {
+				return false
+			}
+		}
+	}}
+}
+
 func (p Policy) protectedPaths() []protectedPath {
 	var out []protectedPath
 	for _, pat := range builtinProtected {
@@ -256,6 +297,7 @@ func (p Policy) protectedPaths() []protectedPath {
 	}
 	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
 		p.includedSettings())
+	out = append(out, p.namedGitDirFiles())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

@@ -62,6 +62,18 @@ type cleanup struct {
 	root   *hands.Root
 	before map[string]gitRepo
 	notes  []string
+	// at is the folder the held folders being looked at are relative
+	// to, when it is not the workspace (settingsAddedIn).
+	at string
+}
+
+// name is how the entry name of the held folder d is named to the model
+// and the user.
+func (c *cleanup) name(d *hands.Dir, name string) string {
+	if c.at == "" {
+		return path.Join(d.Rel(), name)
+	}
+	return c.shown(filepath.Join(c.at, filepath.FromSlash(d.Rel()), name))
 }
 
 func (c *cleanup) say(format string, args ...any) {
@@ -84,26 +96,61 @@ func (c *cleanup) settingsAdded() {
 		if r.pointer != "" {
 			continue // its repository is noted on its own (noteRepo)
 		}
-		rel, ok := within(c.ws, r.gitDir)
-		if !ok {
-			continue
-		}
-		d, err := c.root.OpenDir(filepath.ToSlash(rel))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // gone: nothing for git to read
-		}
-		if err != nil {
-			// A folder on the way became a link: not followed.
-			c.say("Loupe could not check the repository %s (%v); do not run git there before you check it", filepath.ToSlash(rel), err)
-			continue
-		}
-		for _, f := range gitSettingFiles {
-			if !r.present[f] {
-				c.disarmEntry(d, f, "git reads "+f+" for settings or a pointer to them")
+		root, base := c.root, c.ws
+		if r.base != "" {
+			// A git folder of the workspace's repository outside it,
+			// that commands could write (worktreeShares).
+			shared, err := hands.Open(r.base, nil)
+			if err != nil {
+				continue // gone: nothing for git to read
 			}
+			root, base = shared, r.base
+			c.at = base
 		}
-		d.Close()
+		c.settingsAddedIn(root, base, r)
+		if root != c.root {
+			root.Close()
+			c.at = ""
+		}
 	}
+}
+
+// settingsAddedIn renames what settingsAdded looks for in the git
+// directory r, reached from root (the folder base, held open).
+func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
+	rel, ok := within(base, r.gitDir)
+	if !ok {
+		return
+	}
+	d, err := root.OpenDir(filepath.ToSlash(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone: nothing for git to read
+	}
+	if err != nil {
+		// A folder on the way became a link: not followed.
+		c.say("Loupe could not check the repository %s (%v); do not run git there before you check it", c.shown(r.gitDir), err)
+		return
+	}
+	defer d.Close()
+	for _, f := range gitSettingFiles {
+		if r.present[f] {
+			continue
+		}
+		why := "git reads " + f + " for settings or a pointer to them"
+		if f == "hooks" {
+			why = "git runs the programs in a repository's hooks folder"
+		}
+		c.disarmEntry(d, f, why)
+	}
+}
+
+// shown is how a path is named to the model and the user: relative to the
+// workspace inside it, absolute outside.
+func (c *cleanup) shown(p string) string {
+	if rel, ok := within(c.ws, p); ok {
+		return filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // disarmEntry renames name (one component, or "info/attributes") of the
@@ -115,7 +162,7 @@ func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
 			return
 		}
 		if err != nil {
-			c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", path.Join(d.Rel(), name), why, err)
+			c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", c.name(d, name), why, err)
 			return
 		}
 		defer sub.Close()
@@ -132,7 +179,7 @@ func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
 // NAME.loupe-disarmed (or -2, -3, …), in the same folder: git no longer
 // finds it, and nothing leaves the folder.
 func (c *cleanup) rename(d *hands.Dir, name, why string) {
-	rel := path.Join(d.Rel(), name)
+	rel := c.name(d, name)
 	var err error
 	for i := 1; i <= 100; i++ {
 		moved := name + ".loupe-disarmed"
@@ -140,7 +187,7 @@ func (c *cleanup) rename(d *hands.Dir, name, why string) {
 			moved = fmt.Sprintf("%s.loupe-disarmed-%d", name, i)
 		}
 		if err = d.Rename(name, d, moved); err == nil {
-			c.say("a command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, path.Join(d.Rel(), moved))
+			c.say("a command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, c.name(d, moved))
 			return
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -189,7 +236,7 @@ func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
 		return true
 	}
 	p := c.abs(sub.Rel())
-	if old, ok := c.before[p]; ok && old.pointer == "" {
+	if old, ok := c.before[p]; ok && old.pointer == "" && !old.named {
 		return true // there before: settingsAdded covered it
 	}
 	why := c.dangerous(sub)
@@ -304,7 +351,9 @@ func (c *cleanup) dangerous(g *hands.Dir) string {
 		if !inside {
 			return "its commondir points outside the workspace"
 		}
-		if _, known := c.before[filepath.Clean(abs)]; !known {
+		// A git directory that was one before is vetted (its settings
+		// were read-only); a folder only named as one was not.
+		if old, known := c.before[filepath.Clean(abs)]; !known || old.named {
 			common, err := c.root.OpenDir(filepath.ToSlash(rel))
 			if err != nil {
 				return "its commondir names a folder Loupe cannot read"

@@ -37,13 +37,27 @@ type gitRepo struct {
 	// present are the settings files of gitSettingFiles the git
 	// directory had when the command started.
 	present map[string]bool
+	// named: not a git directory on its own, but one a commondir or a
+	// .git file names (gitnamed.go). What it held was never vetted as a
+	// repository's: the check after the round reads it rather than trust
+	// it.
+	named bool
+	// base is, for a git directory outside the workspace that commands
+	// see writable (a linked worktree's own git folder and its
+	// submodules' repositories, worktreeShares), the folder the check
+	// after the round opens to reach it: that git folder, which is a
+	// mount point to the command, so it cannot be swapped. "" for the
+	// workspace.
+	base string
 }
 
 // gitSettingFiles are files of a git directory that git reads settings
 // from, or follows, and that a repository usually lacks: the guard cannot
 // make read-only what does not exist, so a command that creates one is
-// undone afterwards.
-var gitSettingFiles = []string{"config", "commondir", "config.worktree", "info/attributes", "gitdir"}
+// undone afterwards. A repository's hooks folder is made beforehand
+// (ensureHooksDir); one a command creates where there was none (in a
+// folder a commondir names, say) is renamed the same way.
+var gitSettingFiles = []string{"config", "commondir", "config.worktree", "info/attributes", "gitdir", "hooks"}
 
 // gitProtected are the entries of a git directory, of any layout (a .git
 // folder, a bare repository, a linked worktree's folder under
@@ -162,6 +176,7 @@ func noteGitDir(repos map[string]gitRepo, dir string) {
 // is noted too, so that what a command adds to it is seen, whatever its
 // name.
 func noteRepo(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
+	defer noteNamed(repos, ws, p, d)
 	switch {
 	case d.IsDir() && anyGitDir(p):
 		noteGitDir(repos, p)
@@ -421,37 +436,8 @@ type gitShare struct {
 // writable, less its settings and its pointer to the common directory
 // (which a command could point at settings of its own).
 func worktreeShares(ws string) []gitShare {
-	dir, ok := gitPointer(filepath.Join(ws, ".git"))
+	dir, common, ok := linkedWorktree(ws)
 	if !ok {
-		return nil
-	}
-	if _, inside := within(ws, dir); inside || !isWorktreeGitDir(dir) {
-		return nil
-	}
-	// git's own link back from the worktree's git directory to this .git
-	// file: without it, a .git file a command wrote could adopt another
-	// project's worktree and open that repository to the workspace.
-	back, err := readSmall(filepath.Join(dir, "gitdir"))
-	if err != nil {
-		return nil
-	}
-	b := filepath.Clean(strings.TrimSpace(string(back)))
-	want := filepath.Join(ws, ".git")
-	if rb, err := filepath.EvalSymlinks(b); err == nil {
-		b = rb
-	}
-	if b != want {
-		return nil
-	}
-	common := dir
-	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(dir, c)
-		}
-		common = filepath.Clean(c)
-	}
-	if !isGitDir(common) {
 		return nil
 	}
 	shares := []gitShare{{Path: common}}
@@ -495,6 +481,67 @@ func worktreeShares(ws string) []gitShare {
 		}
 	}
 	return shares
+}
+
+// noteShared adds to repos the git directories outside the workspace ws
+// that worktreeShares makes writable for commands: a linked worktree's own
+// git folder and its submodules' repositories there. Nothing keeps a
+// command from creating, in those writable folders, a file git reads that
+// was not there (a submodule's repository has no commondir; one the
+// command writes sends git to settings of its own, and no placeholder can
+// stand in: git refuses an empty commondir). The check after the round
+// renames it, as in the workspace (settingsAdded).
+func noteShared(repos map[string]gitRepo, ws string) {
+	dir, _, ok := linkedWorktree(ws)
+	if !ok {
+		return
+	}
+	for _, g := range append([]string{dir}, moduleGitDirs(dir)...) {
+		noteGitDir(repos, g)
+		r := repos[g]
+		r.base = dir
+		repos[g] = r
+	}
+}
+
+// linkedWorktree says whether the workspace ws is a linked worktree of a
+// repository elsewhere, and returns its git folder (worktrees/NAME of that
+// repository) and the repository's common git directory.
+func linkedWorktree(ws string) (dir, common string, ok bool) {
+	dir, ok = gitPointer(filepath.Join(ws, ".git"))
+	if !ok {
+		return "", "", false
+	}
+	if _, inside := within(ws, dir); inside || !isWorktreeGitDir(dir) {
+		return "", "", false
+	}
+	// git's own link back from the worktree's git directory to this .git
+	// file: without it, a .git file a command wrote could adopt another
+	// project's worktree and open that repository to the workspace.
+	back, err := readSmall(filepath.Join(dir, "gitdir"))
+	if err != nil {
+		return "", "", false
+	}
+	b := filepath.Clean(strings.TrimSpace(string(back)))
+	want := filepath.Join(ws, ".git")
+	if rb, err := filepath.EvalSymlinks(b); err == nil {
+		b = rb
+	}
+	if b != want {
+		return "", "", false
+	}
+	common = dir
+	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	if !isGitDir(common) {
+		return "", "", false
+	}
+	return dir, common, true
 }
 
 // moduleGitDirs lists the submodules' git directories under the git

@@ -50,13 +50,16 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 	}
 	for p, r := range b.repos {
 		n, ok := plan.repos[p]
-		if !ok || n.gitDir != r.gitDir || n.pointer != r.pointer {
+		if !ok || n.gitDir != r.gitDir || n.pointer != r.pointer || n.base != r.base {
 			delete(b.repos, p)
 			continue
 		}
 		for f, had := range r.present {
 			r.present[f] = had && n.present[f]
 		}
+		// Only named by a pointer to one command: not vetted.
+		r.named = r.named || n.named
+		b.repos[p] = r
 	}
 	for _, p := range plan.absent {
 		b.absent[p] = true

@@ -123,6 +123,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	plan.repos = map[string]gitRepo{}
 	ensureHooksDir(root, ws, ws)
 	noteRoot(plan.repos, ws)
+	noteShared(plan.repos, ws)
 	n := 0
 	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

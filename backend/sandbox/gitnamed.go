@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A folder is a git directory to git not only when it looks like one (HEAD,
+// objects, refs: isGitDir) but also when something sends git there: a
+// linked worktree's git folder takes its settings, hooks and info from the
+// folder its commondir file names, and a .git file's "gitdir:" line makes
+// git use the folder it names. Such a folder needs no HEAD of its own (a
+// common directory has none to git: it reads HEAD from the worktree's
+// folder, and only objects/ and refs/ from the common one), so nothing in
+// it says "repository". Loupe therefore treats every folder a commondir
+// file or a .git file names as a git directory, whether the pointer is
+// live yet or not: its config, hooks, info/attributes and the rest of
+// gitProtected are git's own, to the file tools (NamedGitDirs, for the
+// policy), to the view (read-only) and to the check after a round (what a
+// command added there is renamed, what was there before it became live is
+// read).
+
+// namedDir returns the folder that the workspace entry p names as a git
+// directory, if it is a commondir file or a .git file (of any folder: git
+// reads a commondir of a folder that has no HEAD yet as soon as one is
+// added). The folder is made absolute from the file's folder; it need not
+// exist.
+func namedDir(p string, d fs.DirEntry) (string, bool) {
+	if d.IsDir() {
+		return "", false
+	}
+	switch d.Name() {
+	case "commondir":
+		b, err := readSmall(p)
+		if err != nil {
+			return "", false
+		}
+		c := strings.TrimSpace(string(b))
+		if c == "" {
+			return "", false
+		}
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(filepath.Dir(p), c)
+		}
+		return filepath.Clean(c), true
+	case ".git":
+		return gitPointer(p)
+	}
+	return "", false
+}
+
+// noteNamed adds to repos the folder that the entry p names as a git
+// directory (namedDir), when it is a folder inside the workspace: with
+// named set when it is not a git directory on its own, so that the check
+// after the round does not take what it holds as vetted.
+func noteNamed(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
+	dir, ok := namedDir(p, d)
+	if !ok {
+		return
+	}
+	if _, inside := within(ws, dir); !inside {
+		return
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	if _, known := repos[dir]; known {
+		return
+	}
+	noteGitDir(repos, dir)
+	if !anyGitDir(dir) {
+		r := repos[dir]
+		r.named = true
+		repos[dir] = r
+	}
+}
+
+// NamedGitDirs lists the folders of the workspace ws (slash-separated,
+// relative to it; "." for the workspace itself) that a commondir file or a
+// .git file in the workspace names as a git directory, for the policy: the
+// file tools ask before changing git's own files there (GitOwnFile) as
+// they do in a .git folder. It walks the whole workspace (never through a
+// link), bounded like the view's walk; a workspace past the bound yields
+// what was found so far.
+func NamedGitDirs(ws string) []string {
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	n := 0
+	errStop := errors.New("stop")
+	_ = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > maxScanEntries {
+			return errStop
+		}
+		if d.IsDir() && skipInGitDir(p) {
+			return filepath.SkipDir
+		}
+		dir, ok := namedDir(p, d)
+		if !ok {
+			return nil
+		}
+		if rel, inside := within(real, dir); inside && !seen[rel] {
+			seen[rel] = true
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
