@@ -23,8 +23,11 @@ const emptyFile = "e3b0c44298fc1c14"
 // read, so that in --auto mode the OS alone must hold); the .git-folder
 // case also asks write_file to write "config", which must ask (and, with
 // no terminal, be denied) as .git/config does. After the run, the user's
-// own git leaves no marker. Each case has a control run with sh outside
-// Loupe that must leave one.
+// own git leaves no marker. Two cases lay out a linked worktree's git
+// folder whose commondir names a folder with no HEAD (which git uses for
+// config and hooks all the same): its config written by write_file must
+// ask, and what the command plants there must not run. Each case has a
+// control run with sh outside Loupe that must leave one.
 func TestGitLayoutsOfEveryKind(t *testing.T) {
 	l := newLab(t)
 	fsmonitor := func(marker string) string { return `'[core]\n\tfsmonitor = touch ` + marker + `\n'` }
@@ -113,6 +116,46 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 				return `for d in hook?; do printf '#!/bin/sh\ntouch ` + m.path("bare-hook") + `\n' > $d/pre-receive; chmod +x $d/pre-receive; done`
 			},
 		},
+		{
+			// A linked worktree's git folder takes config and hooks from
+			// the folder its commondir names, which needs no HEAD: laid
+			// out as an earlier command would have, the file tools and
+			// the command then fill in that folder's config and hooks.
+			name: "a commondir naming a folder with no HEAD",
+			setup: func(t *testing.T) setup {
+				ws := l.fresh("commondir")
+				mkdirs(t, filepath.Join(ws, "common", "objects"), filepath.Join(ws, "common", "refs", "heads"), filepath.Join(ws, "proj"))
+				writeFile(t, filepath.Join(ws, "wt", "HEAD"), "ref: refs/heads/main\n")
+				writeFile(t, filepath.Join(ws, "wt", "commondir"), "../common\n")
+				writeFile(t, filepath.Join(ws, "proj", ".git"), "gitdir: ../wt\n")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, "wt"), filepath.Join(ws, "proj", ".git")},
+					user: func(t *testing.T) string {
+						return l.git(t, filepath.Join(ws, "proj"), "status") + l.git(t, filepath.Join(ws, "proj"), "commit", "--allow-empty", "-q", "-m", "x")
+					}}
+			},
+			command: func(m markers) string {
+				return `for d in commo?; do printf ` + fsmonitor(m.path("commondir-config")) + ` > $d/config; ` +
+					`mkdir -p $d/hooks; printf '#!/bin/sh\ntouch ` + m.path("commondir-hook") + `\n' > $d/hooks/pre-commit; chmod +x $d/hooks/pre-commit; done`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall("common/config", "[core]\n\tfsmonitor = touch "+m.path("commondir-write-file")+"\n")
+				return &c
+			},
+		},
+		{
+			// The same layout made by the command itself, settings and all.
+			name: "a commondir a command makes",
+			setup: func(t *testing.T) setup {
+				ws := l.fresh("commondir-made")
+				return setup{ws: ws, user: func(t *testing.T) string {
+					return l.git(t, filepath.Join(ws, "proj"), "status") + l.git(t, filepath.Join(ws, "proj"), "commit", "--allow-empty", "-q", "-m", "x")
+				}}
+			},
+			command: func(m markers) string {
+				return `mkdir -p common/objects common/refs/heads wt proj && echo 'ref: refs/heads/main' > wt/HEAD && echo ../common > wt/commondir && ` +
+					`printf 'gitdir: ../wt\n' > proj/.git && for d in commo?; do printf ` + fsmonitor(m.path("commondir-made")) + ` > $d/config; done`
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,7 +181,7 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 					t.Log(o.summary())
 					for _, cl := range o.calls() {
 						if cl.name == "write_file" && cl.ran() {
-							t.Errorf("write_file %s ran in a workspace that is a git folder: it must ask, as .git/config does", cl.what())
+							t.Errorf("write_file %s ran: it is a git directory's own file and must ask, as .git/config does", cl.what())
 						}
 					}
 					// The one change Loupe makes itself: an empty config.worktree
