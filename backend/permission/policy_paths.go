@@ -283,6 +283,24 @@ func (p Policy) namedGitDirFiles() protectedPath {
 	}}
 }
 
+// linkedGitFiles protects what git's own files of the workspace's
+// repository lead to when they are symbolic links (.git/config ->
+// ../shared/gitconfig, .git/hooks -> ../scripts/hooks): git reads and runs
+// the link's target, so a file tool writing the target writes git's
+// settings or hooks. Read once per list (a few lstat calls).
+func (p Policy) linkedGitFiles() protectedPath {
+	targets := sandbox.LinkedGitFiles(p.Workspace)
+	return protectedPath{pattern: "what a git setting or hooks link of the repository leads to", is: func(rel string) bool {
+		rel = path.Clean(rel)
+		for _, t := range targets {
+			if rel == t || strings.HasPrefix(rel, t+"/") {
+				return true
+			}
+		}
+		return false
+	}}
+}
+
 func (p Policy) protectedPaths() []protectedPath {
 	var out []protectedPath
 	for _, pat := range builtinProtected {
@@ -297,7 +315,7 @@ func (p Policy) protectedPaths() []protectedPath {
 	}
 	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
 		p.includedSettings())
-	out = append(out, p.namedGitDirFiles())
+	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

@@ -116,3 +116,70 @@ func NamedGitDirs(ws string) []string {
 	})
 	return out
 }
+
+// LinkedGitFiles lists where the workspace ws's own git directories (its
+// .git folder or the folder its .git file names, the workspace itself when
+// it is one, and the folders those name through commondir) have git's own
+// files (GitOwnFile: config, hooks, commondir, …) that are symbolic links
+// into the workspace: git reads or runs what the link leads to, so that
+// path is as much git's as the link (slash-separated, relative to ws). The
+// policy protects them; the view refuses to run a command while such a
+// link exists (viewPlan: a link cannot be made read-only).
+func LinkedGitFiles(ws string) []string {
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	add := func(d string) {
+		if anyGitDir(d) {
+			dirs = append(dirs, d)
+			if b, err := readSmall(filepath.Join(d, "commondir")); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(d, c)
+				}
+				dirs = append(dirs, filepath.Clean(c))
+			}
+		}
+	}
+	add(real)
+	dot := filepath.Join(real, ".git")
+	if fi, err := os.Lstat(dot); err == nil && fi.IsDir() {
+		add(dot)
+	} else if d, ok := gitPointer(dot); ok {
+		add(d)
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, f := range gitProtected {
+			p := filepath.Join(d, f)
+			fi, err := os.Lstat(p)
+			if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				// Dangling: git would read what a file made there holds.
+				target = linkTarget(p)
+			}
+			if rel, inside := within(real, target); inside && rel != "." {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+	}
+	return out
+}
+
+// linkTarget is where the symlink p points, made absolute from its folder
+// (its target need not exist).
+func linkTarget(p string) string {
+	t, err := os.Readlink(p)
+	if err != nil {
+		return ""
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(p), t)
+	}
+	return filepath.Clean(t)
+}

@@ -183,6 +183,9 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		}
 	}
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
+	if err := noLinks(ws, plan.ReadOnly); err != nil {
+		return viewPlan{}, err
+	}
 	// A hidden path wins over a read-only one, and nothing is mounted
 	// under a hidden or read-only directory (the outer mount covers it).
 	plan.ReadOnly = slices.DeleteFunc(plan.ReadOnly, func(p string) bool { return slices.Contains(plan.Hidden, p) })
@@ -206,6 +209,33 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			ErrTooManyGuarded, plan.Len(), maxGuardedPaths)
 	}
 	return plan, nil
+}
+
+// ErrLinkedProtected is returned (wrapped) when a path that must be
+// read-only for commands is a symbolic link.
+var ErrLinkedProtected = errors.New("a protected path is a symbolic link")
+
+// noLinks refuses a plan in which a path to make read-only is a symbolic
+// link (.git/config -> ../shared/gitconfig, .git/hooks -> ../scripts/hooks):
+// a mount lands on what the link leads to, and the link itself stays in a
+// writable folder, so a command could replace it with a file of its own
+// that git would then read or run. The error says what to do instead.
+func noLinks(ws string, readOnly []string) error {
+	for _, p := range readOnly {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		rel, _ := within(ws, p)
+		to, _ := os.Readlink(p)
+		hint := ""
+		if filepath.Base(p) == "hooks" {
+			hint = " (for hooks kept elsewhere, set core.hooksPath to that folder instead of linking to it)"
+		}
+		return fmt.Errorf("sandbox: %w: %s leads to %s, and a command could replace the link with a file of its own, which git or Loupe would then read; make %s the file or folder itself%s and run the command again",
+			ErrLinkedProtected, filepath.ToSlash(rel), to, filepath.ToSlash(rel), hint)
+	}
+	return nil
 }
 
 // ensureHooksDir gives a repository without a hooks directory (a clone
