@@ -36,7 +36,10 @@ func (p Policy) Decide(c Call) Decision {
 	return d
 }
 
-func (p Policy) decide(c Call, ps paths) Decision {
+// decide decides c on its placed paths ps, with prot the protected list
+// (made once for the decision and the guard that holds the tool to it:
+// judging some paths walks the workspace).
+func (p Policy) decide(c Call, ps paths, prot []protectedPath) Decision {
 	rs := p.ruleSet()
 	if len(ps.outside) > 0 {
 		return Decision{Verdict: Refuse, By: "rule: paths outside the workspace are refused",
@@ -102,7 +105,6 @@ func (p Policy) decide(c Call, ps paths) Decision {
 	denyUnchecked = denyUnchecked || len(unseenRules(rs, c.Tool, a)) > 0
 
 	// 2. Protected paths.
-	prot := p.protectedPaths()
 	if !c.ReadOnly {
 		for _, q := range ps.all() {
 			if pat, ok := protectedBy(prot, q); ok {

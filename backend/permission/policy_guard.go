@@ -35,13 +35,14 @@ type CallGuard struct {
 // allowed it, pass ApprovedByPerson().
 func (p Policy) DecideGuarded(c Call) (Decision, *CallGuard) {
 	ps := p.place(c.Paths)
-	d := p.decide(c, ps)
+	prot := p.protectedPaths()
+	d := p.decide(c, ps, prot)
 	if c.Tool == RunCommand && p.Unconfined != "" && d.Verdict == Run {
 		// Without OS confinement nothing but the user stands between a
 		// command and the machine: ask every time, whatever allowed it.
 		d = Decision{Verdict: Ask, OnceOnly: true, Reasons: append(d.Reasons, "commands are not sandboxed here: "+p.Unconfined)}
 	}
-	g := &CallGuard{tool: c.Tool, readOnly: c.ReadOnly, targets: ps.all(), protected: p.protectedPaths()}
+	g := &CallGuard{tool: c.Tool, readOnly: c.ReadOnly, targets: ps.all(), protected: prot}
 	for _, r := range p.ruleSet().deny {
 		if r.path != nil && r.appliesTo(c.Tool) {
 			g.deny = append(g.deny, r)
