@@ -143,6 +143,32 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 			},
 		},
 		{
+			// A submodule of the linked worktree that is the workspace
+			// keeps its repository in the worktree's git folder, outside
+			// the workspace and writable for commits; it has no commondir,
+			// and one the command writes sends git to a copy of the
+			// repository whose config names a program.
+			name: "a commondir in the repository of a linked worktree's submodule",
+			setup: func(t *testing.T) setup {
+				lib := repo(t, "lib")
+				primary := repo(t, "main")
+				l.mustGit(t, primary, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
+				l.mustGit(t, primary, "commit", "-q", "-m", "sub")
+				ws := filepath.Join(l.fresh("trees"), "feature")
+				l.mustGit(t, primary, "worktree", "add", "-q", "-b", "feature", ws)
+				l.mustGit(t, ws, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+				mod := filepath.Join(primary, ".git", "worktrees", "feature", "modules", "sub")
+				return setup{ws: ws, watch: []string{filepath.Join(mod, "config"), filepath.Join(mod, "hooks"), filepath.Join(ws, "sub", ".git")},
+					user: func(t *testing.T) string {
+						return l.git(t, filepath.Join(ws, "sub"), "status") + l.git(t, ws, "status")
+					}}
+			},
+			command: func(m markers) string {
+				return `for d in "$(git rev-parse --git-dir)"/module?/sub; do e="$d/../evil"; mkdir -p "$e" && cp -r "$d/objects" "$d/refs" "$e/"; ` +
+					`cp "$d/config" "$e/config"; printf ` + fsmonitor(m.path("module-commondir")) + ` >> "$e/config"; echo ../evil > "$d/commondir"; done`
+			},
+		},
+		{
 			// The same layout made by the command itself, settings and all.
 			name: "a commondir a command makes",
 			setup: func(t *testing.T) setup {
