@@ -180,6 +180,10 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 				add(p, ReadOnly)
 			}
 		}
+		// Files the settings of any of them include, existing or not.
+		for _, p := range includedReadOnly(root, ws, plan.repos) {
+			add(p, ReadOnly)
+		}
 	}
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
 	// A hidden path wins over a read-only one, and nothing is mounted
