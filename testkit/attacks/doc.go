@@ -33,7 +33,8 @@
 //     is a folder of a bigger repository or a linked worktree.
 //   - gitlayouts_test.go: git's files of other layouts (a linked worktree's
 //     config.worktree, a workspace that is a .git folder or a bare
-//     repository), and Loupe's check after the commands raced by a
+//     repository, a file the settings include through another that is not
+//     there yet), and Loupe's check after the commands raced by a
 //     parallel command swapping a folder with a link to outside.
 //   - sockets_test.go: Unix sockets of the user's session (listeners in
 //     /tmp, $HOME, /var/tmp, next to the workspace and in the abstract
