@@ -365,19 +365,24 @@ func IncludedSettings(ws string) []string {
 // made first where none is, with the folders on its way: git reads an
 // empty file as no settings, and a mount needs something to cover), and an
 // entry on the way that is not a folder (replaced by one, it would let the
-// file be made). The folders above are pinned by the plan, so none can be
-// renamed away and remade. Everything is made inside the workspace's held
-// handle, never through a link.
-func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string {
-	var out []string
+// file be made). links are the symlinks on the way, which the view holds
+// as they are. The folders above all of them are pinned by the plan, so
+// none can be renamed away and remade. Everything is made inside the
+// workspace's held handle, never through a link.
+func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (readOnly, links []string) {
 	for _, t := range includeTargets(ws, repos) {
 		rel, ok := within(ws, t.path)
 		if !ok || rel == "." {
 			continue
 		}
+		for _, l := range t.links {
+			if r, ok := within(ws, l); ok && r != "." {
+				links = append(links, l)
+			}
+		}
 		if t.blocker != "" {
 			if _, ok := within(ws, t.blocker); ok {
-				out = append(out, t.blocker)
+				readOnly = append(readOnly, t.blocker)
 			}
 			continue
 		}
@@ -390,15 +395,15 @@ func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []s
 					if _, above := within(d, t.path); !above {
 						// A folder the walk leaves again by "..": as a
 						// link, it would send git elsewhere.
-						out = append(out, d)
+						readOnly = append(readOnly, d)
 					}
 				}
 			}
 			ensureEmptyFile(root, filepath.ToSlash(rel))
 		}
 		if exists(t.path) {
-			out = append(out, t.path)
+			readOnly = append(readOnly, t.path)
 		}
 	}
-	return out
+	return readOnly, links
 }

@@ -133,11 +133,23 @@ func includeLayouts() []includeLayout {
 type includeForm struct {
 	name  string
 	lines func(t *testing.T, config, target string) string
+	// link, when set, is a symlinked folder (absolute) on the way that
+	// the settings name the file through.
+	link func(target string) string
 }
 
 // relFrom is target relative to the folder of the file that names it.
 func relFrom(t *testing.T, file, target string) string {
 	r, err := filepath.Rel(filepath.Dir(file), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(r)
+}
+
+func relTo(t *testing.T, base, p string) string {
+	t.Helper()
+	r, err := filepath.Rel(base, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +176,10 @@ func includeForms() []includeForm {
 	return []includeForm{
 		{"include.path, relative", func(t *testing.T, config, target string) string {
 			return "[include]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}},
+		}, nil},
 		{"include.path, absolute", func(t *testing.T, config, target string) string {
 			return "[include]\n\tpath = " + target + "\n"
-		}},
+		}, nil},
 		{"include.path from the home folder (~/)", func(t *testing.T, config, target string) string {
 			home, _ := os.UserHomeDir()
 			r, err := filepath.Rel(home, target)
@@ -175,37 +187,46 @@ func includeForms() []includeForm {
 				t.Fatalf("the test's home %s does not hold %s", home, target)
 			}
 			return "[include]\n\tpath = ~/" + filepath.ToSlash(r) + "\n"
-		}},
+		}, nil},
 		{"[Include] PATH, quoted, with a comment", func(t *testing.T, config, target string) string {
 			return "[Include]\n\tPATH = \"" + relFrom(t, config, target) + "\" # shared; settings\n"
-		}},
+		}, nil},
 		{"includeIf gitdir (true)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"gitdir:/\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}},
+		}, nil},
 		{"includeIf onbranch (false now)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"onbranch:release/*\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}},
+		}, nil},
 		{"includeIf hasconfig remote url (false now)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"hasconfig:remote.*.url:https://example.invalid/**\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}},
+		}, nil},
 		{"an included file that includes it", func(t *testing.T, config, target string) string {
 			mid := via(t, filepath.Join(filepath.Dir(target), "..", "mid", filepath.Base(target)+".inc"), target)
 			return "[include]\n\tpath = " + relFrom(t, config, mid) + "\n"
-		}},
+		}, nil},
 		{"ten levels deep", func(t *testing.T, config, target string) string {
 			next := target
 			for i := 9; i >= 1; i-- {
 				next = via(t, filepath.Join(filepath.Dir(target), "..", "chain", fmt.Sprintf("%s.%d.inc", filepath.Base(target), i)), next)
 			}
 			return "[include]\n\tpath = " + relFrom(t, config, next) + "\n"
-		}},
+		}, nil},
+		{"through a symlinked folder", func(t *testing.T, config, target string) string {
+			l := filepath.Dir(target) + "-link"
+			if _, err := os.Lstat(l); err != nil {
+				if err := os.Symlink(filepath.Base(filepath.Dir(target)), l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return "[include]\n\tpath = " + relFrom(t, config, filepath.Join(l, filepath.Base(target))) + "\n"
+		}, func(target string) string { return filepath.Dir(target) + "-link" }},
 		{"in a cycle", func(t *testing.T, config, target string) string {
 			dir := filepath.Join(filepath.Dir(target), "..", "cycle")
 			a, b := filepath.Join(dir, filepath.Base(target)+".a"), filepath.Join(dir, filepath.Base(target)+".b")
 			writeFile(t, a, "[include]\n\tpath = "+relFrom(t, a, b)+"\n")
 			writeFile(t, b, "[include]\n\tpath = "+relFrom(t, b, a)+"\n[include]\n\tpath = "+relFrom(t, b, target)+"\n")
 			return "[include]\n\tpath = " + relFrom(t, config, a) + "\n"
-		}},
+		}, nil},
 	}
 }
 
@@ -243,6 +264,9 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 					}
 					lines.WriteString(f.lines(t, config, abs))
 					targets[f.name] = rel
+					if f.link != nil {
+						targets[f.name+" (as git opens it)"] = relTo(t, ws, f.link(abs)) + "/" + filepath.Base(rel)
+					}
 				}
 				cf, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
@@ -255,9 +279,9 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 
 				// The file tools.
 				p := permission.Policy{Mode: permission.ModeAuto, Workspace: ws}
-				for _, f := range forms {
-					if d := p.Decide(permission.Call{Tool: "write_file", Paths: []string{targets[f.name]}}); d.Verdict == permission.Run {
-						t.Errorf("%s: write_file %s runs in auto mode, though the settings include it", f.name, targets[f.name])
+				for name, rel := range targets {
+					if d := p.Decide(permission.Call{Tool: "write_file", Paths: []string{rel}}); d.Verdict == permission.Run {
+						t.Errorf("%s: write_file %s runs in auto mode, though the settings include it", name, rel)
 					}
 				}
 
@@ -267,16 +291,23 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 				for _, rel := range targets {
 					fmt.Fprintf(&script, "cat evil.txt >> %[1]s; rm -f %[1]s; cat evil.txt > %[1]s; cp evil.txt e2 && mv -f e2 %[1]s; ln -sf ../evil.txt %[1]s\n", rel)
 				}
+				for _, f := range forms {
+					if f.link != nil {
+						// Point the link on the way elsewhere.
+						l := relTo(t, ws, f.link(filepath.Join(ws, filepath.FromSlash(targets[f.name]))))
+						fmt.Fprintf(&script, "mkdir -p evil.d && cp evil.txt evil.d/%[2]s; rm -f %[1]s; ln -sfn evil.d %[1]s; mv -f %[1]s l.old; ln -s evil.d l.new && mv -fT l.new %[1]s\n", l, filepath.Base(targets[f.name]))
+					}
+				}
 				fmt.Fprintf(&script, "mv %[1]s %[1]s.old; mkdir -p %[1]s; for f in %[1]s.old/*; do cp evil.txt %[1]s/${f##*/}; done\n", dir)
 				fmt.Fprintf(&script, "git config --file %q include.path evil.txt; printf '[include]\\n\\tpath = evil.txt\\n' >> %q\n", config, config)
 				fmt.Fprintf(&script, "git config --file %q include.path evil.txt\n", filepath.Join(ws, ".git", "config"))
 				out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, script.String())
 				t.Logf("the command said: %s", out.Text)
 
-				for _, f := range forms {
-					b, _ := os.ReadFile(filepath.Join(ws, filepath.FromSlash(targets[f.name])))
+				for name, rel := range targets {
+					b, _ := os.ReadFile(filepath.Join(ws, filepath.FromSlash(rel)))
 					if strings.Contains(string(b), "fsmonitor") {
-						t.Errorf("%s: a command wrote %s, which git reads as settings", f.name, targets[f.name])
+						t.Errorf("%s: a command wrote %s, which git reads as settings", name, rel)
 					}
 				}
 				for _, c := range []string{config, filepath.Join(ws, ".git", "config")} {
