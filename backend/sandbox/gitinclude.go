@@ -262,6 +262,22 @@ func lexicalRest(first string, rest []string, dirs *[]string) string {
 	return cur
 }
 
+// settingsOf returns the settings git reads for the git directory dir
+// from the repository's own files: its settings files (gitSettingsFiles)
+// and every file they include, in turn.
+func settingsOf(dir string) []configEntry {
+	var in includes
+	var out []configEntry
+	for _, f := range gitSettingsFiles(dir) {
+		in.follow(f)
+	}
+	for f := range in.read {
+		entries, _ := readGitConfig(f)
+		out = append(out, entries...)
+	}
+	return out
+}
+
 // gitDirsAbove lists the git directories of the repository the workspace
 // ws lies in, if it lies in one (a workspace opened on a subfolder of a
 // repository, or inside a .git folder): git run in the workspace reads

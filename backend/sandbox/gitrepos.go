@@ -272,14 +272,14 @@ func worktreeOf(r gitRepo) string {
 }
 
 // programsInWorktree returns the files and folders under ws that a
-// repository's settings have git run: its hooks folder (core.hooksPath =
+// repository's settings (its config, config.worktree, its common
+// directory's, and every file they include) have git run: its hooks folder (core.hooksPath =
 // .husky) and programs given by path (core.fsmonitor = ./watch.sh). A hooks
 // folder named "_" (how husky lays out its hooks: "_/h" runs the scripts
 // beside it) counts with its parent.
 func programsInWorktree(r gitRepo, ws string) []string {
-	entries, _ := readGitConfig(filepath.Join(r.gitDir, "config"))
 	var out []string
-	for _, kv := range entries {
+	for _, kv := range settingsOf(r.gitDir) {
 		if kv.value == "" || !runsProgram(kv) || strings.HasPrefix(kv.key, "include") || strings.HasSuffix(kv.key, ".path") {
 			continue
 		}

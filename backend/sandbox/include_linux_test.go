@@ -319,3 +319,23 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 		}
 	}
 }
+
+// What an included file says is the repository's settings in every
+// respect: a hooks folder it places in the working tree (core.hooksPath)
+// is read-only for commands as one .git/config places there is.
+func TestHooksFolderAnIncludedFileNamesIsReadOnly(t *testing.T) {
+	needs(t, protections(t).Writes)
+	ws := t.TempDir()
+	initRepo(t, ws)
+	writeFile(t, filepath.Join(ws, "tools", "shared.inc"), "[include]\n\tpath = hooks.inc\n")
+	writeFile(t, filepath.Join(ws, "tools", "hooks.inc"), "[core]\n\thooksPath = .githooks\n")
+	writeFile(t, filepath.Join(ws, ".githooks", "README"), "shared hooks\n")
+	hostGit(t, ws, "config", "--local", "include.path", "../tools/shared.inc")
+	marker := filepath.Join(t.TempDir(), "RAN")
+	out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")},
+		`printf '#!/bin/sh\ntouch `+marker+`\n' > .githooks/pre-commit; chmod +x .githooks/pre-commit; echo "write=$?"`)
+	hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "x")
+	if ran(t, marker) {
+		t.Errorf("the user's git commit ran a hook a command wrote in the hooks folder an included file names: %q", out.Text)
+	}
+}
