@@ -387,14 +387,16 @@ func IncludedSettings(ws string) []string {
 // workspace's held handle, never through a link.
 func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (readOnly, links []string) {
 	for _, t := range includeTargets(ws, repos) {
-		rel, ok := within(ws, t.path)
-		if !ok || rel == "." {
-			continue
-		}
+		// A link of the workspace on the way matters also when it leads
+		// out now: pointed back in, it would have git read a file there.
 		for _, l := range t.links {
 			if r, ok := within(ws, l); ok && r != "." {
 				links = append(links, l)
 			}
+		}
+		rel, ok := within(ws, t.path)
+		if !ok || rel == "." {
+			continue
 		}
 		if t.blocker != "" {
 			if _, ok := within(ws, t.blocker); ok {

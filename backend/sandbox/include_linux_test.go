@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,6 +137,9 @@ type includeForm struct {
 	// link, when set, is a symlinked folder (absolute) on the way that
 	// the settings name the file through.
 	link func(target string) string
+	// out: the link leads out of the workspace, so the target itself
+	// is not what git reads.
+	out bool
 }
 
 // relFrom is target relative to the folder of the file that names it.
@@ -176,10 +180,10 @@ func includeForms() []includeForm {
 	return []includeForm{
 		{"include.path, relative", func(t *testing.T, config, target string) string {
 			return "[include]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}, nil},
+		}, nil, false},
 		{"include.path, absolute", func(t *testing.T, config, target string) string {
 			return "[include]\n\tpath = " + target + "\n"
-		}, nil},
+		}, nil, false},
 		{"include.path from the home folder (~/)", func(t *testing.T, config, target string) string {
 			home, _ := os.UserHomeDir()
 			r, err := filepath.Rel(home, target)
@@ -187,30 +191,30 @@ func includeForms() []includeForm {
 				t.Fatalf("the test's home %s does not hold %s", home, target)
 			}
 			return "[include]\n\tpath = ~/" + filepath.ToSlash(r) + "\n"
-		}, nil},
+		}, nil, false},
 		{"[Include] PATH, quoted, with a comment", func(t *testing.T, config, target string) string {
 			return "[Include]\n\tPATH = \"" + relFrom(t, config, target) + "\" # shared; settings\n"
-		}, nil},
+		}, nil, false},
 		{"includeIf gitdir (true)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"gitdir:/\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}, nil},
+		}, nil, false},
 		{"includeIf onbranch (false now)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"onbranch:release/*\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}, nil},
+		}, nil, false},
 		{"includeIf hasconfig remote url (false now)", func(t *testing.T, config, target string) string {
 			return "[includeIf \"hasconfig:remote.*.url:https://example.invalid/**\"]\n\tpath = " + relFrom(t, config, target) + "\n"
-		}, nil},
+		}, nil, false},
 		{"an included file that includes it", func(t *testing.T, config, target string) string {
 			mid := via(t, filepath.Join(filepath.Dir(target), "..", "mid", filepath.Base(target)+".inc"), target)
 			return "[include]\n\tpath = " + relFrom(t, config, mid) + "\n"
-		}, nil},
+		}, nil, false},
 		{"ten levels deep", func(t *testing.T, config, target string) string {
 			next := target
 			for i := 9; i >= 1; i-- {
 				next = via(t, filepath.Join(filepath.Dir(target), "..", "chain", fmt.Sprintf("%s.%d.inc", filepath.Base(target), i)), next)
 			}
 			return "[include]\n\tpath = " + relFrom(t, config, next) + "\n"
-		}, nil},
+		}, nil, false},
 		{"through a symlinked folder", func(t *testing.T, config, target string) string {
 			l := filepath.Dir(target) + "-link"
 			if _, err := os.Lstat(l); err != nil {
@@ -219,14 +223,23 @@ func includeForms() []includeForm {
 				}
 			}
 			return "[include]\n\tpath = " + relFrom(t, config, filepath.Join(l, filepath.Base(target))) + "\n"
-		}, func(target string) string { return filepath.Dir(target) + "-link" }},
+		}, func(target string) string { return filepath.Dir(target) + "-link" }, false},
+		{"through a symlinked folder that leads out of the workspace now", func(t *testing.T, config, target string) string {
+			l := filepath.Dir(target) + "-out"
+			if _, err := os.Lstat(l); err != nil {
+				if err := os.Symlink(t.TempDir(), l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return "[include]\n\tpath = " + relFrom(t, config, filepath.Join(l, filepath.Base(target))) + "\n"
+		}, func(target string) string { return filepath.Dir(target) + "-out" }, true},
 		{"in a cycle", func(t *testing.T, config, target string) string {
 			dir := filepath.Join(filepath.Dir(target), "..", "cycle")
 			a, b := filepath.Join(dir, filepath.Base(target)+".a"), filepath.Join(dir, filepath.Base(target)+".b")
 			writeFile(t, a, "[include]\n\tpath = "+relFrom(t, a, b)+"\n")
 			writeFile(t, b, "[include]\n\tpath = "+relFrom(t, b, a)+"\n[include]\n\tpath = "+relFrom(t, b, target)+"\n")
 			return "[include]\n\tpath = " + relFrom(t, config, a) + "\n"
-		}, nil},
+		}, nil, false},
 	}
 }
 
@@ -263,7 +276,9 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 						writeFile(t, abs, "[user]\n\tname = shared\n")
 					}
 					lines.WriteString(f.lines(t, config, abs))
-					targets[f.name] = rel
+					if !f.out {
+						targets[f.name] = rel
+					}
 					if f.link != nil {
 						targets[f.name+" (as git opens it)"] = relTo(t, ws, f.link(abs)) + "/" + filepath.Base(rel)
 					}
@@ -294,8 +309,9 @@ func TestIncludedSettingsOfEveryFormAndLayout(t *testing.T) {
 				for _, f := range forms {
 					if f.link != nil {
 						// Point the link on the way elsewhere.
-						l := relTo(t, ws, f.link(filepath.Join(ws, filepath.FromSlash(targets[f.name]))))
-						fmt.Fprintf(&script, "mkdir -p evil.d && cp evil.txt evil.d/%[2]s; rm -f %[1]s; ln -sfn evil.d %[1]s; mv -f %[1]s l.old; ln -s evil.d l.new && mv -fT l.new %[1]s\n", l, filepath.Base(targets[f.name]))
+						as := targets[f.name+" (as git opens it)"]
+						l, base := path.Dir(as), path.Base(as)
+						fmt.Fprintf(&script, "mkdir -p evil.d && cp evil.txt evil.d/%[2]s; rm -f %[1]s; ln -sfn evil.d %[1]s; mv -f %[1]s l.old; ln -s evil.d l.new && mv -fT l.new %[1]s\n", l, base)
 					}
 				}
 				fmt.Fprintf(&script, "mv %[1]s %[1]s.old; mkdir -p %[1]s; for f in %[1]s.old/*; do cp evil.txt %[1]s/${f##*/}; done\n", dir)
