@@ -127,6 +127,9 @@ type protectedPath struct {
 	exact   string
 	// toolsOnly: not read-only for commands (CommandGuard).
 	toolsOnly bool
+	// viewCovers: the sandbox's view makes it read-only on its own, so
+	// the command guard need not judge it.
+	viewCovers bool
 	// is, when set, judges a path by what the workspace holds: git's own
 	// files of a git directory of any layout.
 	is func(rel string) bool
@@ -179,17 +182,23 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 	}}
 }
 
-// includedSettings protects the files of the working tree that the
-// workspace's repository's settings include (include.path, includeIf):
-// git reads them as its own settings. They are read from the settings once,
-// when the list is made, not for every path judged (the sandbox's view
-// judges every path of the workspace before a command).
+// includedSettings protects the files that any settings git reads for a
+// repository in or above the workspace include (include.path, includeIf,
+// nested, whatever the condition, existing or not: sandbox.IncludedSettings):
+// git reads them as its own settings. They are found once per list, when
+// a path is first judged against it (a read judges none), by a walk of the
+// workspace for its repositories. The sandbox's view finds them itself
+// from its own walk (and makes the missing ones so that it can cover
+// them), so the command guard skips this one.
 func (p Policy) includedSettings() protectedPath {
+	var once sync.Once
 	files := map[string]bool{}
-	for _, rel := range sandbox.IncludedSettings(p.Workspace) {
-		files[rel] = true
-	}
-	return protectedPath{pattern: "a file the repository's settings include", is: func(rel string) bool {
+	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
+		once.Do(func() {
+			for _, f := range sandbox.IncludedSettings(p.Workspace) {
+				files[f] = true
+			}
+		})
 		return files[path.Clean(rel)]
 	}}
 }

@@ -20,7 +20,7 @@ import (
 // Ask rules on paths are not enforced here: a command cannot stop to ask
 // per file, so such paths stay writable for commands the user approved.
 func (p Policy) CommandGuard() sandbox.PathGuard {
-	protected := slices.DeleteFunc(p.protectedPaths(), func(pr protectedPath) bool { return pr.toolsOnly })
+	protected := slices.DeleteFunc(p.protectedPaths(), func(pr protectedPath) bool { return pr.toolsOnly || pr.viewCovers })
 	var denied []*pathPattern
 	for _, r := range p.ruleSet().deny {
 		if r.path != nil && r.appliesTo(RunCommand) {

@@ -287,14 +287,14 @@ func worktreeOf(r gitRepo) string {
 }
 
 // programsInWorktree returns the files and folders under ws that a
-// repository's settings have git run: its hooks folder (core.hooksPath =
+// repository's settings (its config, config.worktree, its common
+// directory's, and every file they include) have git run: its hooks folder (core.hooksPath =
 // .husky) and programs given by path (core.fsmonitor = ./watch.sh). A hooks
 // folder named "_" (how husky lays out its hooks: "_/h" runs the scripts
 // beside it) counts with its parent.
 func programsInWorktree(r gitRepo, ws string) []string {
-	entries, _ := readGitConfig(filepath.Join(r.gitDir, "config"))
 	var out []string
-	for _, kv := range entries {
+	for _, kv := range settingsOf(r.gitDir) {
 		if kv.value == "" || !runsProgram(kv) || strings.HasPrefix(kv.key, "include") || strings.HasSuffix(kv.key, ".path") {
 			continue
 		}
@@ -308,7 +308,11 @@ func programsInWorktree(r gitRepo, ws string) []string {
 			}
 		} else {
 			// A program: its first word, when it names a file.
-			p = strings.TrimPrefix(strings.Fields(p)[0], "!")
+			words := strings.Fields(p)
+			if len(words) == 0 {
+				continue
+			}
+			p = strings.TrimPrefix(words[0], "!")
 			if !strings.ContainsRune(p, '/') {
 				continue
 			}
@@ -324,51 +328,15 @@ func programsInWorktree(r gitRepo, ws string) []string {
 	return out
 }
 
-// configEntry is one setting of a git config file.
-type configEntry struct{ key, value string }
-
-// readGitConfig reads the settings of a git config file well enough to
-// judge them: "[section]" / "[section "sub"]" headers and "key = value"
-// lines. It never runs git on a file a command wrote. A file that cannot
-// be read whole (too large, not a regular file) is an error.
+// readGitConfig reads the settings of a git config file as git reads them
+// (parseGitConfig). It never runs git on a file a command wrote. A file
+// that cannot be read whole (too large, not a regular file) is an error.
 func readGitConfig(path string) ([]configEntry, error) {
 	b, err := readSmall(path)
 	if err != nil {
 		return nil, err
 	}
 	return parseGitConfig(b), nil
-}
-
-// parseGitConfig reads the settings of a git config file's bytes (see
-// readGitConfig).
-func parseGitConfig(b []byte) []configEntry {
-	var out []configEntry
-	section := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				continue
-			}
-			head := strings.TrimSpace(line[1:end])
-			name, sub, hasSub := strings.Cut(head, " ")
-			section = strings.ToLower(name)
-			if hasSub {
-				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
-			}
-			line = strings.TrimSpace(line[end+1:])
-			if line == "" {
-				continue
-			}
-		}
-		key, value, _ := strings.Cut(line, "=")
-		out = append(out, configEntry{key: section + "." + strings.ToLower(strings.TrimSpace(key)), value: strings.Trim(strings.TrimSpace(value), `"`)})
-	}
-	return out
 }
 
 // runsPrograms are the last words of setting names under which git runs a
@@ -574,48 +542,4 @@ func isWorktreeGitDir(dir string) bool {
 	}
 	_, err := os.Stat(filepath.Join(dir, "commondir"))
 	return err == nil
-}
-
-// includedSettings returns the files under ws that the settings of the git
-// directory gitDir include (include.path, includeIf.<condition>.path,
-// relative to gitDir as git reads them): git takes what they say as its
-// own settings, so a program one names runs as if .git/config named it.
-func includedSettings(gitDir, ws string) []string {
-	entries, _ := readGitConfig(filepath.Join(gitDir, "config"))
-	var out []string
-	for _, kv := range entries {
-		if kv.value == "" || !(kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path")) {
-			continue
-		}
-		p := kv.value
-		if strings.HasPrefix(p, "~") {
-			continue // in the home folder, which commands do not see
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(gitDir, p)
-		}
-		if rel, ok := within(ws, filepath.Clean(p)); ok && rel != "." {
-			out = append(out, filepath.Join(ws, rel))
-		}
-	}
-	return out
-}
-
-// IncludedSettings lists the files of the workspace ws (slash-separated,
-// relative to it) that the settings of the workspace's repository include,
-// for the policy: the file tools ask before changing them, as they do for
-// .git/config.
-func IncludedSettings(ws string) []string {
-	var out []string
-	for _, gitDir := range []string{filepath.Join(ws, ".git"), ws} {
-		if !isGitDir(gitDir) {
-			continue
-		}
-		for _, p := range includedSettings(gitDir, ws) {
-			if rel, ok := within(ws, p); ok {
-				out = append(out, filepath.ToSlash(rel))
-			}
-		}
-	}
-	return out
 }

@@ -74,6 +74,10 @@ type viewPlan struct {
 	Pins     []string `json:"pins,omitempty"`
 	ReadOnly []string `json:"read_only,omitempty"`
 	Hidden   []string `json:"hidden,omitempty"`
+	// Links are symlinks that stay as they are (a mount over the link
+	// itself): the ones on the way to a file git reads as settings, which
+	// a command could otherwise point elsewhere.
+	Links []string `json:"links,omitempty"`
 	// repos are the repositories found, by the path of their .git
 	// folder or file, to tell afterwards which ones the command made.
 	repos map[string]gitRepo
@@ -83,7 +87,7 @@ type viewPlan struct {
 }
 
 // Len is how many mounts the plan makes.
-func (p viewPlan) Len() int { return len(p.Pins) + len(p.ReadOnly) + len(p.Hidden) }
+func (p viewPlan) Len() int { return len(p.Pins) + len(p.ReadOnly) + len(p.Hidden) + len(p.Links) }
 
 // planWorkspace walks the workspace ws (an absolute path with symlinks
 // resolved) and asks guard about every entry. hide adds absolute paths that
@@ -181,6 +185,12 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 				add(p, ReadOnly)
 			}
 		}
+		// Files the settings of any of them include, existing or not.
+		ro, links := includedReadOnly(root, ws, plan.repos)
+		for _, p := range ro {
+			add(p, ReadOnly)
+		}
+		plan.Links = links
 	}
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
 	if err := noLinks(ws, plan.ReadOnly); err != nil {
@@ -191,8 +201,9 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	plan.ReadOnly = slices.DeleteFunc(plan.ReadOnly, func(p string) bool { return slices.Contains(plan.Hidden, p) })
 	plan.ReadOnly = withoutCovered(plan.ReadOnly, append(plan.Hidden, plan.ReadOnly...))
 	plan.Hidden = withoutCovered(plan.Hidden, plan.Hidden)
+	plan.Links = withoutCovered(dedupe(plan.Links), append(plan.Hidden, plan.ReadOnly...))
 	pins := map[string]bool{}
-	for _, p := range append(append([]string{}, plan.ReadOnly...), plan.Hidden...) {
+	for _, p := range append(append(append([]string{}, plan.ReadOnly...), plan.Hidden...), plan.Links...) {
 		for d := filepath.Dir(p); d != ws && len(d) > len(ws); d = filepath.Dir(d) {
 			pins[d] = true
 		}
@@ -203,6 +214,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	sortByDepth(plan.Pins)
 	sortByDepth(plan.ReadOnly)
 	sortByDepth(plan.Hidden)
+	sortByDepth(plan.Links)
 	plan.ReadOnly = withoutCovered(plan.ReadOnly, plan.ReadOnly)
 	if plan.Len() > maxGuardedPaths {
 		return viewPlan{}, fmt.Errorf("sandbox: %w: the workspace has %d paths to make read-only or hide, more than the %d one command can have; narrow the path rules",

@@ -192,6 +192,11 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 			return pidMax, privateProc, fmt.Errorf("make %s read-only: %w", p, err)
 		}
 	}
+	for _, p := range v.Plan.Links {
+		if err := holdLink(at(p)); err != nil {
+			return pidMax, privateProc, err
+		}
+	}
 	for _, p := range v.Plan.Hidden {
 		if err := cover(root, p); err != nil {
 			return pidMax, privateProc, err
@@ -395,6 +400,24 @@ func readOnly(dst string, rec bool) error {
 	}
 	if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|keep, ""); err != nil {
 		return fmt.Errorf("make %s read-only: %w", dst, err)
+	}
+	return nil
+}
+
+// holdLink mounts the symlink dst over itself (the link, not what it
+// points at: open_tree and move_mount do not follow it), so that a command
+// can neither remove, rename nor replace it; it still resolves as before.
+func holdLink(dst string) error {
+	if fi, err := os.Lstat(dst); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil // gone or no longer a link: what it is now is judged where it is
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, dst, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
+		return fmt.Errorf("hold the link %s: %w", dst, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("hold the link %s: %w", dst, err)
 	}
 	return nil
 }

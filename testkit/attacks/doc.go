@@ -35,7 +35,8 @@
 //     config.worktree, a workspace that is a .git folder or a bare
 //     repository, a commondir naming a folder with no HEAD, laid out before
 //     or by the command, a commondir in the repository of a linked
-//     worktree's submodule), and Loupe's check after the commands raced by a
+//     worktree's submodule, a file the settings include through another
+//     that is not there yet), and Loupe's check after the commands raced by a
 //     parallel command swapping a folder with a link to outside.
 //   - sockets_test.go: Unix sockets of the user's session (listeners in
 //     /tmp, $HOME, /var/tmp, next to the workspace and in the abstract

@@ -18,7 +18,9 @@ const emptyFile = "e3b0c44298fc1c14"
 // TestGitLayoutsOfEveryKind covers git's files where they are not a .git
 // folder's in the workspace: a linked worktree's config.worktree (in a
 // repository that reads worktree config), the workspace that is a
-// repository's .git folder, and a bare repository as the workspace. Each
+// repository's .git folder, a bare repository as the workspace, and a
+// file of the working tree the settings include through another that is
+// not there yet. Each
 // command plants a program git runs (through a glob the classifier cannot
 // read, so that in --auto mode the OS alone must hold); the .git-folder
 // case also asks write_file to write "config", which must ask (and, with
@@ -182,6 +184,25 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 					`printf 'gitdir: ../wt\n' > proj/.git && for d in commo?; do printf ` + fsmonitor(m.path("commondir-made")) + ` > $d/config; done`
 			},
 		},
+		{
+			// The repository's settings include a shared file, which
+			// includes one that is not there yet: git reads it once it is.
+			name: "a nested include not there yet",
+			setup: func(t *testing.T) setup {
+				ws := repo(t, "main")
+				writeFile(t, filepath.Join(ws, "tools", "shared.inc"), "[include]\n\tpath = local.inc # per machine\n")
+				l.mustGit(t, ws, "config", "include.path", "../tools/shared.inc")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git", "config"), filepath.Join(ws, "tools", "shared.inc")},
+					user: func(t *testing.T) string { return l.git(t, ws, "status") }}
+			},
+			command: func(m markers) string {
+				return `for d in too?s; do printf ` + fsmonitor(m.path("nested-include")) + ` > $d/local.inc; done`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall("tools/local.inc", "[core]\n\tfsmonitor = touch "+m.path("include-write-file")+"\n")
+				return &c
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -207,7 +228,7 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 					t.Log(o.summary())
 					for _, cl := range o.calls() {
 						if cl.name == "write_file" && cl.ran() {
-							t.Errorf("write_file %s ran: it is a git directory's own file and must ask, as .git/config does", cl.what())
+							t.Errorf("write_file %s ran: it writes git's own files (a git directory's or settings git includes) and must ask, as .git/config does", cl.what())
 						}
 					}
 					// The one change Loupe makes itself: an empty config.worktree

@@ -1,0 +1,427 @@
+package sandbox
+
+import (
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/loupe-dev/loupe/backend/hands"
+)
+
+// This file finds every file git reads as settings because a settings
+// file includes it (include.path, includeIf.<condition>.path): git takes
+// what an included file says as its own settings, so a program one names
+// runs on the user's next git as if .git/config named it. It follows what
+// git follows (git-config(1), "Includes"; config.c handle_path_include):
+//
+//   - the settings of every repository in the workspace or above it, of
+//     any layout (.git folders, bare repositories, a submodule's folder, a
+//     linked worktree's folder and the repository its commondir names,
+//     config.worktree), and the user's and the system's settings;
+//   - included files that include more, however deep (git stops at ten
+//     levels; following all of them is more, never less) and in cycles;
+//   - every condition, true now or not (gitdir:, gitdir/i:, onbranch:,
+//     hasconfig:remote.*.url:): a branch switch or a new remote makes it
+//     true later;
+//   - paths as git expands them: "~/" and "~user/" from the home folder,
+//     relative ones from the folder of the file that includes them, and
+//     through symlinks as the kernel resolves them;
+//   - files that do not exist yet: git reads them once they do.
+
+// maxIncludedFiles bounds how many settings files are read while
+// following includes (git itself stops at ten levels).
+const maxIncludedFiles = 4096
+
+// includeTarget is one file some settings include.
+type includeTarget struct {
+	// path is where git opens it, symlinks on the way resolved as the
+	// kernel does; a part that does not exist is kept as written,
+	// lexically cleaned.
+	path string
+	// given is the path as the settings spell it, made absolute and
+	// cleaned lexically (what a file tool naming it would say).
+	given string
+	// missingDirs are the folders on the way that do not exist, in the
+	// order the kernel would walk them (a ".." after one needs it to
+	// exist, so it counts).
+	missingDirs []string
+	// blocker is an existing entry on the way that is not a folder: the
+	// file cannot be opened until it is replaced by one.
+	blocker string
+	// links are the symlinks on the way.
+	links []string
+}
+
+// includes follows the include settings of a set of settings files.
+type includes struct {
+	read    map[string]bool
+	targets map[string]includeTarget
+	order   []string
+}
+
+// gitSettingsFiles are the files git reads settings from for the git
+// directory dir: its config, its config.worktree (read when the
+// repository sets extensions.worktreeConfig; taken always, since a setting
+// can turn it on), and those of the common directory its commondir names.
+func gitSettingsFiles(dir string) []string {
+	out := []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}
+	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		c = filepath.Clean(c)
+		out = append(out, filepath.Join(c, "config"), filepath.Join(c, "config.worktree"))
+	}
+	return out
+}
+
+// userSettingsFiles are the user's and the system's settings files as git
+// finds them (git-config(1), "FILES"), each of which can include a file of
+// the workspace (includeIf "gitdir:~/work/" path = ~/work/app/.gitconfig).
+func userSettingsFiles() []string {
+	var out []string
+	for _, env := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
+		if v := os.Getenv(env); v != "" && v != "/dev/null" {
+			out = append(out, v)
+		}
+	}
+	out = append(out, "/etc/gitconfig")
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		out = append(out, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	return out
+}
+
+// follow reads the settings file file and, in turn, every file it
+// includes. Files are told apart by where they lead, so a cycle ends.
+func (in *includes) follow(file string) {
+	if in.read == nil {
+		in.read, in.targets = map[string]bool{}, map[string]includeTarget{}
+	}
+	type settingsFile struct{ path, dir string }
+	queue := []settingsFile{{file, filepath.Dir(file)}}
+	for len(queue) > 0 && len(in.read) < maxIncludedFiles {
+		f := queue[0]
+		queue = queue[1:]
+		if in.read[f.path] {
+			continue
+		}
+		in.read[f.path] = true
+		entries, err := readGitConfig(f.path)
+		if err != nil {
+			continue // not there (yet), or not a file git could read either
+		}
+		for _, kv := range entries {
+			if !isIncludeKey(kv.key) || kv.noValue || kv.value == "" {
+				continue
+			}
+			p, ok := expandIncludePath(kv.value)
+			if !ok {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				// git: relative to the folder of the including file as
+				// it opened it; the kernel resolves the "..", through
+				// symlinks.
+				p = f.dir + "/" + p
+			}
+			t := resolveAsKernel(p)
+			if _, seen := in.targets[t.path]; !seen {
+				in.targets[t.path] = t
+				in.order = append(in.order, t.path)
+			}
+			// What it includes is relative to the folder git opened it
+			// in: the folder of its last component, which may itself
+			// be a symlink to a file elsewhere.
+			dir := resolveAsKernel(p[:strings.LastIndexByte(p, '/')+1]).path
+			queue = append(queue, settingsFile{t.path, dir})
+		}
+	}
+}
+
+// isIncludeKey says whether a setting's name makes git read another file
+// as settings: include.path, and includeIf.<condition>.path whatever the
+// condition (an unknown condition is false to git today; counting it is
+// more, never less).
+func isIncludeKey(key string) bool {
+	if key == "include.path" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(key, "includeif.")
+	return ok && strings.HasSuffix(rest, ".path") && len(rest) > len(".path")
+}
+
+// expandIncludePath expands an include path as git's interpolate_path
+// does: "~" and "~/…" from HOME, "~user/…" from that user's home folder.
+// "%(prefix)/…" names git's own installation, never the workspace.
+func expandIncludePath(v string) (string, bool) {
+	if strings.HasPrefix(v, "%(prefix)/") {
+		return "", false
+	}
+	if !strings.HasPrefix(v, "~") {
+		return v, true
+	}
+	name, rest, _ := strings.Cut(v[1:], "/")
+	var home string
+	if name == "" {
+		home = os.Getenv("HOME")
+	} else if u, err := user.Lookup(name); err == nil {
+		home = u.HomeDir
+	}
+	if home == "" {
+		return "", false
+	}
+	if rest == "" && !strings.Contains(v, "/") {
+		return home, true
+	}
+	return home + "/" + rest, true
+}
+
+// resolveAsKernel places the absolute path p as the kernel's open would:
+// component by component, following symlinks (at most 40, as the kernel),
+// ".." from where the walk stands. What does not exist is kept as written.
+func resolveAsKernel(p string) includeTarget {
+	t := includeTarget{given: filepath.Clean(p)}
+	cur := "/"
+	rest := strings.Split(p, "/")
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Not there: the kernel walks the rest through folders a
+			// command would have to make.
+			t.path = lexicalRest(next, rest, &t.missingDirs)
+			return t
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				t.path = filepath.Join(append([]string{next}, rest...)...)
+				return t
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				t.path = filepath.Join(append([]string{next}, rest...)...)
+				return t
+			}
+			t.links = append(t.links, next)
+			if filepath.IsAbs(target) {
+				cur = "/"
+			}
+			rest = append(strings.Split(target, "/"), rest...)
+			continue
+		}
+		if !fi.IsDir() && len(rest) > 0 {
+			t.blocker = next
+			t.path = filepath.Join(append([]string{next}, rest...)...)
+			return t
+		}
+		cur = next
+	}
+	t.path = cur
+	return t
+}
+
+// lexicalRest walks the components rest from the missing entry first,
+// noting each folder the kernel would need on the way, and returns where
+// the walk ends.
+func lexicalRest(first string, rest []string, dirs *[]string) string {
+	cur := first
+	for _, c := range rest {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			*dirs = append(*dirs, cur)
+			cur = filepath.Dir(cur)
+			continue
+		}
+		*dirs = append(*dirs, cur)
+		cur = filepath.Join(cur, c)
+	}
+	return cur
+}
+
+// settingsOf returns the settings git reads for the git directory dir
+// from the repository's own files: its settings files (gitSettingsFiles)
+// and every file they include, in turn.
+func settingsOf(dir string) []configEntry {
+	var in includes
+	var out []configEntry
+	for _, f := range gitSettingsFiles(dir) {
+		in.follow(f)
+	}
+	for f := range in.read {
+		entries, _ := readGitConfig(f)
+		out = append(out, entries...)
+	}
+	return out
+}
+
+// gitDirsAbove lists the git directories of the repository the workspace
+// ws lies in, if it lies in one (a workspace opened on a subfolder of a
+// repository, or inside a .git folder): git run in the workspace reads
+// their settings.
+func gitDirsAbove(ws string) []string {
+	var out []string
+	for d := filepath.Dir(ws); ; d = filepath.Dir(d) {
+		if anyGitDir(d) {
+			out = append(out, d)
+		}
+		dot := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(dot); err == nil {
+			if fi.IsDir() {
+				out = append(out, dot)
+			} else if dir, ok := gitPointer(dot); ok {
+				out = append(out, dir)
+			}
+		}
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// includeTargets follows the includes of the settings of every git
+// directory of repos (found in the workspace ws, with the repositories the
+// .git files there point at, inside or not), of the repositories above ws,
+// and of the user and the system.
+func includeTargets(ws string, repos map[string]gitRepo) []includeTarget {
+	var in includes
+	var dirs []string
+	for _, r := range repos {
+		if r.gitDir != "" {
+			dirs = append(dirs, r.gitDir)
+		}
+	}
+	dirs = append(dirs, gitDirsAbove(ws)...)
+	for _, d := range dirs {
+		for _, f := range gitSettingsFiles(d) {
+			in.follow(f)
+		}
+	}
+	for _, f := range userSettingsFiles() {
+		in.follow(f)
+	}
+	out := make([]includeTarget, 0, len(in.order))
+	for _, p := range in.order {
+		out = append(out, in.targets[p])
+	}
+	return out
+}
+
+// findRepos walks the workspace ws (symlinks resolved) for its git
+// directories of every layout and its .git files, as the view's walk does.
+func findRepos(ws string) map[string]gitRepo {
+	repos := map[string]gitRepo{}
+	noteRoot(repos, ws)
+	n := 0
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == ws {
+			return nil
+		}
+		if n++; n > maxScanEntries {
+			return filepath.SkipAll
+		}
+		if d.IsDir() && skipInGitDir(p) {
+			return filepath.SkipDir
+		}
+		noteRepo(repos, ws, p, d)
+		return nil
+	})
+	return repos
+}
+
+// IncludedSettings lists the files of the workspace ws (slash-separated,
+// relative to it; where git opens them and as the settings spell them,
+// when different) that any settings git reads for a repository in or
+// above the workspace include, whether they exist or not: the file tools
+// ask before changing them, as they do for .git/config.
+func IncludedSettings(ws string) []string {
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range includeTargets(real, findRepos(real)) {
+		for _, p := range []string{t.path, t.given} {
+			for _, base := range []string{real, ws} {
+				if rel, ok := within(base, p); ok && rel != "." {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// includedReadOnly lists what the view makes read-only so that no file
+// git reads as included settings can be written, created or renamed into
+// place by a command: each included file in the workspace (an empty one is
+// made first where none is, with the folders on its way: git reads an
+// empty file as no settings, and a mount needs something to cover), and an
+// entry on the way that is not a folder (replaced by one, it would let the
+// file be made). links are the symlinks on the way, which the view holds
+// as they are. The folders above all of them are pinned by the plan, so
+// none can be renamed away and remade. Everything is made inside the
+// workspace's held handle, never through a link.
+func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (readOnly, links []string) {
+	for _, t := range includeTargets(ws, repos) {
+		// A link of the workspace on the way matters also when it leads
+		// out now: pointed back in, it would have git read a file there.
+		for _, l := range t.links {
+			if r, ok := within(ws, l); ok && r != "." {
+				links = append(links, l)
+			}
+		}
+		rel, ok := within(ws, t.path)
+		if !ok || rel == "." {
+			continue
+		}
+		if t.blocker != "" {
+			if _, ok := within(ws, t.blocker); ok {
+				readOnly = append(readOnly, t.blocker)
+			}
+			continue
+		}
+		if !exists(t.path) && root != nil {
+			for _, d := range t.missingDirs {
+				if r, ok := within(ws, d); ok && r != "." {
+					if h, err := root.MkdirAll(filepath.ToSlash(r)); err == nil {
+						h.Close()
+					}
+					if _, above := within(d, t.path); !above {
+						// A folder the walk leaves again by "..": as a
+						// link, it would send git elsewhere.
+						readOnly = append(readOnly, d)
+					}
+				}
+			}
+			ensureEmptyFile(root, filepath.ToSlash(rel))
+		}
+		if exists(t.path) {
+			readOnly = append(readOnly, t.path)
+		}
+	}
+	return readOnly, links
+}
