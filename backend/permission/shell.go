@@ -130,8 +130,9 @@ type analysis struct {
 	reasons []string
 	// later is set when bash would run, after reading the line, text the
 	// parser saw as data (laterCode): an allow rule for the words seen
-	// does not vouch for it, only a rule for the exact line.
-	later bool
+	// does not vouch for it, only a rule for the exact line. It holds
+	// what, for the question.
+	later []string
 	// opaque is set when some code cannot be seen at all (a pipe into an
 	// interpreter, eval of text built at run time, a command name in a
 	// variable, inline interpreter code, a script file, make): deny rules

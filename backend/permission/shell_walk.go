@@ -66,7 +66,7 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 		c.otherReading(src, nil, fed, depth)
 		return nil
 	}
-	laterCode(c.a, f)
+	laterCode(c.a, f, src)
 	before := c.cwd
 	cmds := c.walk(f, src, fed, depth)
 	after := c.cwd
