@@ -161,6 +161,9 @@ type analysis struct {
 	// dialect's reading); budget bounds it, in proportion to the
 	// command's length, so that the cost stays linear in it.
 	parsed, budget int
+	// evalSteps counts the parts of expressions evaluatedCode read, which
+	// stays in proportion to the command's length too.
+	evalSteps int
 	// plain caches plainTail, by the last word of a slice.
 	plain map[*word]int
 }

@@ -66,8 +66,13 @@ var nameText = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func isNumberText(s string) bool { return strings.TrimSpace(s) == "" || numberText.MatchString(s) }
 
-// numeric reports whether name always holds a number.
+// numeric reports whether name always holds a number. A variable with
+// the integer attribute does: bash evaluates what it is given, and that
+// is checked where it is given.
 func (f *varFacts) numeric(name string) bool {
+	if f.ints[name] && !f.anyVar {
+		return true
+	}
 	return f.known("n"+name, name, isNumberText, bashInts[name])
 }
 
@@ -112,6 +117,43 @@ func (f *varFacts) known(key, name string, ok func(string) bool, unset bool) boo
 }
 
 func (f *varFacts) set(name, val string) { f.vals[name] = append(f.vals[name], val) }
+
+// valueOf is the value an assignment's word gives, when the walk knows
+// it: its literal text, or a number when it is made of expansions that
+// give one ($((…)), ${#x}, $#, $?, $$, $!) and digits: count=$((count+1)).
+func valueOf(w *syntax.Word) (string, bool) {
+	if t, ok := literalWord(w); ok {
+		return t, true
+	}
+	var num func(parts []syntax.WordPart) bool
+	num = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			switch x := p.(type) {
+			case *syntax.ArithmExp:
+			case *syntax.Lit:
+				if !isDigits(x.Value) {
+					return false
+				}
+			case *syntax.DblQuoted:
+				if x.Dollar || !num(x.Parts) {
+					return false
+				}
+			case *syntax.ParamExp:
+				simple := x.Param != nil && !x.Excl && x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil && x.Names == 0
+				if !(x.Length && x.Exp == nil && x.Slice == nil && x.Repl == nil) && !(simple && strings.Contains("#?$!", x.Param.Value) && len(x.Param.Value) == 1) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if w != nil && num(w.Parts) {
+		return "0", true
+	}
+	return "", false
+}
 
 // literalWord is the text of a word with no expansions in it.
 func literalWord(w *syntax.Word) (string, bool) {
@@ -225,7 +267,7 @@ func (f *varFacts) assign(x *syntax.Assign) {
 	name := x.Name.Value
 	if x.Array != nil {
 		for _, e := range x.Array.Elems {
-			if t, ok := literalWord(e.Value); ok {
+			if t, ok := valueOf(e.Value); ok {
 				f.set(name, t)
 			} else {
 				f.unknown[name] = true
@@ -236,7 +278,7 @@ func (f *varFacts) assign(x *syntax.Assign) {
 	if x.Naked {
 		return // declare x, local x: no value, or an empty one
 	}
-	if t, ok := literalWord(x.Value); ok {
+	if t, ok := valueOf(x.Value); ok {
 		f.set(name, t)
 	} else {
 		f.unknown[name] = true
@@ -375,75 +417,98 @@ func evaluatedCode(a *analysis, f *syntax.File, src string) {
 			e.reportWhy(r.at, r.name+" is given text only known when it runs, which bash runs")
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.ArithmExp:
-			return e.check(x, e.arith(x.X, e.src))
-		case *syntax.ArithmCmd:
-			return e.check(x, e.arith(x.X, e.src))
-		case *syntax.LetClause:
-			for _, ex := range x.Exprs {
-				if bad := e.arith(ex, e.src); bad != "" {
-					return e.check(x, bad)
-				}
+	syntax.Walk(f, e.visit)
+}
+
+// visit checks one node of the tree. A check reads all of an arithmetic
+// expression or an expansion's subscript and offsets, so the walk does not
+// go into them again: each part is read a bounded number of times.
+func (e *evalCheck) visit(n syntax.Node) bool {
+	switch x := n.(type) {
+	case *syntax.ArithmExp:
+		e.check(x, e.arith(x.X, e.src))
+		return false
+	case *syntax.ArithmCmd:
+		e.check(x, e.arith(x.X, e.src))
+		return false
+	case *syntax.LetClause:
+		for _, ex := range x.Exprs {
+			if bad := e.arith(ex, e.src); bad != "" {
+				return e.check(x, bad)
 			}
-			return false
-		case *syntax.ForClause:
-			if cl, ok := x.Loop.(*syntax.CStyleLoop); ok {
-				for _, ex := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
-					if ex != nil {
-						if bad := e.arith(ex, e.src); bad != "" {
-							e.report(cl, bad)
-							break
-						}
+		}
+		return false
+	case *syntax.ForClause:
+		if cl, ok := x.Loop.(*syntax.CStyleLoop); ok {
+			for _, ex := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
+				if ex != nil {
+					if bad := e.arith(ex, e.src); bad != "" {
+						e.report(cl, bad)
+						break
 					}
 				}
 			}
-		case *syntax.Assign:
-			if x.Name == nil {
-				break
+		}
+	case *syntax.Assign:
+		if x.Name == nil {
+			break
+		}
+		if x.Index != nil && !e.f.assoc[x.Name.Value] {
+			if bad := e.arith(x.Index, e.src); bad != "" {
+				return e.check(x, bad)
 			}
-			if x.Index != nil && !e.f.assoc[x.Name.Value] {
-				if bad := e.arith(x.Index, e.src); bad != "" {
-					return e.check(x, bad)
-				}
-			}
-			if x.Array != nil && !e.f.assoc[x.Name.Value] {
-				for _, el := range x.Array.Elems {
-					if el.Index != nil {
-						if bad := e.arith(el.Index, e.src); bad != "" {
-							return e.check(x, bad)
-						}
-					}
-				}
-			}
-			if e.f.ints[x.Name.Value] {
-				if x.Value != nil {
-					if bad := e.arithWord(x.Value, e.src); bad != "" {
+		}
+		if x.Array != nil && !e.f.assoc[x.Name.Value] {
+			for _, el := range x.Array.Elems {
+				if el.Index != nil {
+					if bad := e.arith(el.Index, e.src); bad != "" {
 						return e.check(x, bad)
 					}
 				}
-				if x.Array != nil {
-					for _, el := range x.Array.Elems {
-						if bad := e.arithWord(el.Value, e.src); bad != "" {
-							return e.check(x, bad)
-						}
+			}
+		}
+		if e.f.ints[x.Name.Value] {
+			if x.Value != nil {
+				if bad := e.arithWord(x.Value, e.src); bad != "" {
+					return e.check(x, bad)
+				}
+			}
+			if x.Array != nil {
+				for _, el := range x.Array.Elems {
+					if bad := e.arithWord(el.Value, e.src); bad != "" {
+						return e.check(x, bad)
 					}
 				}
 			}
-		case *syntax.ParamExp:
-			if bad := e.param(x, e.src, false); bad != "" {
-				return e.check(x, bad)
-			}
-		case *syntax.TestClause:
-			e.test(x.X)
-		case *syntax.DeclClause:
-			e.decl(x, x.Variant.Value, x.Args)
-		case *syntax.CallExpr:
-			e.call(x)
 		}
-		return true
-	})
+	case *syntax.ParamExp:
+		if !e.check(x, e.param(x, e.src, false)) {
+			return false
+		}
+		// An associative array's key, and the words of ${x:-w} and
+		// ${x/a/b}, are read on their own.
+		if x.Index != nil && x.Param != nil && e.f.assoc[x.Param.Value] {
+			syntax.Walk(x.Index, e.visit)
+		}
+		if x.Exp != nil && x.Exp.Word != nil {
+			syntax.Walk(x.Exp.Word, e.visit)
+		}
+		if x.Repl != nil {
+			for _, w := range []*syntax.Word{x.Repl.Orig, x.Repl.With} {
+				if w != nil {
+					syntax.Walk(w, e.visit)
+				}
+			}
+		}
+		return false
+	case *syntax.TestClause:
+		e.test(x.X)
+	case *syntax.DeclClause:
+		e.decl(x, x.Variant.Value, x.Args)
+	case *syntax.CallExpr:
+		e.call(x)
+	}
+	return true
 }
 
 // check reports bad at n unless it is empty; it says whether to walk on
@@ -476,6 +541,7 @@ func snippetOf(n syntax.Node, src string) string {
 // arith checks an arithmetic expression bash evaluates; it returns the
 // operand it cannot vouch for, or "".
 func (e *evalCheck) arith(x syntax.ArithmExpr, src string) string {
+	e.a.evalSteps++
 	switch x := x.(type) {
 	case nil:
 		return ""
@@ -524,7 +590,9 @@ func (e *evalCheck) arithWord(w *syntax.Word, src string) string {
 				}
 				return p.Value
 			}
-			return p.Value
+			// Text bash reads as an expression (an integer variable's
+			// value, n=n+1): parsed as one.
+			return e.arithText(p.Value)
 		case *syntax.ParamExp:
 			if p.Short && p.Index != nil && !p.Dollar.IsValid() {
 				// a[i] in arithmetic: the element's value, and the
@@ -550,6 +618,7 @@ func (e *evalCheck) static(w *syntax.Word, src string) (string, string) {
 	var walk func(parts []syntax.WordPart) string
 	walk = func(parts []syntax.WordPart) string {
 		for _, p := range parts {
+			e.a.evalSteps++
 			switch x := p.(type) {
 			case *syntax.Lit:
 				b.WriteString(x.Value)
@@ -644,6 +713,7 @@ func (e *evalCheck) numericParam(p *syntax.ParamExp) bool {
 // the substring offset and length, the name ${!x} leads to, the prompt
 // ${x@P} expands.
 func (e *evalCheck) param(p *syntax.ParamExp, src string, inArith bool) string {
+	e.a.evalSteps++
 	if p.Index != nil {
 		if bad := e.subscript(p, src, inArith); bad != "" {
 			return bad
