@@ -320,6 +320,8 @@ func BenchmarkClassifyChains(b *testing.B) {
 		{"typical", `cd sub && go test ./... 2>&1 | tail -20; [[ -f go.sum ]] && git status --short`},
 		{"env_x10000", strings.Repeat("env ", 10000) + "ls"},
 		{"watch_x10000", strings.Repeat("watch ", 10000) + "ls"},
+		{"arith_x10000", "echo $((" + strings.Repeat("x+", 10000) + "1))"},
+		{"and_x5000", strings.Repeat("true && ", 5000) + "true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
