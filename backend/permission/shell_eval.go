@@ -839,13 +839,18 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 			}
 			continue
 		}
-		// A name written as a word ("a[$i]=1", "$n=v"): bash parses it.
-		t, bad := e.static(as.Value, e.src)
-		if bad == "" {
-			name, val, _ := strings.Cut(t, "=")
+		// A name written as a word ("a[$i]=1", "$n=v"): bash parses
+		// the part before the =; the value only for -i and -n.
+		name, bad := e.namePart(as.Value)
+		if bad == "" && !e.nameSafe(strings.TrimSuffix(name, "+")) {
+			bad = name
+		}
+		if bad == "" && strings.ContainsAny(flags, "in") {
+			t, vbad := e.static(as.Value, e.src)
+			_, val, _ := strings.Cut(t, "=")
 			switch {
-			case !e.nameSafe(strings.TrimSuffix(name, "+")):
-				bad = name
+			case vbad != "":
+				bad = vbad
 			case strings.Contains(flags, "i") && e.arithText(val) != "":
 				bad = val
 			case strings.Contains(flags, "n") && !e.nameSafe(val):
@@ -856,6 +861,53 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 			e.report(as, bad)
 		}
 	}
+}
+
+// namePart is the text of a word up to its first =, the name declare
+// parses; bad names what in it is only known when it runs.
+func (e *evalCheck) namePart(w *syntax.Word) (string, string) {
+	var b strings.Builder
+	bad := ""
+	var walk func(parts []syntax.WordPart) bool
+	walk = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			e.a.evalSteps++
+			text := ""
+			switch x := p.(type) {
+			case *syntax.Lit:
+				text = x.Value
+			case *syntax.SglQuoted:
+				if x.Dollar {
+					bad = snippetOf(x, e.src)
+					return true
+				}
+				text = x.Value
+			case *syntax.DblQuoted:
+				if walk(x.Parts) {
+					return true
+				}
+				continue
+			case *syntax.ParamExp:
+				if e.numericParam(x) {
+					b.WriteString("0")
+					continue
+				}
+				bad = snippetOf(x, e.src)
+				return true
+			default:
+				bad = snippetOf(p, e.src)
+				return true
+			}
+			if i := strings.IndexByte(text, '='); i >= 0 {
+				b.WriteString(text[:i])
+				return true
+			}
+			b.WriteString(text)
+		}
+		return false
+	}
+	walk(w.Parts)
+	return b.String(), bad
 }
 
 // call checks the builtins that parse a name or evaluate arithmetic they

@@ -233,10 +233,12 @@ func TestEvaluatedConstantsStayQuiet(t *testing.T) {
 		`test "$(wc -l < go.mod)" -gt 3`,
 		`printf '%d\n' "$n"`,
 		`echo $(( ${#s} * 2 ))`,
+		`f() { local x=$1; declare "y=$1"; export z="$1"; echo "$x$y$z"; }; f a`,
 	} {
-		a := analyzeCommand(c)
-		if len(a.later) > 0 {
-			t.Errorf("%s: seen as code bash evaluates: %q", c, a.later)
+		for _, s := range []cmdshell.Shell{cmdshell.Commands(), {Path: "/bin/sh", Dialect: cmdshell.POSIX}} {
+			if a := analyzeCommandIn(c, s); len(a.later) > 0 {
+				t.Errorf("%s (%s): seen as code bash evaluates: %q", c, s.Path, a.later)
+			}
 		}
 		if d := deny.Decide(runCmd(c)); d.Verdict != Run {
 			t.Errorf("%s: asks in auto mode with deny rm *: %s %q", c, d.Verdict, d.Reasons)
