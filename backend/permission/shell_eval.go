@@ -44,6 +44,8 @@ type varFacts struct {
 	// runSet are the names builtins give a value at run time (read,
 	// mapfile, printf -v, getopts, for, select), with the node that does.
 	runSet []runSet
+	// keysOf are arrays whose indexes a for loop takes as numbers.
+	keysOf []string
 	memo   map[string]bool
 }
 
@@ -98,6 +100,7 @@ func (f *varFacts) known(key, name string, ok func(string) bool, unset bool) boo
 	if r, done := f.memo[key]; done {
 		return r
 	}
+	f.memo[key] = false // a variable given its own value knows nothing
 	r := false
 	switch vs, has := f.vals[name]; {
 	case f.anyVar || f.unknown[name]:
@@ -106,6 +109,14 @@ func (f *varFacts) known(key, name string, ok func(string) bool, unset bool) boo
 	default:
 		r = true
 		for _, v := range vs {
+			if ref, isRef := strings.CutPrefix(v, refMark); isRef {
+				// y=$x: what x holds.
+				if !f.known(key[:1]+ref, ref, ok, unset) {
+					r = false
+					break
+				}
+				continue
+			}
 			if !ok(v) {
 				r = false
 				break
@@ -118,12 +129,19 @@ func (f *varFacts) known(key, name string, ok func(string) bool, unset bool) boo
 
 func (f *varFacts) set(name, val string) { f.vals[name] = append(f.vals[name], val) }
 
+// refMark starts a value that is another variable's (y=$x).
+const refMark = "\x00$"
+
 // valueOf is the value an assignment's word gives, when the walk knows
-// it: its literal text, or a number when it is made of expansions that
-// give one ($((…)), ${#x}, $#, $?, $$, $!) and digits: count=$((count+1)).
+// it: its literal text; a number when it is made of expansions that give
+// one ($((…)), ${#x}, $#, $?, $$, $!, RANDOM, SECONDS …) and digits:
+// count=$((count+1)), start=$SECONDS; another variable's value (y=$x).
 func valueOf(w *syntax.Word) (string, bool) {
 	if t, ok := literalWord(w); ok {
 		return t, true
+	}
+	if p := soleParam(w); p != nil && p.Param != nil && simpleParam(p) && nameText.MatchString(p.Param.Value) && !bashInts[p.Param.Value] {
+		return refMark + p.Param.Value, true
 	}
 	var num func(parts []syntax.WordPart) bool
 	num = func(parts []syntax.WordPart) bool {
@@ -139,8 +157,9 @@ func valueOf(w *syntax.Word) (string, bool) {
 					return false
 				}
 			case *syntax.ParamExp:
-				simple := x.Param != nil && !x.Excl && x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil && x.Names == 0
-				if !(x.Length && x.Exp == nil && x.Slice == nil && x.Repl == nil) && !(simple && strings.Contains("#?$!", x.Param.Value) && len(x.Param.Value) == 1) {
+				simple := x.Param != nil && simpleParam(x)
+				special := simple && (len(x.Param.Value) == 1 && strings.Contains("#?$!", x.Param.Value) || bashInts[x.Param.Value])
+				if !(x.Length && x.Exp == nil && x.Slice == nil && x.Repl == nil) && !special {
 					return false
 				}
 			default:
@@ -187,6 +206,23 @@ func literalWord(w *syntax.Word) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// soleParam is the expansion a word is made of ($x, "${x}"), or nil.
+func soleParam(w *syntax.Word) *syntax.ParamExp {
+	if w == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	switch x := w.Parts[0].(type) {
+	case *syntax.ParamExp:
+		return x
+	case *syntax.DblQuoted:
+		if len(x.Parts) == 1 {
+			p, _ := x.Parts[0].(*syntax.ParamExp)
+			return p
+		}
+	}
+	return nil
 }
 
 // braceSeq is a brace expansion of numbers ({1..10}), whose words are
@@ -236,7 +272,7 @@ func gatherFacts(f *syntax.File) *varFacts {
 				num := true
 				for _, w := range it.Items {
 					t, lit := literalWord(w)
-					num = num && lit && (isNumberText(t) || braceSeq.MatchString(t))
+					num = num && (lit && (isNumberText(t) || braceSeq.MatchString(t)) || vf.indexKeys(w))
 				}
 				if num {
 					vf.set(it.Name.Value, "0")
@@ -260,7 +296,24 @@ func gatherFacts(f *syntax.File) *varFacts {
 	for _, r := range vf.runSet {
 		vf.unknown[r.name] = true
 	}
+	for _, a := range vf.keysOf {
+		if vf.assoc[a] {
+			vf.anyVar = true // a loop over an associative array's keys: strings
+		}
+	}
 	return vf
+}
+
+// indexKeys reports whether w is "${!a[@]}", the indexes of an array
+// (numbers unless it is associative, which is checked where used: the
+// loop's values are judged after all declarations are read).
+func (f *varFacts) indexKeys(w *syntax.Word) bool {
+	p := soleParam(w)
+	if p == nil || !p.Excl || !allIndex(p.Index) || p.Param == nil {
+		return false
+	}
+	f.keysOf = append(f.keysOf, p.Param.Value)
+	return true
 }
 
 func (f *varFacts) assign(x *syntax.Assign) {

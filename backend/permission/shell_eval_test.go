@@ -71,6 +71,8 @@ var evalOperands = []struct {
 	{"read from a file", `read -r v < n.txt; `, "v", "$v"},
 	{"a literal that is not a number", `v='a[$(rm -f victim.txt)]'; `, "v", "$v"},
 	{"a copy of a value read at run time", `w=$(cat n.txt); v=$w; `, "v", "$v"},
+	{"a copy of itself", `v=$v; `, "v", "$v"},
+	{"a key of an associative array", `declare -A h; h[$(cat n.txt)]=1; for v in "${!h[@]}"; do :; done; `, "v", "$v"},
 	{"the environment", ``, "v", "$v"},
 	{"a number, then a read", `v=1; read -r v < n.txt; `, "v", "$v"},
 	{"printf -v", `printf -v v %s "$(cat n.txt)"; `, "v", "$v"},
@@ -100,7 +102,7 @@ func evalCases() []evalCase {
 				continue
 			}
 			body := strings.ReplaceAll(strings.ReplaceAll(p.tmpl, "N", o.n), "E", o.e)
-			sh := p.sh && !strings.Contains(o.setup, "mapfile")
+			sh := p.sh && !strings.Contains(o.setup, "mapfile") && !strings.Contains(o.setup, "declare -A")
 			out = append(out, evalCase{o.setup + body, p.tmpl + " with " + o.what, sh, first})
 			first = false
 		}
@@ -234,6 +236,9 @@ func TestEvaluatedConstantsStayQuiet(t *testing.T) {
 		`printf '%d\n' "$n"`,
 		`echo $(( ${#s} * 2 ))`,
 		`f() { local x=$1; declare "y=$1"; export z="$1"; echo "$x$y$z"; }; f a`,
+		`arr=(a b c); for i in "${!arr[@]}"; do echo "$i ${arr[$i]}"; done`,
+		`start=$SECONDS; sleep 1; echo $((SECONDS - start))`,
+		`n=3; m=$n; echo $((m * 2))`,
 	} {
 		for _, s := range []cmdshell.Shell{cmdshell.Commands(), {Path: "/bin/sh", Dialect: cmdshell.POSIX}} {
 			if a := analyzeCommandIn(c, s); len(a.later) > 0 {
