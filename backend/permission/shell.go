@@ -164,6 +164,11 @@ type analysis struct {
 	// evalSteps counts the parts of expressions evaluatedCode read, which
 	// stays in proportion to the command's length too.
 	evalSteps int
+	// tainted are the variables a script read so far may leave holding
+	// a value the walk does not know (all of them with taintAll): a
+	// script it then starts may begin with them.
+	tainted  map[string]bool
+	taintAll bool
 	// plain caches plainTail, by the last word of a slice.
 	plain map[*word]int
 }

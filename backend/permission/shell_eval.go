@@ -72,7 +72,7 @@ func isNumberText(s string) bool { return strings.TrimSpace(s) == "" || numberTe
 // the integer attribute does: bash evaluates what it is given, and that
 // is checked where it is given.
 func (f *varFacts) numeric(name string) bool {
-	if f.ints[name] && !f.anyVar {
+	if f.ints[name] && !f.anyVar && !f.unknown[name] {
 		return true
 	}
 	return f.known("n"+name, name, isNumberText, bashInts[name])
@@ -290,6 +290,15 @@ func gatherFacts(f *syntax.File) *varFacts {
 			}
 		case *syntax.CallExpr:
 			vf.call(x)
+		case *syntax.ParamExp:
+			// ${v:=w} and ${v=w} assign w to v.
+			if x.Exp != nil && x.Param != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				if t, ok := valueOf(x.Exp.Word); ok {
+					vf.set(x.Param.Value, t)
+				} else {
+					vf.unknown[x.Param.Value] = true
+				}
+			}
 		}
 		return true
 	})
@@ -463,6 +472,17 @@ type evalCheck struct {
 // evaluate text that is not a constant the walk knows.
 func evaluatedCode(a *analysis, f *syntax.File, src string) {
 	e := &evalCheck{a: a, src: src, f: gatherFacts(f)}
+	// A script the command starts (sh -c, eval, a script it wrote) may
+	// begin with the values the scripts read before it gave a variable,
+	// in the same shell or through the environment, and use one before
+	// it assigns it: what they did not know, it does not know.
+	if a.taintAll {
+		e.f.anyVar = true
+	}
+	for name := range a.tainted {
+		e.f.unknown[name] = true
+	}
+	defer e.taint()
 	for _, r := range e.f.runSet {
 		if e.f.ints[r.name] {
 			e.reportWhy(r.at, r.name+" has the integer attribute, so bash evaluates as code the text it is given when it runs")
@@ -562,6 +582,26 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 		e.call(x)
 	}
 	return true
+}
+
+// taint passes on what this script leaves unknown to the scripts read
+// after it.
+func (e *evalCheck) taint() {
+	if e.f.anyVar {
+		e.a.taintAll = true
+		return
+	}
+	if e.a.tainted == nil {
+		e.a.tainted = map[string]bool{}
+	}
+	for name := range e.f.unknown {
+		e.a.tainted[name] = true
+	}
+	for name := range e.f.vals {
+		if !e.f.numeric(name) {
+			e.a.tainted[name] = true
+		}
+	}
 }
 
 // check reports bad at n unless it is empty; it says whether to walk on

@@ -124,6 +124,13 @@ func evalCases() []evalCase {
 		`x=a[\$\(rm\ -f\ victim.txt\)]; echo $((x))`,
 		`x="a[\$""(rm -f victim.txt)]"; echo $((x))`,
 		`d='$'; x="a[${d}(rm -f victim.txt)]"; echo $((x))`,
+		// A value given before a script the command starts uses it and
+		// only then assigns it.
+		`v=$(cat n.txt); export v; bash -c 'echo $((v)); v=1'`,
+		`v=$(cat n.txt); eval 'echo $((v)); v=1'`,
+		`v=$(cat n.txt); v=$v bash -c 'echo $((v)); v=1'`,
+		`v=1; unset v; : ${v:=$(cat n.txt)}; echo $((v))`,
+		`v=1; declare -i v; unset v; read -r v < n.txt; echo $((v))`,
 	} {
 		out = append(out, evalCase{s, s, false, true})
 	}
