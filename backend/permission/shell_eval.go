@@ -39,8 +39,10 @@ type varFacts struct {
 	vals map[string][]string
 	// unknown are names given a value only known at run time.
 	unknown map[string]bool
-	// ints and assoc are names declared integer (-i) or associative (-A).
-	ints, assoc map[string]bool
+	// ints and assoc are names declared integer (-i) or associative (-A);
+	// arrays are names used as arrays anywhere (declare reads a value it
+	// is given for them as a compound assignment, which it expands again).
+	ints, assoc, arrays map[string]bool
 	// runSet are the names builtins give a value at run time (read,
 	// mapfile, printf -v, getopts, for, select), with the node that does.
 	runSet []runSet
@@ -254,7 +256,7 @@ var scopeChangers = map[string]bool{"eval": true, "source": true, ".": true, "al
 
 // gatherFacts reads what f says about its variables.
 func gatherFacts(f *syntax.File) *varFacts {
-	vf := &varFacts{vals: map[string][]string{}, unknown: map[string]bool{}, ints: map[string]bool{}, assoc: map[string]bool{}, memo: map[string]bool{}}
+	vf := &varFacts{vals: map[string][]string{}, unknown: map[string]bool{}, ints: map[string]bool{}, assoc: map[string]bool{}, arrays: map[string]bool{}, memo: map[string]bool{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Assign:
@@ -327,6 +329,9 @@ func (f *varFacts) indexKeys(w *syntax.Word) bool {
 
 func (f *varFacts) assign(x *syntax.Assign) {
 	name := x.Name.Value
+	if x.Array != nil || x.Index != nil {
+		f.arrays[name] = true
+	}
 	if x.Array != nil {
 		for _, e := range x.Array.Elems {
 			if t, ok := valueOf(e.Value); ok {
@@ -364,6 +369,9 @@ func (f *varFacts) decl(variant string, args []*syntax.Assign) {
 			}
 			if strings.Contains(flags, "A") {
 				f.assoc[as.Name.Value] = true
+			}
+			if strings.ContainsAny(flags, "aA") {
+				f.arrays[as.Name.Value] = true
 			}
 			continue
 		}
@@ -439,7 +447,11 @@ func (f *varFacts) call(x *syntax.CallExpr) {
 		}
 		f.decl(name, as)
 	case name == "read" || name == "mapfile" || name == "readarray":
+		before := len(f.runSet)
 		names(args[1:])
+		for _, r := range f.runSet[before:] {
+			f.arrays[r.name] = true // read -a, mapfile: arrays (read's others too, to be safe)
+		}
 		f.runSet = append(f.runSet, runSet{"REPLY", x}, runSet{"MAPFILE", x})
 	case name == "getopts":
 		if len(args) > 2 {
@@ -923,6 +935,11 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 			if as.Value != nil && (strings.Contains(flags, "n") || variant == "nameref") {
 				e.nameWord(as, as.Value)
 			}
+			if as.Value != nil && (strings.ContainsAny(flags, "aA") || e.f.arrays[as.Name.Value]) {
+				if bad := e.compound(as.Value); bad != "" {
+					e.reportWhy(as, "declare reads "+clip(bad)+" as an array's elements and expands them again when it runs, and Loupe cannot see that value")
+				}
+			}
 			continue
 		}
 		t, ok := literalWord(as.Value)
@@ -938,12 +955,15 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 		if bad == "" && !e.nameSafe(strings.TrimSuffix(name, "+")) {
 			bad = name
 		}
-		if bad == "" && strings.ContainsAny(flags, "in") {
+		array := strings.ContainsAny(flags, "aA") || e.f.arrays[strings.TrimSuffix(name, "+")]
+		if bad == "" && (strings.ContainsAny(flags, "in") || array) {
 			t, vbad := e.static(as.Value, e.src)
 			_, val, _ := strings.Cut(t, "=")
 			switch {
 			case vbad != "":
 				bad = vbad
+			case array && strings.ContainsAny(val, "$`"):
+				bad = val
 			case strings.Contains(flags, "i") && e.arithText(val) != "":
 				bad = val
 			case strings.Contains(flags, "n") && !e.nameSafe(val):
@@ -954,6 +974,20 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 			e.report(as, bad)
 		}
 	}
+}
+
+// compound checks the value declare gives an array as a word: it reads
+// it as ( … ) and expands the elements again, so it must be literal and
+// expand nothing.
+func (e *evalCheck) compound(w *syntax.Word) string {
+	t, ok := literalWord(w)
+	switch {
+	case !ok:
+		return snippetOf(w, e.src)
+	case strings.ContainsAny(t, "$`"):
+		return t
+	}
+	return ""
 }
 
 // namePart is the text of a word up to its first =, the name declare

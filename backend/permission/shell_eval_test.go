@@ -131,6 +131,13 @@ func evalCases() []evalCase {
 		`v=$(cat n.txt); v=$v bash -c 'echo $((v)); v=1'`,
 		`v=1; unset v; : ${v:=$(cat n.txt)}; echo $((v))`,
 		`v=1; declare -i v; unset v; read -r v < n.txt; echo $((v))`,
+		// declare gives an array a word: it reads it as ( … ) again.
+		`v="([$(cat n.txt)]=1)"; declare -a arr=$v`,
+		`v="($(cat n.txt))"; declare -a arr="$v"`,
+		`v="([$(cat n.txt)]=1)"; arr=(); declare arr=$v`,
+		`v=$(cat n.txt); declare -a "arr=([$v]=1)"`,
+		`declare -a arr='($(rm -f victim.txt))'`,
+		`v="([$(cat n.txt)]=1)"; readonly -a x=$v`,
 	} {
 		out = append(out, evalCase{s, s, false, true})
 	}
@@ -244,6 +251,7 @@ func TestEvaluatedConstantsStayQuiet(t *testing.T) {
 		`echo $(( ${#s} * 2 ))`,
 		`f() { local x=$1; declare "y=$1"; export z="$1"; echo "$x$y$z"; }; f a`,
 		`arr=(a b c); for i in "${!arr[@]}"; do echo "$i ${arr[$i]}"; done`,
+		`local_t() { local out=$(cat go.mod); declare -a parts=(a b); echo "$out ${parts[0]}"; }; local_t`,
 		`start=$SECONDS; sleep 1; echo $((SECONDS - start))`,
 		`n=3; m=$n; echo $((m * 2))`,
 	} {
