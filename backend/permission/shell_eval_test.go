@@ -179,19 +179,28 @@ func TestEvaluatedTextIsCodeLoupeCannotSee(t *testing.T) {
 // TestEvaluatedTextRunsInBash grounds the table: each case, run by bash
 // (and, where sh parses it, by bash as sh) in a folder where n.txt holds
 // a[$(rm -f victim.txt)] and the environment's v does too, removes
-// victim.txt (one bash process per case, so it takes a while). Dash evaluates none of them, which is why the others are
-// checked in both dialects only because /bin/sh may be bash.
+// victim.txt (one process per case, so it takes a while). Dash, run on
+// the same texts, removes nothing: it evaluates none of them, and the
+// POSIX reading is checked only because /bin/sh may be bash.
 func TestEvaluatedTextRunsInBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed, so what it runs cannot be shown")
 	}
+	dash, _ := exec.LookPath("dash")
 	for _, c := range evalCases() {
 		modes := [][]string{{"-c"}}
 		if c.sh && c.first {
 			modes = append(modes, []string{"--posix", "-c"})
+			if dash != "" {
+				modes = append(modes, []string{"dash", "-c"})
+			}
 		}
 		for _, m := range modes {
+			shell := bash
+			if m[0] == "dash" {
+				shell, m = dash, m[1:]
+			}
 			dir := t.TempDir()
 			victim := filepath.Join(dir, "victim.txt")
 			if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
@@ -200,11 +209,15 @@ func TestEvaluatedTextRunsInBash(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "n.txt"), []byte(evalPayload+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bash, append(m, c.src)...)
+			cmd := exec.Command(shell, append(m, c.src)...)
 			cmd.Dir = dir
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "v=" + evalPayload}
 			out, _ := cmd.CombinedOutput()
-			if _, err := os.Stat(victim); err == nil {
+			_, err := os.Stat(victim)
+			switch {
+			case shell == dash && err != nil:
+				t.Errorf("dash -c %q ran the inner rm: dash evaluates it too, which SECURITY.md says it does not\n%s", c.src, out)
+			case shell == bash && err == nil:
 				t.Errorf("bash %s %q did not run the inner rm: the case is not real\n%s", strings.Join(m, " "), c.src, out)
 			}
 		}
