@@ -28,6 +28,8 @@ var evalPositions = []struct {
 	{`echo $(( N ? 1 : 0 ))`, true},
 	{`: $(( y = N ))`, true},
 	{`case $((N)) in *) ;; esac`, true},
+	{`case 1 in $((E))) ;; esac`, true},
+	{`select q in $((N)); do break; done < /dev/null`, false},
 	{`declare -i z=N`, false},
 	{`declare -i z; z=E`, false},
 	{`declare -i z; z+=E`, false},
