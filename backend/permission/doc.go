@@ -103,6 +103,14 @@
 //     With no such rules it is an ordinary command. Rule.Limits says so
 //     for the settings page and suggests the equivalent path rule, which
 //     the sandbox enforces for commands too.
+//   - Text bash evaluates as code when it runs (arithmetic, array
+//     subscripts, substring offsets, [[ -eq ]], the names test -v,
+//     printf -v, read, unset and declare parse, namerefs, ${!x}, ${x@P},
+//     integer variables) is opaque unless its operand is a constant the
+//     walk knows (a number, a variable every assignment gives a number,
+//     $#, $?, ${#x} …): x=$(cat n.txt); echo $((x)) runs whatever n.txt's
+//     subscript holds. Such a command also is not covered by an allow rule
+//     for its words, only by one for its exact line (shell_eval.go).
 //   - What the command defines for itself is expanded so that deny rules
 //     see it: aliases (alias x=rm), functions called with their
 //     arguments (f(){ rm -rf "$@"; }; f d), sh -c scripts with their

@@ -185,7 +185,13 @@ func (p Policy) decide(c Call, ps paths, prot []protectedPath) Decision {
 // askReasons explains an ask that no rule caused.
 func (p Policy) askReasons(c Call, ps paths, a *analysis, missing []*command) []string {
 	if a != nil {
-		return commandReasons(a, missing)
+		out := commandReasons(a, missing)
+		if len(a.later) > 0 {
+			// An allow rule may cover the words; it does not cover what
+			// bash evaluates when it runs, so the question says what.
+			out = append([]string{"bash runs text in it as code that Loupe cannot see, which no rule for the command covers: " + strings.Join(a.later, ", ")}, out...)
+		}
+		return out
 	}
 	if c.ReadOnly {
 		if len(ps.rel) > 0 {

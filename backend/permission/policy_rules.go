@@ -124,7 +124,7 @@ func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked b
 			// checked: only a rule for this exact line vouches for it.
 			return "", false, nil
 		}
-		if a.later {
+		if len(a.later) > 0 {
 			// Bash runs text the words of a rule do not show: only a
 			// rule for this exact line vouches for it. The question
 			// names the commands, as for any command no rule covers.

@@ -130,8 +130,9 @@ type analysis struct {
 	reasons []string
 	// later is set when bash would run, after reading the line, text the
 	// parser saw as data (laterCode): an allow rule for the words seen
-	// does not vouch for it, only a rule for the exact line.
-	later bool
+	// does not vouch for it, only a rule for the exact line. It holds
+	// what, for the question.
+	later []string
 	// opaque is set when some code cannot be seen at all (a pipe into an
 	// interpreter, eval of text built at run time, a command name in a
 	// variable, inline interpreter code, a script file, make): deny rules
@@ -160,6 +161,14 @@ type analysis struct {
 	// dialect's reading); budget bounds it, in proportion to the
 	// command's length, so that the cost stays linear in it.
 	parsed, budget int
+	// evalSteps counts the parts of expressions evaluatedCode read, which
+	// stays in proportion to the command's length too.
+	evalSteps int
+	// tainted are the variables a script read so far may leave holding
+	// a value the walk does not know (all of them with taintAll): a
+	// script it then starts may begin with them.
+	tainted  map[string]bool
+	taintAll bool
 	// plain caches plainTail, by the last word of a slice.
 	plain map[*word]int
 }

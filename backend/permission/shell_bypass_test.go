@@ -282,6 +282,29 @@ func TestLongChainsAreBounded(t *testing.T) {
 			t.Errorf("%.20q…: ran although it was too long to read", cmd)
 		}
 	}
+	// Text bash evaluates is read a bounded number of times per part,
+	// however deep it nests or often a variable is used.
+	for _, cmd := range []string{
+		"echo " + strings.Repeat("$((1+", 3000) + "1" + strings.Repeat("))", 3000),
+		"a=(1); echo " + strings.Repeat("${a[", 3000) + "0" + strings.Repeat("]}", 3000),
+		"echo $((" + strings.Repeat("x+", 20000) + "1))",
+		strings.Repeat("x=1; ", 3000) + strings.Repeat("echo $((x)); ", 3000),
+		"x=$(cat n.txt); " + strings.Repeat("echo $((x)); ", 5000),
+		strings.Repeat("[[ x -eq ${a[x]} ]]; ", 3000),
+		"let " + strings.Repeat(`"a[b[c+1]]" `, 3000),
+		strings.Repeat("test -v 'a[b[1]]'; ", 3000),
+		"echo " + strings.Repeat("${x:-$((", 2000) + "1" + strings.Repeat("))}", 2000),
+		strings.Repeat("true && ", 5000) + "true",
+		"[[ " + strings.Repeat("a && ", 5000) + "a ]]",
+	} {
+		a := analyzeCommand(cmd)
+		if a.evalSteps > 8*len(cmd) {
+			t.Errorf("%.20q… (%d bytes): read %d parts of what bash evaluates", cmd, len(cmd), a.evalSteps)
+		}
+		if limit := parseBudget(cmd); a.parsed > limit+len(cmd) {
+			t.Errorf("%.20q… (%d bytes): parsed %d bytes, more than %d", cmd, len(cmd), a.parsed, limit)
+		}
+	}
 	// Plain chains are read once per dialect.
 	for _, cmd := range []string{strings.Repeat("watch ", 10000) + "ls", strings.Repeat("env ", 12000) + "ls"} {
 		if a := analyzeCommand(cmd); a.parsed > 2*len(cmd) {
@@ -297,6 +320,8 @@ func BenchmarkClassifyChains(b *testing.B) {
 		{"typical", `cd sub && go test ./... 2>&1 | tail -20; [[ -f go.sum ]] && git status --short`},
 		{"env_x10000", strings.Repeat("env ", 10000) + "ls"},
 		{"watch_x10000", strings.Repeat("watch ", 10000) + "ls"},
+		{"arith_x10000", "echo $((" + strings.Repeat("x+", 10000) + "1))"},
+		{"and_x5000", strings.Repeat("true && ", 5000) + "true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {

@@ -66,7 +66,7 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 		c.otherReading(src, nil, fed, depth)
 		return nil
 	}
-	laterCode(c.a, f)
+	laterCode(c.a, f, src)
 	before := c.cwd
 	cmds := c.walk(f, src, fed, depth)
 	after := c.cwd
@@ -195,11 +195,30 @@ func shape(f *syntax.File) []nodeSpan {
 	var out []nodeSpan
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if n != nil {
-			out = append(out, nodeSpan{reflect.TypeOf(n), n.Pos().Offset(), n.End().Offset()})
+			s, e := span(n)
+			out = append(out, nodeSpan{reflect.TypeOf(n), s, e})
 		}
 		return true
 	})
 	return out
+}
+
+// span is where a node is in the text. A binary node is placed by its
+// operator: the parser finds its start and end through its operands,
+// which for a chain (x+x+…, a && b && …) costs the chain's length at
+// every node, and the operands' own spans are listed anyway.
+func span(n syntax.Node) (uint, uint) {
+	switch x := n.(type) {
+	case *syntax.BinaryArithm:
+		return x.OpPos.Offset(), x.OpPos.Offset()
+	case *syntax.BinaryCmd:
+		return x.OpPos.Offset(), x.OpPos.Offset()
+	case *syntax.BinaryTest:
+		return x.OpPos.Offset(), x.OpPos.Offset()
+	case *syntax.Stmt:
+		return x.Position.Offset(), x.Position.Offset()
+	}
+	return n.Pos().Offset(), n.End().Offset()
 }
 
 // scan looks through the whole tree for constructs that word rules cannot

@@ -1,0 +1,1102 @@
+package permission
+
+import (
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file finds text bash evaluates as code when it runs, at the places
+// it does so: arithmetic ($((…)), ((…)), let, for ((…)), an integer
+// variable's assignments, [[ x -eq y ]]), array subscripts (a[i]=,
+// ${a[i]}, ${#a[i]}), substring offsets (${x:o:l}), names a builtin parses
+// (test -v, [[ -v ]], printf -v, read, unset, declare, a nameref, ${!x})
+// and prompt strings (${x@P}). Bash expands a subscript it finds there,
+// command substitutions included, and evaluates a variable arithmetic
+// names as arithmetic in turn: with n.txt holding a[$(rm f)],
+// x=$(cat n.txt); echo $((x)) runs rm. So each operand must be a
+// constant the walk knows: a number, a variable every assignment in the
+// script gives a number (or an integer bash itself sets: $#, $?, $$, $!,
+// ${#x}, RANDOM …), a name without a subscript. Anything else (a value
+// read, computed or passed in at run time, a command's output) is code
+// Loupe cannot see. Dash evaluates none of these (no arrays; $((x))
+// takes x as a number only), but /bin/sh may be bash, so both dialects'
+// trees are checked the same way. Bash's test and [ builtins read -eq's
+// operands as plain numbers, so they are not places (only [[ ]] is).
+
+// varFacts is what a script says about its variables, read once before
+// the check, in no particular order: a variable is known only if every
+// assignment to it anywhere in the script is, which holds whatever order
+// they run in.
+type varFacts struct {
+	// anyVar is set when some assignment's target is only known at run
+	// time (a name in a variable, eval, source, a nameref, an alias or
+	// trap body, a command named by a variable): no variable is known.
+	anyVar bool
+	// vals are the literal values each name is given (an arithmetic
+	// assignment gives a number, written "0").
+	vals map[string][]string
+	// unknown are names given a value only known at run time.
+	unknown map[string]bool
+	// ints and assoc are names declared integer (-i) or associative (-A);
+	// arrays are names used as arrays anywhere (declare reads a value it
+	// is given for them as a compound assignment, which it expands again).
+	ints, assoc, arrays map[string]bool
+	// runSet are the names builtins give a value at run time (read,
+	// mapfile, printf -v, getopts, for, select), with the node that does.
+	runSet []runSet
+	// keysOf are arrays whose indexes a for loop takes as numbers.
+	keysOf []string
+	memo   map[string]bool
+}
+
+type runSet struct {
+	name string
+	at   syntax.Node
+}
+
+// bashInts are variables bash itself keeps as integers.
+var bashInts = map[string]bool{
+	"RANDOM": true, "SRANDOM": true, "SECONDS": true, "LINENO": true, "BASHPID": true, "PPID": true, "UID": true,
+	"EUID": true, "EPOCHSECONDS": true, "OPTIND": true, "BASH_SUBSHELL": true, "HISTCMD": true, "SHLVL": true,
+}
+
+// numberText matches what arithmetic reads as a number and nothing else:
+// 12, -3, 0x1f, 2#101.
+var numberText = regexp.MustCompile(`^\s*[-+]?\s*[0-9][0-9A-Za-z_#@]*\s*$`)
+
+var nameText = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func isNumberText(s string) bool { return strings.TrimSpace(s) == "" || numberText.MatchString(s) }
+
+// numeric reports whether name always holds a number. A variable with
+// the integer attribute does: bash evaluates what it is given, and that
+// is checked where it is given.
+func (f *varFacts) numeric(name string) bool {
+	if f.ints[name] && !f.anyVar && !f.unknown[name] {
+		return true
+	}
+	return f.known("n"+name, name, isNumberText, bashInts[name])
+}
+
+// promptSafe reports whether every value of name is a prompt string
+// without expansions (${x@P} expands $, backticks and \NNN).
+func (f *varFacts) promptSafe(name string) bool {
+	return f.known("p"+name, name, func(v string) bool { return !strings.ContainsAny(v, "$`") && !octalEscape(v) }, false)
+}
+
+func octalEscape(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '\\' && v[i+1] >= '0' && v[i+1] <= '7' {
+			return true
+		}
+	}
+	return false
+}
+
+// known reports whether every value name is given passes ok (unset says
+// what a name no assignment gives counts as); memoized, so that a
+// variable used many times is judged once.
+func (f *varFacts) known(key, name string, ok func(string) bool, unset bool) bool {
+	if r, done := f.memo[key]; done {
+		return r
+	}
+	f.memo[key] = false // a variable given its own value knows nothing
+	r := false
+	switch vs, has := f.vals[name]; {
+	case f.anyVar || f.unknown[name]:
+	case !has:
+		r = unset
+	default:
+		r = true
+		for _, v := range vs {
+			if ref, isRef := strings.CutPrefix(v, refMark); isRef {
+				// y=$x: what x holds.
+				if !f.known(key[:1]+ref, ref, ok, unset) {
+					r = false
+					break
+				}
+				continue
+			}
+			if !ok(v) {
+				r = false
+				break
+			}
+		}
+	}
+	f.memo[key] = r
+	return r
+}
+
+func (f *varFacts) set(name, val string) { f.vals[name] = append(f.vals[name], val) }
+
+// refMark starts a value that is another variable's (y=$x).
+const refMark = "\x00$"
+
+// valueOf is the value an assignment's word gives, when the walk knows
+// it: its literal text; a number when it is made of expansions that give
+// one ($((…)), ${#x}, $#, $?, $$, $!, RANDOM, SECONDS …) and digits:
+// count=$((count+1)), start=$SECONDS; another variable's value (y=$x).
+func valueOf(w *syntax.Word) (string, bool) {
+	if t, ok := literalWord(w); ok {
+		return t, true
+	}
+	if p := soleParam(w); p != nil && p.Param != nil && simpleParam(p) && nameText.MatchString(p.Param.Value) && !bashInts[p.Param.Value] {
+		return refMark + p.Param.Value, true
+	}
+	var num func(parts []syntax.WordPart) bool
+	num = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			switch x := p.(type) {
+			case *syntax.ArithmExp:
+			case *syntax.Lit:
+				if !isDigits(x.Value) {
+					return false
+				}
+			case *syntax.DblQuoted:
+				if x.Dollar || !num(x.Parts) {
+					return false
+				}
+			case *syntax.ParamExp:
+				simple := x.Param != nil && simpleParam(x)
+				special := simple && (len(x.Param.Value) == 1 && strings.Contains("#?$!", x.Param.Value) || bashInts[x.Param.Value])
+				if !(x.Length && x.Exp == nil && x.Slice == nil && x.Repl == nil) && !special {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if w != nil && num(w.Parts) {
+		return "0", true
+	}
+	return "", false
+}
+
+// literalWord is the text of a word with no expansions in it.
+func literalWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			s, _ := unescapeLit(x.Value, false)
+			b.WriteString(s)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			for _, dp := range x.Parts {
+				l, ok := dp.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescapeDbl(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// soleParam is the expansion a word is made of ($x, "${x}"), or nil.
+func soleParam(w *syntax.Word) *syntax.ParamExp {
+	if w == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	switch x := w.Parts[0].(type) {
+	case *syntax.ParamExp:
+		return x
+	case *syntax.DblQuoted:
+		if len(x.Parts) == 1 {
+			p, _ := x.Parts[0].(*syntax.ParamExp)
+			return p
+		}
+	}
+	return nil
+}
+
+// braceSeq is a brace expansion of numbers ({1..10}), whose words are
+// numbers.
+var braceSeq = regexp.MustCompile(`^\{-?[0-9]+\.\.-?[0-9]+(\.\.-?[0-9]+)?\}$`)
+
+// builtinName is the builtin a call runs, past command and builtin; ""
+// when the name is only known at run time.
+func builtinName(args []*syntax.Word) (string, []*syntax.Word) {
+	for len(args) > 0 {
+		name, ok := literalWord(args[0])
+		if !ok {
+			return "", args
+		}
+		if name != "command" && name != "builtin" {
+			return name, args
+		}
+		args = args[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") {
+			args = args[1:]
+		}
+	}
+	return "", args
+}
+
+// scopeChangers run code in the same shell that the tree does not show,
+// which may assign any variable.
+var scopeChangers = map[string]bool{"eval": true, "source": true, ".": true, "alias": true, "trap": true, "enable": true}
+
+// gatherFacts reads what f says about its variables.
+func gatherFacts(f *syntax.File) *varFacts {
+	vf := &varFacts{vals: map[string][]string{}, unknown: map[string]bool{}, ints: map[string]bool{}, assoc: map[string]bool{}, arrays: map[string]bool{}, memo: map[string]bool{}}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Assign:
+			if x.Name != nil {
+				vf.assign(x)
+			}
+		case *syntax.DeclClause:
+			vf.decl(x.Variant.Value, x.Args)
+		case *syntax.ForClause:
+			if it, ok := x.Loop.(*syntax.WordIter); ok {
+				if x.Select {
+					vf.runSet = append(vf.runSet, runSet{it.Name.Value, x}, runSet{"REPLY", x})
+					break
+				}
+				num := true
+				for _, w := range it.Items {
+					t, lit := literalWord(w)
+					num = num && (lit && (isNumberText(t) || braceSeq.MatchString(t)) || vf.indexKeys(w))
+				}
+				if num {
+					vf.set(it.Name.Value, "0")
+				} else {
+					vf.runSet = append(vf.runSet, runSet{it.Name.Value, x})
+				}
+			}
+		case *syntax.BinaryArithm:
+			if x.Op >= syntax.Assgn && x.Op <= syntax.PowAssgn {
+				vf.arithTarget(x.X)
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				vf.arithTarget(x.X)
+			}
+		case *syntax.CallExpr:
+			vf.call(x)
+		case *syntax.ParamExp:
+			// ${v:=w} and ${v=w} assign w to v.
+			if x.Exp != nil && x.Param != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				if t, ok := valueOf(x.Exp.Word); ok {
+					vf.set(x.Param.Value, t)
+				} else {
+					vf.unknown[x.Param.Value] = true
+				}
+			}
+		}
+		return true
+	})
+	for _, r := range vf.runSet {
+		vf.unknown[r.name] = true
+	}
+	for _, a := range vf.keysOf {
+		if vf.assoc[a] {
+			vf.anyVar = true // a loop over an associative array's keys: strings
+		}
+	}
+	return vf
+}
+
+// indexKeys reports whether w is "${!a[@]}", the indexes of an array
+// (numbers unless it is associative, which is checked where used: the
+// loop's values are judged after all declarations are read).
+func (f *varFacts) indexKeys(w *syntax.Word) bool {
+	p := soleParam(w)
+	if p == nil || !p.Excl || !allIndex(p.Index) || p.Param == nil {
+		return false
+	}
+	f.keysOf = append(f.keysOf, p.Param.Value)
+	return true
+}
+
+func (f *varFacts) assign(x *syntax.Assign) {
+	name := x.Name.Value
+	if x.Array != nil || x.Index != nil {
+		f.arrays[name] = true
+	}
+	if x.Array != nil {
+		for _, e := range x.Array.Elems {
+			if t, ok := valueOf(e.Value); ok {
+				f.set(name, t)
+			} else {
+				f.unknown[name] = true
+			}
+		}
+		return
+	}
+	if x.Naked {
+		return // declare x, local x: no value, or an empty one
+	}
+	if t, ok := valueOf(x.Value); ok {
+		f.set(name, t)
+	} else {
+		f.unknown[name] = true
+	}
+}
+
+// decl reads declare, local, typeset, export, readonly: their options,
+// and the names given as words (quoted or built at run time).
+func (f *varFacts) decl(variant string, args []*syntax.Assign) {
+	var flags string
+	if variant == "nameref" {
+		f.anyVar = true
+	}
+	for _, as := range args {
+		if as.Name != nil {
+			switch {
+			case strings.Contains(flags, "n"):
+				f.anyVar = true // assignments through the reference reach any name
+			case strings.Contains(flags, "i"):
+				f.ints[as.Name.Value] = true
+			}
+			if strings.Contains(flags, "A") {
+				f.assoc[as.Name.Value] = true
+			}
+			if strings.ContainsAny(flags, "aA") {
+				f.arrays[as.Name.Value] = true
+			}
+			continue
+		}
+		t, ok := literalWord(as.Value)
+		switch {
+		case !ok:
+			f.anyVar = true
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+			if strings.HasPrefix(t, "-") {
+				flags += t[1:]
+			}
+		default:
+			name, val, hasVal := strings.Cut(t, "=")
+			name, _, _ = strings.Cut(strings.TrimSuffix(name, "+"), "[")
+			if !nameText.MatchString(name) {
+				f.anyVar = true
+				break
+			}
+			if hasVal {
+				f.set(name, val)
+			}
+		}
+	}
+}
+
+func (f *varFacts) arithTarget(x syntax.ArithmExpr) {
+	w, ok := x.(*syntax.Word)
+	if !ok || len(w.Parts) != 1 {
+		return
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		if nameText.MatchString(p.Value) {
+			f.set(p.Value, "0")
+		}
+	case *syntax.ParamExp:
+		if p.Param != nil {
+			f.set(p.Param.Value, "0")
+		}
+	}
+}
+
+// call notes the names builtins assign.
+func (f *varFacts) call(x *syntax.CallExpr) {
+	if len(x.Args) == 0 {
+		return
+	}
+	name, args := builtinName(x.Args)
+	if name == "" {
+		f.anyVar = true // a command named at run time may be declare, read …
+		return
+	}
+	names := func(ws []*syntax.Word) {
+		for _, w := range ws {
+			t, ok := literalWord(w)
+			if !ok {
+				f.anyVar = true
+				return
+			}
+			t, _, _ = strings.Cut(t, "[")
+			if nameText.MatchString(t) {
+				f.runSet = append(f.runSet, runSet{t, x})
+			}
+		}
+	}
+	switch {
+	case scopeChangers[name]:
+		f.anyVar = true
+	case name == "declare" || name == "typeset" || name == "local" || name == "export" || name == "readonly" || name == "nameref":
+		var as []*syntax.Assign
+		for _, w := range args[1:] {
+			as = append(as, &syntax.Assign{Naked: true, Value: w})
+		}
+		f.decl(name, as)
+	case name == "read" || name == "mapfile" || name == "readarray":
+		before := len(f.runSet)
+		names(args[1:])
+		for _, r := range f.runSet[before:] {
+			f.arrays[r.name] = true // read -a, mapfile: arrays (read's others too, to be safe)
+		}
+		f.runSet = append(f.runSet, runSet{"REPLY", x}, runSet{"MAPFILE", x})
+	case name == "getopts":
+		if len(args) > 2 {
+			names(args[2:3])
+		}
+		f.runSet = append(f.runSet, runSet{"OPTARG", x})
+	case name == "printf":
+		if len(args) > 1 {
+			t, ok := literalWord(args[1])
+			switch {
+			case !ok:
+				f.anyVar = true
+			case t == "-v" && len(args) > 2:
+				names(args[2:3])
+			case strings.HasPrefix(t, "-v") && len(t) > 2:
+				f.runSet = append(f.runSet, runSet{t[2:], x})
+			}
+		}
+	}
+}
+
+// evalCheck checks the places one parsed script evaluates text.
+type evalCheck struct {
+	a   *analysis
+	src string
+	f   *varFacts
+}
+
+// evaluatedCode notes each place in f (parsed from src) where bash would
+// evaluate text that is not a constant the walk knows.
+func evaluatedCode(a *analysis, f *syntax.File, src string) {
+	e := &evalCheck{a: a, src: src, f: gatherFacts(f)}
+	// A script the command starts (sh -c, eval, a script it wrote) may
+	// begin with the values the scripts read before it gave a variable,
+	// in the same shell or through the environment, and use one before
+	// it assigns it: what they did not know, it does not know.
+	if a.taintAll {
+		e.f.anyVar = true
+	}
+	for name := range a.tainted {
+		e.f.unknown[name] = true
+	}
+	defer e.taint()
+	for _, r := range e.f.runSet {
+		if e.f.ints[r.name] {
+			e.reportWhy(r.at, r.name+" has the integer attribute, so bash evaluates as code the text it is given when it runs")
+		} else if laterVar(r.name) {
+			e.reportWhy(r.at, r.name+" is given text only known when it runs, which bash runs")
+		}
+	}
+	syntax.Walk(f, e.visit)
+}
+
+// visit checks one node of the tree. A check reads all of an arithmetic
+// expression or an expansion's subscript and offsets, so the walk does not
+// go into them again: each part is read a bounded number of times.
+func (e *evalCheck) visit(n syntax.Node) bool {
+	switch x := n.(type) {
+	case *syntax.ArithmExp:
+		e.check(x, e.arith(x.X, e.src))
+		return false
+	case *syntax.ArithmCmd:
+		e.check(x, e.arith(x.X, e.src))
+		return false
+	case *syntax.LetClause:
+		for _, ex := range x.Exprs {
+			if bad := e.arith(ex, e.src); bad != "" {
+				return e.check(x, bad)
+			}
+		}
+		return false
+	case *syntax.ForClause:
+		if cl, ok := x.Loop.(*syntax.CStyleLoop); ok {
+			for _, ex := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
+				if ex != nil {
+					if bad := e.arith(ex, e.src); bad != "" {
+						e.report(cl, bad)
+						break
+					}
+				}
+			}
+		}
+	case *syntax.Assign:
+		if x.Name == nil {
+			break
+		}
+		if x.Index != nil && !e.f.assoc[x.Name.Value] {
+			if bad := e.arith(x.Index, e.src); bad != "" {
+				return e.check(x, bad)
+			}
+		}
+		if x.Array != nil && !e.f.assoc[x.Name.Value] {
+			for _, el := range x.Array.Elems {
+				if el.Index != nil {
+					if bad := e.arith(el.Index, e.src); bad != "" {
+						return e.check(x, bad)
+					}
+				}
+			}
+		}
+		if e.f.ints[x.Name.Value] {
+			if x.Value != nil {
+				if bad := e.arithWord(x.Value, e.src); bad != "" {
+					return e.check(x, bad)
+				}
+			}
+			if x.Array != nil {
+				for _, el := range x.Array.Elems {
+					if bad := e.arithWord(el.Value, e.src); bad != "" {
+						return e.check(x, bad)
+					}
+				}
+			}
+		}
+	case *syntax.ParamExp:
+		if !e.check(x, e.param(x, e.src, false)) {
+			return false
+		}
+		// An associative array's key, and the words of ${x:-w} and
+		// ${x/a/b}, are read on their own.
+		if x.Index != nil && x.Param != nil && e.f.assoc[x.Param.Value] {
+			syntax.Walk(x.Index, e.visit)
+		}
+		if x.Exp != nil && x.Exp.Word != nil {
+			syntax.Walk(x.Exp.Word, e.visit)
+		}
+		if x.Repl != nil {
+			for _, w := range []*syntax.Word{x.Repl.Orig, x.Repl.With} {
+				if w != nil {
+					syntax.Walk(w, e.visit)
+				}
+			}
+		}
+		return false
+	case *syntax.TestClause:
+		e.test(x.X)
+	case *syntax.DeclClause:
+		e.decl(x, x.Variant.Value, x.Args)
+	case *syntax.CallExpr:
+		e.call(x)
+	}
+	return true
+}
+
+// taint passes on what this script leaves unknown to the scripts read
+// after it.
+func (e *evalCheck) taint() {
+	if e.f.anyVar {
+		e.a.taintAll = true
+		return
+	}
+	if e.a.tainted == nil {
+		e.a.tainted = map[string]bool{}
+	}
+	for name := range e.f.unknown {
+		e.a.tainted[name] = true
+	}
+	for name := range e.f.vals {
+		if !e.f.numeric(name) {
+			e.a.tainted[name] = true
+		}
+	}
+}
+
+// check reports bad at n unless it is empty; it says whether to walk on
+// into n (not once reported: the check read all of it).
+func (e *evalCheck) check(n syntax.Node, bad string) bool {
+	if bad == "" {
+		return true
+	}
+	e.report(n, bad)
+	return false
+}
+
+// report notes that bash evaluates what, at n, as code when it runs.
+func (e *evalCheck) report(n syntax.Node, what string) {
+	e.reportWhy(n, "bash evaluates "+clip(what)+" as code when it runs, and Loupe cannot see that value")
+}
+
+func (e *evalCheck) reportWhy(n syntax.Node, why string) {
+	e.a.laterPart("%s (%s)", clip(snippetOf(n, e.src)), why)
+}
+
+func snippetOf(n syntax.Node, src string) string {
+	s, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || end > len(src) || s > end {
+		return "…"
+	}
+	return src[s:end]
+}
+
+// arith checks an arithmetic expression bash evaluates; it returns the
+// operand it cannot vouch for, or "".
+func (e *evalCheck) arith(x syntax.ArithmExpr, src string) string {
+	e.a.evalSteps++
+	switch x := x.(type) {
+	case nil:
+		return ""
+	case *syntax.BinaryArithm:
+		if x.Op == syntax.Assgn {
+			// The target is not evaluated, only its subscript.
+			if w, ok := x.X.(*syntax.Word); ok && len(w.Parts) == 1 {
+				if p, ok := w.Parts[0].(*syntax.ParamExp); ok && p.Index != nil {
+					if bad := e.subscript(p, src, true); bad != "" {
+						return bad
+					}
+				}
+				if _, ok := w.Parts[0].(*syntax.Lit); ok {
+					return e.arith(x.Y, src)
+				}
+			}
+		}
+		if bad := e.arith(x.X, src); bad != "" {
+			return bad
+		}
+		return e.arith(x.Y, src)
+	case *syntax.UnaryArithm:
+		return e.arith(x.X, src)
+	case *syntax.ParenArithm:
+		return e.arith(x.X, src)
+	case *syntax.Word:
+		return e.arithWord(x, src)
+	}
+	return snippetOf(x, src)
+}
+
+// arithWord checks a word whose expansion bash evaluates as arithmetic.
+func (e *evalCheck) arithWord(w *syntax.Word, src string) string {
+	if w == nil {
+		return ""
+	}
+	if len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			switch {
+			case isNumberText(p.Value):
+				return ""
+			case nameText.MatchString(p.Value):
+				if e.f.numeric(p.Value) {
+					return ""
+				}
+				return p.Value
+			}
+			// Text bash reads as an expression (an integer variable's
+			// value, n=n+1): parsed as one.
+			return e.arithText(p.Value)
+		case *syntax.ParamExp:
+			if p.Short && p.Index != nil && !p.Dollar.IsValid() {
+				// a[i] in arithmetic: the element's value, and the
+				// subscript.
+				if !e.f.numeric(p.Param.Value) {
+					return snippetOf(p, src)
+				}
+				return e.subscript(p, src, true)
+			}
+		}
+	}
+	t, bad := e.static(w, src)
+	if bad != "" {
+		return bad
+	}
+	return e.arithText(t)
+}
+
+// static is the text a word expands to, with expansions that give a
+// number written as 0; bad names the first part it cannot know.
+func (e *evalCheck) static(w *syntax.Word, src string) (string, string) {
+	var b strings.Builder
+	var walk func(parts []syntax.WordPart) string
+	walk = func(parts []syntax.WordPart) string {
+		for _, p := range parts {
+			e.a.evalSteps++
+			switch x := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				if x.Dollar {
+					return snippetOf(x, src)
+				}
+				b.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				if bad := walk(x.Parts); bad != "" {
+					return bad
+				}
+			case *syntax.ParamExp:
+				if !e.numericParam(x) {
+					return snippetOf(x, src)
+				}
+				if bad := e.param(x, src, false); bad != "" {
+					return bad
+				}
+				b.WriteString("0")
+			case *syntax.ArithmExp:
+				if bad := e.arith(x.X, src); bad != "" {
+					return bad
+				}
+				b.WriteString("0")
+			default:
+				return snippetOf(p, src)
+			}
+		}
+		return ""
+	}
+	bad := walk(w.Parts)
+	return b.String(), bad
+}
+
+// arithText checks text bash evaluates as arithmetic after expanding it
+// (a subscript in a name a builtin parses, a quoted let argument).
+func (e *evalCheck) arithText(s string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || isNumberText(t) {
+		return ""
+	}
+	if nameText.MatchString(t) {
+		if e.f.numeric(t) {
+			return ""
+		}
+		return t
+	}
+	if !e.a.spend(len(s)) {
+		return s
+	}
+	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
+	if err != nil {
+		return s
+	}
+	if w, ok := x.(*syntax.Word); ok && len(w.Parts) == 1 {
+		if _, lit := w.Parts[0].(*syntax.Lit); lit {
+			return s // neither a number nor a name, and no quotes to take off
+		}
+	}
+	return e.arith(x, s)
+}
+
+// numericParam reports whether an expansion gives a number.
+func (e *evalCheck) numericParam(p *syntax.ParamExp) bool {
+	if p.Length && p.Slice == nil && p.Repl == nil && p.Exp == nil {
+		return true
+	}
+	if p.Param == nil || p.Excl || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Flags != nil || p.NestedParam != nil || len(p.Modifiers) > 0 {
+		return false
+	}
+	name := p.Param.Value
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			t, ok := literalWord(p.Exp.Word)
+			if !ok || !isNumberText(t) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	switch name {
+	case "#", "?", "$", "!":
+		return true
+	}
+	return e.f.numeric(name)
+}
+
+// param checks the places in an expansion bash evaluates: the subscript,
+// the substring offset and length, the name ${!x} leads to, the prompt
+// ${x@P} expands.
+func (e *evalCheck) param(p *syntax.ParamExp, src string, inArith bool) string {
+	e.a.evalSteps++
+	if p.Index != nil {
+		if bad := e.subscript(p, src, inArith); bad != "" {
+			return bad
+		}
+	}
+	if p.Slice != nil {
+		if bad := e.arith(p.Slice.Offset, src); bad != "" {
+			return bad
+		}
+		if bad := e.arith(p.Slice.Length, src); bad != "" {
+			return bad
+		}
+	}
+	if p.Param == nil {
+		return ""
+	}
+	name := p.Param.Value
+	if p.Excl && p.Names == 0 && !allIndex(p.Index) {
+		// ${!x}: x's value is a name, whose subscript bash evaluates.
+		if !e.f.known("r"+name, name, e.nameSafe, false) {
+			return "the name in $" + name
+		}
+	}
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && strings.Contains(p.Exp.Word.Lit(), "P") {
+		if !e.f.promptSafe(name) {
+			return "the prompt string in $" + name
+		}
+	}
+	return ""
+}
+
+func allIndex(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	l := w.Lit()
+	return l == "@" || l == "*"
+}
+
+// subscript checks an array subscript: arithmetic for an indexed array;
+// an associative array's key is expanded once, and is data.
+func (e *evalCheck) subscript(p *syntax.ParamExp, src string, inArith bool) string {
+	if allIndex(p.Index) || p.Param != nil && e.f.assoc[p.Param.Value] && !inArith {
+		return ""
+	}
+	return e.arith(p.Index, src)
+}
+
+// nameSafe reports whether text bash parses as a variable name evaluates
+// nothing: a plain name, or a subscript that is a known constant.
+func (e *evalCheck) nameSafe(t string) bool {
+	i := strings.IndexByte(t, '[')
+	if i < 0 {
+		return true
+	}
+	sub := t[i+1:]
+	if j := strings.LastIndexByte(sub, ']'); j >= 0 {
+		sub = sub[:j]
+	}
+	if sub == "@" || sub == "*" {
+		return true
+	}
+	if e.f.assoc[t[:i]] && !strings.ContainsAny(sub, "$`") {
+		return true
+	}
+	return e.arithText(sub) == ""
+}
+
+// nameWord checks a word a builtin takes as a variable name.
+func (e *evalCheck) nameWord(at syntax.Node, w *syntax.Word) {
+	t, bad := e.static(w, e.src)
+	if bad == "" && !e.nameSafe(t) {
+		bad = t
+	}
+	if bad != "" {
+		e.report(at, bad)
+	}
+}
+
+func (e *evalCheck) test(x syntax.TestExpr) {
+	switch x := x.(type) {
+	case *syntax.BinaryTest:
+		if x.Op >= syntax.TsEql && x.Op <= syntax.TsGtr {
+			for _, side := range []syntax.TestExpr{x.X, x.Y} {
+				if w, ok := side.(*syntax.Word); ok {
+					if bad := e.arithWord(w, e.src); bad != "" {
+						e.report(x, bad)
+						return
+					}
+				}
+			}
+			return
+		}
+		e.test(x.X)
+		e.test(x.Y)
+	case *syntax.UnaryTest:
+		if w, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
+			e.nameWord(x, w)
+			return
+		}
+		e.test(x.X)
+	case *syntax.ParenTest:
+		e.test(x.X)
+	}
+}
+
+// decl checks declare's names, namerefs' targets and integer values
+// given as words.
+func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) {
+	var flags string
+	for _, as := range args {
+		if as.Name != nil {
+			if as.Value != nil && (strings.Contains(flags, "n") || variant == "nameref") {
+				e.nameWord(as, as.Value)
+			}
+			if as.Value != nil && (strings.ContainsAny(flags, "aA") || e.f.arrays[as.Name.Value]) {
+				if bad := e.compound(as.Value); bad != "" {
+					e.reportWhy(as, "declare reads "+clip(bad)+" as an array's elements and expands them again when it runs, and Loupe cannot see that value")
+				}
+			}
+			continue
+		}
+		t, ok := literalWord(as.Value)
+		if ok && (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) {
+			if strings.HasPrefix(t, "-") {
+				flags += t[1:]
+			}
+			continue
+		}
+		// A name written as a word ("a[$i]=1", "$n=v"): bash parses
+		// the part before the =; the value only for -i and -n.
+		name, bad := e.namePart(as.Value)
+		if bad == "" && !e.nameSafe(strings.TrimSuffix(name, "+")) {
+			bad = name
+		}
+		array := strings.ContainsAny(flags, "aA") || e.f.arrays[strings.TrimSuffix(name, "+")]
+		if bad == "" && (strings.ContainsAny(flags, "in") || array) {
+			t, vbad := e.static(as.Value, e.src)
+			_, val, _ := strings.Cut(t, "=")
+			switch {
+			case vbad != "":
+				bad = vbad
+			case array && strings.ContainsAny(val, "$`"):
+				bad = val
+			case strings.Contains(flags, "i") && e.arithText(val) != "":
+				bad = val
+			case strings.Contains(flags, "n") && !e.nameSafe(val):
+				bad = val
+			}
+		}
+		if bad != "" {
+			e.report(as, bad)
+		}
+	}
+}
+
+// compound checks the value declare gives an array as a word: it reads
+// it as ( … ) and expands the elements again, so it must be literal and
+// expand nothing.
+func (e *evalCheck) compound(w *syntax.Word) string {
+	t, ok := literalWord(w)
+	switch {
+	case !ok:
+		return snippetOf(w, e.src)
+	case strings.ContainsAny(t, "$`"):
+		return t
+	}
+	return ""
+}
+
+// namePart is the text of a word up to its first =, the name declare
+// parses; bad names what in it is only known when it runs.
+func (e *evalCheck) namePart(w *syntax.Word) (string, string) {
+	var b strings.Builder
+	bad := ""
+	var walk func(parts []syntax.WordPart) bool
+	walk = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			e.a.evalSteps++
+			text := ""
+			switch x := p.(type) {
+			case *syntax.Lit:
+				text = x.Value
+			case *syntax.SglQuoted:
+				if x.Dollar {
+					bad = snippetOf(x, e.src)
+					return true
+				}
+				text = x.Value
+			case *syntax.DblQuoted:
+				if walk(x.Parts) {
+					return true
+				}
+				continue
+			case *syntax.ParamExp:
+				if e.numericParam(x) {
+					b.WriteString("0")
+					continue
+				}
+				bad = snippetOf(x, e.src)
+				return true
+			default:
+				bad = snippetOf(p, e.src)
+				return true
+			}
+			if i := strings.IndexByte(text, '='); i >= 0 {
+				b.WriteString(text[:i])
+				return true
+			}
+			b.WriteString(text)
+		}
+		return false
+	}
+	walk(w.Parts)
+	return b.String(), bad
+}
+
+// call checks the builtins that parse a name or evaluate arithmetic they
+// are given as a word.
+func (e *evalCheck) call(x *syntax.CallExpr) {
+	name, args := builtinName(x.Args)
+	if name == "" || len(args) < 2 {
+		return
+	}
+	rest := args[1:]
+	switch name {
+	case "test", "[":
+		// test -v NAME; a word only known at run time may be -v too.
+		for i := 0; i+1 < len(rest); i++ {
+			t, ok := literalWord(rest[i])
+			if t == "-v" || !ok {
+				e.nameWord(x, rest[i+1])
+			}
+		}
+	case "printf":
+		t, ok := literalWord(rest[0])
+		switch {
+		case t == "-v" || !ok:
+			if len(rest) > 1 {
+				e.nameWord(x, rest[1])
+			}
+		case strings.HasPrefix(t, "-v"):
+			e.nameWord(x, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: t[2:]}}})
+		}
+	case "read":
+		for i := 0; i < len(rest); i++ {
+			t, ok := literalWord(rest[i])
+			if ok && strings.HasPrefix(t, "-") && len(t) > 1 {
+				if last := t[len(t)-1]; strings.IndexByte("dinNptu", last) >= 0 {
+					i++ // the option's value
+				}
+				continue
+			}
+			e.nameWord(x, rest[i])
+		}
+	case "unset":
+		for _, w := range rest {
+			if t, ok := literalWord(w); ok && strings.HasPrefix(t, "-") {
+				if strings.Contains(t, "f") {
+					return // functions' names
+				}
+				continue
+			}
+			e.nameWord(x, w)
+		}
+	case "let":
+		for _, w := range rest {
+			if bad := e.arithWord(w, e.src); bad != "" {
+				e.report(x, bad)
+				return
+			}
+		}
+	case "declare", "typeset", "local", "export", "readonly", "nameref":
+		var as []*syntax.Assign
+		for _, w := range rest {
+			as = append(as, &syntax.Assign{Naked: true, Value: w})
+		}
+		e.decl(x, name, as)
+	}
+}
