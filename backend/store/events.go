@@ -82,6 +82,7 @@ func (s *Store) append(ctx context.Context, e trace.Event, durable bool) (trace.
 	if err := tx.Commit(); err != nil {
 		return trace.Event{}, fmt.Errorf("store: append: commit: %w", err)
 	}
+	s.ix.appended(len(e.Payload))
 	return out, nil
 }
 
@@ -120,6 +121,10 @@ const (
 	insertDocSQL = `INSERT INTO search_docs (id, session_id, seq) VALUES
 		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0)) + 1), ?, ?)`
 	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (last_insert_rowid(), ?)`
+	// An appended event's text waits in search_pending for the indexer
+	// (0008_search_pending.sql), which writes many events' text in one
+	// FTS segment; Search reads the pending ones from their payloads.
+	insertPendingSQL = `INSERT INTO search_pending (id) VALUES (last_insert_rowid())`
 	// What the trigger looks up for each event (a test checks its plan).
 	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
 	eventsSQL     = `SELECT seq, kind, time, run, round, payload
@@ -133,7 +138,7 @@ const (
 // appendStmts are the statements an append runs, as copies for tx of the
 // writer's prepared ones.
 type appendStmts struct {
-	nextSeq, insertDoc, insertText, insertEvent *sql.Stmt
+	nextSeq, insertDoc, insertPending, insertEvent *sql.Stmt
 }
 
 func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
@@ -145,17 +150,19 @@ func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
 	// (BenchmarkAppendIndexed).
 	if s.stmt.insertDoc != nil {
 		st.insertDoc = tx.StmtContext(ctx, s.stmt.insertDoc)
-		st.insertText = tx.StmtContext(ctx, s.stmt.insertText)
+		st.insertPending = tx.StmtContext(ctx, s.stmt.insertPending)
 	}
 	return st
 }
 
-// appendTx stores one event, and its text for search (trace.SearchText),
-// with st, in the caller's transaction: an event is never in the log
-// without its index row, nor the row without the event. Its cost is a few
-// primary-key lookups and inserts, whatever the session's length: the
-// next seq comes from sessions.last_seq, never from scanning events; the
-// index costs in proportion to the event's own text.
+// appendTx stores one event, and its index rows, with st, in the caller's
+// transaction: an event is never in the log without its index row, nor
+// the row without the event. The index rows are the event's search_docs
+// row and a search_pending row; its text (trace.SearchText) goes into the
+// FTS table in a later batch (flushIndex), and until then Search reads it
+// from the payload. Its cost is a few primary-key lookups and inserts,
+// whatever the session's length or the event's size: the next seq comes
+// from sessions.last_seq, never from scanning events.
 func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (trace.Event, error) {
 	now := s.now()
 	if e.Time.IsZero() {
@@ -185,7 +192,10 @@ func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (tr
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	if st.insertDoc != nil {
-		if err := indexEvent(ctx, st.insertDoc, st.insertText, e, nil); err != nil {
+		if _, err := st.insertDoc.ExecContext(ctx, nil, e.SessionID, e.Seq); err != nil {
+			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
+		}
+		if _, err := st.insertPending.ExecContext(ctx); err != nil {
 			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
 		}
 	}
