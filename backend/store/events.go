@@ -118,13 +118,12 @@ const (
 	// reads newest first: an appended event gets the next positive id, an
 	// event indexed from the backlog (older than any appended one) the id
 	// given, below every id so far (see indexBatch).
+	// An appended event's id is also above search_indexed.upto, even when
+	// the events that had the highest ids were deleted since: the indexer
+	// takes every id above upto as one whose text is still to write.
 	insertDocSQL = `INSERT INTO search_docs (id, session_id, seq) VALUES
-		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0)) + 1), ?, ?)`
+		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0), (SELECT upto FROM search_indexed)) + 1), ?, ?)`
 	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (last_insert_rowid(), ?)`
-	// An appended event's text waits in search_pending for the indexer
-	// (0008_search_pending.sql), which writes many events' text in one
-	// FTS segment; Search reads the pending ones from their payloads.
-	insertPendingSQL = `INSERT INTO search_pending (id) VALUES (last_insert_rowid())`
 	// What the trigger looks up for each event (a test checks its plan).
 	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
 	eventsSQL     = `SELECT seq, kind, time, run, round, payload
@@ -138,7 +137,7 @@ const (
 // appendStmts are the statements an append runs, as copies for tx of the
 // writer's prepared ones.
 type appendStmts struct {
-	nextSeq, insertDoc, insertPending, insertEvent *sql.Stmt
+	nextSeq, insertDoc, insertEvent *sql.Stmt
 }
 
 func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
@@ -150,17 +149,16 @@ func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
 	// (BenchmarkAppendIndexed).
 	if s.stmt.insertDoc != nil {
 		st.insertDoc = tx.StmtContext(ctx, s.stmt.insertDoc)
-		st.insertPending = tx.StmtContext(ctx, s.stmt.insertPending)
 	}
 	return st
 }
 
-// appendTx stores one event, and its index rows, with st, in the caller's
+// appendTx stores one event, and its index row, with st, in the caller's
 // transaction: an event is never in the log without its index row, nor
-// the row without the event. The index rows are the event's search_docs
-// row and a search_pending row; its text (trace.SearchText) goes into the
-// FTS table in a later batch (flushIndex), and until then Search reads it
-// from the payload. Its cost is a few primary-key lookups and inserts,
+// the row without the event. The index row is the event's search_docs
+// row, whose id is above search_indexed.upto; its text (trace.SearchText)
+// goes into the FTS table in a later batch (indexer.go), and until then
+// Search reads it from the payload. Its cost is a few primary-key lookups and inserts,
 // whatever the session's length or the event's size: the next seq comes
 // from sessions.last_seq, never from scanning events.
 func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (trace.Event, error) {
@@ -193,9 +191,6 @@ func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (tr
 	}
 	if st.insertDoc != nil {
 		if _, err := st.insertDoc.ExecContext(ctx, nil, e.SessionID, e.Seq); err != nil {
-			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
-		}
-		if _, err := st.insertPending.ExecContext(ctx); err != nil {
 			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
 		}
 	}

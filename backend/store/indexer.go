@@ -15,8 +15,9 @@ import (
 // batches. FTS5 makes each transaction's text a segment of its own, and
 // merges segments as they pile up: indexing an event in its own commit
 // cost about twice the event's commit (docs/BENCHMARKS.md). An append
-// writes the event's search_docs and search_pending rows instead (two
-// small inserts, in the event's transaction); once flushEvents events or
+// writes the event's search_docs row instead, in the event's transaction,
+// with an id above search_indexed.upto (0008_search_batches.sql); once
+// flushEvents events or
 // flushBytes of payload are pending, the indexer moves their text into
 // search_text, all in one transaction, on the writer. Search flushes what
 // is pending before it reads, and reads what is appended after that from
@@ -118,8 +119,8 @@ func (ix *indexer) flush(ctx context.Context) error {
 }
 
 // flushBatch writes the text of up to max pending events into search_text
-// and removes their pending rows, in one transaction, and returns how many
-// it took.
+// and moves search_indexed.upto past them, in one transaction, and returns
+// how many it took.
 func (s *Store) flushBatch(ctx context.Context, max int) (int, error) {
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
@@ -140,10 +141,10 @@ func (s *Store) flushBatch(ctx context.Context, max int) (int, error) {
 		return 0, fmt.Errorf("index pending events: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT p.id, d.session_id, e.kind, e.payload
-		FROM search_pending p JOIN search_docs d ON d.id = p.id
-		JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq
-		ORDER BY p.id LIMIT ?`, max)
+	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.session_id, e.kind, e.payload
+		FROM search_docs d CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq
+		WHERE d.id > (SELECT upto FROM search_indexed)
+		ORDER BY d.id LIMIT ?`, max)
 	if err != nil {
 		return 0, fmt.Errorf("index pending events: %w", err)
 	}
@@ -182,9 +183,8 @@ func (s *Store) flushBatch(ctx context.Context, max int) (int, error) {
 			return 0, fmt.Errorf("index pending events: %w", err)
 		}
 	}
-	// Every pending id up to the last one read: the write lock is ours, so
-	// none came in meanwhile, and ids only grow.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_pending WHERE id <= ?`, last); err != nil {
+	// The write lock is ours: no event came in meanwhile, and ids only grow.
+	if _, err := tx.ExecContext(ctx, `UPDATE search_indexed SET upto = ?`, last); err != nil {
 		return 0, fmt.Errorf("index pending events: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

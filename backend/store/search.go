@@ -291,10 +291,9 @@ type docKey struct {
 // run (a read-only store): each one's text is made from its payload and
 // matched here as the index would.
 func pendingHits(ctx context.Context, tx *sql.Tx, q string, f SearchFilter) ([]docKey, error) {
-	sqlText := `SELECT d.session_id, d.seq, e.kind, e.time, e.payload FROM search_pending p
-		CROSS JOIN search_docs d ON d.id = p.id
+	sqlText := `SELECT d.session_id, d.seq, e.kind, e.time, e.payload FROM search_docs d
 		CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-	var where []string
+	where := []string{`d.id > (SELECT upto FROM search_indexed)`}
 	var args []any
 	var sessWhere []string
 	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
@@ -314,10 +313,8 @@ func pendingHits(ctx context.Context, tx *sql.Tx, q string, f SearchFilter) ([]d
 		where = append(where, `e.time < ?`)
 		args = append(args, f.To.UnixNano())
 	}
-	if len(where) > 0 {
-		sqlText += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	rows, err := tx.QueryContext(ctx, sqlText+` ORDER BY p.id DESC`, args...)
+	sqlText += ` WHERE ` + strings.Join(where, ` AND `)
+	rows, err := tx.QueryContext(ctx, sqlText+` ORDER BY d.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}

@@ -331,7 +331,7 @@ func TestKilledWhileAppendingEveryEventHasItsIndexRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pending int
-	if err := ro.r.QueryRow(`SELECT count(*) FROM search_pending`).Scan(&pending); err != nil {
+	if err := ro.r.QueryRow(`SELECT count(*) FROM search_docs WHERE id > (SELECT upto FROM search_indexed)`).Scan(&pending); err != nil {
 		t.Fatal(err)
 	}
 	if pending == 0 {
@@ -389,7 +389,7 @@ func TestPendingTextIsWrittenInBatchesAndDeletedWithItsSession(t *testing.T) {
 	gone, kept := mustCreate(t, s, Session{}), mustCreate(t, s, Session{})
 	count := func(s *Store) (pending, texts int) {
 		t.Helper()
-		if err := s.r.QueryRow(`SELECT (SELECT count(*) FROM search_pending), (SELECT count(*) FROM search_text)`).Scan(&pending, &texts); err != nil {
+		if err := s.r.QueryRow(`SELECT (SELECT count(*) FROM search_docs WHERE id > (SELECT upto FROM search_indexed)), (SELECT count(*) FROM search_text)`).Scan(&pending, &texts); err != nil {
 			t.Fatal(err)
 		}
 		return pending, texts
@@ -621,5 +621,28 @@ func TestSearchQueryPlans(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An event appended after the events with the highest ids were deleted,
+// their text already in the index, is found: its id is above every id
+// the indexer has passed.
+func TestEventAfterDeletedNewestIsIndexed(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	a, b := mustCreate(t, s, Session{}), mustCreate(t, s, Session{})
+	for _, id := range []string{a.ID, a.ID, b.ID, b.ID} {
+		mustAppend(t, s, in(id, trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x", Message: "okapi"})))
+	}
+	countRows(t, s) // writes the text of all four
+	if err := s.DeleteSession(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, in(a.ID, trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x", Message: "okapi and tapir"})))
+	if res := search(t, s, "tapir", SearchFilter{}); fmt.Sprint(hitSeqs(res)) != fmt.Sprintf("[%s:3]", a.ID) {
+		t.Fatalf("tapir: %v", hitSeqs(res))
+	}
+	if docs, texts := countRows(t, s); docs != 3 || texts != 3 {
+		t.Fatalf("%d docs, %d texts; want 3, 3", docs, texts)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // through tx.StmtContext, which reuses the writer's prepared copy.
 type statements struct {
 	// On s.w.
-	nextSeq, insertEvent, insertDoc, insertText, insertPending, updateSession *sql.Stmt
+	nextSeq, insertEvent, insertDoc, insertText, updateSession *sql.Stmt
 	// On s.r.
 	events, getSession, getSetting *sql.Stmt
 }
@@ -46,7 +46,6 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 		insertEvent:   prep(s.w, insertEventSQL),
 		insertDoc:     prep(s.w, insertDocSQL),
 		insertText:    prep(s.w, insertTextSQL),
-		insertPending: prep(s.w, insertPendingSQL),
 		updateSession: prep(s.w, updateSessionSQL),
 		events:        prep(s.r, eventsSQL),
 		getSession:    prep(s.r, getSessionSQL),
@@ -61,7 +60,7 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 func (st *statements) close() error {
 	var errs []error
 	for _, p := range []*sql.Stmt{
-		st.nextSeq, st.insertEvent, st.insertDoc, st.insertText, st.insertPending, st.updateSession,
+		st.nextSeq, st.insertEvent, st.insertDoc, st.insertText, st.updateSession,
 		st.events, st.getSession, st.getSetting,
 	} {
 		if p != nil {
