@@ -488,7 +488,7 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 // folding) gives its start, unmarked.
 func Snippet(text, q string) []SnippetPart {
 	const before, after = 60, 120
-	ms := matchesFold(text, q, 8)
+	ms := matchesFold(text, q, 1)
 	start, end := 0, min(len(text), before+after)
 	if len(ms) > 0 {
 		start = max(0, ms[0][0]-before)
@@ -499,6 +499,14 @@ func Snippet(text, q string) []SnippetPart {
 	}
 	for end < len(text) && !utf8.RuneStart(text[end]) {
 		end++
+	}
+	if len(ms) > 0 {
+		// The other matches shown are those after the first, within the
+		// snippet: looked for there only, not in the rest of a long text.
+		from := ms[0][1]
+		for _, m := range matchesFold(text[from:end], q, 7) {
+			ms = append(ms, [2]int{from + m[0], from + m[1]})
+		}
 	}
 	var parts []SnippetPart
 	add := func(s string, match bool) {
@@ -570,8 +578,20 @@ func matchesFold(text, q string, max int) [][2]int {
 	if len(qr) == 0 {
 		return nil
 	}
+	// A query that starts with an ASCII letter or sign skips the bytes
+	// that cannot start a match without decoding them: most of a long
+	// output.
+	first := -1
+	if qr[0] < utf8.RuneSelf && unicode.ToUpper(qr[0]) < utf8.RuneSelf {
+		first = int(qr[0])
+	}
+	upper := int(unicode.ToUpper(qr[0]))
 	var out [][2]int
 	for i := 0; i < len(text) && len(out) < max; {
+		if b := int(text[i]); first >= 0 && b < utf8.RuneSelf && b != first && b != upper {
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if unicode.ToLower(r) != qr[0] {
 			i += n
