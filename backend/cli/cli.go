@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/demo"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -241,6 +242,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return ExitUsage
 	}
+	// Which sandbox this machine gives commands is found by starting the
+	// helper (tens of milliseconds, kept for the process): it starts now,
+	// while the database opens and Ollama is asked about the model, not
+	// after them, before the first request.
+	go sandbox.Probe()
 	st, ok := openStore(store.Open, *db, stderr)
 	if !ok {
 		return ExitFailed

@@ -367,8 +367,18 @@ func probeHelper(helper string) probeResult {
 }
 
 // probe finds the most confinement the helper can set up here, by trying
-// it: namespaces from all to none, then Landlock at the best level.
+// it: first everything at once (every namespace and Landlock at the
+// kernel's level), which is what a machine that allows it all gives, in
+// one start of the helper; else namespaces from all to none, then Landlock
+// at the best level, one start each.
 func probe(helper string) probeResult {
+	abi, llWhy := landlockABI()
+	all := setup{UserNS: true, PIDNS: true, MountNS: true, NetNS: true, IPCNS: true, UTSNS: true, CgroupNS: true, Landlock: abi}
+	if rep, err := probeOnce(helper, all); err == nil {
+		all.PrivateProc = rep.PrivateProc
+		return probeResult{best: all, pidMax: rep.PIDMax, prot: describe(all, abi, llWhy, map[string]string{}, rep.PIDMax)}
+	}
+
 	var pr probeResult
 	ladder := []setup{
 		{UserNS: true, PIDNS: true, MountNS: true, NetNS: true},
@@ -403,18 +413,6 @@ func probe(helper string) probeResult {
 	pr.pidMax = rep.PIDMax
 	probeShared(helper, &pr.best, why)
 
-	abi, abiErr := ll.LandlockGetABIVersion()
-	var llWhy string
-	switch {
-	case errors.Is(abiErr, syscall.ENOSYS):
-		abi, llWhy = 0, "this kernel has no Landlock (it needs Linux 5.13 or later, built with CONFIG_SECURITY_LANDLOCK)"
-	case errors.Is(abiErr, syscall.EOPNOTSUPP):
-		abi, llWhy = 0, "Landlock is not enabled at boot (add landlock to the kernel's lsm= parameter)"
-	case abiErr != nil:
-		abi, llWhy = 0, "Landlock is unavailable: "+abiErr.Error()
-	case abi < 1:
-		abi, llWhy = 0, "this kernel reports no Landlock ABI"
-	}
 	if abi > 0 {
 		s := pr.best
 		s.Landlock = abi
@@ -425,6 +423,22 @@ func probe(helper string) probeResult {
 	pr.best.Landlock = abi
 	pr.prot = describe(pr.best, abi, llWhy, why, pr.pidMax)
 	return pr
+}
+
+// landlockABI is the Landlock ABI this kernel offers, or 0 and why none.
+func landlockABI() (int, string) {
+	abi, err := ll.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return 0, "this kernel has no Landlock (it needs Linux 5.13 or later, built with CONFIG_SECURITY_LANDLOCK)"
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return 0, "Landlock is not enabled at boot (add landlock to the kernel's lsm= parameter)"
+	case err != nil:
+		return 0, "Landlock is unavailable: " + err.Error()
+	case abi < 1:
+		return 0, "this kernel reports no Landlock ABI"
+	}
+	return abi, ""
 }
 
 // probeShared adds to best the namespaces that keep kernel objects apart

@@ -82,6 +82,7 @@ func (s *Store) append(ctx context.Context, e trace.Event, durable bool) (trace.
 	if err := tx.Commit(); err != nil {
 		return trace.Event{}, fmt.Errorf("store: append: commit: %w", err)
 	}
+	s.ix.appended(len(e.Payload))
 	return out, nil
 }
 
@@ -117,8 +118,11 @@ const (
 	// reads newest first: an appended event gets the next positive id, an
 	// event indexed from the backlog (older than any appended one) the id
 	// given, below every id so far (see indexBatch).
+	// An appended event's id is also above search_indexed.upto, even when
+	// the events that had the highest ids were deleted since: the indexer
+	// takes every id above upto as one whose text is still to write.
 	insertDocSQL = `INSERT INTO search_docs (id, session_id, seq) VALUES
-		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0)) + 1), ?, ?)`
+		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0), (SELECT upto FROM search_indexed)) + 1), ?, ?)`
 	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (last_insert_rowid(), ?)`
 	// What the trigger looks up for each event (a test checks its plan).
 	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
@@ -133,7 +137,7 @@ const (
 // appendStmts are the statements an append runs, as copies for tx of the
 // writer's prepared ones.
 type appendStmts struct {
-	nextSeq, insertDoc, insertText, insertEvent *sql.Stmt
+	nextSeq, insertDoc, insertEvent *sql.Stmt
 }
 
 func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
@@ -145,17 +149,18 @@ func (s *Store) appendStmts(ctx context.Context, tx *sql.Tx) appendStmts {
 	// (BenchmarkAppendIndexed).
 	if s.stmt.insertDoc != nil {
 		st.insertDoc = tx.StmtContext(ctx, s.stmt.insertDoc)
-		st.insertText = tx.StmtContext(ctx, s.stmt.insertText)
 	}
 	return st
 }
 
-// appendTx stores one event, and its text for search (trace.SearchText),
-// with st, in the caller's transaction: an event is never in the log
-// without its index row, nor the row without the event. Its cost is a few
-// primary-key lookups and inserts, whatever the session's length: the
-// next seq comes from sessions.last_seq, never from scanning events; the
-// index costs in proportion to the event's own text.
+// appendTx stores one event, and its index row, with st, in the caller's
+// transaction: an event is never in the log without its index row, nor
+// the row without the event. The index row is the event's search_docs
+// row, whose id is above search_indexed.upto; its text (trace.SearchText)
+// goes into the FTS table in a later batch (indexer.go), and until then
+// Search reads it from the payload. Its cost is a few primary-key lookups and inserts,
+// whatever the session's length or the event's size: the next seq comes
+// from sessions.last_seq, never from scanning events.
 func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (trace.Event, error) {
 	now := s.now()
 	if e.Time.IsZero() {
@@ -185,7 +190,7 @@ func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (tr
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	if st.insertDoc != nil {
-		if err := indexEvent(ctx, st.insertDoc, st.insertText, e, nil); err != nil {
+		if _, err := st.insertDoc.ExecContext(ctx, nil, e.SessionID, e.Seq); err != nil {
 			return trace.Event{}, fmt.Errorf("store: append to %q: index: %w", e.SessionID, err)
 		}
 	}

@@ -58,19 +58,16 @@ func loadMigrations() ([]migration, error) {
 	return migs, nil
 }
 
-// migrate brings the database to the newest schema. Each migration runs in
-// its own IMMEDIATE transaction that re-reads user_version under the write
-// lock, so two processes opening the same file apply each migration once.
+// migrate brings the database to the newest schema. The migrations it
+// needs run in one IMMEDIATE transaction that re-reads user_version under
+// the write lock, so two processes opening the same file apply each
+// migration once, and a new database costs one commit, not one per
+// migration (each is a wait on the disk before the first event).
 func (s *Store) migrate(ctx context.Context, migs []migration) error {
 	if err := s.checkHeader(ctx, len(migs)); err != nil {
 		return err
 	}
-	for _, m := range migs {
-		if err := s.apply(ctx, m, len(migs)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.apply(ctx, migs)
 }
 
 // checkHeader repeats header.check on what the writer sees (see open).
@@ -96,7 +93,8 @@ func checkSQLiteHeader(ctx context.Context, q interface {
 	return h.check(path, known)
 }
 
-func (s *Store) apply(ctx context.Context, m migration, known int) error {
+func (s *Store) apply(ctx context.Context, migs []migration) error {
+	known := len(migs)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: migrate %s: %w", s.path, err)
@@ -109,16 +107,21 @@ func (s *Store) apply(ctx context.Context, m migration, known int) error {
 	if uint32(current) > uint32(known) {
 		return &OpenError{Path: s.path, Err: ErrNewerSchema, Schema: int(uint32(current)), Known: known}
 	}
-	if current >= int64(m.version) {
-		return nil
+	if current >= int64(known) {
+		return nil // nothing to write: the read lock is let go at once
 	}
-	// PRAGMA values cannot be bound parameters; both are our own integers.
-	stmts := m.sql + fmt.Sprintf("\n;PRAGMA user_version = %d;\nPRAGMA application_id = %d;", m.version, int32(ApplicationID))
-	if _, err := tx.ExecContext(ctx, stmts); err != nil {
-		return fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+	for _, m := range migs {
+		if current >= int64(m.version) {
+			continue
+		}
+		// PRAGMA values cannot be bound parameters; both are our own integers.
+		stmts := m.sql + fmt.Sprintf("\n;PRAGMA user_version = %d;\nPRAGMA application_id = %d;", m.version, int32(ApplicationID))
+		if _, err := tx.ExecContext(ctx, stmts); err != nil {
+			return fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+		return fmt.Errorf("store: migrate %s to schema %d: %w", s.path, known, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log"
 	"slices"
 	"strings"
 	"time"
@@ -155,6 +156,13 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		return SearchResults{}, &queryError{fmt.Sprintf("the date range ends (%s) before it starts (%s)", f.To.Format(time.DateOnly), f.From.Format(time.DateOnly))}
 	}
+	// What is pending goes into the index first, so that it is ranked
+	// with the rest; should that fail, it is read from the payloads below.
+	if s.ix != nil {
+		if err := s.ix.flush(ctx); err != nil {
+			log.Printf("loupe: search index: %v", err)
+		}
+	}
 	// One read transaction: the hits, their sessions and events are one
 	// snapshot, so a session deleted meanwhile is wholly absent.
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -169,40 +177,67 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	}
 	out := SearchResults{Query: q, Sessions: []SessionHits{}, Partial: status.Partial(), Status: status}
 
+	// Events appended since the flush above: the newest, read from their
+	// payloads.
+	found, err := pendingHits(ctx, tx, q, f)
+	if err != nil {
+		return SearchResults{}, err
+	}
+
+	// One pass over the newest matches, up to one more than can be ranked,
+	// says whether to rank them; without filters it also holds the newest
+	// hits, so that those are not read from the index twice.
 	phrase := ftsPhrase(q)
-	var matches int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM search_text
-		WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?)`, phrase, rankWindow+1).Scan(&matches); err != nil {
-		return SearchResults{}, fmt.Errorf("store: search: %w", err)
-	}
-	order := `f.rowid DESC`
-	out.Order = OrderNewest
-	if matches <= rankWindow {
-		order, out.Order = `f.rank`, OrderBest
-	}
-
-	sqlText, args := searchSQL(phrase, f, order, limit+1)
-
-	type key struct {
-		session string
-		seq     int64
-	}
-	var found []key
-	rows, err := tx.QueryContext(ctx, sqlText, args...)
+	var newest []int64
+	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM search_text
+		WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, phrase, rankWindow+1)
 	if err != nil {
 		return SearchResults{}, fmt.Errorf("store: search: %w", err)
 	}
 	for rows.Next() {
-		var k key
-		if err := rows.Scan(&k.session, &k.seq); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return SearchResults{}, fmt.Errorf("store: search: %w", err)
 		}
-		found = append(found, k)
+		newest = append(newest, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	}
+	order := `f.rowid DESC`
+	out.Order = OrderNewest
+	if len(newest) <= rankWindow {
+		order, out.Order = `f.rank`, OrderBest
+	}
+
+	if out.Order == OrderNewest && f == (SearchFilter{}) && limit < len(newest) {
+		for _, id := range newest[:limit+1] {
+			var k docKey
+			if err := tx.QueryRowContext(ctx, `SELECT session_id, seq FROM search_docs WHERE id = ?`, id).Scan(&k.session, &k.seq); err != nil {
+				return SearchResults{}, fmt.Errorf("store: search: %w", err)
+			}
+			found = append(found, k)
+		}
+	} else {
+		sqlText, args := searchSQL(phrase, f, order, limit+1)
+		rows, err := tx.QueryContext(ctx, sqlText, args...)
+		if err != nil {
+			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		}
+		for rows.Next() {
+			var k docKey
+			if err := rows.Scan(&k.session, &k.seq); err != nil {
+				rows.Close()
+				return SearchResults{}, fmt.Errorf("store: search: %w", err)
+			}
+			found = append(found, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		}
 	}
 	if len(found) > limit {
 		found, out.More = found[:limit], true
@@ -239,6 +274,67 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	}
 	for _, sh := range out.Sessions {
 		slices.SortFunc(sh.Hits, func(a, b Hit) int { return cmp.Compare(a.Seq, b.Seq) })
+	}
+	return out, nil
+}
+
+// docKey names an event.
+type docKey struct {
+	session string
+	seq     int64
+}
+
+// pendingHits are the events appended since the last flush of the index
+// (indexer.go) whose text holds q, newest first, in the sessions and
+// times f lets through. They are the few appended between Search's flush
+// and its read, or all that are pending where the flush failed or cannot
+// run (a read-only store): each one's text is made from its payload and
+// matched here as the index would.
+func pendingHits(ctx context.Context, tx *sql.Tx, q string, f SearchFilter) ([]docKey, error) {
+	sqlText := `SELECT d.session_id, d.seq, e.kind, e.time, e.payload FROM search_docs d
+		CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
+	where := []string{`d.id > (SELECT upto FROM search_indexed)`}
+	var args []any
+	var sessWhere []string
+	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
+		if c.v != "" {
+			sessWhere = append(sessWhere, c.col+` = ?`)
+			args = append(args, c.v)
+		}
+	}
+	if len(sessWhere) > 0 {
+		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
+	}
+	if !f.From.IsZero() {
+		where = append(where, `e.time >= ?`)
+		args = append(args, f.From.UnixNano())
+	}
+	if !f.To.IsZero() {
+		where = append(where, `e.time < ?`)
+		args = append(args, f.To.UnixNano())
+	}
+	sqlText += ` WHERE ` + strings.Join(where, ` AND `)
+	rows, err := tx.QueryContext(ctx, sqlText+` ORDER BY d.id DESC`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	defer rows.Close()
+	var out []docKey
+	for rows.Next() {
+		var k docKey
+		var kind string
+		var t int64
+		var payload []byte
+		if err := rows.Scan(&k.session, &k.seq, &kind, &t, &payload); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		e := trace.Event{SessionID: k.session, Seq: k.seq, Kind: trace.Kind(kind), Payload: payload}
+		if len(matchesFold(trace.SearchText(e), q, 1)) > 0 {
+			out = append(out, k)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	return out, nil
 }
@@ -392,7 +488,7 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 // folding) gives its start, unmarked.
 func Snippet(text, q string) []SnippetPart {
 	const before, after = 60, 120
-	ms := matchesFold(text, q, 8)
+	ms := matchesFold(text, q, 1)
 	start, end := 0, min(len(text), before+after)
 	if len(ms) > 0 {
 		start = max(0, ms[0][0]-before)
@@ -403,6 +499,14 @@ func Snippet(text, q string) []SnippetPart {
 	}
 	for end < len(text) && !utf8.RuneStart(text[end]) {
 		end++
+	}
+	if len(ms) > 0 {
+		// The other matches shown are those after the first, within the
+		// snippet: looked for there only, not in the rest of a long text.
+		from := ms[0][1]
+		for _, m := range matchesFold(text[from:end], q, 7) {
+			ms = append(ms, [2]int{from + m[0], from + m[1]})
+		}
 	}
 	var parts []SnippetPart
 	add := func(s string, match bool) {
@@ -474,8 +578,20 @@ func matchesFold(text, q string, max int) [][2]int {
 	if len(qr) == 0 {
 		return nil
 	}
+	// A query that starts with an ASCII letter or sign skips the bytes
+	// that cannot start a match without decoding them: most of a long
+	// output.
+	first := -1
+	if qr[0] < utf8.RuneSelf && unicode.ToUpper(qr[0]) < utf8.RuneSelf {
+		first = int(qr[0])
+	}
+	upper := int(unicode.ToUpper(qr[0]))
 	var out [][2]int
 	for i := 0; i < len(text) && len(out) < max; {
+		if b := int(text[i]); first >= 0 && b < utf8.RuneSelf && b != first && b != upper {
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if unicode.ToLower(r) != qr[0] {
 			i += n

@@ -318,6 +318,46 @@ func BenchmarkAppendIndexed(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexFlush measures the indexer's part of the cost per event:
+// the same generated events as BenchmarkAppendIndexed, appended with the
+// indexer stopped, then their text written into the FTS table in batches
+// of flushEvents, as the indexer writes it. It reports the wall and CPU
+// time per event of the flushes.
+func BenchmarkIndexFlush(b *testing.B) {
+	evs := benchSession(rand.New(rand.NewPCG(3, 4)), 2000)
+	ctx := b.Context()
+	s := openTemp(b)
+	if err := s.ix.close(); err != nil {
+		b.Fatal(err)
+	}
+	s.ix = nil // appends count nothing, and nothing flushes on its own
+	id := mustCreate(b, s, Session{}).ID
+	i := 0
+	for b.Loop() {
+		e := evs[i%len(evs)]
+		e.SessionID = id
+		b.StopTimer()
+		if _, err := s.AppendSoon(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		i++
+	}
+	c0, t0 := cpuTime(), time.Now()
+	for {
+		n, err := s.flushBatch(ctx, flushEvents)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	b.ReportMetric(float64(wall.Microseconds())/float64(i), "flush-µs/event")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(i), "flush-cpu-µs/event")
+}
+
 // cpuTime is the CPU time this process has used (user and system).
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

@@ -100,6 +100,9 @@ type Store struct {
 	// tmp is the folder of the copy an OpenReadOnly store reads, removed
 	// by Close; "" for Open's.
 	tmp string
+	// ix writes appended events' text into the search index in batches
+	// (indexer.go); nil for an OpenReadOnly store.
+	ix *indexer
 }
 
 // Open opens the database at path, creating it and its parent directories
@@ -133,7 +136,12 @@ func Open(path string) (*Store, error) {
 			return nil, err
 		}
 	}
-	return open(abs, migs)
+	s, err := open(abs, migs)
+	if err != nil {
+		return nil, err
+	}
+	s.startIndexer()
+	return s, nil
 }
 
 // open opens and migrates a database whose files passed Open's checks.
@@ -226,7 +234,8 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database. The readers close first so that the writer is
 // the last connection and SQLite checkpoints and removes the WAL.
 func (s *Store) Close() error {
-	errs := []error{s.stmt.close()}
+	errs := []error{s.ix.close()}
+	errs = append(errs, s.stmt.close())
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
