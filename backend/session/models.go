@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"log"
 	"strings"
 	"time"
 
@@ -75,7 +76,11 @@ func (m *Manager) removeDemoCopy(ctx context.Context, dir string) {
 			return
 		}
 	}
-	_ = demo.RemoveCopy(dir)
+	if err := demo.RemoveCopy(dir); err != nil {
+		// The copy stays in the temporary folder, which the system
+		// cleans; the log says where, for whoever looks for the space.
+		log.Printf("loupe: the demo's copy %s could not be removed: %v", dir, err)
+	}
 }
 
 // StartDemo is the window's "Try the demo": a session of the demo on a

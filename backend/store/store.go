@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -100,6 +101,8 @@ type Store struct {
 	// tmp is the folder of the copy an OpenReadOnly store reads, removed
 	// by Close; "" for Open's.
 	tmp string
+	// beatFailing is set while renewing this process's leases fails.
+	beatFailing atomic.Bool
 }
 
 // Open opens the database at path, creating it and its parent directories

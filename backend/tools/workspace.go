@@ -414,9 +414,12 @@ func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode, g 
 	}
 	if err := w.checkDirAt(p, d, dir); err != nil {
 		if backup != "" {
-			_ = d.Rename(backup, base)
+			if rerr := d.Rename(backup, base); rerr != nil {
+				// The earlier content is not lost: say where it is.
+				return fmt.Errorf("%w; putting %s back failed too (%v): its earlier content is in %s beside it", err, p, rerr, backup)
+			}
 		} else {
-			_ = d.Remove(base)
+			_ = d.Remove(base) // what was written where nothing was: best effort
 		}
 		return err
 	}
