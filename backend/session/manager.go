@@ -261,6 +261,8 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
+	// A log from before edits carried their pause gets it here.
+	trace.FillEditPauses(evs)
 	ended := 0
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Kind == trace.KindRunEnd {
