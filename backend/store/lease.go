@@ -315,6 +315,9 @@ func (h *heart) beat(stop chan struct{}) {
 // take this one's runs for crashed ones, so the process log says when the
 // beats start failing and when they work again (once each, not every 5 s).
 func (s *Store) renew() {
+	if s.closed.Load() {
+		return // a store closed under a run: the app is going away
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), HeartbeatEvery)
 	defer cancel()
 	_, err := s.w.ExecContext(ctx, `UPDATE run_leases SET heartbeat = ? WHERE owner = ?`, s.now().UnixNano(), self().Owner)

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"log"
 	"os"
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 

@@ -101,8 +101,9 @@ type Store struct {
 	// tmp is the folder of the copy an OpenReadOnly store reads, removed
 	// by Close; "" for Open's.
 	tmp string
-	// beatFailing is set while renewing this process's leases fails.
-	beatFailing atomic.Bool
+	// beatFailing is set while renewing this process's leases fails;
+	// closed once Close is called (a beat after it has nothing to renew).
+	beatFailing, closed atomic.Bool
 }
 
 // Open opens the database at path, creating it and its parent directories
@@ -229,6 +230,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database. The readers close first so that the writer is
 // the last connection and SQLite checkpoints and removes the WAL.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	errs := []error{s.stmt.close()}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
