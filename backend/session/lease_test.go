@@ -147,14 +147,13 @@ func TestCommandsToARunOwnedElsewhereSayWhere(t *testing.T) {
 	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
 	unchanged := h.writesNothing()
 	for _, c := range []session.Command{
-		{Do: session.DoStop}, {Do: session.DoStep, At: 2}, {Do: session.DoContinue},
-		{Do: session.DoAnswer, CallID: "call_1", Allow: true, Scope: "once"}, {Do: session.DoSkip, Text: "no"},
+		session.Stop{Session: h.id}, session.Step{Session: h.id, At: 2}, session.Continue{Session: h.id},
+		session.Answer{Session: h.id, CallID: "call_1", Allow: true, Scope: "once"}, session.Skip{Session: h.id, Observation: "no"},
 	} {
-		c.Session = h.id
 		_, err := h.m.Do(context.Background(), c)
 		var held *store.LeaseHeldError
 		if !errors.As(err, &held) || held.By.PID != other {
-			t.Errorf("%s on a run owned elsewhere: %v", c.Do, err)
+			t.Errorf("%s on a run owned elsewhere: %v", c.Kind(), err)
 		}
 	}
 	unchanged("commands to a run owned elsewhere")
