@@ -94,7 +94,7 @@ type Stop struct {
 	Session string `json:"session"`
 }
 
-// StopCall stops one running call; the run goes on.
+// stopCall stops one running call; the run goes on.
 type StopCall struct {
 	Session string `json:"session"`
 	CallID  string `json:"call_id,omitempty"`
@@ -418,7 +418,7 @@ func (c Create) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (Demo) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.StartDemo(ctx))
+	return withSummary(m.startDemo(ctx))
 }
 
 func (c Delete) run(ctx context.Context, m *Manager) (Outcome, error) {
@@ -430,7 +430,7 @@ func (c SetModel) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c SetTools) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.SetTools(ctx, c.Session, c.Tools))
+	return withSummary(m.setTools(ctx, c.Session, c.Tools))
 }
 
 func (c Send) run(ctx context.Context, m *Manager) (Outcome, error) {
@@ -450,81 +450,91 @@ func (c Stop) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c StopCall) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.StopCall(c.Session, c.CallID)
+	return Outcome{}, m.stopCall(c.Session, c.CallID)
 }
 
 func (c Answer) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.Answer(c.Session, c.CallID, c.Allow, permission.Scope(c.Scope))
+	return Outcome{}, m.answer(c.Session, c.CallID, c.Allow, permission.Scope(c.Scope))
 }
 
 func (c SetStepping) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.SetStepping(ctx, c.Session, c.On))
+	if err := m.steps.set(ctx, c.Session, c.On); err != nil {
+		return Outcome{}, err
+	}
+	return withSummary(m.summaryOf(ctx, c.Session))
 }
 
 func (c SetBreakpoints) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.SetBreakpoints(ctx, c.Session, *c.Breakpoints))
+	if err := m.steps.setBreakpoints(ctx, c.Session, *c.Breakpoints); err != nil {
+		return Outcome{}, err
+	}
+	return withSummary(m.summaryOf(ctx, c.Session))
 }
 
 func (c Step) run(ctx context.Context, m *Manager) (Outcome, error) {
-	_, err := m.Resume(ctx, c.Session, c.At, trace.ActionStep)
-	return Outcome{}, err
+	return Outcome{}, m.steps.goOn(ctx, c.Session, c.At, trace.ActionStep, nil)
 }
 
 func (c Continue) run(ctx context.Context, m *Manager) (Outcome, error) {
-	// Continue turns stepping off for this run: the summary says so.
-	return withSummary(m.Resume(ctx, c.Session, c.At, trace.ActionContinue))
+	// Continue lets this run go: the summary, read as the run is let go
+	// and before it goes on, says so.
+	var sum Summary
+	err := m.steps.goOn(ctx, c.Session, c.At, trace.ActionContinue, func() (err error) {
+		sum, err = m.summaryOf(ctx, c.Session)
+		return err
+	})
+	return withSummary(sum, err)
 }
 
 func (c EditRequest) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.EditRequest(ctx, c.Session, c.At, *c.Request)
+	return Outcome{}, m.steps.do(ctx, c.Session, c.At, agent.Command{Action: agent.ActionEdit, Request: c.Request})
 }
 
 func (c EditArgs) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.EditArgs(ctx, c.Session, c.At, c.Args)
+	// The arguments are checked against the tool's schema again there.
+	return Outcome{}, m.steps.do(ctx, c.Session, c.At, agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(c.Args)})
 }
 
 func (c Skip) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.SkipCall(ctx, c.Session, c.At, c.Observation)
+	return Outcome{}, m.steps.do(ctx, c.Session, c.At, agent.Command{Action: trace.ActionSkip, Observation: c.Observation})
 }
 
 func (c EditResult) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.EditResult(ctx, c.Session, c.At, c.Content)
+	content := c.Content
+	return Outcome{}, m.steps.do(ctx, c.Session, c.At, agent.Command{Action: agent.ActionEdit, Result: &content})
 }
 
 func (c RestoreFiles) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withRestore(m.RestoreFiles(ctx, c.Session, c.Seq, c.Force))
+	return withRestore(m.undo().files(ctx, c.Session, c.Seq, c.Force))
 }
 
 func (c UndoRun) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withRestore(m.UndoRun(ctx, c.Session, c.Run, c.Force))
+	return withRestore(m.undo().run(ctx, c.Session, c.Run, c.Force))
 }
 
 func (c Compact) run(ctx context.Context, m *Manager) (Outcome, error) {
-	cp, err := m.Compact(ctx, c.Session)
+	cp, err := m.compact(ctx, c.Session)
 	if err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Compaction: &cp}, nil
 }
 
-// Answer approves or denies the call a session's run asks about, and
+// answer approves or denies the call a session's run asks about, and
 // remembers the answer for the scope: once, for the session, or always for
 // the workspace.
-func (m *Manager) Answer(id, callID string, allow bool, scope permission.Scope) error {
+func (m *Manager) answer(id, callID string, allow bool, scope permission.Scope) error {
 	if m.broker == nil {
 		return errors.New("nobody can be asked here: the run answers its questions itself")
 	}
 	return m.broker.Reply(id, callID, allow, scope)
 }
 
-// StopCall stops one running call of the session's run (a command that
+// stopCall stops one running call of the session's run (a command that
 // takes too long, say) and lets the run go on: the call's result says
 // that the user stopped it, with the output so far. A call that is not
 // running is refused, and so is a session with no run going here.
-func (m *Manager) StopCall(id, callID string) error {
-	if callID == "" {
-		return errors.New("stop_call: which call? (call_id is empty)")
-	}
+func (m *Manager) stopCall(id, callID string) error {
 	m.mu.Lock()
 	r := m.running[id]
 	m.mu.Unlock()
@@ -540,4 +550,10 @@ func (m *Manager) runs(id string) bool {
 	defer m.mu.Unlock()
 	_, ok := m.running[id]
 	return ok
+}
+
+// undo is the manager's undo, refused while this process runs the
+// session's run.
+func (m *Manager) undo() undo {
+	return undo{store: m.store, ws: m.ws, sink: m.sink, busy: m.runs}
 }

@@ -75,7 +75,7 @@ func TestRefusedContinueKeepsStepping(t *testing.T) {
 	done := startRun(t, h, "Hello")
 	ctx := context.Background()
 	first := waitPaused(t, h.m, h.id)
-	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); err != nil {
+	if _, err := h.m.Do(ctx, session.Step{Session: h.id, At: first.Seq}); err != nil {
 		t.Fatal(err)
 	}
 	second := waitPaused(t, h.m, h.id)
@@ -108,7 +108,7 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 				t.Fatal(err)
 			}
 			m1 := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-			if _, err := m1.SetBreakpoints(ctx, h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+			if _, err := m1.Do(ctx, session.SetBreakpoints{Session: h.id, Breakpoints: &session.Breakpoints{Points: []string{trace.PointBeforeTool}}}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := m1.Start(ctx, h.id, "Read it", session.RunOptions{}); err != nil {

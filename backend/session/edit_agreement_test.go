@@ -109,13 +109,13 @@ func editedRun(t *testing.T, c editCase, restart bool) []string {
 		t.Fatal(err)
 	}
 	m := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-	if _, err := m.SetStepping(ctx, h.id, true); err != nil {
+	if _, err := m.Do(ctx, session.SetStepping{Session: h.id, On: true}); err != nil {
 		t.Fatal(err)
 	}
 	go m.Run(ctx, h.id, "Read README.md", session.RunOptions{})
 	var p pausedAt
 	for p = waitPaused(t, m, h.id); p.Point != c.point; p = waitPaused(t, m, h.id) {
-		if _, err := m.Resume(ctx, h.id, p.Seq, trace.ActionStep); err != nil {
+		if _, err := m.Do(ctx, session.Step{Session: h.id, At: p.Seq}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +167,7 @@ func editedRun(t *testing.T, c editCase, restart bool) []string {
 		at = trace.StateOf(h.events()).PausedSeq
 	}
 	if at != 0 {
-		if _, err := m.Resume(ctx, h.id, at, trace.ActionContinue); err != nil {
+		if _, err := m.Do(ctx, session.Continue{Session: h.id, At: at}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -135,7 +135,7 @@ func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
 func TestUndoOfARunOwnedElsewhereIsRefused(t *testing.T) {
 	h, _ := heldElsewhere(t, "write_file", `{"path":"a.txt","content":"a"}`)
 	unchanged := h.writesNothing()
-	if _, err := h.m.UndoRun(context.Background(), h.id, 1, true); !errors.Is(err, store.ErrLeaseHeld) {
+	if _, err := h.m.Do(context.Background(), session.UndoRun{Session: h.id, Run: 1, Force: true}); !errors.Is(err, store.ErrLeaseHeld) {
 		t.Fatalf("undo of a run owned elsewhere: %v", err)
 	}
 	unchanged("an undo of a run owned elsewhere")
