@@ -111,14 +111,23 @@ func (s *stepping) ended(id string) {
 	}
 }
 
-// state is whether the session steps, and its breakpoints.
+// state is whether the session steps, and its breakpoints: its gate's, or
+// what is saved when it has none. Reading makes no gate, so that listing
+// every session keeps none in memory: gates are for the sessions that run
+// or are told how to step in this process, and go when they are deleted.
 func (s *stepping) state(ctx context.Context, id string) (bool, Breakpoints, error) {
-	g, err := s.gate(ctx, id)
-	if err != nil {
+	s.mu.Lock()
+	g := s.gates[id]
+	s.mu.Unlock()
+	if g != nil {
+		on, bp := g.state()
+		return on, bp, nil
+	}
+	var st debugState
+	if _, err := s.store.GetStepping(ctx, id, &st); err != nil {
 		return false, Breakpoints{}, err
 	}
-	on, bp := g.state()
-	return on, bp, nil
+	return st.Stepping, st.Breakpoints.normal(), nil
 }
 
 // start gives a new session the Step mode Settings sets for new sessions,

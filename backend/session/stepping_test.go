@@ -86,11 +86,15 @@ func TestSteppingStopsWhereItIsToldAndKeepsIt(t *testing.T) {
 		}
 	}
 
-	// Another process reads the session's stepping as it was left.
+	// Another process reads the session's stepping as it was left, and
+	// reading it (as listing the sessions does) keeps nothing in memory.
 	other := newStepping(st, nobody, nil)
 	on, bp, err := other.state(ctx, sess.ID)
 	if err != nil || !on || len(bp.Points) != 1 || bp.Tools[0] != "run_command" {
 		t.Fatalf("read again: %v %+v %v", on, bp, err)
+	}
+	if len(other.gates) != 0 {
+		t.Fatalf("reading how a session steps made %d gates", len(other.gates))
 	}
 	// A command to a session whose run waits nowhere is refused at once.
 	if err := other.goOn(ctx, sess.ID, 0, trace.ActionStep, nil); !errors.Is(err, ErrNotPaused) {
