@@ -188,16 +188,6 @@ func noteRoot(repos map[string]gitRepo, ws string) {
 	}
 }
 
-// skipInGitDir says whether the walk can skip the folder p: a git
-// directory's objects, refs and logs, where no repository can be.
-func skipInGitDir(p string) bool {
-	switch filepath.Base(p) {
-	case "objects", "refs", "logs", "lfs":
-		return anyGitDir(filepath.Dir(p))
-	}
-	return false
-}
-
 // gitReadOnly lists what the view makes read-only of the repositories
 // found in ws: each git directory's entries of gitProtected that exist.
 // Before that, a repository that reads config.worktree

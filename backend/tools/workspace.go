@@ -133,12 +133,6 @@ type notExistError struct{ path string }
 func (e *notExistError) Error() string        { return e.path + " does not exist" }
 func (e *notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// stat follows symlinks (within the workspace).
-func (w *Workspace) stat(p, rel string) (fs.FileInfo, error) {
-	fi, err := w.root.Stat(native(rel))
-	return fi, explain(p, err)
-}
-
 func mustBeRegular(p string, fi fs.FileInfo) error {
 	switch {
 	case fi.IsDir():

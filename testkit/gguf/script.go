@@ -1,13 +1,11 @@
 package gguf
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -333,15 +331,6 @@ func (s Script) build() (*vocab, error) {
 		return nil, fmt.Errorf("script needs %d states but the model has %d: use fewer steps or pieces", states, hiddenSize)
 	}
 	return v, nil
-}
-
-// WriteFile writes the script's model to path.
-func WriteFile(path string, s Script) error {
-	var b bytes.Buffer
-	if err := Write(&b, s); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // Write writes the script's model as a GGUF v3 file.
