@@ -310,11 +310,25 @@ func (m *Manager) SearchStatus(ctx context.Context) (store.SearchStatus, error) 
 }
 
 // Payload returns the payload of a session's event seq exactly as it is
-// stored: what the window fetches when an event it got cut is opened.
+// stored: what the window fetches when an event it got cut is opened. An
+// edit written before edits carried their pause comes with it, as Open
+// sends it.
 func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, error) {
 	e, err := m.store.Event(ctx, id, seq)
 	if err != nil {
 		return "", err
+	}
+	if e.Kind == trace.KindEdit && !strings.Contains(string(e.Payload), `"pause":`) {
+		// An edit of a log from before edits carried their pause gets it
+		// as Open gives it.
+		evs, err := m.store.Events(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		trace.FillEditPauses(evs)
+		if i := int(seq) - 1; i < len(evs) && evs[i].Seq == seq {
+			return string(evs[i].Payload), nil
+		}
 	}
 	return string(e.Payload), nil
 }
