@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log"
 	"strings"
@@ -331,7 +332,13 @@ func (a *App) SearchStatus() (store.SearchStatus, error) {
 
 // Do carries out one command on a session (create, send, stop, stop_call,
 // answer, step, edit, restore…); what the run does in answer arrives as events.
-func (a *App) Do(c session.Command) (session.Outcome, error) {
+// The command is the JSON the window sends (session.DecodeCommand): one
+// object whose "do" names the kind.
+func (a *App) Do(cmd json.RawMessage) (session.Outcome, error) {
+	c, err := session.DecodeCommand(cmd)
+	if err != nil {
+		return session.Outcome{}, err
+	}
 	return withManager(a, func(m *session.Manager) (session.Outcome, error) { return m.Do(a.ctx, c) })
 }
 

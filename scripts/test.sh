@@ -2,7 +2,8 @@
 # Runs every test of Loupe, each tier in turn, and ends with one line that
 # counts the tests that passed and failed:
 #   1. frontend: svelte-check, Vitest, production build
-#   2. Go: vet, then unit tests and the fake-Ollama tier (go test ./...)
+#   2. Go: vet, staticcheck and deadcode (each must find nothing), then unit
+#      tests and the fake-Ollama tier (go test ./...)
 #   3. the real Ollama tier (builds the pinned server once, then caches it)
 #   4. end to end: the real app driven in Chromium, and the real window
 # Logs go to build/test-logs/. Set LOUPE_TEST_TIERS="go frontend" to run some.
@@ -57,6 +58,14 @@ if has frontend || has go || has e2e; then
 fi
 if has go; then
   run "go: vet" "$logs/go-vet.log" go vet ./...
+  # The linters run at a pinned version through the module proxy (go run
+  # fetches each once into the module cache); neither is a dependency of
+  # the module.
+  run "go: staticcheck" "$logs/go-staticcheck.log" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+  # deadcode reports functions nothing reaches (from main or a test) and
+  # exits 0 either way: any line it prints fails the step.
+  run "go: deadcode" "$logs/go-deadcode.log" bash -c \
+    'out=$(go run golang.org/x/tools/cmd/deadcode@v0.52.0 -test ./...) || exit 1; [ -z "$out" ] || { echo "$out"; echo "unreachable: remove them or use them"; exit 1; }'
   run "go: unit and fake-Ollama tests" "$logs/go-test.log" go test -count=1 -v ./...
   count_go "$logs/go-test.log"
   grep -E '^(ok|FAIL|---)\s' "$logs/go-test.log" | grep -v '^--- PASS' | sed 's/^/    /'

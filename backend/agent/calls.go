@@ -361,11 +361,12 @@ func (r *run) beforeTool(ctx context.Context, c *call) (Command, error) {
 		if cerr != nil {
 			return errors.New(cerr.Message)
 		}
-		if err := r.recordEdit(ctx, trace.EditArgs, 0, c.ID, argsObject(c.Args), json.RawMessage(args)); err != nil {
+		p, err := r.recordEdit(ctx, s, editOf(trace.EditArgs, 0, c.ID, argsObject(c.Args), json.RawMessage(args)))
+		if err != nil {
 			return err
 		}
-		c.Args, c.tool, c.outcome = args, tool, nil
-		s.cp.Args = args
+		c.Args, c.tool, c.outcome = p.Args, tool, nil
+		s.cp.Args = p.Args
 		return nil
 	}
 	return r.pause(ctx, s)
@@ -387,10 +388,11 @@ func (r *run) afterResult(ctx context.Context, c *call, res trace.ToolResult) er
 		if *cmd.Result == res.Content {
 			return nil
 		}
-		if err := r.recordEdit(ctx, trace.EditResult, 0, c.ID, res.Content, *cmd.Result); err != nil {
+		p, err := r.recordEdit(ctx, s, editOf(trace.EditResult, 0, c.ID, res.Content, *cmd.Result))
+		if err != nil {
 			return err
 		}
-		res.Content = *cmd.Result
+		res.Content = *p.Result
 		return nil
 	}
 	_, err := r.pause(ctx, s)

@@ -59,6 +59,9 @@ type stop struct {
 	cp   Checkpoint
 	show func(*trace.Checkpoint)
 	edit func(Command) error
+	// paused is the paused checkpoint as the log holds it, with the
+	// edits made so far applied: what the run does when it goes on.
+	paused trace.Checkpoint
 }
 
 // pause is the one pause hook of the loop, called at each checkpoint. It
@@ -80,6 +83,9 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 		return Command{}, nil
 	}
 	at := r.restoredSeq
+	if restored {
+		s.paused = *r.restored
+	}
 	r.restored, r.restoredSeq = nil, 0
 	if !restored {
 		stops, breakpoint := p.Stops(s.cp)
@@ -94,7 +100,7 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 		if err != nil {
 			return Command{}, err
 		}
-		at = e.Seq
+		at, s.paused = e.Seq, logged
 	}
 	p.Waiting(r.num, at)
 	defer p.Waiting(r.num, 0)
@@ -165,14 +171,17 @@ func (r *run) beforeRequest(ctx context.Context, mr *trace.ModelRequest) error {
 		}
 		cp.Request = pr
 	}
-	s.edit = func(cmd Command) error { return r.editRequest(ctx, mr, cmd.Request) }
+	s.edit = func(cmd Command) error { return r.editRequest(ctx, s, mr, cmd.Request) }
 	_, err := r.pause(ctx, s)
 	return err
 }
 
-// editRequest applies a RequestEdit to the pending request mr.
-func (r *run) editRequest(ctx context.Context, mr *trace.ModelRequest, e *RequestEdit) error {
-	if e == nil {
+// editRequest applies a RequestEdit to the pending request mr: every
+// change is checked against the pause first, so a command with one that
+// does not fit changes nothing; then each is recorded, and mr and the
+// run's settings take what the pause has become.
+func (r *run) editRequest(ctx context.Context, s *stop, mr *trace.ModelRequest, e *RequestEdit) error {
+	if e == nil || s.paused.Request == nil {
 		return ErrNotHere
 	}
 	if e.Options != nil {
@@ -180,48 +189,63 @@ func (r *run) editRequest(ctx context.Context, mr *trace.ModelRequest, e *Reques
 			return errors.New("options not changed: num_ctx must be at least 256 and temperature between 0 and 2")
 		}
 	}
-	r.mu.Lock()
-	current := r.hist.Sourced()
-	r.mu.Unlock()
-	shown := make(map[int64]string, len(current))
-	for _, m := range current {
-		shown[m.Seq] = m.Content
+	pending := s.paused.Request
+	var eds []trace.Edit
+	if e.System != nil && *e.System != pending.System {
+		eds = append(eds, editOf(trace.EditSystem, 0, "", pending.System, *e.System))
+	}
+	if e.Options != nil && *e.Options != pending.Options {
+		eds = append(eds, editOf(trace.EditOptions, 0, "", pending.Options, *e.Options))
 	}
 	edited := make(map[int64]string, len(e.Messages))
 	for _, me := range e.Messages {
-		if _, ok := shown[me.Seq]; !ok {
-			return fmt.Errorf("message %d is not part of this request", me.Seq)
-		}
 		edited[me.Seq] = me.Content
 	}
-	if e.System != nil && *e.System != mr.System {
-		if err := r.recordEdit(ctx, trace.EditSystem, 0, "", mr.System, *e.System); err != nil {
-			return err
+	for _, m := range pending.Messages {
+		if after, ok := edited[m.Seq]; ok {
+			delete(edited, m.Seq)
+			if after != m.Content {
+				eds = append(eds, editOf(trace.EditMessage, m.Seq, "", m.Content, after))
+			}
 		}
-		mr.Instructions = mr.Instructions.Kept(mr.System, *e.System)
-		mr.System, r.cfg.System, r.cfg.Instructions = *e.System, *e.System, mr.Instructions
 	}
-	if e.Options != nil && *e.Options != mr.Options {
-		if err := r.recordEdit(ctx, trace.EditOptions, 0, "", mr.Options, *e.Options); err != nil {
-			return err
-		}
-		mr.Options, r.cfg.Options = *e.Options, *e.Options
+	for seq, after := range edited {
+		// Not in the request: WithEdit says so.
+		eds = append(eds, editOf(trace.EditMessage, seq, "", "", after))
 	}
-	for _, m := range current {
-		after, ok := edited[m.Seq]
-		if !ok || after == m.Content {
-			continue
-		}
-		if err := r.recordEdit(ctx, trace.EditMessage, m.Seq, "", m.Content, after); err != nil {
+	if _, err := withEdits(s.paused, eds); err != nil {
+		return err
+	}
+	for _, ed := range eds {
+		before := s.paused.Request.System
+		p, err := r.recordEdit(ctx, s, ed)
+		if err != nil {
 			return err
+		}
+		switch ed.Target {
+		case trace.EditSystem:
+			mr.Instructions = mr.Instructions.Kept(before, p.Request.System)
+			mr.System, r.cfg.System, r.cfg.Instructions = p.Request.System, p.Request.System, mr.Instructions
+		case trace.EditOptions:
+			mr.Options, r.cfg.Options = p.Request.Options, p.Request.Options
 		}
 	}
 	return nil
 }
 
-// recordEdit commits one edit with its value before and after; the
-// history applies it as it is recorded.
-func (r *run) recordEdit(ctx context.Context, target string, seq int64, callID string, before, after any) error {
+// withEdits is cp with each of eds applied in turn.
+func withEdits(cp trace.Checkpoint, eds []trace.Edit) (trace.Checkpoint, error) {
+	for _, ed := range eds {
+		var err error
+		if cp, err = cp.WithEdit(ed); err != nil {
+			return cp, err
+		}
+	}
+	return cp, nil
+}
+
+// editOf is an edit with its value before and after as JSON.
+func editOf(target string, seq int64, callID string, before, after any) trace.Edit {
 	b, _ := json.Marshal(before)
 	af, _ := json.Marshal(after)
 	if raw, ok := before.(json.RawMessage); ok {
@@ -230,6 +254,22 @@ func (r *run) recordEdit(ctx context.Context, target string, seq int64, callID s
 	if raw, ok := after.(json.RawMessage); ok {
 		af = raw
 	}
-	_, err := r.record(ctx, trace.KindEdit, trace.Edit{Target: target, Seq: seq, CallID: callID, Before: b, After: af})
-	return err
+	return trace.Edit{Target: target, Seq: seq, CallID: callID, Before: b, After: af}
+}
+
+// recordEdit applies ed to the pause (the one way an edit changes it,
+// trace.Checkpoint.WithEdit) and commits it with the pause it leaves, which
+// it returns; the history applies it as it is recorded. An edit that does
+// not fit the pause is refused before anything is written.
+func (r *run) recordEdit(ctx context.Context, s *stop, ed trace.Edit) (trace.Checkpoint, error) {
+	next, err := s.paused.WithEdit(ed)
+	if err != nil {
+		return s.paused, err
+	}
+	ed.Pause = &next
+	if _, err := r.record(ctx, trace.KindEdit, ed); err != nil {
+		return s.paused, err
+	}
+	s.paused = next
+	return next, nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -33,9 +34,14 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 	if st.Paused == nil {
 		return nil, errors.New("agent: the session has no paused run to resume")
 	}
+	if st.BadEdit != nil {
+		return nil, fmt.Errorf("agent: the pause cannot be taken up again: %w", st.BadEdit)
+	}
 	r.num, r.round, r.restored, r.restoredSeq = st.Run, st.Round, st.Paused, st.PausedSeq
 	at := &resumeAt{}
 	var answer *trace.ModelResponse
+	// pause is the last paused checkpoint of the run, as its edits leave it.
+	var pause *trace.Checkpoint
 	for _, e := range log {
 		if e.Run != r.num {
 			continue
@@ -53,22 +59,25 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 					at.calls[c.ID] = &logged{}
 				}
 			}
+		case trace.KindCheckpoint:
+			if cp, err := trace.Decode[trace.Checkpoint](e); err == nil && cp.State == trace.Paused {
+				pause = &cp
+			}
 		case trace.KindEdit:
+			// An edit of a call's arguments was made at that call's
+			// pause, which may be behind the one the run waits at:
+			// what the call runs with is what the edit left there.
 			ed, err := trace.Decode[trace.Edit](e)
-			if err != nil {
+			if err != nil || pause == nil || ed.Target != trace.EditArgs {
 				continue
 			}
-			switch ed.Target {
-			case trace.EditSystem:
-				before := r.cfg.System
-				_ = json.Unmarshal(ed.After, &r.cfg.System)
-				r.cfg.Instructions = r.cfg.Instructions.Kept(before, r.cfg.System)
-			case trace.EditOptions:
-				_ = json.Unmarshal(ed.After, &r.cfg.Options)
-			case trace.EditArgs:
-				if l := at.calls[ed.CallID]; l != nil {
-					l.args = ed.After
-				}
+			next, err := pause.WithEdit(ed)
+			if err != nil {
+				return nil, fmt.Errorf("agent: event %d: %w", e.Seq, err)
+			}
+			pause = &next
+			if l := at.calls[ed.CallID]; l != nil {
+				l.args = next.Args
 			}
 		case trace.KindToolCall:
 			if p, err := trace.Decode[trace.ToolCall](e); err == nil && at.calls[p.CallID] != nil {
@@ -83,6 +92,12 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 				at.calls[p.CallID].result = &p
 			}
 		}
+	}
+	if p := st.Paused.Request; p != nil && st.Paused.Point == trace.PointBeforeRequest {
+		// The system prompt and options the pause's edits left, for the
+		// rest of the run.
+		r.cfg.Instructions = r.cfg.Instructions.Kept(r.cfg.System, p.System)
+		r.cfg.System, r.cfg.Options = p.System, p.Options
 	}
 	if st.Paused.Point != trace.PointBeforeRequest {
 		if answer == nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -472,24 +471,4 @@ func (i *info) ModTime() time.Time { return modTime(&i.st) }
 func (i *info) IsDir() bool        { return i.Mode().IsDir() }
 func (i *info) Sys() any           { return &i.st }
 
-// SameFile reports whether two infos from this package (or from os)
-// describe the same file.
-func SameFile(a, b fs.FileInfo) bool {
-	sa, oka := statOf(a)
-	sb, okb := statOf(b)
-	return oka && okb && uint64(sa.Dev) == uint64(sb.Dev) && uint64(sa.Ino) == uint64(sb.Ino)
-}
-
-func statOf(fi fs.FileInfo) (*unix.Stat_t, bool) {
-	if fi == nil {
-		return nil, false
-	}
-	switch s := fi.Sys().(type) {
-	case *unix.Stat_t:
-		return s, true
-	case *syscall.Stat_t:
-		return &unix.Stat_t{Dev: s.Dev, Ino: s.Ino}, true
-	}
-	return nil, false
-}
 func modTime(st *unix.Stat_t) time.Time { return time.Unix(st.Mtim.Unix()) }

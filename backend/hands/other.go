@@ -54,7 +54,6 @@ func (d *Dir) Remove(string) error                                 { return errU
 func (d *Dir) RemoveFile(string) error                             { return errUnsupported }
 func (d *Dir) RemoveAll(string) error                              { return errUnsupported }
 func (d *Dir) Rename(string, *Dir, string) error                   { return errUnsupported }
-func SameFile(a, b fs.FileInfo) bool                               { return false }
 
 type FoundError struct{ Path, For, Kind, Target string }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/url"
 	"os"
@@ -306,7 +307,9 @@ const maxLogBytes = 4 << 20
 // server: the log then grows on.
 func rotateLog(path string) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogBytes {
-		_ = os.Rename(path, path+".1")
+		if err := os.Rename(path, path+".1"); err != nil {
+			log.Printf("loupe: Ollama's log %s could not be started afresh, so it grows on: %v", path, err)
+		}
 	}
 }
 

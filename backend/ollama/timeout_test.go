@@ -19,14 +19,14 @@ const guard = 5 * time.Second
 
 // chatTimed sends one request with the given timeouts and returns what
 // Chat returned and how long it took.
-func chatTimed(t *testing.T, srv *ollamatest.Server, c *ollama.Client, to ollama.Timeouts) (llm.Response, error, time.Duration) {
+func chatTimed(t *testing.T, srv *ollamatest.Server, c *ollama.Client, to ollama.Timeouts) (llm.Response, time.Duration, error) {
 	t.Helper()
 	c.SetTimeouts(to)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	start := time.Now()
 	resp, err := c.Chat(ctx, request("hi"), nil)
-	return resp, err, time.Since(start)
+	return resp, time.Since(start), err
 }
 
 // hungUp fails the test unless the client of chat request seq closed its
@@ -46,7 +46,7 @@ func TestChatFirstTokenTimeout(t *testing.T) {
 	srv, c := setup(t)
 	srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "late"}}, Fault: ollamatest.StallAfter(0)})
 	const bound = 200 * time.Millisecond
-	resp, err, took := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: bound, Stall: time.Hour})
+	resp, took, err := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: bound, Stall: time.Hour})
 
 	var te *ollama.TimeoutError
 	if !errors.As(err, &te) {
@@ -82,7 +82,7 @@ func TestChatStallTimeout(t *testing.T) {
 		Fault:     ollamatest.StallAfter(3),
 	})
 	const bound = 200 * time.Millisecond
-	resp, err, took := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: time.Hour, Stall: bound})
+	resp, took, err := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: time.Hour, Stall: bound})
 
 	var te *ollama.TimeoutError
 	if !errors.As(err, &te) {
@@ -120,7 +120,7 @@ func TestChatTimeoutsAllowASlowSteadyAnswer(t *testing.T) {
 		Chunks: []ollamatest.Chunk{{Content: "a"}, {Content: "b"}, {Content: "c"}, {Content: "d"}, {Content: "e"}},
 		Delay:  100 * time.Millisecond,
 	})
-	resp, err, took := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: 3 * time.Second, Stall: 300 * time.Millisecond})
+	resp, took, err := chatTimed(t, srv, c, ollama.Timeouts{FirstToken: 3 * time.Second, Stall: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Chat after %v: %v", took, err)
 	}

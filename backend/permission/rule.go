@@ -491,9 +491,7 @@ func compilePath(p string, fold bool) (*pathPattern, error) {
 	p = strings.TrimSuffix(p, "/")
 	anchored := strings.Contains(p, "/")
 	p = strings.TrimPrefix(p, "/")
-	if strings.HasPrefix(p, "./") {
-		p = p[2:]
-	}
+	p = strings.TrimPrefix(p, "./")
 	if p == "" {
 		return nil, fmt.Errorf("path pattern %q is empty", orig)
 	}

@@ -30,19 +30,25 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		c    session.Command
 		want string
 	}{
-		{session.Command{}, "says what to do"},
-		{session.Command{Do: "fly", Session: h.id}, "unknown command"},
-		{session.Command{Do: session.DoStep}, "which session"},
-		{session.Command{Do: session.DoContinue, Session: "nope"}, "not found"},
-		{session.Command{Do: session.DoSkip, Session: "nope", At: 3}, "not found"},
-		{session.Command{Do: session.DoAnswer, Session: "nope", CallID: "c"}, "not found"},
-		{session.Command{Do: session.DoRestoreFiles, Session: h.id, Seq: 99999}, "no event 99999"},
-		{session.Command{Do: session.DoRestoreFiles, Session: h.id, Seq: -5}, "no event -5"},
-		{session.Command{Do: session.DoRestoreFiles, Session: h.id}, "no event 0"},
-		{session.Command{Do: session.DoContinue, Session: h.id, At: 2}, "not paused"},
-		{session.Command{Do: session.DoStopCall, Session: h.id}, "which call"},
-		{session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}, "not running: this session has no run going"},
-		{session.Command{Do: session.DoStopCall, Session: "nope", CallID: "call_1"}, "not found"},
+		{nil, "says what to do"},
+		{session.Send{Session: h.id}, "type a message first"},
+		{session.SetModel{Session: h.id}, "which model"},
+		{session.Answer{Session: h.id}, "which call"},
+		{session.SetBreakpoints{Session: h.id}, "no breakpoints given"},
+		{session.EditRequest{Session: h.id}, "no changes given"},
+		{session.EditArgs{Session: h.id, Args: "{"}, "not valid JSON"},
+		{session.UndoRun{Session: h.id}, "has no run 0"},
+		{session.Step{}, "which session"},
+		{session.Continue{Session: "nope"}, "not found"},
+		{session.Skip{Session: "nope", At: 3}, "not found"},
+		{session.Answer{Session: "nope", CallID: "c"}, "not found"},
+		{session.RestoreFiles{Session: h.id, Seq: 99999}, "no event 99999"},
+		{session.RestoreFiles{Session: h.id, Seq: -5}, "no event -5"},
+		{session.RestoreFiles{Session: h.id}, "no event 0"},
+		{session.Continue{Session: h.id, At: 2}, "not paused"},
+		{session.StopCall{Session: h.id}, "which call"},
+		{session.StopCall{Session: h.id, CallID: "call_1"}, "not running: this session has no run going"},
+		{session.StopCall{Session: "nope", CallID: "call_1"}, "not found"},
 	} {
 		_, err := h.m.Do(ctx, tc.c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -69,18 +75,18 @@ func TestRefusedContinueKeepsStepping(t *testing.T) {
 	done := startRun(t, h, "Hello")
 	ctx := context.Background()
 	first := waitPaused(t, h.m, h.id)
-	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); err != nil {
+	if _, err := h.m.Do(ctx, session.Step{Session: h.id, At: first.Seq}); err != nil {
 		t.Fatal(err)
 	}
 	second := waitPaused(t, h.m, h.id)
-	if _, err := h.m.Do(ctx, session.Command{Do: session.DoContinue, Session: h.id, At: first.Seq}); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Do(ctx, session.Continue{Session: h.id, At: first.Seq}); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("continue for the first pause: %v", err)
 	}
 	d, _ := h.m.Open(ctx, h.id)
 	if !d.Summary.Stepping {
 		t.Fatal("a refused Continue turned Step mode off")
 	}
-	out, err := h.m.Do(ctx, session.Command{Do: session.DoContinue, Session: h.id, At: second.Seq})
+	out, err := h.m.Do(ctx, session.Continue{Session: h.id, At: second.Seq})
 	// Continue lets this run go; Step mode stays on for the next (issue 11).
 	if err != nil || out.Summary == nil || !out.Summary.Stepping {
 		t.Fatalf("continue: %+v %v, want a summary with Step mode still on", out.Summary, err)
@@ -102,7 +108,7 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 				t.Fatal(err)
 			}
 			m1 := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-			if _, err := m1.SetBreakpoints(ctx, h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+			if _, err := m1.Do(ctx, session.SetBreakpoints{Session: h.id, Breakpoints: &session.Breakpoints{Points: []string{trace.PointBeforeTool}}}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := m1.Start(ctx, h.id, "Read it", session.RunOptions{}); err != nil {
@@ -130,10 +136,10 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 			if st := trace.StateOf(evs); st.PausedSeq != p.Seq {
 				t.Fatalf("the notice moved the pause: %+v", st)
 			}
-			if _, err := m2.Do(ctx, session.Command{Do: session.DoUndoRun, Session: h.id, Run: 1}); err == nil || !strings.Contains(err.Error(), "still open") {
+			if _, err := m2.Do(ctx, session.UndoRun{Session: h.id, Run: 1}); err == nil || !strings.Contains(err.Error(), "still open") {
 				t.Fatalf("undo of the open run: %v", err)
 			}
-			if _, err := m2.Do(ctx, session.Command{Do: session.DoStep, Session: h.id, At: p.Seq}); err == nil || !strings.Contains(err.Error(), "cannot go on") {
+			if _, err := m2.Do(ctx, session.Step{Session: h.id, At: p.Seq}); err == nil || !strings.Contains(err.Error(), "cannot go on") {
 				t.Fatalf("step while the folder is away: %v", err)
 			}
 			if err := os.Rename(away, h.ws); err != nil {
@@ -141,7 +147,7 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 			}
 			switch then {
 			case "step":
-				if _, err := m2.Do(ctx, session.Command{Do: session.DoContinue, Session: h.id, At: p.Seq}); err != nil {
+				if _, err := m2.Do(ctx, session.Continue{Session: h.id, At: p.Seq}); err != nil {
 					t.Fatal(err)
 				}
 				m2.Wait(h.id)
@@ -149,7 +155,7 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 					t.Fatalf("end = %+v", e)
 				}
 			case "stop":
-				out, err := m2.Do(ctx, session.Command{Do: session.DoStop, Session: h.id})
+				out, err := m2.Do(ctx, session.Stop{Session: h.id})
 				if err != nil || out.Summary == nil || out.Summary.OpenRun != 0 {
 					t.Fatalf("stop: %+v %v", out.Summary, err)
 				}

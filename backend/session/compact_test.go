@@ -189,7 +189,7 @@ func TestDoesNotFitCompactsAndSendsAgain(t *testing.T) {
 func TestCompactNowCommand(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, func(s *settings.Settings) { s.Compact, s.CompactKeepRounds = false, 1 })
 	do := func() (session.Outcome, error) {
-		return h.m.Do(context.Background(), session.Command{Do: session.DoCompact, Session: h.id})
+		return h.m.Do(context.Background(), session.Compact{Session: h.id})
 	}
 	if _, err := do(); !errors.Is(err, agent.ErrNothingToCompact) {
 		t.Fatalf("an empty session: %v", err)

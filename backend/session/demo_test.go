@@ -32,7 +32,7 @@ func do(t *testing.T, m *session.Manager, c session.Command) session.Outcome {
 	t.Helper()
 	out, err := m.Do(context.Background(), c)
 	if err != nil {
-		t.Fatalf("%s: %v", c.Do, err)
+		t.Fatalf("%s: %v", c.Kind(), err)
 	}
 	return out
 }
@@ -43,7 +43,7 @@ func do(t *testing.T, m *session.Manager, c session.Command) session.Outcome {
 // alone, and says it did not run the tests, as it was told.
 func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 	m, sink := demoWindow(t)
-	out := do(t, m, session.Command{Do: session.DoDemo})
+	out := do(t, m, session.Demo{})
 	s := out.Summary
 	if s == nil || s.Model != demo.Name || !s.Stepping || !strings.Contains(s.Workspace, "loupe-demo-") || s.Title != demo.Task {
 		t.Fatalf("demo session: %+v", s)
@@ -54,7 +54,7 @@ func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 		return st.Paused != nil && st.Paused.Point == trace.PointBeforeRequest
 	}, "the pause before the first request")
 
-	do(t, m, session.Command{Do: session.DoContinue, Session: s.ID})
+	do(t, m, session.Continue{Session: s.ID})
 	for _, want := range []struct {
 		tool  string
 		allow bool
@@ -63,7 +63,7 @@ func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 		if q.Tool != want.tool {
 			t.Fatalf("asked about %s, want %s", q.Tool, want.tool)
 		}
-		do(t, m, session.Command{Do: session.DoAnswer, Session: s.ID, CallID: q.CallID, Allow: want.allow, Scope: string(permission.ScopeOnce)})
+		do(t, m, session.Answer{Session: s.ID, CallID: q.CallID, Allow: want.allow, Scope: string(permission.ScopeOnce)})
 	}
 	m.Wait(s.ID)
 	evs := eventsOf(t, m, s.ID)
@@ -96,12 +96,12 @@ func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 	}
 	// Deleting the session takes the demo's copy of its project with it,
 	// once no other session works there.
-	other := do(t, m, session.Command{Do: session.DoCreate, Workspace: s.Workspace, Model: demo.Name}).Summary
-	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	other := do(t, m, session.Create{Workspace: s.Workspace, Model: demo.Name}).Summary
+	do(t, m, session.Delete{Session: s.ID})
 	if _, err := os.Stat(filepath.Join(s.Workspace, "slug.sh")); err != nil {
 		t.Fatalf("the copy went while another session works in it: %v", err)
 	}
-	do(t, m, session.Command{Do: session.DoDelete, Session: other.ID})
+	do(t, m, session.Delete{Session: other.ID})
 	if _, err := os.Stat(s.Workspace); !os.IsNotExist(err) {
 		t.Fatalf("the demo's copy is still there after its session went: %v", err)
 	}
@@ -112,7 +112,7 @@ func TestDemoInTheWindowDeniedCommand(t *testing.T) {
 func TestDemoOnAnotherFolderSaysItCannotWorkThere(t *testing.T) {
 	m, _ := demoWindow(t)
 	ws := demoWorkspace(t)
-	s := do(t, m, session.Command{Do: session.DoCreate, Workspace: ws, Model: demo.Name}).Summary
+	s := do(t, m, session.Create{Workspace: ws, Model: demo.Name}).Summary
 	if s.Workspace != ws {
 		t.Fatalf("workspace %q, want %q", s.Workspace, ws)
 	}
@@ -124,7 +124,7 @@ func TestDemoOnAnotherFolderSaysItCannotWorkThere(t *testing.T) {
 		t.Fatalf("README changed: %q", b)
 	}
 	// A folder of the user's stays when its session goes.
-	do(t, m, session.Command{Do: session.DoDelete, Session: s.ID})
+	do(t, m, session.Delete{Session: s.ID})
 	if _, err := os.Stat(filepath.Join(ws, "README.md")); err != nil {
 		t.Fatalf("the user's folder was touched by the delete: %v", err)
 	}
@@ -152,13 +152,13 @@ func TestDemoReportsCountsAsOllamaWould(t *testing.T) {
 	m := session.NewManager(st, ollama.New("http://127.0.0.1:9", nil), permission.NewBroker(), sink)
 	m.SetDemoPace(0)
 	t.Cleanup(m.StopAll)
-	s := do(t, m, session.Command{Do: session.DoDemo}).Summary
+	s := do(t, m, session.Demo{}).Summary
 	t.Cleanup(func() { os.RemoveAll(s.Workspace) })
 	waitFor(t, func() bool { return trace.StateOf(eventsOf(t, m, s.ID)).Paused != nil }, "the first pause")
-	do(t, m, session.Command{Do: session.DoContinue, Session: s.ID})
+	do(t, m, session.Continue{Session: s.ID})
 	for range 3 {
 		q := <-sink.asks
-		do(t, m, session.Command{Do: session.DoAnswer, Session: s.ID, CallID: q.CallID, Allow: true, Scope: string(permission.ScopeOnce)})
+		do(t, m, session.Answer{Session: s.ID, CallID: q.CallID, Allow: true, Scope: string(permission.ScopeOnce)})
 	}
 	m.Wait(s.ID)
 	// As stored: the window's preview leaves raw out.

@@ -77,7 +77,7 @@ func TestABackgroundRunThatCannotSaveSaysWhy(t *testing.T) {
 		 BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`,
 		`CREATE TRIGGER refuse_error_end BEFORE UPDATE OF last_reason ON sessions WHEN NEW.last_reason = 'error'
 		 BEGIN SELECT RAISE(ABORT, 'the disk is still full'); END`)
-	if _, err := h.m.Do(context.Background(), session.Command{Do: session.DoSend, Session: h.id, Text: "say hello"}); err != nil {
+	if _, err := h.m.Do(context.Background(), session.Send{Session: h.id, Text: "say hello"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return notices(h.events(), session.CodeRunFailed) == 1 }, "a notice that the run stopped")
@@ -135,7 +135,7 @@ func TestAWorkspaceAnswerThatCannotBeSavedIsSaidAndKeptForTheSession(t *testing.
 	go func() {
 		for a := range h.asks {
 			asked.Add(1)
-			if _, err := h.m.Do(context.Background(), session.Command{Do: session.DoAnswer, Session: h.id, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeWorkspace)}); err != nil {
+			if _, err := h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeWorkspace)}); err != nil {
 				t.Errorf("answer: %v", err)
 			}
 		}

@@ -21,7 +21,7 @@ func TestSessionGrantForAFileDoesNotCoverADirectoryOfItsName(t *testing.T) {
 			if a.CallID == "c1" {
 				scope = permission.ScopeSession // the card's "for this session"
 			}
-			_, _ = h.m.Do(context.Background(), session.Command{Do: session.DoAnswer, Session: h.id, CallID: a.CallID, Allow: true, Scope: string(scope)})
+			_, _ = h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: true, Scope: string(scope)})
 		}
 	}()
 	h.srv.Script(

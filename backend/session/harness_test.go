@@ -140,7 +140,7 @@ func (h *harness) run(text string) trace.RunEnd {
 // answer replies to the question about a call, for this call only, as
 // the window does.
 func (h *harness) answer(callID string, allow bool) error {
-	_, err := h.m.Do(context.Background(), session.Command{Do: session.DoAnswer, Session: h.id, CallID: callID, Allow: allow, Scope: string(permission.ScopeOnce)})
+	_, err := h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: callID, Allow: allow, Scope: string(permission.ScopeOnce)})
 	return err
 }
 

@@ -33,14 +33,6 @@ type onHost struct {
 	name string
 }
 
-// label names the host for messages: its name and address, or the address.
-func (h onHost) label() string {
-	if h.name != "" {
-		return fmt.Sprintf("%q (%s)", h.name, h.client.Host())
-	}
-	return h.client.Host()
-}
-
 // where is agent.Config.Host: what a request's model_request records.
 func (h onHost) where() (string, string) { return h.name, h.client.Host() }
 

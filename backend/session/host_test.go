@@ -139,7 +139,7 @@ func TestSessionRunsOnItsOwnHost(t *testing.T) {
 	if local, err := e.m.ModelsOn(ctx, ""); err != nil || len(local) != 1 || local[0].Name != "small:latest" {
 		t.Fatalf("local models: %+v, %v", local, err)
 	}
-	out, err := e.m.Do(ctx, session.Command{Do: session.DoCreate, Workspace: fixedLengthDir(t), Model: "big", Host: "gpu-box"})
+	out, err := e.m.Do(ctx, session.Create{Workspace: fixedLengthDir(t), Model: "big", Host: "gpu-box"})
 	if err != nil {
 		t.Fatal(err)
 	}

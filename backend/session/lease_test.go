@@ -135,7 +135,7 @@ func TestSendClosesARunItsDeadOwnerLeftOpen(t *testing.T) {
 func TestUndoOfARunOwnedElsewhereIsRefused(t *testing.T) {
 	h, _ := heldElsewhere(t, "write_file", `{"path":"a.txt","content":"a"}`)
 	unchanged := h.writesNothing()
-	if _, err := h.m.UndoRun(context.Background(), h.id, 1, true); !errors.Is(err, store.ErrLeaseHeld) {
+	if _, err := h.m.Do(context.Background(), session.UndoRun{Session: h.id, Run: 1, Force: true}); !errors.Is(err, store.ErrLeaseHeld) {
 		t.Fatalf("undo of a run owned elsewhere: %v", err)
 	}
 	unchanged("an undo of a run owned elsewhere")
@@ -147,14 +147,13 @@ func TestCommandsToARunOwnedElsewhereSayWhere(t *testing.T) {
 	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
 	unchanged := h.writesNothing()
 	for _, c := range []session.Command{
-		{Do: session.DoStop}, {Do: session.DoStep, At: 2}, {Do: session.DoContinue},
-		{Do: session.DoAnswer, CallID: "call_1", Allow: true, Scope: "once"}, {Do: session.DoSkip, Text: "no"},
+		session.Stop{Session: h.id}, session.Step{Session: h.id, At: 2}, session.Continue{Session: h.id},
+		session.Answer{Session: h.id, CallID: "call_1", Allow: true, Scope: "once"}, session.Skip{Session: h.id, Observation: "no"},
 	} {
-		c.Session = h.id
 		_, err := h.m.Do(context.Background(), c)
 		var held *store.LeaseHeldError
 		if !errors.As(err, &held) || held.By.PID != other {
-			t.Errorf("%s on a run owned elsewhere: %v", c.Do, err)
+			t.Errorf("%s on a run owned elsewhere: %v", c.Kind(), err)
 		}
 	}
 	unchanged("commands to a run owned elsewhere")

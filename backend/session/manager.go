@@ -72,12 +72,11 @@ type Manager struct {
 
 	mu      sync.Mutex
 	running map[string]*activeRun
-	gates   map[string]*stepGate
+	steps   *stepping
 	// seen remembers per session what the model last saw of each file,
 	// across runs, so edit_file can refuse a file changed since.
-	seen map[string]*tools.Seen
-	// grants are the answers given "for this session".
-	grants map[string][]permission.Grant
+	seen   map[string]*tools.Seen
+	grants *grants
 	ws     *workspace.Workspaces
 	// demoPace is the wait between the demo model's streamed pieces.
 	demoPace time.Duration
@@ -97,8 +96,11 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	if sink == nil {
 		sink = nopSink{}
 	}
-	return &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, gates: map[string]*stepGate{}, seen: map[string]*tools.Seen{}, grants: map[string][]permission.Grant{},
-		ws: workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath())), demoPace: demo.DefaultPace}
+	ws := workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath()))
+	m := &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, seen: map[string]*tools.Seen{},
+		grants: newGrants(ws), ws: ws, demoPace: demo.DefaultPace}
+	m.steps = newStepping(st, m.runs, m.resumePaused)
+	return m
 }
 
 // Workspaces is the trust, grants and settings of the workspaces the
@@ -125,11 +127,10 @@ func (m *Manager) summary(ctx context.Context, s store.Session) (Summary, error)
 		}
 		sum.Standing = trace.StateOf(evs).Standing()
 	}
-	g, err := m.gateFor(ctx, s.ID)
-	if err != nil {
+	var err error
+	if sum.Stepping, sum.Breakpoints, err = m.steps.state(ctx, s.ID); err != nil {
 		return Summary{}, err
 	}
-	sum.Stepping, sum.Breakpoints = g.state()
 	return sum, nil
 }
 
@@ -181,7 +182,7 @@ func (m *Manager) CreateSetUp(ctx context.Context, workspace, model string, su S
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := m.startStepping(ctx, s.ID); err != nil {
+	if err := m.steps.start(ctx, s.ID); err != nil {
 		return Summary{}, err
 	}
 	return m.summary(ctx, s)
@@ -261,6 +262,8 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
+	// A log from before edits carried their pause gets it here.
+	trace.FillEditPauses(evs)
 	ended := 0
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Kind == trace.KindRunEnd {
@@ -307,11 +310,25 @@ func (m *Manager) SearchStatus(ctx context.Context) (store.SearchStatus, error) 
 }
 
 // Payload returns the payload of a session's event seq exactly as it is
-// stored: what the window fetches when an event it got cut is opened.
+// stored: what the window fetches when an event it got cut is opened. An
+// edit written before edits carried their pause comes with it, as Open
+// sends it.
 func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, error) {
 	e, err := m.store.Event(ctx, id, seq)
 	if err != nil {
 		return "", err
+	}
+	if e.Kind == trace.KindEdit && !strings.Contains(string(e.Payload), `"pause":`) {
+		// An edit of a log from before edits carried their pause gets it
+		// as Open gives it.
+		evs, err := m.store.Events(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		trace.FillEditPauses(evs)
+		if i := int(seq) - 1; i < len(evs) && evs[i].Seq == seq {
+			return string(evs[i].Payload), nil
+		}
 	}
 	return string(e.Payload), nil
 }
@@ -337,10 +354,10 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 // gone: its step gate, what its model last saw of each file, its grants.
 func (m *Manager) forget(id string) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.gates, id)
 	delete(m.seen, id)
-	delete(m.grants, id)
+	m.mu.Unlock()
+	m.steps.forget(id)
+	m.grants.forget(id)
 }
 
 // SetModel changes the model used by the session's next run.

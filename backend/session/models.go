@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"log"
 	"strings"
 	"time"
 
@@ -75,19 +76,23 @@ func (m *Manager) removeDemoCopy(ctx context.Context, dir string) {
 			return
 		}
 	}
-	_ = demo.RemoveCopy(dir)
+	if err := demo.RemoveCopy(dir); err != nil {
+		// The copy stays in the temporary folder, which the system
+		// cleans; the log says where, for whoever looks for the space.
+		log.Printf("loupe: the demo's copy %s could not be removed: %v", dir, err)
+	}
 }
 
-// StartDemo is the window's "Try the demo": a session of the demo on a
+// startDemo is the window's "Try the demo": a session of the demo on a
 // fresh copy of its project, in Step mode (it is there to be stepped
 // through), with its task sent. It returns the session's summary as the
 // run begins; the run pauses before its first request.
-func (m *Manager) StartDemo(ctx context.Context) (Summary, error) {
+func (m *Manager) startDemo(ctx context.Context) (Summary, error) {
 	s, err := m.Create(ctx, "", demo.Name)
 	if err != nil {
 		return Summary{}, err
 	}
-	if _, err := m.SetStepping(ctx, s.ID, true); err != nil {
+	if err := m.steps.set(ctx, s.ID, true); err != nil {
 		return Summary{}, err
 	}
 	return m.Start(ctx, s.ID, demo.Task, RunOptions{})

@@ -39,9 +39,9 @@ func offeredTools(choice *[]string) (*[]string, error) {
 	return &out, nil
 }
 
-// SetTools chooses the tools the session offers its model from its next
+// setTools chooses the tools the session offers its model from its next
 // run on (nil: every built-in tool). A run going on keeps what it offers.
-func (m *Manager) SetTools(ctx context.Context, id string, choice *[]string) (Summary, error) {
+func (m *Manager) setTools(ctx context.Context, id string, choice *[]string) (Summary, error) {
 	names, err := offeredTools(choice)
 	if err != nil {
 		return Summary{}, err

@@ -45,7 +45,7 @@ func TestSessionOffersTheToolsChosen(t *testing.T) {
 	// The choice comes in any order, with a repeat; it is kept in the
 	// registry's order.
 	choice := []string{"list_dir", "read_file", "list_dir"}
-	out, err := m.Do(ctx, session.Command{Do: session.DoCreate, Workspace: ws, Model: testModel, Tools: &choice})
+	out, err := m.Do(ctx, session.Create{Workspace: ws, Model: testModel, Tools: &choice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestSessionOffersTheToolsChosen(t *testing.T) {
 	}
 	// Offer none: the next request goes without tools.
 	none := []string{}
-	out, err = m.Do(ctx, session.Command{Do: session.DoSetTools, Session: id, Tools: &none})
+	out, err = m.Do(ctx, session.SetTools{Session: id, Tools: &none})
 	if err != nil || out.Summary.Tools == nil || len(*out.Summary.Tools) != 0 {
 		t.Fatalf("set none: %+v, %v", out.Summary, err)
 	}
@@ -121,12 +121,12 @@ func TestSessionOffersTheToolsChosen(t *testing.T) {
 		t.Errorf("no tools chosen, but sent %s", got.Body)
 	}
 	// Every tool again (nil), and a name that is no tool is refused.
-	out, err = m.Do(ctx, session.Command{Do: session.DoSetTools, Session: id})
+	out, err = m.Do(ctx, session.SetTools{Session: id})
 	if err != nil || out.Summary.Tools != nil {
 		t.Fatalf("set all: %+v, %v", out.Summary, err)
 	}
 	bad := []string{"read_file", "rm_rf"}
-	if _, err := m.Do(ctx, session.Command{Do: session.DoSetTools, Session: id, Tools: &bad}); err == nil ||
+	if _, err := m.Do(ctx, session.SetTools{Session: id, Tools: &bad}); err == nil ||
 		!strings.Contains(err.Error(), `no tool is named "rm_rf": choose among read_file, write_file`) {
 		t.Errorf("unknown name: %v", err)
 	}

@@ -77,7 +77,7 @@ func TestParallelCallsAgainstSymlinkSwaps(t *testing.T) {
 		askMu.Unlock()
 		// Asked because x or d/config led to a protected file when it
 		// was decided: say no, as soon as the window would see it.
-		go m.Answer(e.SessionID, q.CallID, false, permission.ScopeOnce)
+		go m.Do(context.Background(), session.Answer{Session: e.SessionID, CallID: q.CallID, Allow: false, Scope: string(permission.ScopeOnce)})
 	}}
 	m = session.NewManager(st, ollama.New(srv.URL(), nil), permission.NewBroker(), sink)
 	t.Cleanup(m.StopAll)

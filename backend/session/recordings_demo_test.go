@@ -24,7 +24,7 @@ func recordDemoFirstRun(t *testing.T) {
 	w := newWindow(t, "demo_first_run", "No session and no Ollama: the user starts the scripted demo, which pauses before its first request; they step through round 1, continue, and approve each question once. The demo fixes the bug and the tests pass.", permission.ModeAsk, nil)
 	w.m.SetDemoPace(0)
 	w.started(nil)
-	out := w.mustDo(session.Command{Do: session.DoDemo})
+	out := w.mustDo(session.Demo{})
 	w.id = out.Summary.ID
 	t.Cleanup(func() { os.RemoveAll(out.Summary.Workspace) })
 	w.replace = append(w.replace, [2]string{out.Summary.Workspace, recordedDemoWorkspace})
@@ -51,7 +51,7 @@ func recordDemoStepped(t *testing.T) {
 	w := newWindow(t, "demo_stepped", "The scripted demo stepped from its first pause to its end with Step alone: the first question is denied, the others approved once.", permission.ModeAsk, nil)
 	w.m.SetDemoPace(0)
 	w.started(nil)
-	out := w.mustDo(session.Command{Do: session.DoDemo})
+	out := w.mustDo(session.Demo{})
 	w.id = out.Summary.ID
 	t.Cleanup(func() { os.RemoveAll(out.Summary.Workspace) })
 	w.replace = append(w.replace, [2]string{out.Summary.Workspace, recordedDemoWorkspace})

@@ -58,7 +58,7 @@ func TestRecordingsSmallModel(t *testing.T) {
 	}
 	probes := len(w.srv.Requests())
 
-	out := w.mustDo(session.Command{Do: session.DoCreate, Workspace: w.ws, Model: recordedModel, Tools: &two})
+	out := w.mustDo(session.Create{Workspace: w.ws, Model: recordedModel, Tools: &two})
 	w.id = out.Summary.ID
 	w.srv.Script(
 		calls(call("call_1", "read_file", `{"path":"README.md"}`)),
@@ -86,7 +86,7 @@ func TestRecordingsSmallModel(t *testing.T) {
 	}
 
 	one := []string{"read_file"}
-	out = w.mustDo(session.Command{Do: session.DoSetTools, Tools: &one})
+	out = w.mustDo(session.SetTools{Session: w.id, Tools: &one})
 	if !slices.Equal(*out.Summary.Tools, one) {
 		t.Fatalf("set tools: %+v", out.Summary)
 	}

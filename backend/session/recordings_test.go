@@ -151,16 +151,23 @@ func (w *window) must(err error) {
 func none(err error) (any, error) { return nil, err }
 
 // do sends one command as the window does (App.Do), for this session.
+// The command goes as JSON (session.EncodeCommand), and is read back as
+// App.Do reads what the window sends (session.DecodeCommand).
 func (w *window) do(c session.Command) (session.Outcome, error) {
-	if c.Do != session.DoCreate {
-		c.Session = w.id
+	w.t.Helper()
+	raw, err := session.EncodeCommand(c)
+	if err != nil {
+		w.t.Fatal(err)
 	}
 	var out session.Outcome
-	err := w.command("do", func() (any, error) {
-		var err error
+	err = w.command("do", func() (any, error) {
+		c, err := session.DecodeCommand(raw)
+		if err != nil {
+			return nil, err
+		}
 		out, err = w.m.Do(context.Background(), c)
 		return out, err
-	}, c)
+	}, raw)
 	return out, err
 }
 
@@ -184,96 +191,96 @@ func (w *window) at() int64 {
 
 func (w *window) send(text string) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoSend, Text: text})
+	w.mustDo(session.Send{Session: w.id, Text: text})
 }
 
 func (w *window) newSession(model string) {
 	w.t.Helper()
-	out := w.mustDo(session.Command{Do: session.DoCreate, Workspace: w.ws, Model: model})
+	out := w.mustDo(session.Create{Workspace: w.ws, Model: model})
 	w.id = out.Summary.ID
 }
 
 func (w *window) setModel(model string) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoSetModel, Model: model})
+	w.mustDo(session.SetModel{Session: w.id, Model: model})
 }
 
 func (w *window) deleteSession() {
 	w.t.Helper()
 	w.keep()
 	w.deleted = true
-	w.mustDo(session.Command{Do: session.DoDelete})
+	w.mustDo(session.Delete{Session: w.id})
 }
 
 // trySend is a send the backend may refuse.
 func (w *window) trySend(text string) error {
-	_, err := w.do(session.Command{Do: session.DoSend, Text: text})
+	_, err := w.do(session.Send{Session: w.id, Text: text})
 	return err
 }
 
 func (w *window) answer(callID string, allow bool, scope permission.Scope) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoAnswer, CallID: callID, Allow: allow, Scope: string(scope)})
+	w.mustDo(session.Answer{Session: w.id, CallID: callID, Allow: allow, Scope: string(scope)})
 }
 
 func (w *window) stop() {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoStop})
+	w.mustDo(session.Stop{Session: w.id})
 }
 
 func (w *window) setStepping(on bool) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoSetStepping, On: on})
+	w.mustDo(session.SetStepping{Session: w.id, On: on})
 }
 
 func (w *window) setBreakpoints(bp session.Breakpoints) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoSetBreakpoints, Breakpoints: &bp})
+	w.mustDo(session.SetBreakpoints{Session: w.id, Breakpoints: &bp})
 }
 
 func (w *window) step() {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoStep, At: w.at()})
+	w.mustDo(session.Step{Session: w.id, At: w.at()})
 }
 
 func (w *window) continueRun() {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoContinue, At: w.at()})
+	w.mustDo(session.Continue{Session: w.id, At: w.at()})
 }
 
 func (w *window) editRequest(e agent.RequestEdit) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoEditRequest, At: w.at(), Request: &e})
+	w.mustDo(session.EditRequest{Session: w.id, At: w.at(), Request: &e})
 }
 
 func (w *window) editArgs(args string) error {
-	_, err := w.do(session.Command{Do: session.DoEditArgs, At: w.at(), Text: args})
+	_, err := w.do(session.EditArgs{Session: w.id, At: w.at(), Args: args})
 	return err
 }
 
 func (w *window) skipCall(observation string) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoSkip, At: w.at(), Text: observation})
+	w.mustDo(session.Skip{Session: w.id, At: w.at(), Observation: observation})
 }
 
 func (w *window) editResult(content string) {
 	w.t.Helper()
-	w.mustDo(session.Command{Do: session.DoEditResult, At: w.at(), Text: content})
+	w.mustDo(session.EditResult{Session: w.id, At: w.at(), Content: content})
 }
 
 func (w *window) undoRun(run int, force bool) session.RestoreResult {
 	w.t.Helper()
-	return *w.mustDo(session.Command{Do: session.DoUndoRun, Run: run, Force: force}).Restore
+	return *w.mustDo(session.UndoRun{Session: w.id, Run: run, Force: force}).Restore
 }
 
 func (w *window) compact() trace.Compaction {
 	w.t.Helper()
-	return *w.mustDo(session.Command{Do: session.DoCompact}).Compaction
+	return *w.mustDo(session.Compact{Session: w.id}).Compaction
 }
 
 func (w *window) restoreFiles(seq int64, force bool) session.RestoreResult {
 	w.t.Helper()
-	return *w.mustDo(session.Command{Do: session.DoRestoreFiles, Seq: seq, Force: force}).Restore
+	return *w.mustDo(session.RestoreFiles{Session: w.id, Seq: seq, Force: force}).Restore
 }
 
 func (w *window) saveSettings(s settings.Settings) error {
@@ -797,7 +804,7 @@ func TestRecordings(t *testing.T) {
 		w.send("Run the tests")
 		w.untilCallOutput("call_1", 2)
 		w.rec.Mark("streaming")
-		w.mustDo(session.Command{Do: session.DoStopCall, CallID: "call_1"})
+		w.mustDo(session.StopCall{Session: w.id, CallID: "call_1"})
 		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
 			t.Fatalf("end = %+v", end)
 		}
@@ -1042,7 +1049,7 @@ func TestRecordings(t *testing.T) {
 		w.replace = append([][2]string{{gpu.URL(), "http://10.0.0.5:11434"}}, w.replace...)
 		w.started(nil)
 		w.must(w.rec.Query("listModelsOn", func() (any, error) { return w.m.ModelsOn(context.Background(), "gpu-box") }, "gpu-box"))
-		out := w.mustDo(session.Command{Do: session.DoCreate, Workspace: w.ws, Model: "qwen3:32b", Host: "gpu-box"})
+		out := w.mustDo(session.Create{Workspace: w.ws, Model: "qwen3:32b", Host: "gpu-box"})
 		w.id = out.Summary.ID
 		w.rec.Mark("created")
 		gpu.Script(text("Hello from the GPU box."))

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 
@@ -67,27 +66,19 @@ func pendingRequest(ctx context.Context, st *store.Store, oc *ollama.Client, id 
 	if state.Paused == nil || state.PausedSeq != seq || state.Paused.Point != trace.PointBeforeRequest || state.Paused.Request == nil {
 		return llm.Request{}, errNotPending
 	}
+	if state.BadEdit != nil {
+		return llm.Request{}, state.BadEdit
+	}
+	// The pause as its edits leave it (trace.Checkpoint.WithEdit).
 	p := state.Paused.Request
 	mr := trace.ModelRequest{Model: p.Model, System: p.System, Options: p.Options}
 	var think *bool
 	for _, e := range evs {
-		switch {
-		case e.Kind == trace.KindModelRequest:
+		if e.Kind == trace.KindModelRequest {
 			// The run's think setting is its requests' (the model's
 			// capability when the run began).
 			if prev, err := trace.Decode[trace.ModelRequest](e); err == nil {
 				think = prev.Think
-			}
-		case e.Kind == trace.KindEdit && e.Seq > seq:
-			ed, err := trace.Decode[trace.Edit](e)
-			if err != nil {
-				return llm.Request{}, err
-			}
-			switch ed.Target {
-			case trace.EditSystem:
-				_ = json.Unmarshal(ed.After, &mr.System)
-			case trace.EditOptions:
-				_ = json.Unmarshal(ed.After, &mr.Options)
 			}
 		}
 	}

@@ -99,8 +99,8 @@ func TestRenderPendingRequestIsWhatIsSent(t *testing.T) {
 	done := startRun(t, h, "Read README.md")
 	p := waitPaused(t, h.m, h.id)
 	system := "You are a careful agent."
-	if err := h.m.EditRequest(ctx, h.id, p.Seq, agent.RequestEdit{System: &system,
-		Messages: []agent.MessageEdit{{Seq: p.Request.Messages[0].Seq, Content: "Read notes.txt"}}}); err != nil {
+	if _, err := h.m.Do(ctx, session.EditRequest{Session: h.id, At: p.Seq, Request: &agent.RequestEdit{System: &system,
+		Messages: []agent.MessageEdit{{Seq: p.Request.Messages[0].Seq, Content: "Read notes.txt"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	pending, err := session.RenderRequest(ctx, h.st, oc, h.id, p.Seq)
@@ -129,7 +129,7 @@ func TestRenderPendingRequestIsWhatIsSent(t *testing.T) {
 	if _, err := session.RenderRequest(ctx, h.st, oc, h.id, p.Seq); err == nil {
 		t.Error("a pause that is over rendered")
 	}
-	if _, err := h.m.Resume(ctx, h.id, 0, trace.ActionContinue); err != nil {
+	if _, err := h.m.Do(ctx, session.Continue{Session: h.id, At: 0}); err != nil {
 		t.Fatal(err)
 	}
 	<-done

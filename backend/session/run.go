@@ -183,7 +183,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if approver == nil {
 		approver = m.approver()
 	}
-	policy, runner, notices, err := m.ws.Assemble(ctx, s.Workspace, workspace.Run{Mode: mode, Tools: set.Tools, Rules: set.Rules, Grants: m.sessionGrants(id)})
+	policy, runner, notices, err := m.ws.Assemble(ctx, s.Workspace, workspace.Run{Mode: mode, Tools: set.Tools, Rules: set.Rules, Grants: m.grants.of(id)})
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +202,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		RecoverTextCalls: set.RecoverTextCalls,
 		RepeatLimit:      set.RepeatLimit,
 		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
-		OnGrant:          func(g permission.Grant) error { return m.keepGrant(id, dir, g) },
+		OnGrant:          func(g permission.Grant) error { return m.grants.keep(id, dir, g) },
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
@@ -218,7 +218,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		think := true
 		cfg.Think = &think
 	}
-	gate, err := m.gateFor(ctx, id)
+	gate, err := m.steps.gate(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -338,13 +338,8 @@ func (m *Manager) release(id string, slot *activeRun) {
 	m.mu.Unlock()
 	slot.cancel(nil)
 	close(slot.done)
-	m.mu.Lock()
-	g := m.gates[id]
-	m.mu.Unlock()
-	if g != nil {
-		// A command waiting for this run to pause is answered now.
-		g.poke()
-	}
+	// A command waiting for this run to pause is answered now.
+	m.steps.ended(id)
 }
 
 // Recover deals with every run left open by a process that is gone (this

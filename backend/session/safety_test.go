@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"github.com/loupe-dev/loupe/backend/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,7 @@ func TestSessionGrant(t *testing.T) {
 	go func() {
 		for a := range h.asks {
 			asked++
-			if err := h.m.Answer(h.id, a.CallID, true, permission.ScopeSession); err != nil {
+			if _, err := h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeSession)}); err != nil {
 				t.Error(err)
 			}
 		}

@@ -66,14 +66,14 @@ func startRun(t *testing.T, h *harness, text string) chan trace.RunEnd {
 
 func step(t *testing.T, h *harness) {
 	t.Helper()
-	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionStep); err != nil {
+	if _, err := h.m.Do(context.Background(), session.Step{Session: h.id, At: 0}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func stepping(t *testing.T, h *harness) {
 	t.Helper()
-	if _, err := h.m.SetStepping(context.Background(), h.id, true); err != nil {
+	if _, err := h.m.Do(context.Background(), session.SetStepping{Session: h.id, On: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,8 +139,8 @@ func TestEditsReachTheModel(t *testing.T) {
 	system := "You are a careful agent."
 	opts := p.Request.Options
 	opts.NumCtx, opts.Temperature = 4096, 0
-	if err := h.m.EditRequest(ctx, h.id, p.Seq, agent.RequestEdit{System: &system, Options: &opts,
-		Messages: []agent.MessageEdit{{Seq: userSeq, Content: "Read README.md"}}}); err != nil {
+	if _, err := h.m.Do(ctx, session.EditRequest{Session: h.id, At: p.Seq, Request: &agent.RequestEdit{System: &system, Options: &opts,
+		Messages: []agent.MessageEdit{{Seq: userSeq, Content: "Read README.md"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if evs := h.events(); evs[len(evs)-1].Kind != trace.KindEdit {
@@ -156,10 +156,10 @@ func TestEditsReachTheModel(t *testing.T) {
 	if p.Point != trace.PointBeforeTool {
 		t.Fatalf("paused at %s", p.Point)
 	}
-	if err := h.m.EditArgs(ctx, h.id, 0, `{"path":7}`); err == nil || !strings.Contains(err.Error(), "invalid arguments for read_file") {
+	if _, err := h.m.Do(ctx, session.EditArgs{Session: h.id, At: 0, Args: `{"path":7}`}); err == nil || !strings.Contains(err.Error(), "invalid arguments for read_file") {
 		t.Fatalf("bad args edit: %v", err)
 	}
-	if err := h.m.EditArgs(ctx, h.id, 0, `{"path":"README.md"}`); err != nil {
+	if _, err := h.m.Do(ctx, session.EditArgs{Session: h.id, At: 0, Args: `{"path":"README.md"}`}); err != nil {
 		t.Fatal(err)
 	}
 	step(t, h)
@@ -169,10 +169,10 @@ func TestEditsReachTheModel(t *testing.T) {
 	if p.Point != trace.PointAfterResult || !strings.Contains(p.Result.Content, "hello from the workspace") {
 		t.Fatalf("after the edited call: %+v", p)
 	}
-	if err := h.m.EditResult(ctx, h.id, 0, "The README says: hello (edited)"); err != nil {
+	if _, err := h.m.Do(ctx, session.EditResult{Session: h.id, At: 0, Content: "The README says: hello (edited)"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionContinue); err != nil {
+	if _, err := h.m.Do(context.Background(), session.Continue{Session: h.id, At: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if end := <-done; end.Reason != trace.EndAnswered {
@@ -227,7 +227,7 @@ func TestSkipCall(t *testing.T) {
 		calls(call("call_1", "write_file", `{"path":"x.txt","content":"x"}`)),
 		ollamatest.Text("OK."),
 	)
-	if _, err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Tools: []string{"write_file"}}); err != nil {
+	if _, err := h.m.Do(context.Background(), session.SetBreakpoints{Session: h.id, Breakpoints: &session.Breakpoints{Tools: []string{"write_file"}}}); err != nil {
 		t.Fatal(err)
 	}
 	done := startRun(t, h, "Write x")
@@ -235,7 +235,7 @@ func TestSkipCall(t *testing.T) {
 	if p.Point != trace.PointBeforeTool || p.Tool != "write_file" {
 		t.Fatalf("breakpoint on write_file paused at %+v", p)
 	}
-	if err := h.m.SkipCall(context.Background(), h.id, 0, "I wrote it myself."); err != nil {
+	if _, err := h.m.Do(context.Background(), session.Skip{Session: h.id, At: 0, Observation: "I wrote it myself."}); err != nil {
 		t.Fatal(err)
 	}
 	if end := <-done; end.Reason != trace.EndAnswered {
@@ -259,7 +259,7 @@ func TestSkipCall(t *testing.T) {
 func TestStopWhilePaused(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.srv.Script(calls(call("call_1", "run_command", `{"command":"touch ran"}`)))
-	if _, err := h.m.SetBreakpoints(context.Background(), h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+	if _, err := h.m.Do(context.Background(), session.SetBreakpoints{Session: h.id, Breakpoints: &session.Breakpoints{Points: []string{trace.PointBeforeTool}}}); err != nil {
 		t.Fatal(err)
 	}
 	done := startRun(t, h, "Go")
@@ -271,7 +271,7 @@ func TestStopWhilePaused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "ran")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the paused call ran after Stop")
 	}
-	if _, err := h.m.Resume(context.Background(), h.id, 0, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Do(context.Background(), session.Step{Session: h.id, At: 0}); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("step after stop: %v", err)
 	}
 	invariants.Check(t, h.events())
@@ -292,7 +292,7 @@ func TestPauseDoesNotBlockOtherSessions(t *testing.T) {
 	if end, err := h.m.Run(context.Background(), other.ID, "Hello", session.RunOptions{}); err != nil || end.Reason != trace.EndAnswered {
 		t.Fatalf("other session: %+v %v", end, err)
 	}
-	_, _ = h.m.Resume(context.Background(), h.id, 0, trace.ActionContinue)
+	_, _ = h.m.Do(context.Background(), session.Continue{Session: h.id, At: 0})
 	<-done
 }
 
@@ -312,7 +312,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m1 := session.NewManager(st1, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-	if _, err := m1.SetStepping(ctx, h.id, true); err != nil {
+	if _, err := m1.Do(ctx, session.SetStepping{Session: h.id, On: true}); err != nil {
 		t.Fatal(err)
 	}
 	go m1.Run(ctx, h.id, "Look", session.RunOptions{})
@@ -321,7 +321,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 			t.Fatalf("paused at %s, want %s", p.Point, want)
 		}
 		if want != trace.PointAfterResult {
-			if _, err := m1.Resume(context.Background(), h.id, 0, trace.ActionStep); err != nil {
+			if _, err := m1.Do(context.Background(), session.Step{Session: h.id, At: 0}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -349,7 +349,7 @@ func TestPausedSessionSurvivesRestart(t *testing.T) {
 		got = append(got, p.Point+"/"+p.CallID)
 		// The window names the pause it shows; the first is the restored
 		// one, which the log showed before the run got there again.
-		if _, err := m2.Resume(context.Background(), h.id, p.Seq, trace.ActionStep); err != nil {
+		if _, err := m2.Do(context.Background(), session.Step{Session: h.id, At: p.Seq}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -386,7 +386,7 @@ func TestCommandForAPauseThatIsOverIsRefused(t *testing.T) {
 	done := startRun(t, h, "Hello")
 	first := waitPaused(t, h.m, h.id)
 	ctx := context.Background()
-	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); err != nil {
+	if _, err := h.m.Do(ctx, session.Step{Session: h.id, At: first.Seq}); err != nil {
 		t.Fatal(err)
 	}
 	second := waitPaused(t, h.m, h.id)
@@ -394,22 +394,22 @@ func TestCommandForAPauseThatIsOverIsRefused(t *testing.T) {
 		t.Fatalf("second pause = %+v", second)
 	}
 	before := len(h.events())
-	if _, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Do(ctx, session.Step{Session: h.id, At: first.Seq}); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("a step for the first pause, sent at the second: %v", err)
 	}
-	if err := h.m.EditArgs(ctx, h.id, first.Seq, `{}`); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Do(ctx, session.EditArgs{Session: h.id, At: first.Seq, Args: `{}`}); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("an edit for the first pause: %v", err)
 	}
 	if n := len(h.events()); n != before {
 		t.Fatalf("the refused commands wrote %d events", n-before)
 	}
-	if _, err := h.m.Resume(ctx, h.id, second.Seq, trace.ActionContinue); err != nil {
+	if _, err := h.m.Do(ctx, session.Continue{Session: h.id, At: second.Seq}); err != nil {
 		t.Fatal(err)
 	}
 	if end := <-done; end.Reason != trace.EndAnswered {
 		t.Fatalf("end = %+v", end)
 	}
-	if _, err := h.m.Resume(ctx, h.id, second.Seq, trace.ActionStep); !errors.Is(err, session.ErrNotPaused) {
+	if _, err := h.m.Do(ctx, session.Step{Session: h.id, At: second.Seq}); !errors.Is(err, session.ErrNotPaused) {
 		t.Fatalf("a step after the run ended: %v", err)
 	}
 }
@@ -423,7 +423,7 @@ func TestClosingLoupe(t *testing.T) {
 		h.srv.Script(calls(call("call_1", "read_file", `{"path":"README.md"}`)), ollamatest.Text("Done."))
 		ctx := context.Background()
 		m1 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
-		if _, err := m1.SetBreakpoints(ctx, h.id, session.Breakpoints{Points: []string{trace.PointBeforeTool}}); err != nil {
+		if _, err := m1.Do(ctx, session.SetBreakpoints{Session: h.id, Breakpoints: &session.Breakpoints{Points: []string{trace.PointBeforeTool}}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := m1.Start(ctx, h.id, "Read it", session.RunOptions{}); err != nil {
@@ -446,7 +446,7 @@ func TestClosingLoupe(t *testing.T) {
 		if again := waitPaused(t, m2, h.id); again.Seq != p.Seq {
 			t.Fatalf("reopened paused at %d, want %d", again.Seq, p.Seq)
 		}
-		if _, err := m2.Resume(ctx, h.id, p.Seq, trace.ActionContinue); err != nil {
+		if _, err := m2.Do(ctx, session.Continue{Session: h.id, At: p.Seq}); err != nil {
 			t.Fatal(err)
 		}
 		m2.Wait(h.id)

@@ -30,11 +30,11 @@ func TestStepModeIsRemembered(t *testing.T) {
 		if first.Point != trace.PointBeforeRequest {
 			t.Fatalf("first pause %+v", first)
 		}
-		sum, err := h.m.Resume(ctx, h.id, first.Seq, trace.ActionContinue)
+		sum, err := h.m.Do(ctx, session.Continue{Session: h.id, At: first.Seq})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !sum.Stepping {
+		if sum.Summary == nil || !sum.Summary.Stepping {
 			t.Fatal("Continue turned Step mode off")
 		}
 		// Continue ran the rest of the run without pausing.
@@ -56,7 +56,7 @@ func TestStepModeIsRemembered(t *testing.T) {
 		if again.Point != trace.PointBeforeRequest || again.Seq <= first.Seq+2 {
 			t.Fatalf("the next run paused at %+v, want before_request of run 2", again)
 		}
-		if _, err := h.m.Resume(ctx, h.id, again.Seq, trace.ActionContinue); err != nil {
+		if _, err := h.m.Do(ctx, session.Continue{Session: h.id, At: again.Seq}); err != nil {
 			t.Fatal(err)
 		}
 		<-done
@@ -87,7 +87,7 @@ func TestStepModeIsRemembered(t *testing.T) {
 		if again := waitPaused(t, m2, h.id); again.Seq != first.Seq {
 			t.Fatalf("reopened paused at %d, want %d", again.Seq, first.Seq)
 		}
-		if _, err := m2.Resume(ctx, h.id, first.Seq, trace.ActionContinue); err != nil {
+		if _, err := m2.Do(ctx, session.Continue{Session: h.id, At: first.Seq}); err != nil {
 			t.Fatal(err)
 		}
 		// Bounded: a run that paused again would wait for ever.
@@ -120,10 +120,10 @@ func TestStepModeIsRemembered(t *testing.T) {
 			t.Fatalf("paused at %+v", p)
 		}
 		// The session's own choice wins over the default from then on.
-		if _, err := on.m.SetStepping(context.Background(), on.id, false); err != nil {
+		if _, err := on.m.Do(context.Background(), session.SetStepping{Session: on.id, On: false}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := on.m.Resume(context.Background(), on.id, p.Seq, trace.ActionStep); err != nil {
+		if _, err := on.m.Do(context.Background(), session.Step{Session: on.id, At: p.Seq}); err != nil {
 			t.Fatal(err)
 		}
 		<-done

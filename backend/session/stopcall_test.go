@@ -62,7 +62,7 @@ func TestStopOneCommand(t *testing.T) {
 		ollamatest.Text("You stopped it."),
 	)
 	ctx := context.Background()
-	if _, err := h.m.Do(ctx, session.Command{Do: session.DoSend, Session: h.id, Text: "Run the long thing"}); err != nil {
+	if _, err := h.m.Do(ctx, session.Send{Session: h.id, Text: "Run the long thing"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
@@ -72,7 +72,7 @@ func TestStopOneCommand(t *testing.T) {
 	if h.sink.hasEvent(trace.KindToolResult) {
 		t.Fatal("the output came with the result, not before it")
 	}
-	if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}); err != nil {
+	if _, err := h.m.Do(ctx, session.StopCall{Session: h.id, CallID: "call_1"}); err != nil {
 		t.Fatal(err)
 	}
 	h.m.Wait(h.id)
@@ -94,7 +94,7 @@ func TestStopOneCommand(t *testing.T) {
 	}
 	// Over: a second stop is refused and writes nothing.
 	n := len(evs)
-	if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"}); !errors.Is(err, agent.ErrNotRunning) {
+	if _, err := h.m.Do(ctx, session.StopCall{Session: h.id, CallID: "call_1"}); !errors.Is(err, agent.ErrNotRunning) {
 		t.Fatalf("stop of a call that is over: %v", err)
 	}
 	if len(h.events()) != n {
@@ -111,12 +111,12 @@ func TestStopCallOfAnotherCallIsRefused(t *testing.T) {
 		ollamatest.Text("Done."),
 	)
 	ctx := context.Background()
-	if _, err := h.m.Do(ctx, session.Command{Do: session.DoSend, Session: h.id, Text: "Go"}); err != nil {
+	if _, err := h.m.Do(ctx, session.Send{Session: h.id, Text: "Go"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { _, ok := h.read("started.txt"); return ok }, "the command to start")
 	for _, id := range []string{"call_2", "nope"} {
-		if _, err := h.m.Do(ctx, session.Command{Do: session.DoStopCall, Session: h.id, CallID: id}); !errors.Is(err, agent.ErrNotRunning) || !strings.Contains(err.Error(), id) {
+		if _, err := h.m.Do(ctx, session.StopCall{Session: h.id, CallID: id}); !errors.Is(err, agent.ErrNotRunning) || !strings.Contains(err.Error(), id) {
 			t.Errorf("stop of %s: %v", id, err)
 		}
 	}
@@ -131,7 +131,7 @@ func TestStopCallOfAnotherCallIsRefused(t *testing.T) {
 func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
 	h, other := heldElsewhere(t, "run_command", `{"command":"sleep 100"}`)
 	unchanged := h.writesNothing()
-	_, err := h.m.Do(context.Background(), session.Command{Do: session.DoStopCall, Session: h.id, CallID: "call_1"})
+	_, err := h.m.Do(context.Background(), session.StopCall{Session: h.id, CallID: "call_1"})
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) || held.By.PID != other || !strings.Contains(err.Error(), "another Loupe process") {
 		t.Fatalf("stop_call of a run owned elsewhere: %v", err)

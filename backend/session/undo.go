@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // Conflict is a file that changed outside Loupe since Loupe last wrote it:
@@ -36,45 +38,53 @@ type RestoreResult struct {
 	Conflicts []Conflict `json:"conflicts"`
 }
 
-// RestoreFiles puts every file the session's tools changed at or after
-// event toSeq back as it was before that event. Files changed outside
-// Loupe since are reported as conflicts and left alone unless force.
-func (m *Manager) RestoreFiles(ctx context.Context, id string, toSeq int64, force bool) (RestoreResult, error) {
-	return m.restore(ctx, id, toSeq, 0, force)
+// undo puts the files a session's tools changed back as they were, from
+// the contents before and after that each tool_result keeps, and records
+// what it did as a restore event.
+type undo struct {
+	store *store.Store
+	ws    *workspace.Workspaces
+	sink  Sink
+	// busy says whether this process runs the session's run now.
+	busy func(id string) bool
 }
 
-// UndoRun puts files back as they were before run (a "turn": one message
-// and everything the agent did for it). Changes made after that run are
+// files puts every file the session's tools changed at or after event
+// toSeq back as it was before that event. Files changed outside Loupe
+// since are reported as conflicts and left alone unless force.
+func (u undo) files(ctx context.Context, id string, toSeq int64, force bool) (RestoreResult, error) {
+	return u.restore(ctx, id, toSeq, 0, force)
+}
+
+// run puts files back as they were before run (a "turn": one message and
+// everything the agent did for it). Changes made after that run are
 // undone too.
-func (m *Manager) UndoRun(ctx context.Context, id string, run int, force bool) (RestoreResult, error) {
-	evs, err := m.store.Events(ctx, id)
+func (u undo) run(ctx context.Context, id string, run int, force bool) (RestoreResult, error) {
+	evs, err := u.store.Events(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
 	}
 	if seq, ok := trace.RunStart(evs, run); ok {
-		return m.restore(ctx, id, seq, run, force)
+		return u.restore(ctx, id, seq, run, force)
 	}
 	return RestoreResult{}, fmt.Errorf("session %s has no run %d", id, run)
 }
 
-func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, force bool) (RestoreResult, error) {
-	m.mu.Lock()
-	_, busy := m.running[id]
-	m.mu.Unlock()
-	if busy {
+func (u undo) restore(ctx context.Context, id string, toSeq int64, run int, force bool) (RestoreResult, error) {
+	if u.busy(id) {
 		return RestoreResult{}, errors.New("stop the run before restoring files")
 	}
 	// Nor while another process (a second window, loupe run) runs it.
-	lease, err := m.store.TakeLease(ctx, id)
+	lease, err := u.store.TakeLease(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
 	}
 	defer letGo(lease)
-	s, err := m.store.GetSession(ctx, id)
+	s, err := u.store.GetSession(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	evs, err := m.store.Events(ctx, id)
+	evs, err := u.store.Events(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
 	}
@@ -93,7 +103,7 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	// Every read and write goes through the layer that follows no link
 	// and refuses protected paths: a command of a later turn may have
 	// turned a file undo puts back into a link to .git/config.
-	root, err := m.ws.Hands(s.Workspace)
+	root, err := u.ws.Hands(s.Workspace)
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
@@ -153,7 +163,7 @@ func (m *Manager) restore(ctx context.Context, id string, toSeq int64, run int, 
 	}
 	e := trace.New(trace.KindRestore, lastRun(evs), 0, rec)
 	e.SessionID = id
-	if _, err := (recorder{store: m.store, sink: m.sink}).Append(ctx, e); err != nil {
+	if _, err := (recorder{store: u.store, sink: u.sink}).Append(ctx, e); err != nil {
 		return res, err
 	}
 	return res, nil

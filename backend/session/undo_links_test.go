@@ -45,7 +45,7 @@ func (h *harness) linkCommand(t *testing.T, command string) []ollamatest.Reply {
 
 func (h *harness) undo(run int, force bool) session.RestoreResult {
 	h.t.Helper()
-	out, err := h.m.Do(context.Background(), session.Command{Do: session.DoUndoRun, Session: h.id, Run: run, Force: force})
+	out, err := h.m.Do(context.Background(), session.UndoRun{Session: h.id, Run: run, Force: force})
 	if err != nil {
 		h.t.Fatalf("undo run %d (force %v): %v", run, force, err)
 	}

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"github.com/loupe-dev/loupe/backend/session"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,7 +34,7 @@ func TestUndoRuns(t *testing.T) {
 	if s, _ := h.read("notes.txt"); s != "alpha\nBETA\n" {
 		t.Fatalf("notes.txt = %q", s)
 	}
-	res, err := h.m.UndoRun(ctx, h.id, 2, false)
+	res, err := restored(h.m.Do(ctx, session.UndoRun{Session: h.id, Run: 2, Force: false}))
 	if err != nil || !res.Done || len(res.Restored) != 1 || res.Restored[0] != "notes.txt" {
 		t.Fatalf("undo run 2: %+v %v", res, err)
 	}
@@ -43,7 +44,7 @@ func TestUndoRuns(t *testing.T) {
 	if s, _ := h.read("README.md"); s != "# Demo\nHELLO from the workspace\n" {
 		t.Fatalf("undo of run 2 touched run 1's change: %q", s)
 	}
-	if _, err := h.m.UndoRun(ctx, h.id, 1, false); err != nil {
+	if _, err := h.m.Do(ctx, session.UndoRun{Session: h.id, Run: 1, Force: false}); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := h.read("README.md"); s != "# Demo\nhello from the workspace\n" {
@@ -80,14 +81,14 @@ func TestRestoreAsksBeforeOverwritingOutsideChanges(t *testing.T) {
 		}
 	}
 	h.write("README.md", "# Demo\nmy own change\n")
-	res, err := h.m.RestoreFiles(ctx, h.id, callSeq, false)
+	res, err := restored(h.m.Do(ctx, session.RestoreFiles{Session: h.id, Seq: callSeq, Force: false}))
 	if err != nil || res.Done || len(res.Conflicts) != 1 || res.Conflicts[0].Path != "README.md" {
 		t.Fatalf("restore over an outside change: %+v %v", res, err)
 	}
 	if s, _ := h.read("README.md"); s != "# Demo\nmy own change\n" {
 		t.Fatal("the outside change was overwritten without asking")
 	}
-	res, err = h.m.RestoreFiles(ctx, h.id, callSeq, true)
+	res, err = restored(h.m.Do(ctx, session.RestoreFiles{Session: h.id, Seq: callSeq, Force: true}))
 	if err != nil || !res.Done {
 		t.Fatalf("forced restore: %+v %v", res, err)
 	}
@@ -99,4 +100,12 @@ func TestRestoreAsksBeforeOverwritingOutsideChanges(t *testing.T) {
 	if len(p.Overwritten) != 1 || p.Overwritten[0] != "README.md" {
 		t.Fatalf("restore event = %+v", p)
 	}
+}
+
+// restored is what a restore command did.
+func restored(out session.Outcome, err error) (session.RestoreResult, error) {
+	if out.Restore == nil {
+		return session.RestoreResult{}, err
+	}
+	return *out.Restore, err
 }

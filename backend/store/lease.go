@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -307,14 +308,27 @@ func (h *heart) beat(stop chan struct{}) {
 	}
 }
 
-// renew sets the heartbeat of this process's leases in s. Errors are
-// dropped: a store closed under a run (the app is going away) or a lock
-// held past busy_timeout only makes the beat late, and lateness matters
-// only where a process cannot be looked at.
+// renew sets the heartbeat of this process's leases in s. A beat that
+// fails (a lock held past busy_timeout, a disk that refuses writes) only
+// makes the heartbeat late, and lateness matters only where a process
+// cannot be looked at; but if it goes on failing, such a process would
+// take this one's runs for crashed ones, so the process log says when the
+// beats start failing and when they work again (once each, not every 5 s).
 func (s *Store) renew() {
+	if s.closed.Load() {
+		return // a store closed under a run: the app is going away
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), HeartbeatEvery)
 	defer cancel()
-	_, _ = s.w.ExecContext(ctx, `UPDATE run_leases SET heartbeat = ? WHERE owner = ?`, s.now().UnixNano(), self().Owner)
+	_, err := s.w.ExecContext(ctx, `UPDATE run_leases SET heartbeat = ? WHERE owner = ?`, s.now().UnixNano(), self().Owner)
+	switch failing := s.beatFailing.Load(); {
+	case err != nil && !failing:
+		s.beatFailing.Store(true)
+		log.Printf("loupe: the heartbeat of this process's runs could not be saved (%v): a Loupe that cannot see this process may take its runs for crashed ones after %s", err, StaleAfter)
+	case err == nil && failing:
+		s.beatFailing.Store(false)
+		log.Printf("loupe: the heartbeat of this process's runs is saved again")
+	}
 }
 
 // HeldElsewhere says whether another live process owns the session's run,

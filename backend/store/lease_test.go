@@ -1,9 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"errors"
+	"log"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +232,35 @@ func TestHeartbeatBeatsWhileALeaseIsHeld(t *testing.T) {
 	l.Release()
 	if beating() {
 		t.Error("the heartbeat goes on with no lease held")
+	}
+}
+
+// A heartbeat the database refuses is said in the process log, once while
+// it goes on failing, and again when it is saved once more: before, the
+// error was dropped, and a process whose beats never reached the disk
+// looked alive to itself and crashed to a Loupe that cannot see it.
+func TestAHeartbeatThatCannotBeSavedIsLogged(t *testing.T) {
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	s := openTemp(t)
+	sess := mustCreate(t, s, Session{Title: "t"})
+	defer take(t, s, sess.ID).Release()
+	refuse := `CREATE TRIGGER refuse_beats BEFORE UPDATE OF heartbeat ON run_leases BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`
+	if _, err := s.w.Exec(refuse); err != nil {
+		t.Fatal(err)
+	}
+	s.renew()
+	s.renew()
+	if n := strings.Count(logged.String(), "could not be saved (constraint failed: the disk is full"); n != 1 {
+		t.Fatalf("%d lines say the heartbeat failed, want 1:\n%s", n, logged.String())
+	}
+	if _, err := s.w.Exec(`DROP TRIGGER refuse_beats`); err != nil {
+		t.Fatal(err)
+	}
+	s.renew()
+	s.renew()
+	if n := strings.Count(logged.String(), "is saved again"); n != 1 {
+		t.Fatalf("%d lines say the heartbeat works again, want 1:\n%s", n, logged.String())
 	}
 }

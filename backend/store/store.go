@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -103,6 +104,9 @@ type Store struct {
 	// ix writes appended events' text into the search index in batches
 	// (indexer.go); nil for an OpenReadOnly store.
 	ix *indexer
+	// beatFailing is set while renewing this process's leases fails;
+	// closed once Close is called (a beat after it has nothing to renew).
+	beatFailing, closed atomic.Bool
 }
 
 // Open opens the database at path, creating it and its parent directories
@@ -234,6 +238,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database. The readers close first so that the writer is
 // the last connection and SQLite checkpoints and removes the WAL.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	errs := []error{s.ix.close()}
 	errs = append(errs, s.stmt.close())
 	if s.r != nil {

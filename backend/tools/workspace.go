@@ -133,12 +133,6 @@ type notExistError struct{ path string }
 func (e *notExistError) Error() string        { return e.path + " does not exist" }
 func (e *notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// stat follows symlinks (within the workspace).
-func (w *Workspace) stat(p, rel string) (fs.FileInfo, error) {
-	fi, err := w.root.Stat(native(rel))
-	return fi, explain(p, err)
-}
-
 func mustBeRegular(p string, fi fs.FileInfo) error {
 	switch {
 	case fi.IsDir():
@@ -414,9 +408,12 @@ func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode, g 
 	}
 	if err := w.checkDirAt(p, d, dir); err != nil {
 		if backup != "" {
-			_ = d.Rename(backup, base)
+			if rerr := d.Rename(backup, base); rerr != nil {
+				// The earlier content is not lost: say where it is.
+				return fmt.Errorf("%w; putting %s back failed too (%v): its earlier content is in %s beside it", err, p, rerr, backup)
+			}
 		} else {
-			_ = d.Remove(base)
+			_ = d.Remove(base) // what was written where nothing was: best effort
 		}
 		return err
 	}

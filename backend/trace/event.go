@@ -468,6 +468,10 @@ type Checkpoint struct {
 	Request *Pending `json:"request,omitempty"`
 	// Args are the pending call's arguments (before_tool, on paused).
 	Args json.RawMessage `json:"args,omitempty"`
+	// Result is the content the model will read of the call's result
+	// (after_result), set once an edit has changed it (in Edit.Pause):
+	// the paused checkpoint leaves it to the tool_result before it.
+	Result *string `json:"result,omitempty"`
 }
 
 // Pending is a request that is built but not sent yet.
@@ -509,6 +513,11 @@ type Edit struct {
 	CallID string          `json:"call_id,omitempty"`
 	Before json.RawMessage `json:"before"`
 	After  json.RawMessage `json:"after"`
+	// Pause is the paused checkpoint as this edit leaves it
+	// (Checkpoint.WithEdit): what the run does when it goes on, and what
+	// the window shows of the pause from this event on. Logs written
+	// before it existed lack it; StateOf reads the pause from the edits.
+	Pause *Checkpoint `json:"pause,omitempty"`
 }
 
 func (UserMessage) kind() Kind   { return KindUserMessage }

@@ -1,15 +1,22 @@
 package trace
 
+import "fmt"
+
 // RunState is where a session's last run stands, read from its log.
 type RunState struct {
 	// Open is true until the run's run_end.
 	Open  bool
 	Run   int
 	Round int
-	// Paused is the checkpoint an open run waits at, or nil; PausedSeq is
-	// its event.
+	// Paused is the checkpoint an open run waits at, or nil, with the
+	// edits made there applied (Checkpoint.WithEdit); PausedSeq is its
+	// event.
 	Paused    *Checkpoint
 	PausedSeq int64
+	// BadEdit is why an edit the log holds after the pause could not be
+	// applied to it (a log written by hand, or damaged): Paused is then as
+	// the edits before it left it, which is not what the run did.
+	BadEdit error
 	// Asking are the open run's questions to the user not answered yet,
 	// by call id.
 	Asking map[string]Permission
@@ -43,7 +50,7 @@ func StateOf(events []Event) RunState {
 		case KindUserMessage:
 			st = RunState{Open: true, Run: e.Run}
 		case KindRunEnd:
-			st.Open, st.Paused, st.PausedSeq, st.Asking = false, nil, 0, nil
+			st.Open, st.Paused, st.PausedSeq, st.Asking, st.BadEdit = false, nil, 0, nil, nil
 		case KindPermission:
 			p, err := Decode[Permission](e)
 			if err != nil {
@@ -78,6 +85,21 @@ func StateOf(events []Event) RunState {
 				}
 			} else {
 				st.Paused, st.PausedSeq = nil, 0
+			}
+			st.BadEdit = nil
+		case KindEdit:
+			if st.Paused == nil || st.BadEdit != nil {
+				continue
+			}
+			ed, err := Decode[Edit](e)
+			if err == nil {
+				var next Checkpoint
+				if next, err = st.Paused.WithEdit(ed); err == nil {
+					st.Paused = &next
+				}
+			}
+			if err != nil {
+				st.BadEdit = fmt.Errorf("event %d: %w", e.Seq, err)
 			}
 		}
 	}

@@ -1,13 +1,11 @@
 package gguf
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -152,11 +150,11 @@ const (
 func (s Step) Pieces() ([]string, error) {
 	if len(s.Raw) > 0 {
 		if s.Think != "" || s.Answer != "" || len(s.Call) > 0 {
-			return nil, errors.New("Raw replaces Think, Answer and Call: set only one kind")
+			return nil, errors.New("a step's Raw replaces Think, Answer and Call: set only one kind")
 		}
 		for i, p := range s.Raw {
 			if p == "" {
-				return nil, fmt.Errorf("Raw[%d] is empty", i)
+				return nil, fmt.Errorf("piece %d of the step's Raw is empty", i)
 			}
 		}
 		return s.Raw, nil
@@ -194,7 +192,7 @@ func (c Call) text() (string, error) {
 	}
 	var obj map[string]any
 	if err := json.Unmarshal([]byte(args), &obj); err != nil {
-		return "", fmt.Errorf("Args is not a JSON object: %w", err)
+		return "", fmt.Errorf("the call's Args is not a JSON object: %w", err)
 	}
 	name, _ := json.Marshal(c.Name)
 	return fmt.Sprintf("<tool_call>\n{\"name\": %s, \"arguments\": %s}\n</tool_call>", name, args), nil
@@ -333,15 +331,6 @@ func (s Script) build() (*vocab, error) {
 		return nil, fmt.Errorf("script needs %d states but the model has %d: use fewer steps or pieces", states, hiddenSize)
 	}
 	return v, nil
-}
-
-// WriteFile writes the script's model to path.
-func WriteFile(path string, s Script) error {
-	var b bytes.Buffer
-	if err := Write(&b, s); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // Write writes the script's model as a GGUF v3 file.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -302,28 +301,3 @@ func unescapeHTML(b []byte) []byte {
 	return out
 }
 
-// StepKinds lists the steps by what they are, for failure messages.
-func StepKinds(steps []Step) string {
-	var out []string
-	for _, s := range steps {
-		switch {
-		case s.Command != nil:
-			out = append(out, "command "+s.Command.Method)
-		case s.Query != nil:
-			out = append(out, "query "+s.Query.Method)
-		case s.Event != nil:
-			var e struct {
-				Kind string `json:"kind"`
-			}
-			_ = json.Unmarshal(s.Event, &e)
-			out = append(out, "event "+e.Kind)
-		case s.Delta != nil:
-			out = append(out, "delta")
-		case s.Outside != "":
-			out = append(out, "outside")
-		case s.Mark != "":
-			out = append(out, "mark "+s.Mark)
-		}
-	}
-	return strings.Join(out, ", ")
-}

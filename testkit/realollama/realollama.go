@@ -86,13 +86,10 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// Launch starts a server on a free loopback port, in a new temporary folder
+// LaunchAt starts a server on addr (host:port), in a new temporary folder
 // that Close removes. The caller must Close it: the server and its model
 // runners are processes of their own, which outlive the caller otherwise.
-func Launch() (*Server, error) { return LaunchAt("") }
-
-// LaunchAt is Launch serving on addr (host:port); "" picks a free loopback
-// port.
+// "" picks a free loopback port.
 func LaunchAt(addr string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "loupe-ollama-")
 	if err != nil {

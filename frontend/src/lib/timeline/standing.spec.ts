@@ -105,6 +105,29 @@ describe('standingOf', () => {
     expect(standingOf(all)).toMatchObject({ open: false, pause: null, asks: [] });
   });
 
+  it('takes the pause each edit event carries, as Go applied it, and applies nothing itself (step_edits)', () => {
+    // Every edit of the recording: the pause after it is the edit's own
+    // pause field (trace.Checkpoint.WithEdit), not a copy of the rule.
+    const all = waits(recording('step_edits')).events;
+    const edits = all.filter((e): e is EditEvent => e.kind === 'edit');
+    expect(edits.map((e) => e.payload.target)).toEqual(['system', 'options', 'message', 'args', 'result']);
+    for (const ed of edits) {
+      const i = all.indexOf(ed);
+      const p = standingOf(all.slice(0, i + 1)).pause!;
+      const cp = ed.payload.pause!;
+      expect(cp).toBeTruthy();
+      if (cp.request) expect(p.request).toEqual(cp.request);
+      if (cp.args !== undefined) expect(p.args).toEqual(cp.args);
+      if (cp.result !== undefined) expect(p.result?.content).toBe(cp.result);
+    }
+    // An edit whose "after" says one thing and whose pause another: the
+    // window shows the pause Go wrote.
+    const args = edits.find((e) => e.payload.target === 'args')!;
+    const forged: EditEvent = { ...args, payload: { ...args.payload, after: { path: 'elsewhere.txt' } } };
+    const upTo = all.slice(0, all.indexOf(args));
+    expect(standingOf([...upTo, forged]).pause?.args).toEqual({ path: 'README.md' });
+  });
+
   it('shows a question while the engine waits for its answer, and not once it is answered (approve_command)', () => {
     const [answering] = at('approve_command', 'answer');
     const s = standingOf(answering!.events);

@@ -2,7 +2,7 @@
 // open, the pause it waits at (with the edits made there applied) and the
 // questions it waits for the user to answer. The backend sends no state
 // beside the log, so this is the one place the window learns it.
-import type { Approval, JsonValue, Pause, PendingRequest, Standing, Summary, ToolResultPayload, TraceEvent } from '../types';
+import type { Approval, CheckpointPayload, JsonValue, Pause, Standing, Summary, ToolResultPayload, TraceEvent } from '../types';
 
 /**
  * How the last run stands, in one word: what the header, the sidebar, the
@@ -54,10 +54,6 @@ export const PHASE_LABEL: Record<Phase, string> = {
   asking: 'Waiting for you',
   ended: '',
 };
-
-function text(v: JsonValue): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
 
 /** Where the last run of a session's log stands. */
 export function standingOf(events: readonly TraceEvent[]): RunStanding {
@@ -114,30 +110,21 @@ export function standingOf(events: readonly TraceEvent[]): RunStanding {
       }
       case 'checkpoint': {
         const cp = e.payload;
-        if (cp.state !== 'paused') {
-          pause = null;
-          break;
-        }
-        pause = { seq: e.seq, point: cp.point, run: e.run, round: e.round };
-        if (cp.call_id) pause.call_id = cp.call_id;
-        if (cp.tool) pause.tool = cp.tool;
-        if (cp.request) pause.request = { ...cp.request, messages: (cp.request.messages ?? []).map((m) => ({ ...m })) };
-        if (cp.args !== undefined) pause.args = cp.args;
-        if (cp.point === 'after_result' && cp.call_id) pause.result = results.get(cp.call_id) ?? null;
+        pause = cp.state === 'paused' ? pauseOf(cp, e.seq, e.run, e.round, results) : null;
         break;
       }
       case 'edit': {
+        // Go applies an edit to the pause (trace.Checkpoint.WithEdit) and
+        // records the pause it leaves: that is the pause from here on, and
+        // what the call and the result now hold.
         const ed = e.payload;
-        if (ed.target === 'args' && ed.call_id) {
-          const c = calls.get(ed.call_id);
-          if (c) calls.set(ed.call_id, { ...c, args: ed.after });
-        }
-        if (ed.target === 'result' && ed.call_id) {
-          const r = results.get(ed.call_id);
-          const after = text(ed.after);
-          if (r && after !== undefined) results.set(ed.call_id, { ...r, content: after });
-        }
-        if (pause) pause = withEdit(pause, ed.target, ed.seq, ed.call_id, ed.after);
+        const cp = ed.pause;
+        if (!cp || !pause || cp.point !== pause.point || (cp.call_id ?? '') !== (pause.call_id ?? '')) break;
+        const c = cp.call_id ? calls.get(cp.call_id) : undefined;
+        if (c && cp.args !== undefined) calls.set(cp.call_id!, { ...c, args: cp.args });
+        const r = cp.call_id ? results.get(cp.call_id) : undefined;
+        if (r && cp.result !== undefined) results.set(cp.call_id!, { ...r, content: cp.result });
+        pause = pauseOf(cp, pause.seq, pause.run, pause.round, results);
         break;
       }
     }
@@ -146,26 +133,15 @@ export function standingOf(events: readonly TraceEvent[]): RunStanding {
   return { ...out, phase: phaseOf(out), answerCalls: pause?.point === 'after_response' ? answerCalls : null };
 }
 
-/** The pause as it stands after an edit made at it. */
-function withEdit(p: Pause, target: string, seq: number | undefined, callId: string | undefined, after: JsonValue): Pause {
-  const req: PendingRequest | null | undefined = p.request;
-  switch (target) {
-    case 'system':
-      return req && text(after) !== undefined ? { ...p, request: { ...req, system: text(after)! } } : p;
-    case 'options':
-      return req && after && typeof after === 'object' && !Array.isArray(after)
-        ? { ...p, request: { ...req, options: after as unknown as PendingRequest['options'] } }
-        : p;
-    case 'message':
-      return req && text(after) !== undefined
-        ? { ...p, request: { ...req, messages: (req.messages ?? []).map((m) => (m.seq === seq ? { ...m, content: text(after)! } : m)) } }
-        : p;
-    case 'args':
-      return callId === p.call_id ? { ...p, args: after } : p;
-    case 'result':
-      return callId === p.call_id && p.result && text(after) !== undefined ? { ...p, result: { ...p.result, content: text(after)! } } : p;
-  }
-  return p;
+/** The pause a paused checkpoint (or an edit's pause) holds. */
+function pauseOf(cp: CheckpointPayload, seq: number, run: number, round: number, results: ReadonlyMap<string, ToolResultPayload>): Pause {
+  const pause: Pause = { seq, point: cp.point, run, round };
+  if (cp.call_id) pause.call_id = cp.call_id;
+  if (cp.tool) pause.tool = cp.tool;
+  if (cp.request) pause.request = { ...cp.request, messages: (cp.request.messages ?? []).map((m) => ({ ...m })) };
+  if (cp.args !== undefined) pause.args = cp.args;
+  if (cp.point === 'after_result' && cp.call_id) pause.result = results.get(cp.call_id) ?? null;
+  return pause;
 }
 
 /**

@@ -365,6 +365,8 @@ export interface CheckpointPayload {
   request?: PendingRequest | null;
   /** On paused before a call: its arguments, which may be edited. */
   args?: JsonValue;
+  /** In an edit's pause after a result: the content the model will read, as edited. */
+  result?: string;
 }
 
 /** trace.PendingMessage: one history message of a request not sent yet. */
@@ -403,6 +405,11 @@ export interface EditPayload {
   call_id?: string;
   before: JsonValue;
   after: JsonValue;
+  /**
+   * The paused checkpoint as this edit leaves it (trace.Checkpoint.WithEdit,
+   * the one place an edit is applied): what the pause shows from here on.
+   */
+  pause?: CheckpointPayload | null;
 }
 
 export interface PayloadMap {

@@ -104,6 +104,17 @@ const toolResult = obj({
 
 const pendingMessage = obj({ seq: num, role: str, content: str, 'tool_calls?': nullable(arr(llmToolCall)), 'tool_call_id?': str, 'tool_name?': str });
 const pendingRequest = obj({ model: str, system: str, options, tools: nullable(arr(str)), messages: nullable(arr(pendingMessage)) });
+const checkpoint = obj({
+  point: str,
+  state: str,
+  'call_id?': str,
+  'tool?': str,
+  'breakpoint?': bool,
+  'action?': str,
+  'request?': nullable(pendingRequest),
+  'args?': json,
+  'result?': str,
+});
 
 const fitPart = obj({ name: str, tokens: num });
 const fit = obj({ needed: num, num_ctx: num, parts: nullable(arr(fitPart)), 'largest?': nullable(fitPart), ways_out: nullable(arr(str)) });
@@ -186,17 +197,8 @@ const payloads: Record<Kind, Shape> = {
   notice: obj({ code: str, message: str }),
   error: obj({ code: str, message: str, 'fit?': nullable(fit) }),
   run_end: obj({ reason: str, 'detail?': str, 'final_text?': str, rounds: num }),
-  checkpoint: obj({
-    point: str,
-    state: str,
-    'call_id?': str,
-    'tool?': str,
-    'breakpoint?': bool,
-    'action?': str,
-    'request?': nullable(pendingRequest),
-    'args?': json,
-  }),
-  edit: obj({ target: str, 'seq?': num, 'call_id?': str, before: json, after: json }),
+  checkpoint,
+  edit: obj({ target: str, 'seq?': num, 'call_id?': str, before: json, after: json, 'pause?': nullable(checkpoint) }),
   compaction: obj({
     request_seq: num,
     trigger: str,

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -21,13 +21,31 @@ var ErrNotPaused = errors.New("this session is not paused at a checkpoint")
 // left: it waits at another checkpoint now.
 var ErrPauseOver = fmt.Errorf("%w: that pause is over, and the run now waits at another checkpoint", ErrNotPaused)
 
+// stepping is how the sessions step: each one's gate, made when it is first
+// asked for with the session's saved Step mode and breakpoints, and
+// dropped when the session is deleted.
+type stepping struct {
+	store *store.Store
+	// runs says whether this process runs the session's run; resume takes
+	// on a run the log says is paused that no process runs.
+	runs   func(id string) bool
+	resume func(ctx context.Context, id string) error
+
+	mu    sync.Mutex
+	gates map[string]*stepGate
+}
+
+func newStepping(st *store.Store, runs func(string) bool, resume func(context.Context, string) error) *stepping {
+	return &stepping{store: st, runs: runs, resume: resume, gates: map[string]*stepGate{}}
+}
+
 // stepGate is a session's agent.Pauser: whether it steps, its breakpoints,
 // and the channel commands reach the run through. Where the run waits is
 // the log's (a paused checkpoint event); the gate only knows whether the
 // run takes commands now, so that a command to a pause that is over is
 // refused at once.
 type stepGate struct {
-	m  *Manager
+	s  *stepping
 	id string
 
 	mu       sync.Mutex
@@ -53,43 +71,73 @@ type debugState struct {
 	Breakpoints Breakpoints `json:"breakpoints"`
 }
 
-// gateFor returns the session's gate, loading its saved state once.
-func (m *Manager) gateFor(ctx context.Context, id string) (*stepGate, error) {
-	m.mu.Lock()
-	g := m.gates[id]
-	m.mu.Unlock()
+// gate returns the session's gate, loading its saved state once.
+func (s *stepping) gate(ctx context.Context, id string) (*stepGate, error) {
+	s.mu.Lock()
+	g := s.gates[id]
+	s.mu.Unlock()
 	if g != nil {
 		return g, nil
 	}
 	var st debugState
-	if _, err := m.store.GetStepping(ctx, id, &st); err != nil {
+	if _, err := s.store.GetStepping(ctx, id, &st); err != nil {
 		return nil, err
 	}
-	g = &stepGate{m: m, id: id, stepping: st.Stepping, bp: st.Breakpoints.normal(), cmds: make(chan agent.Command), changed: make(chan struct{})}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if existing := m.gates[id]; existing != nil {
+	g = &stepGate{s: s, id: id, stepping: st.Stepping, bp: st.Breakpoints.normal(), cmds: make(chan agent.Command), changed: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing := s.gates[id]; existing != nil {
 		return existing, nil
 	}
-	m.gates[id] = g
+	s.gates[id] = g
 	return g, nil
 }
 
-// startStepping gives a new session the Step mode Settings sets for new
-// sessions, kept as the session's own.
-func (m *Manager) startStepping(ctx context.Context, id string) error {
-	set, err := settings.Load(ctx, m.store)
+// forget drops the gate of a session that is gone.
+func (s *stepping) forget(id string) {
+	s.mu.Lock()
+	delete(s.gates, id)
+	s.mu.Unlock()
+}
+
+// ended wakes whoever waits for the session's run to reach a pause: the
+// run is over.
+func (s *stepping) ended(id string) {
+	s.mu.Lock()
+	g := s.gates[id]
+	s.mu.Unlock()
+	if g != nil {
+		g.poke()
+	}
+}
+
+// state is whether the session steps, and its breakpoints: its gate's, or
+// what is saved when it has none. Reading makes no gate, so that listing
+// every session keeps none in memory: gates are for the sessions that run
+// or are told how to step in this process, and go when they are deleted.
+func (s *stepping) state(ctx context.Context, id string) (bool, Breakpoints, error) {
+	s.mu.Lock()
+	g := s.gates[id]
+	s.mu.Unlock()
+	if g != nil {
+		on, bp := g.state()
+		return on, bp, nil
+	}
+	var st debugState
+	if _, err := s.store.GetStepping(ctx, id, &st); err != nil {
+		return false, Breakpoints{}, err
+	}
+	return st.Stepping, st.Breakpoints.normal(), nil
+}
+
+// start gives a new session the Step mode Settings sets for new sessions,
+// kept as the session's own.
+func (s *stepping) start(ctx context.Context, id string) error {
+	set, err := settings.Load(ctx, s.store)
 	if err != nil || !set.StepMode {
 		return err
 	}
-	g, err := m.gateFor(ctx, id)
-	if err != nil {
-		return err
-	}
-	g.mu.Lock()
-	g.stepping = true
-	g.mu.Unlock()
-	return g.save(ctx)
+	return s.set(ctx, id, true)
 }
 
 func (b Breakpoints) normal() Breakpoints {
@@ -157,7 +205,7 @@ func (g *stepGate) save(ctx context.Context) error {
 	g.mu.Lock()
 	st := debugState{Stepping: g.stepping, Breakpoints: g.bp}
 	g.mu.Unlock()
-	return g.m.store.PutStepping(ctx, g.id, st)
+	return g.s.store.PutStepping(ctx, g.id, st)
 }
 
 // send hands a command to the paused run and waits for its answer. at
@@ -194,15 +242,15 @@ func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command, delive
 			}
 		case cur != 0:
 			return ErrPauseOver
-		case at == 0 || !g.m.logPausedAt(ctx, g.id, at):
+		case at == 0 || !g.s.logPausedAt(ctx, g.id, at):
 			return ErrNotPaused
-		case !g.m.runs(g.id) && !resumed:
+		case !g.s.runs(g.id) && !resumed:
 			resumed = true
-			if err := g.m.resumePaused(ctx, g.id); err != nil && !errors.Is(err, ErrBusy) {
+			if err := g.s.resume(ctx, g.id); err != nil && !errors.Is(err, ErrBusy) {
 				return fmt.Errorf("this run stays paused but cannot go on: %w", err)
 			}
 			continue
-		case !g.m.runs(g.id):
+		case !g.s.runs(g.id):
 			return ErrNotPaused
 		}
 		select {
@@ -215,77 +263,63 @@ func (g *stepGate) send(ctx context.Context, at int64, cmd agent.Command, delive
 
 // logPausedAt reports whether the session's log says its open run waits
 // at the paused checkpoint event at.
-func (m *Manager) logPausedAt(ctx context.Context, id string, at int64) bool {
-	s, err := m.store.GetSession(ctx, id)
-	if err != nil || s.OpenRun == 0 {
+func (s *stepping) logPausedAt(ctx context.Context, id string, at int64) bool {
+	sess, err := s.store.GetSession(ctx, id)
+	if err != nil || sess.OpenRun == 0 {
 		return false
 	}
-	evs, err := m.store.RunEvents(ctx, id, s.OpenRun)
+	evs, err := s.store.RunEvents(ctx, id, sess.OpenRun)
 	return err == nil && trace.StateOf(evs).PausedSeq == at
 }
 
-// SetStepping turns step-through on or off for a session.
-func (m *Manager) SetStepping(ctx context.Context, id string, on bool) (Summary, error) {
-	if _, err := m.store.GetSession(ctx, id); err != nil {
-		return Summary{}, err
-	}
-	g, err := m.gateFor(ctx, id)
+// set turns step-through on or off for a session.
+func (s *stepping) set(ctx context.Context, id string, on bool) error {
+	g, err := s.gate(ctx, id)
 	if err != nil {
-		return Summary{}, err
+		return err
 	}
 	g.mu.Lock()
 	g.stepping = on
 	// Turned on, it pauses the run that goes now too, even one Continue let go.
 	g.free = 0
 	g.mu.Unlock()
-	if err := g.save(ctx); err != nil {
-		return Summary{}, err
-	}
-	return m.summaryOf(ctx, id)
+	return g.save(ctx)
 }
 
-// SetBreakpoints sets where a session pauses when not stepping.
-func (m *Manager) SetBreakpoints(ctx context.Context, id string, bp Breakpoints) (Summary, error) {
+// setBreakpoints sets where a session pauses when not stepping.
+func (s *stepping) setBreakpoints(ctx context.Context, id string, bp Breakpoints) error {
 	for _, p := range bp.Points {
 		switch p {
 		case trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult:
 		default:
-			return Summary{}, errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool or after_result")
+			return errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool or after_result")
 		}
 	}
-	if _, err := m.store.GetSession(ctx, id); err != nil {
-		return Summary{}, err
-	}
-	g, err := m.gateFor(ctx, id)
+	g, err := s.gate(ctx, id)
 	if err != nil {
-		return Summary{}, err
+		return err
 	}
 	g.mu.Lock()
 	g.bp = bp.normal()
 	g.mu.Unlock()
-	if err := g.save(ctx); err != nil {
-		return Summary{}, err
-	}
-	return m.summaryOf(ctx, id)
+	return g.save(ctx)
 }
 
-// Resume ends the pause at checkpoint event at (0: wherever the run
+// goOn ends the pause at checkpoint event at (0: wherever the run
 // waits): "step" goes to the next checkpoint, "continue" runs to a
 // breakpoint or the end of this run, leaving Step mode on for the next.
-// The summary is the session's as the run is resumed, read before it
-// goes on.
-func (m *Manager) Resume(ctx context.Context, id string, at int64, action string) (Summary, error) {
-	g, err := m.gateFor(ctx, id)
-	if err != nil {
-		return Summary{}, err
-	}
+// there, if set, runs once the run is there to go on, before it does (so
+// what it reads says what the command changed and nothing the run did
+// after); its error refuses the command.
+func (s *stepping) goOn(ctx context.Context, id string, at int64, action string, there func() error) error {
 	if action != trace.ActionStep && action != trace.ActionContinue {
-		return Summary{}, errors.New("resume with step or continue")
+		return errors.New("resume with step or continue")
 	}
-	var sum Summary
-	// The summary is read before the run goes on, so it says what the
-	// command changed and nothing the run did after.
-	deliver := func(run int) (err error) {
+	g, err := s.gate(ctx, id)
+	if err != nil {
+		return err
+	}
+	deliver := func(run int) error {
 		if action == trace.ActionContinue {
 			// The run is let go only once it is there to go on: a
 			// Continue that is refused changes nothing. Step mode stays
@@ -294,49 +328,20 @@ func (m *Manager) Resume(ctx context.Context, id string, at int64, action string
 			g.free = run
 			g.mu.Unlock()
 		}
-		sum, err = m.summaryOf(ctx, id)
-		return err
+		if there != nil {
+			return there()
+		}
+		return nil
 	}
-	return sum, g.send(ctx, at, agent.Command{Action: action}, deliver)
+	return g.send(ctx, at, agent.Command{Action: action}, deliver)
 }
 
-// EditRequest changes the pending request at a before_request pause.
-func (m *Manager) EditRequest(ctx context.Context, id string, at int64, e agent.RequestEdit) error {
-	g, err := m.gateFor(ctx, id)
+// do hands one command (an edit, a skip) to the session's run paused at
+// at, and waits for its answer.
+func (s *stepping) do(ctx context.Context, id string, at int64, cmd agent.Command) error {
+	g, err := s.gate(ctx, id)
 	if err != nil {
 		return err
 	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Request: &e}, nil)
-}
-
-// EditArgs changes the pending call's arguments at a before_tool pause;
-// they are checked against the tool's schema again.
-func (m *Manager) EditArgs(ctx context.Context, id string, at int64, args string) error {
-	if !json.Valid([]byte(args)) {
-		return errors.New("the arguments are not valid JSON")
-	}
-	g, err := m.gateFor(ctx, id)
-	if err != nil {
-		return err
-	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Args: json.RawMessage(args)}, nil)
-}
-
-// SkipCall answers the pending call with the user's observation, without
-// running it, and resumes.
-func (m *Manager) SkipCall(ctx context.Context, id string, at int64, observation string) error {
-	g, err := m.gateFor(ctx, id)
-	if err != nil {
-		return err
-	}
-	return g.send(ctx, at, agent.Command{Action: trace.ActionSkip, Observation: observation}, nil)
-}
-
-// EditResult changes the result at an after_result pause.
-func (m *Manager) EditResult(ctx context.Context, id string, at int64, content string) error {
-	g, err := m.gateFor(ctx, id)
-	if err != nil {
-		return err
-	}
-	return g.send(ctx, at, agent.Command{Action: agent.ActionEdit, Result: &content}, nil)
+	return g.send(ctx, at, cmd, nil)
 }
