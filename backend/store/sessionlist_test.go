@@ -9,7 +9,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// 0008 counts the rounds of the sessions written before it (requests for a
+// 0009 counts the rounds of the sessions written before it (requests for a
 // summary left out), and the trigger counts the rest as they are written.
 func TestRoundsCountedByTheMigrationAndAfter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "loupe.db")

@@ -42,7 +42,7 @@ type Session struct {
 	// "". The source may be gone since.
 	CopiedFrom string `json:"copied_from,omitempty"`
 	// Rounds is how many requests to the model the log holds, compaction's
-	// left out (kept by the database as events arrive: 0008_session_list.sql).
+	// left out (kept by the database as events arrive: 0009_session_list.sql).
 	Rounds int `json:"rounds"`
 }
 

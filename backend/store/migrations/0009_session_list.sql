@@ -1,4 +1,4 @@
--- 0008: what the session list shows and does besides the log: a session
+-- 0009: what the session list shows and does besides the log: a session
 -- can be pinned on top of the list, says which session it was copied
 -- from, and counts its rounds.
 --
