@@ -17,11 +17,16 @@ let long;
 let app;
 before(async () => {
   long = await longSessionDb({ rounds: ROUNDS, calls: 1, envEvery: 120, prefix: 'loupe-sessions-' });
-  app = await startDevApp({ display: env.display.display, db: long.db, ollama: env.ollama.url });
 });
 after(async () => {
   await app?.stop();
 });
+
+/** The app on the long session's database, started by the first test that needs it (the display and Ollama are up by then). */
+async function theApp() {
+  app ??= await startDevApp({ display: env.display.display, db: long.db, ollama: env.ollama.url });
+  return app;
+}
 
 /** The card that has the keyboard focus, and the round head drawn above it. */
 const focused = (page) =>
@@ -41,8 +46,9 @@ const focused = (page) =>
   });
 
 test('search finds text deep in a log; Enter opens the session at its card', { timeout: 300000 }, async () => {
+  const { url } = await theApp();
   const { page, errors } = await newPage(env.chrome);
-  await page.goto(app.url);
+  await page.goto(url);
   await waitForOllama(page);
   await page.getByTestId('session-item').first().waitFor();
   const row = page.getByTestId('session-item').first();
@@ -98,8 +104,9 @@ test('search finds text deep in a log; Enter opens the session at its card', { t
 });
 
 test('rename with F2, delete with Undo: the backend keeps both', { timeout: 120000 }, async () => {
+  const { url } = await theApp();
   const { page, errors } = await newPage(env.chrome);
-  await page.goto(app.url);
+  await page.goto(url);
   await waitForOllama(page);
   const open = page.locator('[data-testid="session-item"] .open').first();
   await open.waitFor();
