@@ -118,16 +118,16 @@ test('rename with F2, delete with Undo: the backend keeps both', { timeout: 1200
   // Esc cancels.
   await field.fill('not this');
   await page.keyboard.press('Escape');
-  await until('the name kept', async () => /List the folder/.test(await page.getByTestId('session-title').first().innerText()), 5000);
+  await until('the name kept', async () => /List the folder/.test(await page.getByTestId('session-row-title').first().innerText()), 5000);
   // Enter saves.
   await open.focus();
   await page.keyboard.press('F2');
   await field.fill('Folder walk, 200 rounds');
   await page.keyboard.press('Enter');
-  await until('the new name shown', async () => (await page.getByTestId('session-title').first().innerText()) === 'Folder walk, 200 rounds', 5000);
+  await until('the new name shown', async () => (await page.getByTestId('session-row-title').first().innerText()) === 'Folder walk, 200 rounds', 5000);
   await page.reload();
   await until('the new name kept by the backend', async () =>
-    (await page.getByTestId('session-title').first().innerText().catch(() => '')) === 'Folder walk, 200 rounds', 20000);
+    (await page.getByTestId('session-row-title').first().innerText().catch(() => '')) === 'Folder walk, 200 rounds', 20000);
 
   // Delete: gone at once, with Undo in a toast; Ctrl+Z takes it back.
   await page.locator('[data-testid="session-item"] .open').first().focus();
