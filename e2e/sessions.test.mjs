@@ -159,3 +159,33 @@ test('rename with F2, delete with Undo: the backend keeps both', { timeout: 1200
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a delete waiting for Undo loses nothing when the app is killed', { timeout: 180000 }, async () => {
+  const small = await longSessionDb({ rounds: 3, prefix: 'loupe-sessions-kill-' });
+  let first = await startDevApp({ display: env.display.display, db: small.db, ollama: env.ollama.url, name: 'app-killed' });
+  let second;
+  try {
+    const { page } = await newPage(env.chrome);
+    await page.goto(first.url);
+    await waitForOllama(page);
+    await page.locator('[data-testid="session-item"] .open').first().focus();
+    await page.keyboard.press('Delete');
+    await page.getByTestId('no-sessions').waitFor({ timeout: 5000 });
+    // Killed while the toast is up: no close, nothing of the app runs again.
+    process.kill(-first.pid, 'SIGKILL');
+    await first.exited;
+    await page.close();
+    second = await startDevApp({ display: env.display.display, db: small.db, ollama: env.ollama.url, name: 'app-after-kill' });
+    const { page: again, errors } = await newPage(env.chrome);
+    await again.goto(second.url);
+    await waitForOllama(again);
+    await again.getByTestId('session-item').first().waitFor({ timeout: 20000 });
+    assert.match(await again.getByTestId('session-row-title').first().innerText(), /List the folder 3 times/);
+    assert.match(await again.getByTestId('session-item').first().innerText(), /3 rounds/, 'its log whole');
+    assert.deepEqual(errors, []);
+    await again.close();
+  } finally {
+    await first?.stop();
+    await second?.stop();
+  }
+});
