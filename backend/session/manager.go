@@ -78,6 +78,9 @@ type Manager struct {
 	seen   map[string]*tools.Seen
 	grants *grants
 	ws     *workspace.Workspaces
+	// deleting are the sessions DeleteLater will delete, each with its
+	// timer (sessionlist.go).
+	deleting map[string]*time.Timer
 	// demoPace is the wait between the demo model's streamed pieces.
 	demoPace time.Duration
 }
@@ -98,7 +101,7 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	}
 	ws := workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath()))
 	m := &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, seen: map[string]*tools.Seen{},
-		grants: newGrants(ws), ws: ws, demoPace: demo.DefaultPace}
+		grants: newGrants(ws), deleting: map[string]*time.Timer{}, ws: ws, demoPace: demo.DefaultPace}
 	m.steps = newStepping(st, m.runs, m.resumePaused)
 	return m
 }
@@ -233,17 +236,23 @@ func (m *Manager) CreateWith(ctx context.Context, workspace, model string, su Se
 	return sum, lease, nil
 }
 
-// List returns all sessions, most recent first.
+// List returns all sessions, the pinned first, then the most recent
+// first; a session DeleteLater is about to delete is left out.
 func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 	ss, err := m.store.ListSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, len(ss))
-	for i, s := range ss {
-		if out[i], err = m.summary(ctx, s); err != nil {
+	out := make([]Summary, 0, len(ss))
+	for _, s := range ss {
+		if m.beingDeleted(s.ID) {
+			continue
+		}
+		sum, err := m.summary(ctx, s)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, sum)
 	}
 	return out, nil
 }
@@ -280,8 +289,20 @@ func (m *Manager) Open(ctx context.Context, id string) (Detail, error) {
 // Search finds the events of every session whose text holds query (see
 // store.Search): what the window's search box asks. A query too short to
 // search, or only of quotes, is store.ErrQuery with what to type.
+// A session DeleteLater is about to delete is left out of the results.
 func (m *Manager) Search(ctx context.Context, query string, f store.SearchFilter, limit int) (store.SearchResults, error) {
-	return m.store.Search(ctx, query, f, limit)
+	res, err := m.store.Search(ctx, query, f, limit)
+	if err != nil {
+		return res, err
+	}
+	kept := res.Sessions[:0]
+	for _, sh := range res.Sessions {
+		if !m.beingDeleted(sh.SessionID) {
+			kept = append(kept, sh)
+		}
+	}
+	res.Sessions = kept
+	return res, nil
 }
 
 // IndexSearch keeps the search index whole until ctx ends: it indexes
@@ -409,8 +430,12 @@ func (m *Manager) StopAll() { m.cancelAll(nil) }
 
 // Close is for Loupe closing: a run paused at a checkpoint is left paused
 // (it waits there again when Loupe opens), a working run ends as
-// interrupted because Loupe was closed. It waits for them.
-func (m *Manager) Close() { m.cancelAll(agent.ErrClosing) }
+// interrupted because Loupe was closed. It waits for them. A session
+// DeleteLater left waiting is deleted now.
+func (m *Manager) Close() {
+	m.cancelAll(agent.ErrClosing)
+	m.finishDeletes()
+}
 
 func (m *Manager) cancelAll(cause error) {
 	m.mu.Lock()

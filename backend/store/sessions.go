@@ -36,6 +36,14 @@ type Session struct {
 	// Host is the Ollama host the session runs on: "" the local one, a
 	// name of Settings' named hosts, or an address (see settings.HostRef).
 	Host string `json:"host,omitempty"`
+	// Pinned keeps the session on top of the list.
+	Pinned bool `json:"pinned"`
+	// CopiedFrom is the session this one is a copy of (CopySession), or
+	// "". The source may be gone since.
+	CopiedFrom string `json:"copied_from,omitempty"`
+	// Rounds is how many requests to the model the log holds, compaction's
+	// left out (kept by the database as events arrive: 0009_session_list.sql).
+	Rounds int `json:"rounds"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -45,13 +53,13 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host, pinned, copied_from, rounds`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
 	var offered sql.NullString
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host, &s.Pinned, &s.CopiedFrom, &s.Rounds)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	if err == nil && offered.Valid {
@@ -171,7 +179,7 @@ func (s *Store) newSession(in Session) Session {
 	}
 	in.CreatedAt = fromNanos(in.CreatedAt.UnixNano())
 	in.UpdatedAt = fromNanos(in.UpdatedAt.UnixNano())
-	in.EventCount, in.OpenRun = 0, 0
+	in.EventCount, in.OpenRun, in.Rounds = 0, 0, 0
 	return in
 }
 
@@ -185,9 +193,9 @@ func insertSession(ctx context.Context, w interface {
 		return fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host)
+		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host, pinned, copied_from)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host, in.Pinned, in.CopiedFrom)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}
@@ -211,9 +219,10 @@ func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
 	return sess, nil
 }
 
-// ListSessions returns all sessions, most recently updated first.
+// ListSessions returns all sessions, the pinned first, each part most
+// recently updated first.
 func (s *Store) ListSessions(ctx context.Context) ([]Session, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY pinned DESC, updated_at DESC, id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}

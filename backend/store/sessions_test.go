@@ -67,7 +67,7 @@ func TestSessionJSONNames(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"created_at", "event_count", "id", "last_reason", "model", "open_run", "title", "updated_at", "workspace"}
+	want := []string{"created_at", "event_count", "id", "last_reason", "model", "open_run", "pinned", "rounds", "title", "updated_at", "workspace"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("JSON keys = %v, want %v", keys, want)
 	}

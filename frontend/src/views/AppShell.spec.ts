@@ -157,13 +157,18 @@ describe('AppShell', () => {
     expect(screen.queryByTestId('help-overlay')).toBeNull();
   });
 
-  it('deletes a session after asking', async () => {
+  it('deletes a session at once, and Undo brings it back', async () => {
     const replay = play('new_session', { from: 'answered' });
     await openSession();
     await fireEvent.click(screen.getByRole('button', { name: /^Delete session/ }));
-    await fireEvent.click(await screen.findByTestId('session-delete-confirm'));
     await waitFor(() => expect(screen.getByTestId('no-sessions')).toBeTruthy());
-    await played(replay);
+    expect(screen.queryByTestId('timeline')).toBeNull();
+    const toast = screen.getAllByTestId('toast').find((t) => t.textContent?.includes('Deleted'))!;
+    await fireEvent.click(within(toast).getByTestId('toast-action'));
+    await waitFor(() => expect(screen.getAllByTestId('session-item')).toHaveLength(1));
+    // The delete that can be taken back is not the engine's delete command.
+    expect(replay.calls.map((c) => c.method)).toEqual(expect.arrayContaining(['deleteSessionLater', 'undoDelete']));
+    replay.expectWaitingFor('delete');
   });
 });
 

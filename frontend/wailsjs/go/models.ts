@@ -157,6 +157,39 @@ export namespace main {
 	        this.message = source["message"];
 	    }
 	}
+	export class PendingDelete {
+	    session: string;
+	    // Go type: time
+	    until: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingDelete(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.until = this.convertValues(source["until"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Status {
 	    ollama_host: string;
 	    hosts: settings.HostChoice;
@@ -301,6 +334,7 @@ export namespace permission {
 	export class Grant {
 	    rule: Rule;
 	    scope: string;
+	    target?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Grant(source);
@@ -310,6 +344,7 @@ export namespace permission {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.rule = this.convertValues(source["rule"], Rule);
 	        this.scope = source["scope"];
+	        this.target = source["target"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -550,6 +585,7 @@ export namespace sandbox {
 	    Processes: Protection;
 	    Secrets: Protection;
 	    Sockets: Protection;
+	    IPC: Protection;
 	    Limits: Protection;
 	
 	    static createFrom(source: any = {}) {
@@ -564,6 +600,7 @@ export namespace sandbox {
 	        this.Processes = this.convertValues(source["Processes"], Protection);
 	        this.Secrets = this.convertValues(source["Secrets"], Protection);
 	        this.Sockets = this.convertValues(source["Sockets"], Protection);
+	        this.IPC = this.convertValues(source["IPC"], Protection);
 	        this.Limits = this.convertValues(source["Limits"], Protection);
 	    }
 	
@@ -669,6 +706,7 @@ export namespace session {
 	export class Conflict {
 	    path: string;
 	    reason: string;
+	    kept?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Conflict(source);
@@ -678,6 +716,7 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
 	        this.reason = source["reason"];
+	        this.kept = source["kept"];
 	    }
 	}
 	export class Summary {
@@ -694,6 +733,9 @@ export namespace session {
 	    open_run: number;
 	    tools?: string[];
 	    host?: string;
+	    pinned: boolean;
+	    copied_from?: string;
+	    rounds: number;
 	    running: boolean;
 	    standing: string;
 	    stepping: boolean;
@@ -716,6 +758,9 @@ export namespace session {
 	        this.open_run = source["open_run"];
 	        this.tools = source["tools"];
 	        this.host = source["host"];
+	        this.pinned = source["pinned"];
+	        this.copied_from = source["copied_from"];
+	        this.rounds = source["rounds"];
 	        this.running = source["running"];
 	        this.standing = source["standing"];
 	        this.stepping = source["stepping"];

@@ -6,12 +6,16 @@ import type {
   ModelCheck,
   ModelInfo,
   Outcome,
+  PendingDelete,
   PullProgress,
   Protections,
   ReadinessReport,
   RenderedPrompt,
   Rule,
   RuleLimits,
+  SearchFilter,
+  SearchResults,
+  SearchStatus,
   SessionSnapshot,
   Settings,
   StatusInfo,
@@ -58,6 +62,25 @@ export interface Bridge {
    * and the event's preview says how long it is whole.
    */
   openSession(id: string): Promise<SessionSnapshot>;
+  /**
+   * Finds text in every session's log (messages, answers, thinking, tool
+   * arguments and whole outputs, notices, reasons, paths): at most limit
+   * hits grouped by session. Rejects with what to type for a query of
+   * fewer than 3 characters or only quotes.
+   */
+  search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults>;
+  /** How many events search covers while older ones are indexed. */
+  searchStatus(): Promise<SearchStatus>;
+  /** Gives a session a name of the user's; rejects with why not (empty, too long). */
+  renameSession(id: string, title: string): Promise<Summary>;
+  /** Pins a session on top of the list, or unpins it. */
+  pinSession(id: string, on: boolean): Promise<Summary>;
+  /** A new session holding a copy of the session's log, linked to it; rejects while its run has not ended. */
+  duplicateSession(id: string): Promise<Summary>;
+  /** Deletes a session once a few seconds have passed (or when Loupe closes); undoDelete takes it back until then. */
+  deleteSessionLater(id: string): Promise<PendingDelete>;
+  /** Takes back deleteSessionLater while its time is not up. */
+  undoDelete(id: string): Promise<Summary>;
   /** One event's whole payload, as stored (JSON text), for an event that came cut. */
   eventPayload(sessionId: string, seq: number): Promise<string>;
   /**

@@ -18,9 +18,13 @@ import {
   type HostCheck,
   type ModelInfo,
   type Outcome,
+  type PendingDelete,
   type Protections,
   type Rule,
   type RuleLimits,
+  type SearchFilter,
+  type SearchResults,
+  type SearchStatus,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
@@ -41,6 +45,8 @@ import {
   systemPromptOf,
   workspaceInfoOf,
   outcomeOf,
+  searchResultsOf,
+  searchStatusOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
 import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
@@ -154,6 +160,36 @@ export class WailsBridge implements Bridge {
     const r = await call<unknown>(cmd.do, () => App.Do(commandJSON(cmd) as unknown as Parameters<typeof App.Do>[0]));
     if (cmd.do === 'delete') this.#hub.forget(cmd.session);
     return outcomeOf(r);
+  }
+
+  async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
+    const f = filter as unknown as Parameters<typeof App.Search>[1];
+    return searchResultsOf(await call<unknown>('Search', () => App.Search(query, f, limit)));
+  }
+
+  async searchStatus(): Promise<SearchStatus> {
+    return searchStatusOf(await call<unknown>('SearchStatus', () => App.SearchStatus()));
+  }
+
+  async renameSession(id: string, title: string): Promise<Summary> {
+    return summaryOf(await call<unknown>('RenameSession', () => App.RenameSession(id, title)));
+  }
+
+  async pinSession(id: string, on: boolean): Promise<Summary> {
+    return summaryOf(await call<unknown>('PinSession', () => App.PinSession(id, on)));
+  }
+
+  async duplicateSession(id: string): Promise<Summary> {
+    return summaryOf(await call<unknown>('DuplicateSession', () => App.DuplicateSession(id)));
+  }
+
+  async deleteSessionLater(id: string): Promise<PendingDelete> {
+    const r = await call<{ session?: unknown; until?: unknown }>('DeleteSessionLater', () => App.DeleteSessionLater(id));
+    return { session: id, until: typeof r?.until === 'string' ? r.until : '' };
+  }
+
+  async undoDelete(id: string): Promise<Summary> {
+    return summaryOf(await call<unknown>('UndoDelete', () => App.UndoDelete(id)));
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {

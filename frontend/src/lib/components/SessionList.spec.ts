@@ -27,14 +27,12 @@ describe('SessionList', () => {
     expect(screen.queryByTestId('session-running')).toBeNull();
   });
 
-  it('asks before deleting', async () => {
+  it('deletes at once (the window offers Undo), but not a session whose run goes on', async () => {
     const ondelete = vi.fn();
     render(SessionList, { props: { sessions, currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete } });
-    const b = screen.getAllByTestId('session-item')[1]!;
-    await fireEvent.click(within(b).getByTestId('session-delete'));
-    expect(ondelete).not.toHaveBeenCalled();
-    expect(b.textContent).toContain('Delete Explain and its whole timeline?');
-    await fireEvent.click(within(b).getByTestId('session-delete-confirm'));
+    const [a, b] = screen.getAllByTestId('session-item');
+    expect((within(a!).getByTestId('session-delete') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.click(within(b!).getByTestId('session-delete'));
     expect(ondelete).toHaveBeenCalledWith('b');
   });
 
@@ -65,5 +63,69 @@ describe('ModelPicker', () => {
     expect(within(gemma!).getByTestId('no-tools').textContent).toBe("can't use tools");
     await fireEvent.click(within(gemma!).getByRole('radio'));
     expect(onselect).toHaveBeenCalledWith('gemma3:1b');
+  });
+});
+
+describe('SessionList keyboard', () => {
+  const today = new Date().toISOString();
+  const list = [
+    makeSummary({ id: 'a', title: 'First', updated_at: today, rounds: 3, last_reason: 'answered' }),
+    makeSummary({ id: 'b', title: 'Second', updated_at: today }),
+    makeSummary({ id: 'c', title: 'Third', updated_at: today, pinned: true }),
+  ];
+  const base = { sessions: list, currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete: () => {} };
+  const row = (id: string) => document.querySelector<HTMLElement>(`[data-session-id="${id}"] .open`)!;
+
+  it('shows the pinned on top and each row its model, workspace, rounds, outcome and time', () => {
+    render(SessionList, { props: base });
+    const heads = [...document.querySelectorAll('[data-testid="session-group"] h3')].map((h) => h.textContent?.trim());
+    expect(heads).toEqual(['Pinned', 'Today']);
+    const a = screen.getAllByTestId('session-item').find((x) => x.dataset['sessionId'] === 'a')!;
+    expect(within(a).getByTestId('session-model-name').textContent).toContain('qwen3');
+    expect(within(a).getByTestId('session-workspace').textContent).toBe('project');
+    expect(within(a).getByTestId('session-rounds').textContent).toBe('3 rounds');
+    expect(within(a).getByTestId('stop-reason').textContent).toContain('Answered');
+    expect(within(a).getByTestId('session-when').textContent).toBe('just now');
+  });
+
+  it('↑ / ↓ walk the rows as drawn, F2 renames, Delete deletes and moves on', async () => {
+    const ondelete = vi.fn();
+    const onstartrename = vi.fn();
+    render(SessionList, { props: { ...base, ondelete, onstartrename } });
+    row('c').focus();
+    await fireEvent.keyDown(row('c'), { key: 'ArrowDown' });
+    await vi.waitFor(() => expect(document.activeElement).toBe(row('a')));
+    await fireEvent.keyDown(row('a'), { key: 'ArrowDown' });
+    await vi.waitFor(() => expect(document.activeElement).toBe(row('b')));
+    await fireEvent.keyDown(row('b'), { key: 'ArrowDown' });
+    await vi.waitFor(() => expect(document.activeElement).toBe(row('b')));
+    await fireEvent.keyDown(row('b'), { key: 'ArrowUp' });
+    await vi.waitFor(() => expect(document.activeElement).toBe(row('a')));
+    await fireEvent.keyDown(row('a'), { key: 'F2' });
+    expect(onstartrename).toHaveBeenCalledWith('a');
+    await fireEvent.dblClick(row('b'));
+    expect(onstartrename).toHaveBeenCalledWith('b');
+    await fireEvent.keyDown(row('a'), { key: 'Delete' });
+    expect(ondelete).toHaveBeenCalledWith('a');
+    await vi.waitFor(() => expect(document.activeElement).toBe(row('b')));
+  });
+
+  it('renaming: Enter saves what was typed, Esc cancels, a refused name keeps the field', async () => {
+    let accept = false;
+    const onrename = vi.fn(async () => accept);
+    const onstartrename = vi.fn();
+    const { rerender } = render(SessionList, { props: { ...base, renaming: 'a', onrename, onstartrename } });
+    const input = screen.getByTestId('session-rename') as HTMLInputElement;
+    expect(input.value).toBe('First');
+    await fireEvent.input(input, { target: { value: 'Renamed' } });
+    await fireEvent.keyDown(input, { key: 'Enter' });
+    expect(onrename).toHaveBeenLastCalledWith('a', 'Renamed');
+    expect(screen.getByTestId('session-rename')).toBeTruthy(); // refused: still editing
+    await fireEvent.keyDown(input, { key: 'Escape' });
+    expect(onstartrename).toHaveBeenLastCalledWith(null);
+    accept = true;
+    await rerender({ ...base, renaming: null, onrename, onstartrename });
+    await fireEvent.keyDown(row('b'), { key: 'F2' });
+    expect(onstartrename).toHaveBeenLastCalledWith('b');
   });
 });

@@ -36,6 +36,10 @@ import {
   type Protections,
   type Rule,
   type RuleLimits,
+  type PendingDelete,
+  type SearchFilter,
+  type SearchResults,
+  type SearchStatus,
   type SessionSnapshot,
   type Settings,
   type StatusInfo,
@@ -459,7 +463,94 @@ export class ReplayBridge implements Bridge {
 
   async listSessions(): Promise<Summary[]> {
     this.calls.push({ method: 'listSessions', args: [] });
-    return this.#summary ? [{ ...this.#summary }] : [];
+    return this.#summary && !this.#deleting ? [{ ...this.#summary }] : [];
+  }
+
+  /** A delete waiting for its time (deleteSessionLater). */
+  #deleting: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * Search over the events played so far, as a substring of their
+   * payloads' text ignoring case; refuses what the engine refuses
+   * (store.CheckQuery), in its words.
+   */
+  async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
+    this.calls.push({ method: 'search', args: [query, filter, limit] });
+    const q = query.trim();
+    if (q !== '' && q.replace(/["'`\s]/g, '') === '') {
+      throw new BridgeError(`search for some text: ${q} holds only quotes (the query is matched as typed, quotes included; type at least 3 characters)`, 'search');
+    }
+    if ([...q].length < 3) throw new BridgeError(`type at least 3 characters to search ("${q}" has ${[...q].length})`, 'search');
+    const out: SearchResults = { query: q, sessions: [], more: false, order: 'best', partial: false, status: { indexed: this.#events.length, total: this.#events.length } };
+    const s = this.#summary;
+    if (!s || this.#deleting) return out;
+    if ((filter.model && filter.model !== s.model) || (filter.workspace && filter.workspace !== s.workspace) || (filter.outcome && filter.outcome !== s.last_reason)) return out;
+    const lower = q.toLowerCase();
+    const hits = [];
+    for (const e of this.#events) {
+      const text = payloadText(e.payload);
+      const at = text.toLowerCase().indexOf(lower);
+      if (at < 0) continue;
+      const from = Math.max(0, at - 40);
+      hits.push({
+        seq: e.seq, kind: e.kind, run: e.run, round: e.round, time: e.time,
+        snippet: [{ text: text.slice(from, at) }, { text: text.slice(at, at + q.length), match: true }, { text: text.slice(at + q.length, at + q.length + 60) }],
+      });
+      if (hits.length >= limit) break;
+    }
+    if (hits.length) out.sessions.push({ session_id: s.id, title: s.title, model: s.model, workspace: s.workspace, last_reason: s.last_reason, updated_at: s.updated_at, hits });
+    return out;
+  }
+
+  async searchStatus(): Promise<SearchStatus> {
+    this.calls.push({ method: 'searchStatus', args: [] });
+    return { indexed: this.#events.length, total: this.#events.length };
+  }
+
+  #ownSummary(id: string, method: string): Summary {
+    if (!this.#summary || this.#summary.id !== id) throw new BridgeError(`${REPLAY_MARK}: no session ${id}`, method);
+    return this.#summary;
+  }
+
+  async renameSession(id: string, title: string): Promise<Summary> {
+    this.calls.push({ method: 'renameSession', args: [id, title] });
+    const s = this.#ownSummary(id, 'renameSession');
+    const t = title.split(/\s+/).filter(Boolean).join(' ');
+    if (!t) throw new BridgeError('type a name for the session (Esc keeps the old one)', 'renameSession');
+    this.#summary = { ...s, title: t };
+    return { ...this.#summary };
+  }
+
+  async pinSession(id: string, on: boolean): Promise<Summary> {
+    this.calls.push({ method: 'pinSession', args: [id, on] });
+    this.#summary = { ...this.#ownSummary(id, 'pinSession'), pinned: on };
+    return { ...this.#summary };
+  }
+
+  async duplicateSession(id: string): Promise<Summary> {
+    this.calls.push({ method: 'duplicateSession', args: [id] });
+    this.#ownSummary(id, 'duplicateSession');
+    throw new BridgeError('a recorded session cannot be duplicated here: open Loupe to duplicate sessions', 'duplicateSession');
+  }
+
+  async deleteSessionLater(id: string): Promise<PendingDelete> {
+    this.calls.push({ method: 'deleteSessionLater', args: [id] });
+    this.#ownSummary(id, 'deleteSessionLater');
+    const ms = 6000;
+    if (this.#deleting) clearTimeout(this.#deleting);
+    this.#deleting = setTimeout(() => {
+      this.#deleting = null;
+      this.#summary = null;
+    }, ms);
+    return { session: id, until: new Date(Date.now() + ms).toISOString() };
+  }
+
+  async undoDelete(id: string): Promise<Summary> {
+    this.calls.push({ method: 'undoDelete', args: [id] });
+    if (!this.#deleting) throw new BridgeError('the session is deleted already', 'undoDelete');
+    clearTimeout(this.#deleting);
+    this.#deleting = null;
+    return { ...this.#ownSummary(id, 'undoDelete') };
   }
 
   /**
@@ -575,4 +666,12 @@ export class ReplayBridge implements Bridge {
   onDeltas(fn: Listener<Delta>): Unsubscribe {
     return this.#hub.on('deltas', fn);
   }
+}
+
+/** The strings of a payload, one a line: what the replay's search looks in. */
+function payloadText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(payloadText).filter(Boolean).join('\n');
+  if (isRecord(v)) return Object.values(v).map(payloadText).filter(Boolean).join('\n');
+  return '';
 }

@@ -17,6 +17,8 @@
 //   safety     SafetyState    protections, workspaces, restores
 //   network    NetworkState   every connection Loupe made, read on a timer
 //   tour       Tour           the guided tour of the session view
+//   search     SearchState    the sidebar's search over every session's log
+//   ops        SessionOps     rename, pin, duplicate, delete with Undo
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -41,6 +43,8 @@ import { NetworkState } from './network.svelte';
 import { Raws } from './raws.svelte';
 import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
+import { SearchState } from './search.svelte';
+import { SessionOps } from './sessionops.svelte';
 import type { SessionState } from './session.svelte';
 import { SettingsState, type SettingsSection } from './settings.svelte';
 import { OllamaStatus } from './status.svelte';
@@ -70,6 +74,10 @@ export class LoupeApp {
   readonly network: NetworkState;
   /** The guided tour: five stops of the session view. */
   readonly tour = new Tour();
+  /** Search over every session's log. */
+  readonly search: SearchState;
+  /** Rename, pin, duplicate, and delete with Undo. */
+  readonly ops: SessionOps;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -104,6 +112,8 @@ export class LoupeApp {
     this.safety = new SafetyState(bridge, () => this.current?.id ?? null, notify);
     this.pulls = new ModelPulls(bridge, notify, () => this.#status.refreshModels(true));
     this.network = new NetworkState(bridge);
+    this.search = new SearchState(bridge);
+    this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -122,6 +132,7 @@ export class LoupeApp {
     offs.push(this.#status.watch());
     offs.push(this.pulls.watch());
     offs.push(this.network.watch());
+    offs.push(this.search.watch());
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();
@@ -233,8 +244,9 @@ export class LoupeApp {
     this.#router.helpOpen = v;
   }
 
-  openSession(id: string): Promise<void> {
-    return this.#router.openSession(id);
+  /** Opens a session; with `at`, scrolled to the card of that event. */
+  openSession(id: string, at: number | null = null): Promise<void> {
+    return this.#router.openSession(id, at);
   }
 
   /** Opens the Settings page at a section. */

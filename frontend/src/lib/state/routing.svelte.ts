@@ -27,12 +27,15 @@ export class Router {
     this.#settings = settings;
   }
 
-  async openSession(id: string): Promise<void> {
+  /** Opens a session; with `at`, scrolled to the card of that event (a search result). */
+  async openSession(id: string, at: number | null = null): Promise<void> {
     if (this.current?.id === id) {
+      if (at != null) this.current.revealSeq = at;
       this.view = 'session';
       return;
     }
     const state = new SessionState(this.#sessions.find(id) ?? blankSummary(id));
+    state.revealSeq = at;
     this.current = state;
     this.view = 'session';
     try {

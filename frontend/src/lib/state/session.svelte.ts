@@ -58,6 +58,8 @@ export class SessionState {
   sendError = $state<string | null>(null);
   /** The card the keyboard is on. */
   focusedCard = $state<string | null>(null);
+  /** An event to bring into view once the log is in (a search result opened): its seq. */
+  revealSeq = $state<number | null>(null);
 
   // --- playback ----------------------------------------------------------------
 

@@ -6,6 +6,14 @@ export interface Toast {
   id: number;
   tone: 'info' | 'error';
   message: string;
+  /** A button on the toast (Undo): what it says and does. */
+  action?: { label: string; run: () => void };
+}
+
+export interface ToastOptions {
+  /** How long it stays, instead of the tone's time. */
+  ms?: number;
+  action?: Toast['action'];
 }
 
 /** How a part of the state tells the user something. */
@@ -20,10 +28,12 @@ export class Toasts {
 
   #id = 0;
 
-  notify(msg: string, tone: Toast['tone'] = 'info'): void {
+  /** Shows a toast; returns its id (for dismiss). */
+  notify(msg: string, tone: Toast['tone'] = 'info', opts: ToastOptions = {}): number {
     const id = ++this.#id;
-    this.list = [...this.list, { id, tone, message: msg }];
-    setTimeout(() => this.dismiss(id), TOAST_MS[tone]);
+    this.list = [...this.list, { id, tone, message: msg, ...(opts.action ? { action: opts.action } : {}) }];
+    setTimeout(() => this.dismiss(id), opts.ms ?? TOAST_MS[tone]);
+    return id;
   }
 
   dismiss(id: number): void {

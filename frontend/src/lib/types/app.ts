@@ -117,6 +117,12 @@ export interface Summary {
   tools?: string[];
   /** The Ollama host it runs on: a name of Settings' hosts, an address, or absent for the local one. */
   host?: string;
+  /** Kept on top of the list. */
+  pinned?: boolean;
+  /** The session this one is a copy of (Duplicate), absent for none. */
+  copied_from?: string;
+  /** Requests to the model in its log, compaction's left out. */
+  rounds?: number;
 }
 
 /**
@@ -133,6 +139,8 @@ export function summaryOf(v: unknown): Summary {
     open_run: typeof r['open_run'] === 'number' ? r['open_run'] : 0,
     standing: standing === 'paused' || standing === 'asking' ? standing : '',
     stepping: r['stepping'] === true,
+    pinned: r['pinned'] === true,
+    rounds: typeof r['rounds'] === 'number' ? r['rounds'] : 0,
     breakpoints: {
       points: Array.isArray(bp['points']) ? (bp['points'] as string[]) : [],
       tools: Array.isArray(bp['tools']) ? (bp['tools'] as string[]) : [],

@@ -5,3 +5,4 @@ export * from './app';
 export * from './raw';
 export * from './safety';
 export * from './ollama';
+export * from './search';

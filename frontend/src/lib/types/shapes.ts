@@ -250,6 +250,9 @@ const summary = obj({
   breakpoints,
   'tools?': arr(str),
   'host?': str,
+  pinned: bool,
+  'copied_from?': str,
+  rounds: num,
 });
 const outputPiece = obj({ stream: oneOf('stdout', 'stderr'), text: str });
 const delta = obj({

@@ -20,7 +20,11 @@ export function Connections():Promise<Array<ollama.Connection>>;
 
 export function DeleteModel(arg1:string):Promise<void>;
 
+export function DeleteSessionLater(arg1:string):Promise<main.PendingDelete>;
+
 export function Do(arg1:session.Command):Promise<session.Outcome>;
+
+export function DuplicateSession(arg1:string):Promise<session.Summary>;
 
 export function EventPayload(arg1:string,arg2:number):Promise<string>;
 
@@ -32,11 +36,15 @@ export function Open(arg1:string):Promise<session.Detail>;
 
 export function PickFolder(arg1:string):Promise<string>;
 
+export function PinSession(arg1:string,arg2:boolean):Promise<session.Summary>;
+
 export function Protections():Promise<sandbox.Protections>;
 
 export function PullModel(arg1:string):Promise<void>;
 
 export function RawRequest(arg1:string,arg2:number):Promise<string>;
+
+export function RenameSession(arg1:string,arg2:string):Promise<session.Summary>;
 
 export function RenderedPrompt(arg1:string,arg2:number):Promise<session.RenderedPrompt>;
 
@@ -59,5 +67,7 @@ export function StartOllama():Promise<main.Status>;
 export function Status():Promise<main.Status>;
 
 export function SystemPrompt(arg1:string,arg2:string):Promise<session.SystemPrompt>;
+
+export function UndoDelete(arg1:string):Promise<session.Summary>;
 
 export function Workspace(arg1:string):Promise<workspace.Info>;

@@ -22,8 +22,16 @@ export function DeleteModel(arg1) {
   return window['go']['main']['App']['DeleteModel'](arg1);
 }
 
+export function DeleteSessionLater(arg1) {
+  return window['go']['main']['App']['DeleteSessionLater'](arg1);
+}
+
 export function Do(arg1) {
   return window['go']['main']['App']['Do'](arg1);
+}
+
+export function DuplicateSession(arg1) {
+  return window['go']['main']['App']['DuplicateSession'](arg1);
 }
 
 export function EventPayload(arg1, arg2) {
@@ -46,6 +54,10 @@ export function PickFolder(arg1) {
   return window['go']['main']['App']['PickFolder'](arg1);
 }
 
+export function PinSession(arg1, arg2) {
+  return window['go']['main']['App']['PinSession'](arg1, arg2);
+}
+
 export function Protections() {
   return window['go']['main']['App']['Protections']();
 }
@@ -56,6 +68,10 @@ export function PullModel(arg1) {
 
 export function RawRequest(arg1, arg2) {
   return window['go']['main']['App']['RawRequest'](arg1, arg2);
+}
+
+export function RenameSession(arg1, arg2) {
+  return window['go']['main']['App']['RenameSession'](arg1, arg2);
 }
 
 export function RenderedPrompt(arg1, arg2) {
@@ -100,6 +116,10 @@ export function Status() {
 
 export function SystemPrompt(arg1, arg2) {
   return window['go']['main']['App']['SystemPrompt'](arg1, arg2);
+}
+
+export function UndoDelete(arg1) {
+  return window['go']['main']['App']['UndoDelete'](arg1);
 }
 
 export function Workspace(arg1) {

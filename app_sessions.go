@@ -1,0 +1,48 @@
+package main
+
+import (
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/session"
+)
+
+// The session list's own operations: rename, pin, duplicate, and a
+// delete that can be taken back for a few seconds. Each is a thin call
+// to the Manager (backend/session/sessionlist.go).
+
+// RenameSession gives a session a name of the user's.
+func (a *App) RenameSession(id, title string) (session.Summary, error) {
+	return withManager(a, func(m *session.Manager) (session.Summary, error) { return m.Rename(a.ctx, id, title) })
+}
+
+// PinSession pins a session on top of the list, or unpins it.
+func (a *App) PinSession(id string, on bool) (session.Summary, error) {
+	return withManager(a, func(m *session.Manager) (session.Summary, error) { return m.SetPinned(a.ctx, id, on) })
+}
+
+// DuplicateSession makes a new session holding a copy of the session's
+// log, linked to it (copied_from).
+func (a *App) DuplicateSession(id string) (session.Summary, error) {
+	return withManager(a, func(m *session.Manager) (session.Summary, error) { return m.Duplicate(a.ctx, id) })
+}
+
+// PendingDelete is a delete that UndoDelete can take back until Until.
+type PendingDelete struct {
+	Session string    `json:"session"`
+	Until   time.Time `json:"until"`
+}
+
+// DeleteSessionLater deletes a session once UndoDeleteFor has passed, or
+// when Loupe closes; until then it is left out of the list and search,
+// and UndoDelete brings it back. If Loupe dies meanwhile, it is kept.
+func (a *App) DeleteSessionLater(id string) (PendingDelete, error) {
+	return withManager(a, func(m *session.Manager) (PendingDelete, error) {
+		until, err := m.DeleteLater(a.ctx, id, 0)
+		return PendingDelete{Session: id, Until: until}, err
+	})
+}
+
+// UndoDelete takes back DeleteSessionLater while its time is not up.
+func (a *App) UndoDelete(id string) (session.Summary, error) {
+	return withManager(a, func(m *session.Manager) (session.Summary, error) { return m.UndoDelete(a.ctx, id) })
+}
