@@ -86,7 +86,7 @@ describe('RulesEditor', () => {
 
   it('says under a command deny rule what it cannot see, and adds the path rule in one click', async () => {
     const deny: Rule = { effect: 'deny', command: 'cat .env' };
-    const limits = {
+    const limits: Record<string, RuleLimits> = {
       [limitsKey(deny)]: {
         limits: ['Loupe cannot see inside inline interpreter code (python3 -c, perl -e, node -e), scripts …'],
         path_rules: [{ effect: 'deny', path: '.env' }],

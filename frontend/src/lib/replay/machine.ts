@@ -11,6 +11,18 @@ export const reachableStatus: StatusInfo = {
   version: '0.13.0',
   message: '',
   db_path: '/home/me/.local/share/loupe/loupe.db',
+  db_error: '',
+  local: {
+    on_this_machine: true,
+    installed: true,
+    binary: '/usr/local/bin/ollama',
+    binary_version: '0.13.0',
+    started_by_loupe: false,
+    log_path: '',
+    install: '',
+    install_url: '',
+    last_error: '',
+  },
 };
 
 /** The model the recordings ran with, and two more: one without tools, one that thinks. */

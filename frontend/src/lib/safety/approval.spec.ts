@@ -32,7 +32,7 @@ describe('approvalShow', () => {
     const a: Approval = { ...command, tool: 'read_file', args: { path: './src/../main.go' }, display: null, call: { tool: 'read_file', read_only: true, paths: ['main.go'] } };
     expect(approvalShow(a)).toEqual({ kind: 'path', path: 'main.go', verb: 'Reads' });
     // A path the policy could not resolve: the one the model sent.
-    expect(approvalShow({ ...a, call: { tool: 'read_file', read_only: true, paths: null } })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
+    expect(approvalShow({ ...a, call: { tool: 'read_file', read_only: true } })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
   });
 
   it('falls back to the arguments', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
-import { protectionsOf, workspaceInfoOf, type Protections, type WorkspaceInfo } from '../types';
+import { protectionsOf, workspaceInfoOf, type Protections, type WorkspaceInfo, type WorkspaceSettings } from '../types';
 import {
   hiddenByRules,
   isSandboxed,
@@ -179,7 +179,7 @@ describe('reachContext', () => {
         { effect: 'deny', path: '.env*' },
       ]),
     ).toEqual(['.env*', 'secrets/**']);
-    const file = { rules: [{ effect: 'deny', path: 'keys/**' }], commands: [] };
+    const file: WorkspaceSettings = { rules: [{ effect: 'deny', path: 'keys/**' }], commands: [] };
     expect(reachContext(info({ settings: file }), []).hidden).toEqual([]);
     expect(reachContext(info({ settings: file, trusted: true }), [{ effect: 'deny', path: '.env*' }]).hidden).toEqual(['.env*', 'keys/**']);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Rule } from '../types';
 import { checkRule, checkRules, cleanRule, grantText, RULE_EXAMPLES, ruleTarget, ruleText, sameRule } from './rules';
 
 describe('ruleText', () => {
@@ -25,7 +26,7 @@ describe('checkRule', () => {
   });
 
   it('refuses what the backend would refuse, in its words', () => {
-    expect(checkRule({ effect: 'permit', command: 'ls' })).toBe('rule "permit ls": effect must be allow, ask or deny');
+    expect(checkRule({ effect: 'permit' as Rule['effect'], command: 'ls' })).toBe('rule "permit ls": effect must be allow, ask or deny');
     expect(checkRule({ effect: 'allow', command: 'ls', path: 'a' })).toBe('rule "allow ls": give one of command, command_line and path');
     expect(checkRule({ effect: 'allow', tool: 'read_file', command: 'ls' })).toBe('rule "allow ls": command patterns are for run_command, not read_file');
     expect(checkRule({ effect: 'allow', command: 'go test && rm -rf x' })).toContain('must be one simple command');
@@ -47,7 +48,7 @@ describe('checkRule', () => {
   });
 
   it('lists every problem of a list', () => {
-    expect(checkRules([{ effect: 'allow', command: 'ls' }, { effect: 'nope', path: 'x' }, { effect: 'deny', path: '/' }])).toHaveLength(2);
+    expect(checkRules([{ effect: 'allow', command: 'ls' }, { effect: 'nope' as Rule['effect'], path: 'x' }, { effect: 'deny', path: '/' }])).toHaveLength(2);
   });
 });
 

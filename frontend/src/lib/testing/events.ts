@@ -102,6 +102,7 @@ export class EventLog {
         { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object' } },
       ],
       history_seqs: [],
+      history_added: null,
       message_count: 1,
       prompt_estimate: 420,
       ...p,

@@ -1,5 +1,5 @@
 export * from './json';
-export * from './llm';
+export * from './go';
 export * from './events';
 export * from './app';
 export * from './raw';
