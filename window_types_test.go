@@ -23,7 +23,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
-var update = flag.Bool("update", false, "rewrite "+windowTypesFile)
+var update = flag.Bool("update", false, "rewrite "+windowTypesFile+" and "+windowJudgements)
 
 // windowTypesFile is the window's copy of the Go types it reads.
 const windowTypesFile = "frontend/src/lib/types/go.ts"
@@ -66,6 +66,8 @@ func windowTypes() ([]byte, error) {
 		(*localollama.State)(nil):     "LocalOllama",
 		(*settings.Settings)(nil):     "SettingsWire",
 		(*permission.RuleLimits)(nil): "RuleLimitsWire",
+		(*sandbox.Report)(nil):        "Protections",
+		(*sandbox.Protections)(nil):   "ProbedProtections",
 		(*Status)(nil):                "StatusInfo",
 	} {
 		g.Name(v, name)
@@ -77,8 +79,9 @@ func windowTypes() ([]byte, error) {
 		session.SystemPrompt{}, session.Summary{}, session.Detail{}, session.Command{}, session.Outcome{},
 		session.RenderedPrompt{}, session.ModelCheck{}, readiness.Report{},
 		settings.Settings{}, store.SearchFilter{}, store.SearchResults{}, store.SearchStatus{},
-		workspace.Info{}, workspace.Change{}, sandbox.Protections{},
-		permission.Rule{}, permission.RuleLimits{}, permission.Call{}, agent.RequestEdit{},
+		workspace.Info{}, workspace.Change{}, sandbox.Report{},
+		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
+		session.ToolInfo{},
 	)
 	// The values of the Go constants the window tells apart.
 	g.Consts("ERROR_KINDS", "ErrorKind", trace.Event{}, "Err")

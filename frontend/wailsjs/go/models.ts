@@ -301,6 +301,7 @@ export namespace permission {
 	export class Grant {
 	    rule: Rule;
 	    scope: string;
+	    target?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Grant(source);
@@ -310,6 +311,7 @@ export namespace permission {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.rule = this.convertValues(source["rule"], Rule);
 	        this.scope = source["scope"];
+	        this.target = source["target"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -331,6 +333,20 @@ export namespace permission {
 		}
 	}
 	
+	export class RuleCheck {
+	    text: string;
+	    problem: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.problem = source["problem"];
+	    }
+	}
 	export class RuleLimits {
 	    limits?: string[];
 	    path_rules?: Rule[];
@@ -543,17 +559,23 @@ export namespace sandbox {
 	        this.Detail = source["Detail"];
 	    }
 	}
-	export class Protections {
+	export class Report {
 	    LandlockABI: number;
 	    Writes: Protection;
 	    Network: Protection;
 	    Processes: Protection;
 	    Secrets: Protection;
 	    Sockets: Protection;
+	    IPC: Protection;
 	    Limits: Protection;
+	    list: Protection[];
+	    sandboxed: boolean;
+	    missing: Protection[];
+	    why: string;
+	    summary: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Protections(source);
+	        return new Report(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -564,7 +586,13 @@ export namespace sandbox {
 	        this.Processes = this.convertValues(source["Processes"], Protection);
 	        this.Secrets = this.convertValues(source["Secrets"], Protection);
 	        this.Sockets = this.convertValues(source["Sockets"], Protection);
+	        this.IPC = this.convertValues(source["IPC"], Protection);
 	        this.Limits = this.convertValues(source["Limits"], Protection);
+	        this.list = this.convertValues(source["list"], Protection);
+	        this.sandboxed = source["sandboxed"];
+	        this.missing = this.convertValues(source["missing"], Protection);
+	        this.why = source["why"];
+	        this.summary = source["summary"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -669,6 +697,7 @@ export namespace session {
 	export class Conflict {
 	    path: string;
 	    reason: string;
+	    kept?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Conflict(source);
@@ -678,6 +707,7 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
 	        this.reason = source["reason"];
+	        this.kept = source["kept"];
 	    }
 	}
 	export class Summary {
@@ -934,6 +964,24 @@ export namespace session {
 		    }
 		    return a;
 		}
+	}
+	export class ToolInfo {
+	    name: string;
+	    summary: string;
+	    path_arg: string;
+	    read_only: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.summary = source["summary"];
+	        this.path_arg = source["path_arg"];
+	        this.read_only = source["read_only"];
+	    }
 	}
 
 }

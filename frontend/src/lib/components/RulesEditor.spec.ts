@@ -3,13 +3,14 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { limitsKey } from '../safety';
 import type { Rule, RuleLimits } from '../types';
+import { judged } from '../testing/judged';
 import RulesEditor from './RulesEditor.svelte';
 
 afterEach(cleanup);
 
 function show(rules: Rule[] = [], limits: Record<string, RuleLimits> = {}) {
   const onchange = vi.fn();
-  render(RulesEditor, { props: { rules, onchange, limits } });
+  render(RulesEditor, { props: { rules, onchange, limits, ...judged } });
   return onchange;
 }
 

@@ -721,7 +721,10 @@ export interface Protection {
   Detail: string;
 }
 
-/** sandbox.Protections: Protections is what Probe found: which protections commands get here. */
+/** sandbox.Report: Report is Protections as the window shows them: what the probe found,
+ * with the judgement made of it here (the order a settings page lists
+ * them in, whether commands count as sandboxed, what they lack), so that
+ * the window says what the policy decides and never works it out again. */
 export interface Protections {
   /** LandlockABI is the kernel's Landlock ABI version; 0 without Landlock. */
   LandlockABI: number;
@@ -752,6 +755,17 @@ export interface Protections {
   /** Limits: file size, memory, process count, core dumps. Not
    * required for Sandboxed. */
   Limits: Protection;
+  /** List is the protections in the order of List. */
+  list: Protection[] | null;
+  /** Sandboxed is Sandboxed(): without it the policy asks before every
+   * command and offers no answer to remember. */
+  sandboxed: boolean;
+  /** Missing are the required protections commands lack, in List's
+   * order; Why says them in plain words ("writes: …; network: …"), as
+   * Summary does. */
+  missing: Protection[] | null;
+  why: string;
+  summary: string;
 }
 
 /** ollama.PullProgress: PullProgress is how far a pull has come, added up over the model's
@@ -911,6 +925,15 @@ export interface Rule {
   command?: string;
   command_line?: string;
   path?: string;
+}
+
+/** permission.RuleCheck: RuleCheck is what the settings page shows of a rule as it is typed: the
+ * rule as Loupe names it (String) and what is wrong with it, in
+ * Validate's words ("" when nothing is), so that the page judges a rule
+ * exactly as saving it will. */
+export interface RuleCheck {
+  text: string;
+  problem: string;
 }
 
 /** permission.RuleLimits: RuleLimits says, for the settings page, what a rule cannot hold and
@@ -1129,6 +1152,19 @@ export interface ToolCallPayload {
 export interface ToolCost {
   name: string;
   tokens: number;
+}
+
+/** session.ToolInfo: ToolInfo is a built-in tool as the window lists it (the new-session
+ * checklist, the per-tool settings, the rules editor). */
+export interface ToolInfo {
+  name: string;
+  /** Summary is the first sentence of the description the model reads. */
+  summary: string;
+  /** PathArg is the argument holding the path the policy judges, "" for
+   * a tool that takes none: a path rule can name only a tool that has
+   * one. */
+  path_arg: string;
+  read_only: boolean;
 }
 
 /** trace.ToolResult: ToolResult is the observation for one call: Content is exactly what the

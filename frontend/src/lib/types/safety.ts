@@ -1,7 +1,7 @@
 // The safety types' lists and the window's reading of what the backend
 // sends. The types themselves are the Go ones (go.ts): permission's modes,
 // tool settings, rules and grants, sandbox.Protections, workspace.Info.
-import type { Conflict, Effect, Grant, Mode, Protection, Protections, RestoreResult, Rule, RuleLimitsWire, ToolSetting, WorkspaceInfo } from './go';
+import type { Conflict, Effect, Grant, Mode, RestoreResult, Rule, RuleLimitsWire, ToolSetting, WorkspaceInfo } from './go';
 import { isRecord } from './json';
 
 /** permission.Mode. */
@@ -14,30 +14,6 @@ export const TOOL_SETTINGS = ['always', 'ask', 'never'] as const satisfies reado
 /** permission.Effect: what a rule does to the calls it matches. Deny wins. */
 export type RuleEffect = Effect;
 export const RULE_EFFECTS = ['allow', 'ask', 'deny'] as const satisfies readonly Effect[];
-
-function protectionOf(v: unknown, name: string): Protection {
-  const r = isRecord(v) ? v : {};
-  return {
-    Name: typeof r['Name'] === 'string' && r['Name'] !== '' ? r['Name'] : name,
-    Active: r['Active'] === true,
-    Detail: typeof r['Detail'] === 'string' ? r['Detail'] : '',
-  };
-}
-
-/** Protections from the backend with every field present (a missing one is inactive). */
-export function protectionsOf(v: unknown): Protections {
-  const r = isRecord(v) ? v : {};
-  return {
-    LandlockABI: typeof r['LandlockABI'] === 'number' ? r['LandlockABI'] : 0,
-    Writes: protectionOf(r['Writes'], 'Writes'),
-    Network: protectionOf(r['Network'], 'Network'),
-    Processes: protectionOf(r['Processes'], 'Processes'),
-    Secrets: protectionOf(r['Secrets'], 'Secrets'),
-    Sockets: protectionOf(r['Sockets'], 'Sockets'),
-    IPC: protectionOf(r['IPC'], 'IPC'),
-    Limits: protectionOf(r['Limits'], 'Limits'),
-  };
-}
 
 /** A WorkspaceInfo from the backend with Go nil slices made empty. */
 export function workspaceInfoOf(v: unknown): WorkspaceInfo {

@@ -3,9 +3,9 @@
 import {main} from '../models';
 import {session} from '../models';
 import {readiness} from '../models';
+import {permission} from '../models';
 import {ollama} from '../models';
 import {sandbox} from '../models';
-import {permission} from '../models';
 import {settings} from '../models';
 import {store} from '../models';
 import {workspace} from '../models';
@@ -15,6 +15,8 @@ export function CancelPull(arg1:string):Promise<boolean>;
 export function CheckHost(arg1:string):Promise<main.HostCheck>;
 
 export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
+
+export function CheckRule(arg1:permission.Rule):Promise<permission.RuleCheck>;
 
 export function Connections():Promise<Array<ollama.Connection>>;
 
@@ -32,7 +34,7 @@ export function Open(arg1:string):Promise<session.Detail>;
 
 export function PickFolder(arg1:string):Promise<string>;
 
-export function Protections():Promise<sandbox.Protections>;
+export function Protections():Promise<sandbox.Report>;
 
 export function PullModel(arg1:string):Promise<void>;
 
@@ -59,5 +61,7 @@ export function StartOllama():Promise<main.Status>;
 export function Status():Promise<main.Status>;
 
 export function SystemPrompt(arg1:string,arg2:string):Promise<session.SystemPrompt>;
+
+export function Tools():Promise<Array<session.ToolInfo>>;
 
 export function Workspace(arg1:string):Promise<workspace.Info>;
