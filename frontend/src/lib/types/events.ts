@@ -105,7 +105,7 @@ export function parseEvent(v: unknown): TraceEvent | null {
   }
   if (!isRecord(payload)) return null;
   // The payload's fields are trusted to match the kind: the backend encodes
-  // them from the Go payload types this file mirrors.
+  // them from the Go payload types go.ts is generated from.
   return { ...base, kind, payload } as unknown as TraceEvent;
 }
 
