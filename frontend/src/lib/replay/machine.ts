@@ -16,11 +16,12 @@ export const reachableStatus: StatusInfo = {
   message: '',
   db_path: '/home/me/.local/share/loupe/loupe.db',
   db_error: '',
+  // Nothing known of this machine's Ollama (a spec that needs it says so).
   local: {
-    on_this_machine: true,
-    installed: true,
-    binary: '/usr/local/bin/ollama',
-    binary_version: '0.13.0',
+    on_this_machine: false,
+    installed: false,
+    binary: '',
+    binary_version: '',
     started_by_loupe: false,
     log_path: '',
     install: '',
