@@ -448,10 +448,19 @@ func (a *App) PickFolder(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: title})
 }
 
-// Protections says which OS protections commands get on this machine.
-func (a *App) Protections() sandbox.Protections { return workspace.Protections() }
+// Protections says which OS protections commands get on this machine, and
+// what the policy makes of them (sandboxed or not, what is missing).
+func (a *App) Protections() sandbox.Report { return workspace.Protections().Report() }
 
 // RuleLimits says what a rule cannot hold (a command deny rule cannot see
 // inside inline interpreter code or scripts) and which path rules would
 // hold it whatever runs, for the rule editor.
 func (a *App) RuleLimits(r permission.Rule) permission.RuleLimits { return r.Limits() }
+
+// CheckRule says how a rule reads and what is wrong with it, exactly as
+// saving it would judge it, for the rule editor as the rule is typed.
+func (a *App) CheckRule(r permission.Rule) permission.RuleCheck { return r.Check() }
+
+// Tools lists the built-in tools in the order the model sees them, each
+// with whether it takes a path (and so can be named by a path rule).
+func (a *App) Tools() []session.ToolInfo { return session.BuiltinTools() }

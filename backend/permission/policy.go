@@ -133,6 +133,11 @@ var pathArgs = map[string]string{
 	"glob":       "pattern",
 }
 
+// PathArg is the argument of a built-in tool that holds the path the
+// policy judges (and a path rule for that tool names), "" for a tool that
+// takes none.
+func PathArg(tool string) string { return pathArgs[tool] }
+
 // CallFor builds the Call for a tool call from the tool's own arguments:
 // path for read_file, write_file, edit_file, list_dir and grep (grep
 // without a path searches the whole workspace, "."), pattern for glob,

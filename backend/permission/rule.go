@@ -533,3 +533,21 @@ func (pp *pathPattern) match(p string) bool {
 		p = p[:i]
 	}
 }
+
+// RuleCheck is what the settings page shows of a rule as it is typed: the
+// rule as Loupe names it (String) and what is wrong with it, in
+// Validate's words ("" when nothing is), so that the page judges a rule
+// exactly as saving it will.
+type RuleCheck struct {
+	Text    string `json:"text"`
+	Problem string `json:"problem"`
+}
+
+// Check is the page's view of r.
+func (r Rule) Check() RuleCheck {
+	c := RuleCheck{Text: r.String()}
+	if err := r.Validate(); err != nil {
+		c.Problem = err.Error()
+	}
+	return c
+}

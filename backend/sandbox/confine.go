@@ -210,7 +210,7 @@ func (p Protections) Sandboxed() bool {
 func (p Protections) Summary() string {
 	var s string
 	if m := p.missing(false); len(m) > 0 {
-		s = "commands are not sandboxed: " + strings.Join(m, "; ")
+		s = "commands are not sandboxed: " + strings.Join(words(m), "; ")
 	} else {
 		s = "commands are sandboxed: " + p.Writes.Detail + "; network " + p.Network.Detail + "; " + p.Processes.Detail
 	}
@@ -220,17 +220,52 @@ func (p Protections) Summary() string {
 	return s
 }
 
-// missing lists, in plain words, the required protections a command would
-// lack. With allowNetwork the network is not expected to be blocked.
-func (p Protections) missing(allowNetwork bool) []string {
-	var m []string
+// missing lists the required protections a command would lack. With
+// allowNetwork the network is not expected to be blocked.
+func (p Protections) missing(allowNetwork bool) []Protection {
+	m := []Protection{}
 	for _, x := range []Protection{p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes} {
 		if x.Active || (allowNetwork && x.Name == p.Network.Name) {
 			continue
 		}
-		m = append(m, strings.ToLower(x.Name)+": "+x.Detail)
+		m = append(m, x)
 	}
 	return m
+}
+
+// words says each protection in plain words: "writes: Landlock is not
+// available".
+func words(ps []Protection) []string {
+	out := make([]string, len(ps))
+	for i, x := range ps {
+		out[i] = strings.ToLower(x.Name) + ": " + x.Detail
+	}
+	return out
+}
+
+// Report is Protections as the window shows them: what the probe found,
+// with the judgement made of it here (the order a settings page lists
+// them in, whether commands count as sandboxed, what they lack), so that
+// the window says what the policy decides and never works it out again.
+type Report struct {
+	Protections
+	// List is the protections in the order of List.
+	List []Protection `json:"list"`
+	// Sandboxed is Sandboxed(): without it the policy asks before every
+	// command and offers no answer to remember.
+	Sandboxed bool `json:"sandboxed"`
+	// Missing are the required protections commands lack, in List's
+	// order; Why says them in plain words ("writes: …; network: …"), as
+	// Summary does.
+	Missing []Protection `json:"missing"`
+	Why     string       `json:"why"`
+	Summary string       `json:"summary"`
+}
+
+// Report is the window's view of p.
+func (p Protections) Report() Report {
+	m := p.missing(false)
+	return Report{Protections: p, List: p.List(), Sandboxed: len(m) == 0, Missing: m, Why: strings.Join(words(m), "; "), Summary: p.Summary()}
 }
 
 // setup is what the helper is asked to do to itself, decided from the

@@ -35,7 +35,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	if c.adjust != nil {
 		c.adjust(&pr)
 	}
-	missing := pr.prot.missing(c.AllowNetwork)
+	missing := words(pr.prot.missing(c.AllowNetwork))
 	if len(missing) > 0 && !c.BestEffort {
 		return Output{}, fmt.Errorf("%w: %s", ErrNotConfined, strings.Join(missing, "; "))
 	}

@@ -33,7 +33,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	if c.adjust != nil {
 		c.adjust(&pr)
 	}
-	missing := strings.Join(pr.prot.missing(c.AllowNetwork), "; ")
+	missing := strings.Join(words(pr.prot.missing(c.AllowNetwork)), "; ")
 	if !c.BestEffort {
 		return Output{}, fmt.Errorf("%w: %s", ErrNotConfined, missing)
 	}

@@ -110,8 +110,8 @@ func TestDescribeSaysWhatIsShared(t *testing.T) {
 	s := full
 	s.IPCNS = false
 	p = describe(s, 6, "", why, false)
-	if p.IPC.Active || p.Sandboxed() || !strings.Contains(strings.Join(p.missing(false), "\n"), "ipc: System V shared memory") || !strings.Contains(p.IPC.Detail, "test: no ipc") {
-		t.Errorf("no IPC namespace: %+v, missing %q", p.IPC, p.missing(false))
+	if p.IPC.Active || p.Sandboxed() || !strings.Contains(strings.Join(words(p.missing(false)), "\n"), "ipc: System V shared memory") || !strings.Contains(p.IPC.Detail, "test: no ipc") {
+		t.Errorf("no IPC namespace: %+v, missing %q", p.IPC, words(p.missing(false)))
 	}
 	s = full
 	s.UTSNS, s.CgroupNS = false, false

@@ -359,6 +359,10 @@ func EncodeCommand(c Command) (json.RawMessage, error) {
 	return out, nil
 }
 
+// CommandValues are a zero value of each kind of command, for the
+// window's generated types.
+func CommandValues() []Command { return append([]Command(nil), commandKinds...) }
+
 // CommandKinds are the kinds of command, as "do" names them.
 func CommandKinds() []string {
 	out := make([]string, len(commandKinds))

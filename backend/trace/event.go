@@ -13,8 +13,8 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
-// Kind names an event kind. Every kind has one payload type below and a
-// TypeScript mirror in frontend/src/lib/types.
+// Kind names an event kind. Every kind has one payload type below
+// (Payloads), which the window's types are generated from.
 type Kind string
 
 const (
@@ -533,3 +533,29 @@ func (Checkpoint) kind() Kind    { return KindCheckpoint }
 func (Edit) kind() Kind          { return KindEdit }
 func (Restore) kind() Kind       { return KindRestore }
 func (Compaction) kind() Kind    { return KindCompaction }
+
+// Payloads is a zero value of every payload type by its kind: what the
+// window's generated types map each kind to.
+func Payloads() map[Kind]any {
+	out := map[Kind]any{}
+	add := func(k Kind, p any) { out[k] = p }
+	add(entry[UserMessage]())
+	add(entry[ModelRequest]())
+	add(entry[ModelResponse]())
+	add(entry[ToolCall]())
+	add(entry[Permission]())
+	add(entry[ToolResult]())
+	add(entry[Notice]())
+	add(entry[Error]())
+	add(entry[RunEnd]())
+	add(entry[Checkpoint]())
+	add(entry[Edit]())
+	add(entry[Restore]())
+	add(entry[Compaction]())
+	return out
+}
+
+func entry[T Payload]() (Kind, any) {
+	var p T
+	return p.kind(), p
+}

@@ -300,4 +300,3 @@ func unescapeHTML(b []byte) []byte {
 	}
 	return out
 }
-

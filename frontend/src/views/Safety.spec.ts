@@ -8,7 +8,7 @@
 // undo and change the UI sends must be the one the recording has.
 import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
-import { unconfinedProtections } from '../lib/replay/machine';
+import { machineProtections } from '../lib/replay/machine';
 import type { Settings } from '../lib/types';
 import { ended, finish, openSession, play, played, send, slow } from './testing';
 
@@ -274,7 +274,8 @@ describe('workspace', () => {
     replay.outside();
     await fireEvent.click(screen.getByTestId('workspace-reload'));
     await waitFor(() => expect(screen.getByTestId('workspace-panel').getAttribute('data-trusted')).toBe('false'));
-    expect(screen.getByTestId('workspace-rule').textContent).toBe('allow rm *');
+    // The rule as Go names it (App.CheckRule).
+    await waitFor(() => expect(screen.getByTestId('workspace-rule').textContent).toBe('allow rm *'));
 
     await fireEvent.click(screen.getByTestId('workspace-network'));
     await waitFor(() => expect((screen.getByTestId('workspace-network') as HTMLInputElement).checked).toBe(true));
@@ -315,7 +316,7 @@ describe('workspace', () => {
 
 describe('protections', () => {
   it('says plainly when commands are not sandboxed, and which protections are missing', slow, async () => {
-    play('approve_command', { protections: unconfinedProtections('Landlock is not available') });
+    play('approve_command', { protections: machineProtections('unconfined_no_landlock') });
     const banner = await screen.findByTestId('sandbox-banner');
     expect(banner.textContent).toContain('Commands are not sandboxed: writes: Landlock is not available; secrets:');
     expect(banner.textContent).toContain('Loupe asks before every command.');

@@ -1,19 +1,5 @@
 export namespace agent {
 	
-	export class MessageEdit {
-	    seq: number;
-	    content: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MessageEdit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.seq = source["seq"];
-	        this.content = source["content"];
-	    }
-	}
 	export class PrintedCall {
 	    name: string;
 	    args?: number[];
@@ -30,59 +16,11 @@ export namespace agent {
 	        this.form = source["form"];
 	    }
 	}
-	export class RequestEdit {
-	    system?: string;
-	    options?: llm.Options;
-	    messages?: MessageEdit[];
-	
-	    static createFrom(source: any = {}) {
-	        return new RequestEdit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.system = source["system"];
-	        this.options = this.convertValues(source["options"], llm.Options);
-	        this.messages = this.convertValues(source["messages"], MessageEdit);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
 export namespace llm {
 	
-	export class Options {
-	    num_ctx: number;
-	    temperature: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Options(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.num_ctx = source["num_ctx"];
-	        this.temperature = source["temperature"];
-	    }
-	}
 	export class ToolCall {
 	    id: string;
 	    index: number;
@@ -366,6 +304,20 @@ export namespace permission {
 		}
 	}
 	
+	export class RuleCheck {
+	    text: string;
+	    problem: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.problem = source["problem"];
+	    }
+	}
 	export class RuleLimits {
 	    limits?: string[];
 	    path_rules?: Rule[];
@@ -578,7 +530,7 @@ export namespace sandbox {
 	        this.Detail = source["Detail"];
 	    }
 	}
-	export class Protections {
+	export class Report {
 	    LandlockABI: number;
 	    Writes: Protection;
 	    Network: Protection;
@@ -587,9 +539,14 @@ export namespace sandbox {
 	    Sockets: Protection;
 	    IPC: Protection;
 	    Limits: Protection;
+	    list: Protection[];
+	    sandboxed: boolean;
+	    missing: Protection[];
+	    why: string;
+	    summary: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Protections(source);
+	        return new Report(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -602,6 +559,11 @@ export namespace sandbox {
 	        this.Sockets = this.convertValues(source["Sockets"], Protection);
 	        this.IPC = this.convertValues(source["IPC"], Protection);
 	        this.Limits = this.convertValues(source["Limits"], Protection);
+	        this.list = this.convertValues(source["list"], Protection);
+	        this.sandboxed = source["sandboxed"];
+	        this.missing = this.convertValues(source["missing"], Protection);
+	        this.why = source["why"];
+	        this.summary = source["summary"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -640,68 +602,6 @@ export namespace session {
 	        this.points = source["points"];
 	        this.tools = source["tools"];
 	    }
-	}
-	export class Command {
-	    do: string;
-	    session?: string;
-	    workspace?: string;
-	    model?: string;
-	    host?: string;
-	    text?: string;
-	    tools?: string[];
-	    call_id?: string;
-	    allow?: boolean;
-	    scope?: string;
-	    on?: boolean;
-	    breakpoints?: Breakpoints;
-	    at?: number;
-	    request?: agent.RequestEdit;
-	    seq?: number;
-	    run?: number;
-	    force?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Command(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.do = source["do"];
-	        this.session = source["session"];
-	        this.workspace = source["workspace"];
-	        this.model = source["model"];
-	        this.host = source["host"];
-	        this.text = source["text"];
-	        this.tools = source["tools"];
-	        this.call_id = source["call_id"];
-	        this.allow = source["allow"];
-	        this.scope = source["scope"];
-	        this.on = source["on"];
-	        this.breakpoints = this.convertValues(source["breakpoints"], Breakpoints);
-	        this.at = source["at"];
-	        this.request = this.convertValues(source["request"], agent.RequestEdit);
-	        this.seq = source["seq"];
-	        this.run = source["run"];
-	        this.force = source["force"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class Conflict {
 	    path: string;
@@ -979,6 +879,24 @@ export namespace session {
 		    }
 		    return a;
 		}
+	}
+	export class ToolInfo {
+	    name: string;
+	    summary: string;
+	    path_arg: string;
+	    read_only: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.summary = source["summary"];
+	        this.path_arg = source["path_arg"];
+	        this.read_only = source["read_only"];
+	    }
 	}
 
 }

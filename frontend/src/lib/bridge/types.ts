@@ -13,6 +13,8 @@ import type {
   RenderedPrompt,
   Rule,
   RuleLimits,
+  RuleCheck,
+  ToolInfo,
   SearchFilter,
   SearchResults,
   SearchStatus,
@@ -111,6 +113,10 @@ export interface Bridge {
   checkHost(host: string): Promise<HostCheck>;
   /** What a rule cannot hold (a command deny rule is blind to inline code and scripts) and the path rules that would. */
   ruleLimits(rule: Rule): Promise<RuleLimits>;
+  /** How a rule reads and what is wrong with it, exactly as saving it judges it (permission.Rule.Check). */
+  checkRule(rule: Rule): Promise<RuleCheck>;
+  /** The built-in tools in the order the model sees them, each with the argument holding its path ("" for none). */
+  tools(): Promise<ToolInfo[]>;
   /** A workspace's .loupe/settings.json, whether it is trusted, its network setting, exposed paths and remembered answers. */
   workspace(dir: string): Promise<WorkspaceInfo>;
   /**

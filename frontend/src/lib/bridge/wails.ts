@@ -22,6 +22,8 @@ import {
   type Protections,
   type Rule,
   type RuleLimits,
+  type RuleCheck,
+  type ToolInfo,
   type SearchFilter,
   type SearchResults,
   type SearchStatus,
@@ -33,7 +35,6 @@ import {
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
-  protectionsOf,
   pullProgressOf,
   type PullProgress,
   readinessOf,
@@ -244,6 +245,15 @@ export class WailsBridge implements Bridge {
     return ruleLimitsOf(await call<unknown>('RuleLimits', () => App.RuleLimits(plain as unknown as Parameters<typeof App.RuleLimits>[0])));
   }
 
+  async checkRule(rule: Rule): Promise<RuleCheck> {
+    const plain = { ...rule };
+    return call('CheckRule', () => App.CheckRule(plain as unknown as Parameters<typeof App.CheckRule>[0]));
+  }
+
+  async tools(): Promise<ToolInfo[]> {
+    return list(await call('Tools', () => App.Tools()));
+  }
+
   async workspace(dir: string): Promise<WorkspaceInfo> {
     return workspaceInfoOf(await call<unknown>('Workspace', () => App.Workspace(dir)));
   }
@@ -254,7 +264,7 @@ export class WailsBridge implements Bridge {
   }
 
   async protections(): Promise<Protections> {
-    return protectionsOf(await call<unknown>('Protections', () => App.Protections()));
+    return call('Protections', () => App.Protections());
   }
 
   startOllama(): Promise<StatusInfo> {

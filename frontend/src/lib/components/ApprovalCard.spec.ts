@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
+import { machineProtections, sandboxedProtections, unconfinedProtections } from '../replay/machine';
 import type { Approval } from '../types';
 import ApprovalCard from './ApprovalCard.svelte';
 
@@ -112,8 +112,7 @@ describe('ApprovalCard: what will happen, why, and for how long', () => {
 
   it('names the protections a command would run without when commands are not sandboxed', () => {
     const cmd: Approval = { ...base, tool: 'run_command', args: { command: 'make' }, display: { command: 'make' }, call: { tool: 'run_command', read_only: false, command: 'make' } };
-    const p = sandboxedProtections();
-    p.Sockets = { Name: 'Sockets', Active: false, Detail: 'abstract Unix sockets outside are reachable' };
+    const p = machineProtections('no_sockets');
     render(ApprovalCard, { props: { approval: cmd, onanswer: () => {}, protections: p } });
     expect(screen.getByTestId('approval-unsandboxed').textContent).toContain('this command would run without sockets');
     expect(screen.getByTestId('approval-missing').textContent).toBe('Sockets: abstract Unix sockets outside are reachable');

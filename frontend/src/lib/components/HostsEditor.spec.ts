@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostCheck } from '../types';
 import { settingsOf } from '../types';
 import SettingsForm from './SettingsForm.svelte';
+import { judged } from '../testing/judged';
+
+const formJudged = { builtinTools: judged.tools, ruleChecks: judged.checks, checkRule: judged.check };
 
 afterEach(cleanup);
 
@@ -30,7 +33,8 @@ describe('named Ollama hosts in Settings', () => {
         ? { host: 'http://10.0.0.5:11434', reachable: true, version: '0.17.4', message: '' }
         : { host: url, reachable: false, version: '', message: 'Ollama is not running at ' + url + ' — start it with `ollama serve`' },
     );
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {}, ontest } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {}, ontest } });
     expect(rows()).toHaveLength(1);
     expect((within(rows()[0]!).getByTestId('host-name') as HTMLInputElement).value).toBe('lab');
 
@@ -64,7 +68,8 @@ describe('named Ollama hosts in Settings', () => {
 
   it('says there are none, and shows the backend\u2019s refusal of a name as it said it', async () => {
     const onsave = vi.fn();
-    const { rerender } = render(SettingsForm, { props: { settings: { ...saved, hosts: [] }, onsave, oncancel: () => {} } });
+    const { rerender } = render(SettingsForm, { props: {
+      ...formJudged, settings: { ...saved, hosts: [] }, onsave, oncancel: () => {} } });
     expect(screen.getByTestId('hosts-empty').textContent).toContain('No other hosts');
     // Without a way to test, rows have no Test button.
     await fireEvent.click(screen.getByTestId('host-add'));

@@ -3,13 +3,14 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { limitsKey } from '../safety';
 import type { Rule, RuleLimits } from '../types';
+import { judged } from '../testing/judged';
 import RulesEditor from './RulesEditor.svelte';
 
 afterEach(cleanup);
 
 function show(rules: Rule[] = [], limits: Record<string, RuleLimits> = {}) {
   const onchange = vi.fn();
-  render(RulesEditor, { props: { rules, onchange, limits } });
+  render(RulesEditor, { props: { rules, onchange, limits, ...judged } });
   return onchange;
 }
 
@@ -86,7 +87,7 @@ describe('RulesEditor', () => {
 
   it('says under a command deny rule what it cannot see, and adds the path rule in one click', async () => {
     const deny: Rule = { effect: 'deny', command: 'cat .env' };
-    const limits = {
+    const limits: Record<string, RuleLimits> = {
       [limitsKey(deny)]: {
         limits: ['Loupe cannot see inside inline interpreter code (python3 -c, perl -e, node -e), scripts …'],
         path_rules: [{ effect: 'deny', path: '.env' }],

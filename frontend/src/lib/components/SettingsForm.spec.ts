@@ -3,6 +3,9 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/sv
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { settingsOf } from '../types';
 import SettingsForm from './SettingsForm.svelte';
+import { judged } from '../testing/judged';
+
+const formJudged = { builtinTools: judged.tools, ruleChecks: judged.checks, checkRule: judged.check };
 
 afterEach(cleanup);
 
@@ -11,7 +14,8 @@ const saved = settingsOf({ max_rounds: 50, num_ctx_cap: 16384, temperature: 0.2,
 describe('SettingsForm', () => {
   it('saves the waits for Ollama, and refuses one that is not a number of seconds', async () => {
     const onsave = vi.fn();
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {} } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {} } });
     const first = screen.getByTestId('settings-first-token-timeout') as HTMLInputElement;
     expect(first.value).toBe('600');
     await fireEvent.input(first, { target: { value: '-5' } });
@@ -26,7 +30,8 @@ describe('SettingsForm', () => {
 
   it('recovers calls printed as text by default, and saves it off and a repeat limit; refuses a limit out of range', async () => {
     const onsave = vi.fn();
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {} } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {} } });
     const recover = screen.getByTestId('settings-recover-text-calls') as HTMLInputElement;
     const limit = screen.getByTestId('settings-repeat-limit') as HTMLInputElement;
     expect(recover.checked).toBe(true);
@@ -44,7 +49,8 @@ describe('SettingsForm', () => {
 describe('SettingsForm, compaction', () => {
   it('compacts at 80 % keeping 2 rounds by default; saves it off, and refuses a share out of range', async () => {
     const onsave = vi.fn();
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {} } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {} } });
     const on = screen.getByTestId('settings-compact') as HTMLInputElement;
     const at = screen.getByTestId('settings-compact-at') as HTMLInputElement;
     const keep = screen.getByTestId('settings-compact-keep') as HTMLInputElement;
@@ -66,7 +72,8 @@ describe('SettingsForm, changes not saved', () => {
   it('reports what was typed, starts from it again, and discards it on demand', async () => {
     let kept: unknown = 'never told';
     const { unmount } = render(SettingsForm, {
-      props: { settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) },
+      props: {
+      ...formJudged, settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) },
     });
     expect(kept).toBeNull();
     expect(screen.queryByTestId('settings-unsaved')).toBeNull();
@@ -75,7 +82,8 @@ describe('SettingsForm, changes not saved', () => {
     expect(kept).toMatchObject({ stall_timeout_s: 90 });
     unmount();
     // Back on the page: the typed value is there.
-    render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved, onunsaved: (d: unknown) => (kept = d) } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved, onunsaved: (d: unknown) => (kept = d) } });
     expect((screen.getByTestId('settings-stall-timeout') as HTMLInputElement).value).toBe('90');
     await fireEvent.click(screen.getByTestId('settings-discard'));
     expect((screen.getByTestId('settings-stall-timeout') as HTMLInputElement).value).toBe('300');
@@ -88,7 +96,8 @@ describe('SettingsForm, the Ollama host', () => {
 
   it('edits the host, says which host wins, and saves what was typed', async () => {
     const onsave = vi.fn();
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {}, hosts: fromEnv } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {}, hosts: fromEnv } });
     const field = screen.getByTestId('settings-ollama-host') as HTMLInputElement;
     expect(field.value).toBe('');
     const hint = () => screen.getByTestId('settings-host-effective').textContent ?? '';
@@ -103,13 +112,15 @@ describe('SettingsForm, the Ollama host', () => {
 
   it('says that a --host given at start wins over the field', () => {
     const hosts = { host: 'http://flag:1', from: 'flag', flag: 'http://flag:1', env: '' } as const;
-    render(SettingsForm, { props: { settings: { ...saved, ollama_host: 'http://set:2' }, onsave: () => {}, oncancel: () => {}, hosts } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: { ...saved, ollama_host: 'http://set:2' }, onsave: () => {}, oncancel: () => {}, hosts } });
     expect(screen.getByTestId('settings-host-effective').textContent).toContain('started with --host http://flag:1, which wins over this field');
   });
 
   it('shows the backend\u2019s refusal of a host as it said it', () => {
     const error = 'settings not saved: the Ollama host "ftp://x" cannot be used: the scheme must be http or https, not "ftp"; type http:// or https://…';
-    render(SettingsForm, { props: { settings: { ...saved, ollama_host: 'ftp://x' }, error, onsave: () => {}, oncancel: () => {} } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: { ...saved, ollama_host: 'ftp://x' }, error, onsave: () => {}, oncancel: () => {} } });
     expect(screen.getByTestId('settings-error').textContent).toBe(error);
   });
 
@@ -120,7 +131,8 @@ describe('SettingsForm, the Ollama host', () => {
       return { host: 'http://localhost:11500', reachable: true, version: '0.17.4', message: '' };
     });
     const onsave = vi.fn();
-    render(SettingsForm, { props: { settings: saved, onsave, oncancel: () => {}, ontest } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {}, ontest } });
     const field = screen.getByTestId('settings-ollama-host');
     const result = () => screen.getByTestId('settings-host-result');
 
@@ -144,11 +156,13 @@ describe('SettingsForm, the Ollama host', () => {
 
   it('keeps a host typed and not saved when the page is left', async () => {
     let kept: unknown = null;
-    const { unmount } = render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) } });
+    const { unmount } = render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave: () => {}, oncancel: () => {}, onunsaved: (d: unknown) => (kept = d) } });
     await fireEvent.input(screen.getByTestId('settings-ollama-host'), { target: { value: 'http://gpu-box:11434' } });
     expect(kept).toMatchObject({ ollama_host: 'http://gpu-box:11434' });
     unmount();
-    render(SettingsForm, { props: { settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved } });
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave: () => {}, oncancel: () => {}, unsaved: kept as typeof saved } });
     expect((screen.getByTestId('settings-ollama-host') as HTMLInputElement).value).toBe('http://gpu-box:11434');
   });
 });

@@ -48,9 +48,11 @@ import {
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
+  type RuleCheck,
+  type ToolInfo,
 } from '../types';
 import { summaryAfter } from '../timeline/standing';
-import { models as machineModels, reachableStatus, sandboxedProtections } from './machine';
+import { builtinTools, models as machineModels, reachableStatus, recordedRuleCheck, sandboxedProtections } from './machine';
 import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
 import type { RecordedPull } from './pulls';
 
@@ -632,6 +634,18 @@ export class ReplayBridge implements Bridge {
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {
     return ruleLimitsOf(this.#query('ruleLimits', [rule]));
+  }
+
+  async checkRule(rule: Rule): Promise<RuleCheck> {
+    this.calls.push({ method: 'checkRule', args: [rule] });
+    const c = recordedRuleCheck(rule);
+    if (!c) throw new BridgeError(`${REPLAY_MARK}: Go was not asked about the rule ${JSON.stringify(rule)}: add it to judgedRules in window_judgements_test.go`, 'CheckRule');
+    return structuredClone(c);
+  }
+
+  async tools(): Promise<ToolInfo[]> {
+    this.calls.push({ method: 'tools', args: [] });
+    return structuredClone([...builtinTools]);
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {

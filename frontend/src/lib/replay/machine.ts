@@ -1,8 +1,12 @@
 // What the machine around a replayed session looks like: Ollama's state,
 // the installed models and the OS protections commands get. None of it is
 // the engine's behaviour and all of it differs by machine, so recordings
-// leave it out; specs and the demo choose it.
-import type { ModelInfo, Protections, StatusInfo } from '../types';
+// leave it out; specs and the demo choose it. What Go judges of a machine
+// (its protections, a rule, the tools) comes from judgements.json, which a
+// Go test writes (go test . -run TestWindowJudgements -update).
+import { cleanRule } from '../safety/rules';
+import type { ModelInfo, Protections, Rule, RuleCheck, StatusInfo, ToolInfo } from '../types';
+import judgements from './judgements.json';
 
 export const reachableStatus: StatusInfo = {
   ollama_host: 'http://127.0.0.1:11434',
@@ -11,6 +15,19 @@ export const reachableStatus: StatusInfo = {
   version: '0.13.0',
   message: '',
   db_path: '/home/me/.local/share/loupe/loupe.db',
+  db_error: '',
+  // Nothing known of this machine's Ollama (a spec that needs it says so).
+  local: {
+    on_this_machine: false,
+    installed: false,
+    binary: '',
+    binary_version: '',
+    started_by_loupe: false,
+    log_path: '',
+    install: '',
+    install_url: '',
+    last_error: '',
+  },
 };
 
 /** The model the recordings ran with, and two more: one without tools, one that thinks. */
@@ -47,30 +64,29 @@ export const models: ModelInfo[] = [
   },
 ];
 
+/** The machines Go judged (window_judgements_test.go), by name. */
+export type MachineName = keyof typeof judgements.machines;
+
+/** What a machine's probe found and what the policy makes of it, as App.Protections answers there. */
+export function machineProtections(name: MachineName): Protections {
+  return structuredClone(judgements.machines[name]) as Protections;
+}
+
 /** A Linux machine with Landlock ABI 6 and user namespaces: every protection. */
 export function sandboxedProtections(): Protections {
-  return {
-    LandlockABI: 6,
-    Writes: { Name: 'Writes', Active: true, Detail: 'only the workspace and a temporary directory are writable (Landlock ABI 6)' },
-    Network: { Name: 'Network', Active: true, Detail: 'blocked: a network namespace with only a loopback interface' },
-    Processes: { Name: 'Processes', Active: true, Detail: 'a PID namespace: nothing a command starts outlives it' },
-    Secrets: { Name: 'Secrets', Active: true, Detail: "a command sees the workspace, the system's directories and a private home: nothing of your home" },
-    Sockets: { Name: 'Sockets', Active: true, Detail: 'no Unix socket outside the sandbox is reachable: abstract sockets are per network namespace' },
-    IPC: { Name: 'IPC', Active: true, Detail: 'a command has System V shared memory, message queues and semaphores and POSIX message queues of its own (IPC namespace); still shared with the machine: the clock' },
-    Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, at most 2048 processes' },
-  };
+  return machineProtections('sandboxed');
 }
 
 /** A kernel without Landlock or user namespaces: nothing confines commands. */
-export function unconfinedProtections(why = 'Landlock is not available (the kernel does not support it)'): Protections {
-  return {
-    LandlockABI: 0,
-    Writes: { Name: 'Writes', Active: false, Detail: why },
-    Network: { Name: 'Network', Active: false, Detail: 'no network namespace and no Landlock network rules' },
-    Processes: { Name: 'Processes', Active: false, Detail: 'no PID namespace: user namespaces are disabled' },
-    Secrets: { Name: 'Secrets', Active: false, Detail: 'no mount namespace; only the environment is scrubbed' },
-    Sockets: { Name: 'Sockets', Active: false, Detail: 'Unix sockets outside the sandbox (tmux, ssh-agent, D-Bus, Docker) are reachable: no mount namespace' },
-    IPC: { Name: 'IPC', Active: false, Detail: 'shared memory, message queues and semaphores of your other programs are reachable: no IPC namespace' },
-    Limits: { Name: 'Limits', Active: true, Detail: 'files up to 1024 MiB, 8 GiB of memory per process, no core dumps' },
-  };
+export function unconfinedProtections(): Protections {
+  return machineProtections('unconfined');
+}
+
+/** The built-in tools, as App.Tools lists them. */
+export const builtinTools: readonly ToolInfo[] = judgements.tools;
+
+/** How Go judges a rule (App.CheckRule), for the rules the specs and the demo show; undefined for one Go was not asked about. */
+export function recordedRuleCheck(rule: Rule): RuleCheck | undefined {
+  const key = JSON.stringify(cleanRule(rule));
+  return judgements.rules.find((r) => JSON.stringify(cleanRule(r.rule as Rule)) === key)?.check;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
+import { machineProtections, sandboxedProtections, unconfinedProtections } from '../replay/machine';
 import type { Approval } from '../types';
 import { answerScopes, approvalShow, onceOnlyWhy, scopeHint, unsandboxedCommand } from './approval';
 
@@ -32,7 +32,7 @@ describe('approvalShow', () => {
     const a: Approval = { ...command, tool: 'read_file', args: { path: './src/../main.go' }, display: null, call: { tool: 'read_file', read_only: true, paths: ['main.go'] } };
     expect(approvalShow(a)).toEqual({ kind: 'path', path: 'main.go', verb: 'Reads' });
     // A path the policy could not resolve: the one the model sent.
-    expect(approvalShow({ ...a, call: { tool: 'read_file', read_only: true, paths: null } })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
+    expect(approvalShow({ ...a, call: { tool: 'read_file', read_only: true } })).toEqual({ kind: 'path', path: './src/../main.go', verb: 'Reads' });
   });
 
   it('falls back to the arguments', () => {
@@ -69,9 +69,7 @@ describe('answerScopes', () => {
 
 describe('unsandboxedCommand', () => {
   it('names the protections a command would run without when commands are not sandboxed', () => {
-    const p = sandboxedProtections();
-    p.Writes = { Name: 'Writes', Active: false, Detail: 'writes anywhere your user can write are allowed: no Landlock' };
-    p.Sockets = { Name: 'Sockets', Active: false, Detail: 'Unix sockets outside the sandbox are reachable' };
+    const p = machineProtections('no_writes_sockets');
     const u = unsandboxedCommand(command, p);
     expect(u?.missing.map((m) => m.Name)).toEqual(['Writes', 'Sockets']);
     expect(u?.text).toBe(

@@ -4,7 +4,7 @@
 // offers only "once" then, and says why. A command on a machine that
 // cannot confine commands says which protections it would run without.
 import { isRecord, type Approval, type JsonValue, type Protection, type Protections, type Scope } from '../types';
-import { isSandboxed, missingNames, missingRequired } from './protections';
+import { missingNames, missingRequired } from './protections';
 import { RUN_COMMAND } from './rules';
 
 /** What will happen if the call is approved. */
@@ -62,7 +62,7 @@ export interface Unsandboxed {
  * commands are sandboxed, or when the protections are not known yet.
  */
 export function unsandboxedCommand(a: Approval, p: Protections | null | undefined): Unsandboxed | null {
-  if (a.tool !== RUN_COMMAND || !p || isSandboxed(p)) return null;
+  if (a.tool !== RUN_COMMAND || !p || p.sandboxed) return null;
   return {
     missing: missingRequired(p),
     text: `Not sandboxed: this command would run without ${missingNames(p)} (Settings → Protections). Loupe asks before every command on this machine, whatever your rules allow.`,

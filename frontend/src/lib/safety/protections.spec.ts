@@ -1,65 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxedProtections, unconfinedProtections } from '../replay/machine';
-import { protectionsOf, workspaceInfoOf, type Protections, type WorkspaceInfo } from '../types';
+import { machineProtections, sandboxedProtections, unconfinedProtections } from '../replay/machine';
+import { workspaceInfoOf, type WorkspaceInfo, type WorkspaceSettings } from '../types';
 import {
   hiddenByRules,
-  isSandboxed,
   missingNames,
-  missingProtections,
-  notSandboxedWhy,
-  protectionList,
-  protectionsSummary,
   reachContext,
   reachGroups,
   type ReachGroup,
 } from './protections';
-
-describe('protections', () => {
-  it('are sandboxed when writes, secrets, network, sockets, ipc and processes are all active, whatever the limits', () => {
-    const p = sandboxedProtections();
-    expect(isSandboxed(p)).toBe(true);
-    expect(notSandboxedWhy(p)).toBe('');
-    expect(missingNames(p)).toBe('');
-    p.Limits = { ...p.Limits, Active: false, Detail: 'setrlimit failed' };
-    expect(isSandboxed(p)).toBe(true);
-    expect(protectionsSummary(p)).toMatch(/^commands are sandboxed: .* \(limits: setrlimit failed\)$/);
-  });
-
-  it('say which required protection is missing and why, as sandbox.Protections.Summary does', () => {
-    const p = sandboxedProtections();
-    p.Network = { Name: 'Network', Active: false, Detail: 'no network namespace' };
-    p.Secrets = { Name: 'Secrets', Active: false, Detail: 'no mount namespace' };
-    expect(isSandboxed(p)).toBe(false);
-    expect(missingProtections(p)).toEqual(['secrets: no mount namespace', 'network: no network namespace']);
-    expect(notSandboxedWhy(p)).toBe('secrets: no mount namespace; network: no network namespace');
-    expect(protectionsSummary(p)).toBe('commands are not sandboxed: secrets: no mount namespace; network: no network namespace');
-    expect(missingNames(p)).toBe('secrets and network');
-    // A workspace that allows the network does not expect it blocked.
-    expect(missingProtections(p, true)).toEqual(['secrets: no mount namespace']);
-  });
-
-  it('count reachable Unix sockets as not sandboxed', () => {
-    const p = sandboxedProtections();
-    p.Sockets = { Name: 'Sockets', Active: false, Detail: 'abstract Unix sockets outside are reachable' };
-    expect(isSandboxed(p)).toBe(false);
-    expect(notSandboxedWhy(p)).toBe('sockets: abstract Unix sockets outside are reachable');
-  });
-
-  it('list in the order of sandbox.Protections.List', () => {
-    expect(protectionList(unconfinedProtections()).map((x) => x.Name)).toEqual(['Writes', 'Secrets', 'Network', 'Sockets', 'IPC', 'Processes', 'Limits']);
-    expect(missingNames(unconfinedProtections())).toBe('writes, secrets, network, sockets, ipc and processes');
-  });
-
-  it('are read from the Go field names, a missing one counting as inactive', () => {
-    const p = protectionsOf({ LandlockABI: 4, Writes: { Name: 'Writes', Active: true, Detail: 'landlock' } });
-    expect(p.LandlockABI).toBe(4);
-    expect(p.Writes.Active).toBe(true);
-    expect(p.Network).toEqual({ Name: 'Network', Active: false, Detail: '' });
-    // An older backend without the Sockets protection: commands do not count as sandboxed.
-    expect(p.Sockets).toEqual({ Name: 'Sockets', Active: false, Detail: '' });
-    expect(isSandboxed(p)).toBe(false);
-  });
-});
 
 const WS = '/home/me/project';
 
@@ -80,6 +28,14 @@ function group(groups: ReachGroup[], key: ReachGroup['key']): ReachGroup {
 
 const words = (g: ReachGroup) => g.items.map((i) => [i.text, ...(i.code ?? [])].join(' ')).join('\n');
 
+describe('the missing protections', () => {
+  it('are named from what Go judged', () => {
+    expect(missingNames(sandboxedProtections())).toBe('');
+    expect(missingNames(machineProtections('no_writes_sockets'))).toBe('writes and sockets');
+    expect(missingNames(unconfinedProtections())).toBe('writes, secrets, network, sockets, ipc and processes');
+  });
+});
+
 describe('what commands can reach', () => {
   it('puts every protection in one of Read, Write, Connect and Limits, Active when the probe found it', () => {
     const groups = reachGroups(sandboxedProtections());
@@ -95,9 +51,7 @@ describe('what commands can reach', () => {
   });
 
   it('says which protections are missing and that Loupe asks before every command', () => {
-    const p: Protections = sandboxedProtections();
-    p.Sockets = { Name: 'Sockets', Active: false, Detail: 'abstract Unix sockets outside are reachable' };
-    const groups = reachGroups(p);
+    const groups = reachGroups(machineProtections('no_sockets'));
     expect(states(groups)[2]).toBe('Connect: Network=Active, Sockets=Missing, IPC=Active');
     const connect = group(groups, 'connect');
     expect(connect.rows[1]).toEqual({ name: 'Sockets', active: false, state: 'Missing', required: true, detail: 'abstract Unix sockets outside are reachable' });
@@ -117,9 +71,7 @@ describe('what commands can reach', () => {
   });
 
   it('says missing limits let a command exhaust the machine, without calling it unsandboxed', () => {
-    const p = sandboxedProtections();
-    p.Limits = { Name: 'Limits', Active: false, Detail: 'no process limit' };
-    const limits = group(reachGroups(p), 'limits');
+    const limits = group(reachGroups(machineProtections('no_limits')), 'limits');
     expect(limits.rows[0]).toMatchObject({ name: 'Limits', state: 'Missing', required: false, detail: 'no process limit' });
     expect(limits.missing).toBe(
       'Missing here: Limits. The operating system does not enforce it, so what is listed above does not fully hold: a command could exhaust the machine, though it cannot reach further than the other parts allow.',
@@ -179,7 +131,7 @@ describe('reachContext', () => {
         { effect: 'deny', path: '.env*' },
       ]),
     ).toEqual(['.env*', 'secrets/**']);
-    const file = { rules: [{ effect: 'deny', path: 'keys/**' }], commands: [] };
+    const file: WorkspaceSettings = { rules: [{ effect: 'deny', path: 'keys/**' }], commands: [] };
     expect(reachContext(info({ settings: file }), []).hidden).toEqual([]);
     expect(reachContext(info({ settings: file, trusted: true }), [{ effect: 'deny', path: '.env*' }]).hidden).toEqual(['.env*', 'keys/**']);
   });

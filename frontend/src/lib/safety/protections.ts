@@ -1,68 +1,27 @@
-// Which OS protections commands get, as the settings page, the global
-// banner and an approval say it. Mirrors sandbox.Protections' List,
-// Sandboxed and Summary, which are Go methods and do not cross the bridge,
-// and says in plain words what a command can read, write and connect to
-// (what backend/sandbox's view and backend/permission's CommandGuard give
-// it), row by row with what the probe found.
+// What the settings page, the global banner and an approval say of the OS
+// protections commands get. Whether commands are sandboxed, which
+// protections they lack and the summary are Go's (sandbox.Report, what
+// App.Protections answers); this says in plain words what a command can
+// read, write and connect to (what backend/sandbox's view and
+// backend/permission's CommandGuard give it), row by row with what the
+// probe found.
 import type { Protection, Protections, Rule, WorkspaceInfo } from '../types';
 import { RUN_COMMAND } from './rules';
 
-/** The protections in the order the settings page shows them (sandbox.Protections.List). */
-export function protectionList(p: Protections): Protection[] {
-  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes, p.Limits];
-}
-
-/** The protections commands need to count as sandboxed, in the order the backend names them. */
-function required(p: Protections): Protection[] {
-  return [p.Writes, p.Secrets, p.Network, p.Sockets, p.IPC, p.Processes];
-}
-
-/**
- * The required protections a command would lack. With allowNetwork the
- * network is not expected to be blocked. Limits are not required.
- */
-export function missingRequired(p: Protections, allowNetwork = false): Protection[] {
-  return required(p).filter((x) => !(x.Active || (allowNetwork && x.Name === p.Network.Name)));
-}
-
-/**
- * The required protections a command would lack, in plain words
- * ("writes: Landlock is not available"), as sandbox.Protections.missing.
- */
-export function missingProtections(p: Protections, allowNetwork = false): string[] {
-  return missingRequired(p, allowNetwork).map((x) => `${x.Name.toLowerCase()}: ${x.Detail}`);
+/** The required protections commands lack here, as Go judged them. */
+export function missingRequired(p: Protections): Protection[] {
+  return p.missing ?? [];
 }
 
 /** Only the names of the missing required protections, for a sentence: "writes and secrets". */
-export function missingNames(p: Protections, allowNetwork = false): string {
-  return wordList(missingRequired(p, allowNetwork).map((x) => x.Name.toLowerCase()));
+export function missingNames(p: Protections): string {
+  return wordList(missingRequired(p).map((x) => x.Name.toLowerCase()));
 }
 
 /** "a", "a and b", "a, b and c". */
 export function wordList(words: readonly string[]): string {
   if (words.length <= 1) return words.join('');
   return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
-}
-
-/** Writes, secrets, network, sockets, ipc and processes are all confined: commands are sandboxed. */
-export function isSandboxed(p: Protections): boolean {
-  return missingRequired(p).length === 0;
-}
-
-/** Why commands are not sandboxed ("" when they are), for "Commands are not sandboxed: <why>". */
-export function notSandboxedWhy(p: Protections): string {
-  return missingProtections(p).join('; ');
-}
-
-/** One line, as sandbox.Protections.Summary writes it. */
-export function protectionsSummary(p: Protections): string {
-  const missing = missingProtections(p);
-  let s =
-    missing.length > 0
-      ? `commands are not sandboxed: ${missing.join('; ')}`
-      : `commands are sandboxed: ${p.Writes.Detail}; network ${p.Network.Detail}; ${p.Processes.Detail}`;
-  if (!p.Limits.Active) s += ` (limits: ${p.Limits.Detail})`;
-  return s;
 }
 
 // --- what commands can reach -------------------------------------------------

@@ -33,6 +33,7 @@ import type {
   StatusInfo,
   Summary,
   SystemPromptView,
+  ToolInfo,
   TraceEvent,
 } from '../types';
 import { Commands } from './commands.svelte';
@@ -136,6 +137,7 @@ export class LoupeApp {
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();
+    void this.safety.loadTools();
     return () => {
       for (const off of offs) off();
     };
@@ -437,6 +439,11 @@ export class LoupeApp {
   /** Which OS protections commands get here; null until known. */
   get protections(): Protections | null {
     return this.safety.protections;
+  }
+
+  /** The built-in tools, in the registry's order; empty until known. */
+  get tools(): readonly ToolInfo[] {
+    return this.safety.tools;
   }
 
   /** Commands are confined by the OS (true until the probe says otherwise). */

@@ -81,5 +81,7 @@ function blankSummary(id: string): Summary {
     standing: '',
     stepping: false,
     breakpoints: { points: [], tools: [] },
+    pinned: false,
+    rounds: 0,
   };
 }

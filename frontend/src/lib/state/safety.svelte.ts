@@ -3,8 +3,8 @@
 // restore to before a step), with the user's yes first when files changed
 // outside Loupe. LoupeApp holds one and shows it under its own names.
 import type { Bridge } from '../bridge/types';
-import { isSandboxed, limitsKey, limitsToLoad } from '../safety';
-import type { Conflict, Protections, Rule, RuleLimits } from '../types';
+import { cleanRule, limitsKey, limitsToLoad } from '../safety';
+import type { Conflict, Protections, Rule, RuleCheck, RuleLimits, ToolInfo } from '../types';
 import { message } from './errors';
 import { WorkspaceState } from './workspace.svelte';
 
@@ -20,11 +20,15 @@ export class SafetyState {
   /** Which OS protections commands get here; null until known. */
   protections = $state.raw<Protections | null>(null);
   /** Commands are confined by the OS (true until the probe says otherwise). */
-  sandboxed = $derived(this.protections == null || isSandboxed(this.protections));
+  sandboxed = $derived(this.protections == null || this.protections.sandboxed);
   /** A restore is on its way. */
   restoring = $state(false);
   /** A restore waits for the user's yes: files changed outside Loupe. */
   restoreConfirm = $state.raw<RestoreConfirm | null>(null);
+  /** The built-in tools, as the registry lists them (App.Tools); empty until known. */
+  tools = $state.raw<readonly ToolInfo[]>([]);
+  /** How each rule reads and what is wrong with it, as Go judges it (App.CheckRule), by limitsKey; filled by loadRuleChecks. */
+  ruleChecks = $state.raw<Record<string, RuleCheck>>({});
   /** What command rules cannot hold, by limitsKey (the backend's permission.Rule.Limits); filled by loadRuleLimits. */
   ruleLimits = $state.raw<Record<string, RuleLimits>>({});
 
@@ -34,6 +38,7 @@ export class SafetyState {
   readonly #notify: (msg: string, tone?: 'info' | 'error') => void;
   #workspaces = new Map<string, WorkspaceState>();
   #limitsAsked = new Set<string>();
+  #checksAsked = new Set<string>();
 
   constructor(bridge: Bridge, currentId: () => string | null, notify: (msg: string, tone?: 'info' | 'error') => void) {
     this.#bridge = bridge;
@@ -47,6 +52,42 @@ export class SafetyState {
     } catch (e) {
       this.#notify(`Could not find out which protections commands get: ${message(e)}`, 'error');
     }
+  }
+
+  async loadTools(): Promise<void> {
+    try {
+      this.tools = await this.#bridge.tools();
+    } catch (e) {
+      this.#notify(`Could not list the tools: ${message(e)}`, 'error');
+    }
+  }
+
+  /** Asks Go how a rule reads and what is wrong with it; the answer is kept in ruleChecks too. */
+  async checkRule(r: Rule): Promise<RuleCheck> {
+    const key = limitsKey(r);
+    const known = this.ruleChecks[key];
+    if (known) return known;
+    const c = await this.#bridge.checkRule(cleanRule(r));
+    this.ruleChecks = { ...this.ruleChecks, [key]: c };
+    return c;
+  }
+
+  /** Asks Go about each rule not asked about yet (the list shown, the examples, the path rules offered). */
+  async loadRuleChecks(rules: readonly Rule[]): Promise<void> {
+    const todo = rules.filter((r) => !(limitsKey(r) in this.ruleChecks) && !this.#checksAsked.has(limitsKey(r)));
+    for (const r of todo) this.#checksAsked.add(limitsKey(r));
+    const failed: string[] = [];
+    await Promise.all(
+      todo.map(async (r) => {
+        try {
+          await this.checkRule(r);
+        } catch (e) {
+          this.#checksAsked.delete(limitsKey(r));
+          failed.push(message(e));
+        }
+      }),
+    );
+    if (failed.length) this.#notify(`Could not check a rule: ${failed[0]}`, 'error');
   }
 
   /** Asks the backend what the rules cannot hold, for those not asked about yet. */

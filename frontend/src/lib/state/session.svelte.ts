@@ -194,6 +194,7 @@ export class SessionState {
         options: req.options,
         system: req.system,
         tool_names: req.tools ?? [],
+        history_added: null,
         message_count: (req.messages ?? []).length + (req.system ? 1 : 0),
         prompt_estimate: Math.ceil(new TextEncoder().encode(body).length / 4),
       },

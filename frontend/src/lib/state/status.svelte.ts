@@ -87,6 +87,21 @@ export class OllamaStatus {
         version: '',
         message: message(e),
         db_path: this.status?.db_path ?? '',
+        db_error: this.status?.db_error ?? '',
+        // What is known of the host and of this machine's Ollama from the
+        // last answer; nothing (not on this machine) before one.
+        hosts: this.status?.hosts ?? { host: '', from: '', flag: '', env: '' },
+        local: this.status?.local ?? {
+          on_this_machine: false,
+          installed: false,
+          binary: '',
+          binary_version: '',
+          started_by_loupe: false,
+          log_path: '',
+          install: '',
+          install_url: '',
+          last_error: '',
+        },
       };
     } finally {
       this.checking = false;

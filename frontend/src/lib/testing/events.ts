@@ -35,6 +35,8 @@ export function makeSummary(p: Partial<Summary> & { id: string }): Summary {
     standing: '',
     stepping: false,
     breakpoints: { points: [], tools: [] },
+    pinned: false,
+    rounds: 0,
     ...p,
   };
 }
@@ -102,6 +104,7 @@ export class EventLog {
         { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object' } },
       ],
       history_seqs: [],
+      history_added: null,
       message_count: 1,
       prompt_estimate: 420,
       ...p,

@@ -30,7 +30,8 @@ function session(rounds: { split?: PromptSplit; meter?: ContextMeter | null; num
   for (const r of rounds) {
     const s = r.split ?? split;
     log.request({ options: { num_ctx: r.numCtx ?? 4096, temperature: 0.2 }, prompt_estimate: s.system + s.tools + s.history + s.new, split: s, tool_names: ['read_file', 'list_dir'] });
-    if (r.meter !== undefined) log.response({ context: r.meter });
+    if (r.meter != null) log.response({ context: r.meter });
+    else if (r.meter === null) log.response({});
   }
   return log.events;
 }

@@ -72,7 +72,7 @@ export function requestMeter(req: ModelRequestPayload, resp?: ModelResponsePaylo
   return {
     total,
     measured,
-    source: m?.source ?? 'estimate',
+    source: (m?.source ?? 'estimate') as MeterSource,
     counted: m?.counted && m.counted > 0 ? m.counted : null,
     output: m?.output && m.output > 0 ? m.output : null,
     context,

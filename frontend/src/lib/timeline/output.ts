@@ -1,7 +1,10 @@
 // The output of running calls, from their deltas, per (session, call),
 // until the committed tool_result replaces it. Live display only: the
 // result is the record.
-import type { Delta, OutputStream, TraceEvent } from '../types';
+import type { Delta, OutputPiece, TraceEvent } from '../types';
+
+/** Which stream of a running command a piece of its output came from: stdout or stderr (tools.OutputPiece). */
+export type OutputStream = OutputPiece['stream'];
 
 /** A run of output from one stream. */
 export interface OutputSegment {

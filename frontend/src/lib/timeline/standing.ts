@@ -152,7 +152,7 @@ function pauseOf(cp: CheckpointPayload, seq: number, run: number, round: number,
 export function summaryAfter(s: Summary, e: TraceEvent): Summary {
   if (e.session_id !== s.id || e.seq <= s.event_count) return s;
   const next: Summary = { ...s, event_count: e.seq, updated_at: e.time };
-  let standing: Standing = s.standing;
+  let standing = s.standing as Standing;
   switch (e.kind) {
     case 'user_message':
       next.open_run = e.run;

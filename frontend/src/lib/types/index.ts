@@ -1,8 +1,10 @@
 export * from './json';
-export * from './llm';
+export * from './go';
 export * from './events';
 export * from './app';
 export * from './raw';
 export * from './safety';
 export * from './ollama';
 export * from './search';
+// The search results with their lists filled in, over go.ts' wire types of the same names.
+export type { SearchResults, SessionHits } from './search';

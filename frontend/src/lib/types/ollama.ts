@@ -1,36 +1,8 @@
 // Types of Ollama without a terminal: the Ollama of this machine
 // (localollama.State) and a pull's progress (ollama.PullProgress). Field
 // names are the Go json tags.
+import type { LocalOllama, PullProgress } from './go';
 import { isRecord } from './json';
-
-/** localollama.State: whether Ollama is installed here, and whether Loupe can start it (or did). */
-export interface LocalOllama {
-  /** The host is on this machine, so Loupe can start Ollama for it. */
-  on_this_machine: boolean;
-  installed: boolean;
-  binary: string;
-  binary_version: string;
-  /** The server at the host is one Loupe started (and stops when it exits). */
-  started_by_loupe: boolean;
-  /** Where a server Loupe starts writes its output. */
-  log_path: string;
-  /** How to get Ollama, when it is not installed, and its download page. */
-  install: string;
-  install_url: string;
-  /** Why Loupe's last start failed ("" once one worked). */
-  last_error: string;
-}
-
-/** ollama.PullProgress: a pull's progress, added up over the model's layers. */
-export interface PullProgress {
-  model: string;
-  /** Ollama's word for the step: "pulling manifest", "pulling 5341da5505b0", "verifying sha256 digest", "writing manifest", "success". */
-  status: string;
-  completed: number;
-  total: number;
-  percent: number;
-  done: boolean;
-}
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';

@@ -1,4 +1,4 @@
-import type { Cut } from './events';
+import type { Cut } from './go';
 
 /** Where a card's Raw view gets its text. */
 export interface RawSource {

@@ -1,60 +1,20 @@
 // Search over every session's log (store.Search): what the sidebar's
 // search box sends and gets back. Snippets come in pieces, the matched
 // ones marked: plain text, drawn as text, never as markup.
-import type { Kind } from './events';
+import type { Hit, Kind, SearchResults as WireResults, SearchStatus, SessionHits as WireSessionHits, SnippetPart } from './go';
 import { isRecord } from './json';
 
-/** Narrows a search; an absent field does not. */
-export interface SearchFilter {
-  model?: string;
-  workspace?: string;
-  /** The reason the session's last run ended (last_reason). */
-  outcome?: string;
-  /** When the matching event was written: from <= time < to (RFC 3339). */
-  from?: string;
-  to?: string;
-}
+// The wire types are generated from Go (go.ts); these are the same with
+// Go's nil lists filled in as empty ones, which searchResultsOf does.
 
-export interface SnippetPart {
-  text: string;
-  match?: boolean;
-}
+/** One hit: the event, its kind and where it is, and the snippet. */
+export type SearchHit = Omit<Hit, 'snippet'> & { snippet: SnippetPart[] };
 
-export interface SearchHit {
-  seq: number;
-  kind: Kind;
-  run: number;
-  round: number;
-  time: string;
-  snippet: SnippetPart[];
-}
+/** A session's hits (store.SessionHits), its list filled in. */
+export type SessionHits = Omit<WireSessionHits, 'hits'> & { hits: SearchHit[] };
 
-export interface SessionHits {
-  session_id: string;
-  title: string;
-  model: string;
-  workspace: string;
-  last_reason: string;
-  updated_at: string;
-  hits: SearchHit[];
-}
-
-/** How many events search covers while older ones are indexed. */
-export interface SearchStatus {
-  indexed: number;
-  total: number;
-}
-
-export interface SearchResults {
-  query: string;
-  sessions: SessionHits[];
-  /** More hits than asked for. */
-  more: boolean;
-  order: 'best' | 'newest' | string;
-  /** Older events are still being indexed: some hits may be missing. */
-  partial: boolean;
-  status: SearchStatus;
-}
+/** The hits of a query (store.SearchResults), its lists filled in. */
+export type SearchResults = Omit<WireResults, 'sessions'> & { sessions: SessionHits[] };
 
 /** A delete the user can take back until `until`. */
 export interface PendingDelete {

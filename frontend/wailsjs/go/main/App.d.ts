@@ -3,9 +3,10 @@
 import {main} from '../models';
 import {session} from '../models';
 import {readiness} from '../models';
-import {ollama} from '../models';
-import {sandbox} from '../models';
 import {permission} from '../models';
+import {ollama} from '../models';
+import {json} from '../models';
+import {sandbox} from '../models';
 import {settings} from '../models';
 import {store} from '../models';
 import {workspace} from '../models';
@@ -16,13 +17,15 @@ export function CheckHost(arg1:string):Promise<main.HostCheck>;
 
 export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
 
+export function CheckRule(arg1:permission.Rule):Promise<permission.RuleCheck>;
+
 export function Connections():Promise<Array<ollama.Connection>>;
 
 export function DeleteModel(arg1:string):Promise<void>;
 
 export function DeleteSessionLater(arg1:string):Promise<main.PendingDelete>;
 
-export function Do(arg1:session.Command):Promise<session.Outcome>;
+export function Do(arg1:json.RawMessage):Promise<session.Outcome>;
 
 export function DuplicateSession(arg1:string):Promise<session.Summary>;
 
@@ -38,7 +41,7 @@ export function PickFolder(arg1:string):Promise<string>;
 
 export function PinSession(arg1:string,arg2:boolean):Promise<session.Summary>;
 
-export function Protections():Promise<sandbox.Protections>;
+export function Protections():Promise<sandbox.Report>;
 
 export function PullModel(arg1:string):Promise<void>;
 
@@ -67,6 +70,8 @@ export function StartOllama():Promise<main.Status>;
 export function Status():Promise<main.Status>;
 
 export function SystemPrompt(arg1:string,arg2:string):Promise<session.SystemPrompt>;
+
+export function Tools():Promise<Array<session.ToolInfo>>;
 
 export function UndoDelete(arg1:string):Promise<session.Summary>;
 

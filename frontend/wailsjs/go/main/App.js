@@ -14,6 +14,10 @@ export function CheckModel(arg1) {
   return window['go']['main']['App']['CheckModel'](arg1);
 }
 
+export function CheckRule(arg1) {
+  return window['go']['main']['App']['CheckRule'](arg1);
+}
+
 export function Connections() {
   return window['go']['main']['App']['Connections']();
 }
@@ -116,6 +120,10 @@ export function Status() {
 
 export function SystemPrompt(arg1, arg2) {
   return window['go']['main']['App']['SystemPrompt'](arg1, arg2);
+}
+
+export function Tools() {
+  return window['go']['main']['App']['Tools']();
 }
 
 export function UndoDelete(arg1) {

@@ -1,0 +1,1420 @@
+// Generated from the Go types by `go test . -run TestWindowTypes -update`: do not edit.
+// Field names are the json tags; an omitempty field is optional, and a nil
+// pointer, slice or map arrives as null.
+import type { JsonValue } from './json';
+
+/** One thing the window asks of a session (session.Command): do names the kind. */
+export type CommandWire =
+  | ({ do: 'create' } & CreateCommand)
+  | ({ do: 'demo' } & DemoCommand)
+  | ({ do: 'delete' } & DeleteCommand)
+  | ({ do: 'set_model' } & SetModelCommand)
+  | ({ do: 'set_tools' } & SetToolsCommand)
+  | ({ do: 'send' } & SendCommand)
+  | ({ do: 'stop' } & StopCommand)
+  | ({ do: 'stop_call' } & StopCallCommand)
+  | ({ do: 'answer' } & AnswerCommand)
+  | ({ do: 'set_stepping' } & SetSteppingCommand)
+  | ({ do: 'set_breakpoints' } & SetBreakpointsCommand)
+  | ({ do: 'step' } & StepCommand)
+  | ({ do: 'continue' } & ContinueCommand)
+  | ({ do: 'edit_request' } & EditRequestCommand)
+  | ({ do: 'edit_args' } & EditArgsCommand)
+  | ({ do: 'skip' } & SkipCommand)
+  | ({ do: 'edit_result' } & EditResultCommand)
+  | ({ do: 'restore_files' } & RestoreFilesCommand)
+  | ({ do: 'undo_run' } & UndoRunCommand)
+  | ({ do: 'compact' } & CompactCommand);
+
+/** The constants trace.Err*. */
+export const ERROR_KINDS = {
+  unknownTool: "unknown_tool",
+  invalidArgs: "invalid_args",
+  failed: "failed",
+  denied: "denied",
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+  skipped: "skipped",
+  stopped: "stopped",
+} as const;
+export type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
+
+/** The constants trace.End*. */
+export const STOP_REASONS = {
+  answered: "answered",
+  roundCap: "round_cap",
+  cancelled: "cancelled",
+  error: "error",
+  truncated: "truncated",
+  interrupted: "interrupted",
+  repeated: "repeated_calls",
+  timeout: "timeout",
+  doesNotFit: "does_not_fit",
+  printedCall: "printed_call",
+} as const;
+export type StopReason = (typeof STOP_REASONS)[keyof typeof STOP_REASONS];
+
+/** The constants trace.Point*. */
+export const POINTS = {
+  beforeRequest: "before_request",
+  afterResponse: "after_response",
+  beforeTool: "before_tool",
+  afterResult: "after_result",
+} as const;
+export type CheckpointPoint = (typeof POINTS)[keyof typeof POINTS];
+
+/** The constants trace.Action*. */
+export const ACTIONS = {
+  step: "step",
+  continue: "continue",
+  skip: "skip",
+} as const;
+export type ResumeAction = (typeof ACTIONS)[keyof typeof ACTIONS];
+
+/** The constants trace.Edit*. */
+export const EDIT_TARGETS = {
+  system: "system",
+  options: "options",
+  message: "message",
+  args: "args",
+  result: "result",
+} as const;
+export type EditTarget = (typeof EDIT_TARGETS)[keyof typeof EDIT_TARGETS];
+
+/** The constants trace.Source*. */
+export const METER_SOURCES = {
+  ollama: "ollama",
+  cache: "cache",
+  estimate: "estimate",
+} as const;
+export type MeterSource = (typeof METER_SOURCES)[keyof typeof METER_SOURCES];
+
+/** The constants trace.Standing*. */
+export const STANDINGS = {
+  paused: "paused",
+  asking: "asking",
+} as const;
+export type RunStanding = (typeof STANDINGS)[keyof typeof STANDINGS];
+
+/** The constants trace.Compact*. */
+export const COMPACT_TRIGGERS = {
+  threshold: "threshold",
+  doesNotFit: "does_not_fit",
+  button: "button",
+} as const;
+export type CompactTrigger = (typeof COMPACT_TRIGGERS)[keyof typeof COMPACT_TRIGGERS];
+
+/** The payload of each kind of event (trace.Payloads). */
+export interface PayloadMap {
+  checkpoint: CheckpointPayload;
+  compaction: CompactionPayload;
+  edit: EditPayload;
+  error: ErrorPayload;
+  model_request: ModelRequestPayload;
+  model_response: ModelResponsePayload;
+  notice: NoticePayload;
+  permission: PermissionPayload;
+  restore: RestorePayload;
+  run_end: RunEndPayload;
+  tool_call: ToolCallPayload;
+  tool_result: ToolResultPayload;
+  user_message: UserMessagePayload;
+}
+
+/** session.Answer: Answer answers the question the run asks about a call: allow or deny
+ * (Allow false), for the Scope (permission.Scope: once, session,
+ * workspace). */
+export interface AnswerCommand {
+  session: string;
+  call_id?: string;
+  allow?: boolean;
+  scope?: string;
+}
+
+/** session.Breakpoints: Breakpoints make a run pause at checkpoints even when not stepping: at
+ * every checkpoint of the named kinds, and before any call of the named
+ * tools. */
+export interface Breakpoints {
+  points: string[] | null;
+  tools: string[] | null;
+}
+
+/** trace.Checkpoint: Checkpoint records a pause of a step-through run and how it ended. A run
+ * whose last event is a paused checkpoint is still paused there, also
+ * after the app restarts. A paused checkpoint carries what may be edited
+ * there, so that the window draws the pause from the log alone: the
+ * pending request before a request, the pending call's arguments before a
+ * call. The result at after_result is the tool_result event just before
+ * it. Edits made during the pause are edit events after it. */
+export interface CheckpointPayload {
+  point: string;
+  state: string;
+  call_id?: string;
+  tool?: string;
+  /** Breakpoint is true when a breakpoint (not stepping) made it pause. */
+  breakpoint?: boolean;
+  /** Action says how a pause ended (on resumed). */
+  action?: string;
+  /** Request is the request about to be sent (before_request, on
+   * paused). Pauses only happen while a person steps through a run, so
+   * keeping the whole pending history here costs nothing per round of
+   * an ordinary run. */
+  request?: PendingRequest;
+  /** Args are the pending call's arguments (before_tool, on paused). */
+  args?: JsonValue;
+  /** Result is the content the model will read of the call's result
+   * (after_result), set once an edit has changed it (in Edit.Pause):
+   * the paused checkpoint leaves it to the tool_result before it. */
+  result?: string;
+}
+
+/** session.Compact: Compact summarises the start of the conversation now, between runs. */
+export interface CompactCommand {
+  session: string;
+}
+
+/** trace.Compaction: Compaction replaces the oldest part of the history with a summary the
+ * model wrote: the messages from the conversation's start through the
+ * message of event Through become one message holding Summary. The events
+ * it replaced stay in the log; the history that requests after it send
+ * (and show) is the compacted one. The system prompt is never part of it,
+ * and a call and its results are always replaced together or kept
+ * together (see PlanCompaction). */
+export interface CompactionPayload {
+  /** RequestSeq is the summarising model_request; Summary its answer. */
+  request_seq: number;
+  trigger: string;
+  summary: string;
+  /** From and Through are the first and last replaced history events;
+   * Messages how many messages they were. */
+  from_seq: number;
+  through_seq: number;
+  messages: number;
+  /** The runs and rounds of the first and last replaced events (round 0:
+   * the run's user message). */
+  from_run: number;
+  from_round: number;
+  through_run: number;
+  through_round: number;
+  /** TokensBefore and TokensAfter are Loupe's estimates of the round's
+   * prompt with the history before and after. */
+  tokens_before: number;
+  tokens_after: number;
+}
+
+/** session.Conflict: Conflict is a file that changed outside Loupe since Loupe last wrote it:
+ * putting it back would lose that change, so the user is asked first.
+ * Kept is set when undo will not write it even when told to overwrite:
+ * it is now a link or not a regular file (writing it would write what it
+ * points at), or it is a protected path (.git/config, hooks, .loupe/,
+ * Loupe's database), which Loupe never changes on its own. */
+export interface Conflict {
+  path: string;
+  reason: string;
+  kept?: boolean;
+}
+
+/** ollama.Connection: Connection is what Dials knows of one address: how many connections
+ * were tried there and how many of them failed. */
+export interface Connection {
+  /** Host and Port are as dialled: the name the user gave (localhost,
+   * gpu-box.lan) or an IP address. */
+  host: string;
+  port: string;
+  /** Count is the connections tried; Failed those that did not connect.
+   * A connection is reused for many requests while it stays open. */
+  count: number;
+  failed: number;
+  /** Loopback is true while every connection there stayed on this
+   * machine (the address it reached, or for a failed one the address
+   * named, is a loopback address). */
+  loopback: boolean;
+  /** Remote is the address the last connection reached, "" if none did. */
+  remote?: string;
+}
+
+/** trace.Meter: Meter is the context meter of one answered request, recorded with the
+ * answer. */
+export interface ContextMeter {
+  /** Prompt is the tokens the prompt takes in the context (see Source). */
+  prompt: number;
+  source: string;
+  /** Counted is Ollama's prompt_eval_count as reported (0: none). */
+  counted?: number;
+  /** Output is the answer's tokens (eval_count): the next prompt holds
+   * them too. */
+  output?: number;
+  /** NumCtx is what the request asked for; Loaded what Ollama allocated
+   * for the loaded model after the answer (/api/ps context_length; 0:
+   * not known). When Loaded is known it is the context that counts. */
+  num_ctx: number;
+  loaded?: number;
+  /** Parts split Prompt in proportion to the request's Split (so they are
+   * estimated; they add up to Prompt). When Ollama dropped messages,
+   * the loss is taken from the history. */
+  parts: PromptParts;
+  /** BytesPerToken is this round's measured rate, when its count is a
+   * full count the next estimates can be calibrated by (0: it is not:
+   * no count, a cache-only count, a cut prompt). */
+  bytes_per_token?: number;
+  /** Dropped is set when Ollama probably dropped part of the prompt. */
+  dropped?: boolean;
+}
+
+/** session.Continue: Continue runs on to a breakpoint or the end of the run; Step mode stays
+ * on for the next run. */
+export interface ContinueCommand {
+  session: string;
+  at?: number;
+}
+
+/** session.Create: Create makes a new, empty session on a workspace folder (the demo's
+ * model given none works in a fresh copy of its project). */
+export interface CreateCommand {
+  workspace?: string;
+  model?: string;
+  /** Host is the Ollama host the session runs on: a Settings name, an
+   * address, or "" for the local host. */
+  host?: string;
+  /** Tools are the tools it offers its model, by name (nil: every
+   * built-in tool). */
+  tools?: string[];
+}
+
+/** trace.Cut: Cut is how long the whole of a field cut from a preview is: a text's
+ * bytes (UTF-8) and lines, or the bytes of the JSON of a value left out. */
+export interface Cut {
+  bytes: number;
+  lines?: number;
+}
+
+/** session.Delete: Delete stops a session's run and removes the session with its log. */
+export interface DeleteCommand {
+  session: string;
+}
+
+/** agent.Delta: Delta is one streamed piece of the model's answer, or of a running
+ * call's output, for live display: the window gets it as it is. Nothing of
+ * it is stored: the model_response and the tool_result are the record. */
+export interface Delta {
+  session_id: string;
+  run: number;
+  round: number;
+  content?: string;
+  thinking?: string;
+  /** CallID is set for a call's output (and Content and Thinking are
+   * not): Output holds what the call wrote since its last delta, in
+   * order, each piece from stdout or stderr; Omitted counts the bytes
+   * it wrote past what is streamed (see tools.Output). */
+  call_id?: string;
+  output?: OutputPiece[];
+  omitted?: number;
+}
+
+/** session.Demo: Demo makes a session of the demo and starts it. */
+export interface DemoCommand {
+}
+
+/** trace.Display: Display is extra data for the UI that the model does not see. */
+export interface Display {
+  path?: string;
+  diff?: string;
+  command?: string;
+}
+
+/** session.EditArgs: EditArgs changes the pending call's arguments (JSON) at a before_tool
+ * pause. */
+export interface EditArgsCommand {
+  session: string;
+  text?: string;
+  at?: number;
+}
+
+/** trace.Edit: Edit records a change the user made at a pause, with the value before
+ * and after as JSON (a string for system, message and result; an object
+ * for options and args). The history projection applies edits, so the
+ * model sees the edited conversation from then on. */
+export interface EditPayload {
+  target: string;
+  seq?: number;
+  call_id?: string;
+  before: JsonValue;
+  after: JsonValue;
+  /** Pause is the paused checkpoint as this edit leaves it
+   * (Checkpoint.WithEdit): what the run does when it goes on, and what
+   * the window shows of the pause from this event on. Logs written
+   * before it existed lack it; StateOf reads the pause from the edits. */
+  pause?: CheckpointPayload;
+}
+
+/** session.EditRequest: EditRequest changes the pending request at a before_request pause. */
+export interface EditRequestCommand {
+  session: string;
+  at?: number;
+  request?: RequestEdit;
+}
+
+/** session.EditResult: EditResult changes the content of the result at an after_result pause. */
+export interface EditResultCommand {
+  session: string;
+  text?: string;
+  at?: number;
+}
+
+/** permission.Effect: Effect is what a rule does to the calls it matches. */
+export type Effect = "allow" | "ask" | "deny";
+
+/** trace.Error: Error is a failure of the run itself (not of a tool). */
+export interface ErrorPayload {
+  code: string;
+  message: string;
+  /** Fit says what did not fit, for Code "does_not_fit". */
+  fit?: Fit;
+}
+
+/** trace.Event: Event is one entry of a session's append-only log. Seq is assigned by the
+ * store when the event is committed and is unique and increasing within a
+ * session. Run counts user messages; Round counts model requests within a run. */
+export interface EventEnvelope {
+  session_id: string;
+  seq: number;
+  kind: Kind;
+  time: string;
+  run: number;
+  round: number;
+  payload: JsonValue;
+  /** Preview is set only on an event cut for the window (see Preview):
+   * the payload's fields that were cut, by JSON Pointer, with the
+   * length of the whole. The log never holds it. */
+  preview?: Record<string, Cut>;
+}
+
+/** trace.FileChange: FileChange is one file a tool changed. Before is nil when the file did
+ * not exist; After is nil when the tool removed it. */
+export interface FileChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** trace.Fit: Fit is what a prompt needed against the context it was given: Loupe's
+ * token estimate of the whole prompt and of its biggest parts, and the
+ * ways out in words. */
+export interface Fit {
+  needed: number;
+  num_ctx: number;
+  parts: FitPart[] | null;
+  /** Largest names the single biggest message (such as one tool
+   * result), which is often the one to drop. */
+  largest?: FitPart;
+  ways_out: string[] | null;
+}
+
+/** trace.FitPart: FitPart is one part of a prompt with its token estimate. */
+export interface FitPart {
+  name: string;
+  tokens: number;
+}
+
+/** permission.Grant: Grant is a user's answer remembered beyond one call: the session layer
+ * stores session and workspace grants and passes them back in
+ * Policy.Grants. */
+export interface Grant {
+  rule: Rule;
+  scope: Scope;
+  /** Target is what the path of a path grant named when it was given:
+   * TargetFile (it covers that path only: a directory made later under
+   * the same name is not covered) or TargetDir (the directory and what
+   * is in it). Grants stored before it was recorded are read by their
+   * tool (GrantTarget). */
+  target?: string;
+}
+
+/** store.Hit: Hit is one event whose text holds the query. */
+export interface Hit {
+  seq: number;
+  kind: Kind;
+  run: number;
+  round: number;
+  time: string;
+  /** Snippet is the text around the first match, in pieces; the pieces
+   * that are the query are marked. Plain text, nothing to unescape. */
+  snippet: SnippetPart[] | null;
+}
+
+/** main.HostCheck: HostCheck is what an Ollama host answered when asked its version. */
+export interface HostCheck {
+  host: string;
+  reachable: boolean;
+  version: string;
+  /** Message says what went wrong and what to do, when not reachable. */
+  message: string;
+}
+
+/** settings.HostChoice: HostChoice is the Ollama host a process talks to and which of the
+ * places that can name one gave it, with the others that name one, so
+ * Settings can say which wins. */
+export interface HostChoice {
+  /** Host is the normalised base URL used. */
+  host: string;
+  /** From is HostFromFlag, HostFromSetting, HostFromEnv or HostFromDefault. */
+  from: string;
+  /** Flag and Env are what --host and OLLAMA_HOST name, normalised; ""
+   * when not given. */
+  flag: string;
+  env: string;
+}
+
+/** settings.HostProfile: HostProfile is an Ollama server under a name of the user's ("gpu-box"
+ * for http://10.0.0.5:11434). A session started on it keeps the name, so
+ * editing the address in Settings moves the session's later runs too. */
+export interface HostProfile {
+  name: string;
+  url: string;
+}
+
+/** trace.Instructions: Instructions is the part of a system prompt that holds a workspace's
+ * instructions file: System[Start:Start+Len], in bytes, delimiters and
+ * any note of a cut included. */
+export interface Instructions {
+  /** Source is the file, relative to the workspace ("AGENTS.md"). */
+  source: string;
+  start: number;
+  len: number;
+  /** Bytes is the file's size; Cut says only its start was added. */
+  bytes: number;
+  cut?: boolean;
+}
+
+/** trace.Kind: Kind names an event kind. Every kind has one payload type below
+ * (Payloads), which the window's types are generated from. */
+export type Kind = "user_message" | "model_request" | "model_response" | "tool_call" | "permission" | "tool_result" | "notice" | "error" | "run_end" | "checkpoint" | "edit" | "restore" | "compaction";
+
+/** llm.ToolCall: ToolCall is one call the model asked for. Args are kept as the raw JSON
+ * object the model produced, in its key order, so that what is shown and
+ * re-sent is exactly what the model wrote. */
+export interface LlmToolCall {
+  id: string;
+  index: number;
+  name: string;
+  args: JsonValue;
+}
+
+/** localollama.State: State is what Loupe knows of the Ollama on this machine, for a host. */
+export interface LocalOllama {
+  /** OnThisMachine: the host is a loopback address, so the ollama here
+   * is the one that serves it, and Loupe can start it. */
+  on_this_machine: boolean;
+  /** Installed: the ollama program was found (Binary), of BinaryVersion
+   * ("" when it cannot tell). */
+  installed: boolean;
+  binary: string;
+  binary_version: string;
+  /** StartedByLoupe: the server at the host is one Loupe started, and
+   * stops when it exits. */
+  started_by_loupe: boolean;
+  /** LogPath is where a server Loupe starts writes its output. */
+  log_path: string;
+  /** Install says how to get Ollama (set when it is not installed), and
+   * InstallURL is its download page. */
+  install: string;
+  install_url: string;
+  /** LastError is why Loupe's last start failed, "" once one works. */
+  last_error: string;
+}
+
+/** agent.MessageEdit: MessageEdit replaces the content of the history message from event Seq. */
+export interface MessageEdit {
+  seq: number;
+  content: string;
+}
+
+/** llm.Metrics: Metrics are the timings and counts Ollama reports with the last chunk. */
+export interface Metrics {
+  prompt_eval_count: number;
+  eval_count: number;
+  total_duration: number;
+  load_duration: number;
+  prompt_eval_duration: number;
+  eval_duration: number;
+  /** TimeToFirstToken is measured by Loupe: request sent → first delta. */
+  time_to_first_token: number;
+}
+
+/** permission.Mode: Mode is the session-wide permission mode. */
+export type Mode = "ask_all" | "ask" | "auto";
+
+/** session.ModelCheck: ModelCheck is what the window asks when a model is picked for a
+ * session: the model and its host, the workspace (its system prompt names it), the
+ * tools the session would offer (nil: every tool) and whether to send
+ * the model one small request. */
+export interface ModelCheck {
+  model: string;
+  /** Host is the Ollama host the session would run on, as the
+   * new-session page names it ("": the local one). */
+  host?: string;
+  workspace: string;
+  tools?: string[];
+  round_trip: boolean;
+}
+
+/** ollama.ModelInfo: ModelInfo describes an installed model. */
+export interface ModelInfo {
+  name: string;
+  size: number;
+  family: string;
+  parameter_size: string;
+  quantization: string;
+  capabilities: string[] | null;
+  /** ContextLength is the model's trained context, 0 if it reports none. */
+  context_length: number;
+  modified_at: string;
+}
+
+/** trace.ModelRequest: ModelRequest records one request exactly enough to rebuild its body.
+ * Nothing in it grows with the session: the tools offered are a tool set
+ * stored once per session and named by ToolSet, and the history is the
+ * previous request's (HistoryBase) plus the events appended since
+ * (HistoryAdded), projected by History. */
+export interface ModelRequestPayload {
+  model: string;
+  options: Options;
+  think?: boolean;
+  /** Truncate is what the request asked of Ollama about a prompt over
+   * num_ctx: false (refuse it) since Loupe stopped silent cuts; absent
+   * in logs written before, whose requests left Ollama's default. */
+  truncate?: boolean;
+  system: string;
+  /** Purpose is PurposeCompaction for the request that asks the model to
+   * summarise the older history (its answer becomes a compaction, not
+   * a message); empty for a round's request. */
+  purpose?: string;
+  /** Compact names, for a compaction request, the last history event it
+   * asks to summarise: the conversation from its start through it. */
+  compact?: number;
+  /** Instructions is where the workspace's AGENTS.md sits in System, when
+   * it was added to it. */
+  instructions?: Instructions;
+  /** Host is the Ollama server the request was sent to (its base URL);
+   * HostName the name Settings gives it, "" for the local host or an
+   * address given as such. Absent in logs written before. */
+  host?: string;
+  host_name?: string;
+  /** ToolSet names the session's stored tool set sent with the request
+   * (0: no tools); ToolNames are its tools' names, for reading the log. */
+  tool_set?: number;
+  tool_names?: string[];
+  /** HistoryBase is the seq of the session's previous model_request, whose
+   * history this one extends with the events HistoryAdded names (0: the
+   * history starts here). */
+  history_base?: number;
+  history_added: number[] | null;
+  /** MessageCount includes the system message. */
+  message_count: number;
+  /** PromptEstimate is Loupe's own token estimate, shown beside the
+   * count Ollama reports: Split's sum when the request has one (about 4
+   * bytes a token until the session has a count, then at the rate its
+   * counts show), else about 4 bytes a token. */
+  prompt_estimate: number;
+  /** Split is that estimate by part (system prompt, tool schemas,
+   * history, new observations); absent in logs written before the
+   * context meter. */
+  split?: PromptSplit;
+  /** Tools and HistorySeqs are how logs written before tool sets and
+   * history deltas recorded a request: every tool's schema, and every
+   * history event's seq, in each request. They are read, never written. */
+  tools?: ToolSpec[];
+  history_seqs?: number[];
+}
+
+/** trace.ModelResponse: ModelResponse is the model's whole message for one request. */
+export interface ModelResponsePayload {
+  request_seq: number;
+  content: string;
+  thinking?: string;
+  tool_calls?: LlmToolCall[];
+  done_reason: string;
+  /** Incomplete marks a message that did not end normally (cut stream,
+   * error, cancel, or done_reason "length"). Its text is kept and shown as
+   * partial; its tool calls are never run and never enter the history. */
+  incomplete: boolean;
+  metrics: Metrics;
+  /** Context is the context meter of the request: Ollama's count against
+   * the context, split by part (see Meter); absent in logs written
+   * before the meter. */
+  context?: ContextMeter;
+  chunks: number;
+  raw?: JsonValue;
+  /** Rescued are the calls Loupe recovered from the text or whose
+   * arguments it repaired; Printed is then the content as the model
+   * wrote it (Content has the recovered calls taken out). */
+  rescued?: Rescue[];
+  printed?: string;
+  /** Unrecovered is set on an answer without calls whose text plainly
+   * holds one that Loupe did not read as a call: the run then ends
+   * printed_call, never answered. */
+  unrecovered?: Unrecovered;
+}
+
+/** trace.Notice: Notice is a harness decision worth seeing: a cap hit, a retry, a
+ * suspected truncation, a repaired history. */
+export interface NoticePayload {
+  code: string;
+  message: string;
+}
+
+/** llm.Options: Options are the generation options Loupe sets on every request. NumCtx is
+ * always set explicitly so Ollama never falls back to its silent default. */
+export interface Options {
+  num_ctx: number;
+  temperature: number;
+}
+
+/** session.Outcome: Outcome is what a command gives back: the session's summary when the
+ * command changed it (created, renamed by its first message, stepping…),
+ * what a restore did. */
+export interface Outcome {
+  summary?: Summary;
+  restore?: RestoreResult;
+  /** Compaction is what Compact now recorded. */
+  compaction?: CompactionPayload;
+}
+
+/** tools.OutputPiece: OutputPiece is a stretch of a running call's output from one stream. */
+export interface OutputPiece {
+  stream: string;
+  text: string;
+}
+
+/** trace.PendingMessage: PendingMessage is one history message of a pending request, with the
+ * event it comes from, which is what an edit of it names. */
+export interface PendingMessage {
+  seq: number;
+  role: string;
+  content: string;
+  tool_calls?: LlmToolCall[];
+  tool_call_id?: string;
+  tool_name?: string;
+}
+
+/** trace.Pending: Pending is a request that is built but not sent yet. */
+export interface PendingRequest {
+  model: string;
+  system: string;
+  options: Options;
+  tools: string[] | null;
+  messages: PendingMessage[] | null;
+}
+
+/** trace.Permission: Permission records who decided whether a call may run, or (Decision
+ * Ask) that a person is asked. */
+export interface PermissionPayload {
+  call_id: string;
+  tool: string;
+  decision: string;
+  /** By says who or which rule decided; the UI shows "Allowed by <By>".
+   * For an ask it names the rule or setting that asks, if any. */
+  by: string;
+  /** Reasons say why the policy asked (or refused), in plain words. */
+  reasons?: string[];
+  /** Summary and Display are what the question shows (on ask): the
+   * call in a line, and the diff or command it would run. */
+  summary?: string;
+  display?: Display;
+  /** OnceOnly is set on an ask whose answer cannot be remembered. */
+  once_only?: boolean;
+  /** Command and Paths are what the policy decided on (on ask): what an
+   * answer remembered for the session or the workspace would cover. */
+  command?: string;
+  paths?: string[];
+}
+
+/** permission.Call: Call is what the policy knows about one tool call. Build it with
+ * CallFor: only the tool's own declared arguments go into it. */
+export interface PolicyCall {
+  tool: string;
+  /** ReadOnly comes from the tool's definition, never from the model. */
+  read_only: boolean;
+  /** Command is run_command's command. */
+  command?: string;
+  /** Paths are the tool's path arguments, cleaned, slash-separated,
+   * relative to the workspace (or absolute, as the model sent them). */
+  paths?: string[];
+}
+
+/** agent.PrintedCall: PrintedCall is a tool call a model printed as text instead of asking for
+ * it, read the way the loop recovers such calls. */
+export interface PrintedCall {
+  name: string;
+  args?: JsonValue;
+  /** Form is how the model wrote it: "tool_call tag", "code fence",
+   * "json"… */
+  form: string;
+}
+
+/** trace.Parts: Parts is a prompt by part, in tokens: the system prompt, the tool
+ * schemas, the history (the conversation up to the previous request,
+ * the model's answers included) and the new observations (the tool
+ * results and the user's message added since the previous request). */
+export interface PromptParts {
+  system: number;
+  tools: number;
+  history: number;
+  new: number;
+}
+
+/** trace.Split: Split is Loupe's estimate of a request's prompt, by part, recorded with
+ * the request: the JSON size of each part as sent, at BytesPerToken. */
+export interface PromptSplit {
+  system: number;
+  tools: number;
+  history: number;
+  new: number;
+  /** Bytes is the size of the whole prompt as sent (messages and tool
+   * schemas as JSON). */
+  bytes: number;
+  /** BytesPerToken is the rate of the estimate: DefaultBytesPerToken
+   * until the session has a full count of Ollama's for this model, then
+   * the latest such count's (the model_response CalibratedBy). */
+  bytes_per_token: number;
+  calibrated_by?: number;
+}
+
+/** sandbox.Protection: Protection is one protection and whether it is active on this machine. */
+export interface Protection {
+  /** Name is a short label for a settings page ("Writes"). */
+  Name: string;
+  /** Active says whether commands get it. */
+  Active: boolean;
+  /** Detail says, in plain words, what is enforced and how, or why not. */
+  Detail: string;
+}
+
+/** sandbox.Report: Report is Protections as the window shows them: what the probe found,
+ * with the judgement made of it here (the order a settings page lists
+ * them in, whether commands count as sandboxed, what they lack), so that
+ * the window says what the policy decides and never works it out again. */
+export interface Protections {
+  /** LandlockABI is the kernel's Landlock ABI version; 0 without Landlock. */
+  LandlockABI: number;
+  /** Writes: only the workspace (less its protected paths) and the
+   * command's own temp and home are writable (Landlock, read-only
+   * mounts). */
+  Writes: Protection;
+  /** Network: blocked unless allowed (network namespace or Landlock). */
+  Network: Protection;
+  /** Processes: nothing a command starts outlives it, and it cannot
+   * signal processes outside (PID namespace). */
+  Processes: Protection;
+  /** Secrets: nothing of the user's home or other projects is visible,
+   * Loupe's files hidden, /proc shows
+   * only the command's processes (mount namespace), environment scrubbed. */
+  Secrets: Protection;
+  /** Sockets: no Unix socket outside the sandbox can be reached (the
+   * view has no /tmp, /run or home of the host; abstract sockets are
+   * per network namespace, or scoped by Landlock). */
+  Sockets: Protection;
+  /** IPC: the kernel's shared objects of the user's other programs
+   * (SysV shared memory, message queues and semaphores, POSIX message
+   * queues: an X11 server's shared-memory images among them) are out of
+   * reach (IPC namespace). Its Detail also says what is still shared
+   * with the host: the clock, /sys, the host name and cgroups where
+   * their namespaces are missing. */
+  IPC: Protection;
+  /** Limits: file size, memory, process count, core dumps. Not
+   * required for Sandboxed. */
+  Limits: Protection;
+  /** List is the protections in the order of List. */
+  list: Protection[] | null;
+  /** Sandboxed is Sandboxed(): without it the policy asks before every
+   * command and offers no answer to remember. */
+  sandboxed: boolean;
+  /** Missing are the required protections commands lack, in List's
+   * order; Why says them in plain words ("writes: …; network: …"), as
+   * Summary does. */
+  missing: Protection[] | null;
+  why: string;
+  summary: string;
+}
+
+/** ollama.PullProgress: PullProgress is how far a pull has come, added up over the model's
+ * layers: Ollama reports each layer (blob) on its own, one after the other,
+ * and the window and `loupe pull` show one bar. */
+export interface PullProgress {
+  model: string;
+  /** Status is Ollama's word for the step: "pulling manifest", "pulling
+   * 6a0746a1ec1a" (a layer), "verifying sha256 digest", "writing
+   * manifest", "success". */
+  status: string;
+  /** Completed and Total are bytes, over the layers Ollama has named so
+   * far: the weights come first and are nearly all of a model, so the
+   * total hardly grows after them. */
+  completed: number;
+  total: number;
+  /** Percent is Completed of Total, 0 to 99 until the pull is done, then
+   * 100 (0 while Total is unknown). */
+  percent: number;
+  /** Done: the model is installed. */
+  done: boolean;
+}
+
+/** readiness.Item: Item is one line of the checklist. */
+export interface ReadinessItem {
+  check: string;
+  status: string;
+  /** Detail says what was found; Fix what to do about it ("" when all is
+   * well). */
+  detail: string;
+  fix?: string;
+}
+
+/** readiness.Report: Report is the checklist for one model. */
+export interface ReadinessReport {
+  model: string;
+  capabilities: string[] | null;
+  context_length: number;
+  /** NumCtx is what a run would send: the model's context capped by the
+   * setting. */
+  num_ctx: number;
+  /** Fixed is the estimate of what every request sends before any
+   * conversation: the system prompt and the tool schemas (SystemTokens,
+   * ToolTokens, each tool in Tools). */
+  fixed_tokens: number;
+  system_tokens: number;
+  tool_tokens: number;
+  tools: ToolCost[] | null;
+  items: ReadinessItem[] | null;
+  reply?: Reply;
+  /** Ready: no check failed. */
+  ready: boolean;
+}
+
+/** session.RenderedPrompt: RenderedPrompt is a stored request as the model reads it: Ollama's
+ * rendering of the body RawRequest rebuilds, made now with the model's
+ * current chat template. The log keeps the request, not its rendering: a
+ * template changed since (the model pulled again) renders differently,
+ * which Digest and At let the window say. */
+export interface RenderedPrompt {
+  model: string;
+  /** Text is Ollama's _debug_info.rendered_template. */
+  text: string;
+  /** Digest is the installed model's digest (from /api/tags), "" when the
+   * list did not name it: which template did the rendering. */
+  digest?: string;
+  /** At is when Ollama rendered it (its created_at). */
+  rendered_at: string;
+  seq: number;
+}
+
+/** readiness.Reply: Reply is what the model answered the round trip: a real call ("call"),
+ * a call printed as text ("printed"), or neither ("none"). */
+export interface Reply {
+  kind: string;
+  content: string;
+  calls?: LlmToolCall[];
+  printed?: PrintedCall[];
+}
+
+/** agent.RequestEdit: RequestEdit changes a pending request: nil fields stay as they are. */
+export interface RequestEdit {
+  system?: string;
+  options?: Options;
+  messages?: MessageEdit[];
+}
+
+/** trace.Rescue: Rescue says how Loupe made a call out of what a model wrote: Recovered
+ * when the call was printed as text (Form: "tool_call tag", "code fence",
+ * "json"; Text the original span), Repaired what a tolerant parse of its
+ * arguments fixed (Original the arguments as written). Unparsed marks a
+ * recovered call whose arguments could not be read: it fails validation. */
+export interface Rescue {
+  call_id: string;
+  recovered?: boolean;
+  form?: string;
+  text?: string;
+  repaired?: string;
+  original?: string;
+  unparsed?: boolean;
+}
+
+/** session.RestoreFiles: RestoreFiles puts the files the session's tools changed at or after
+ * event Seq back as they were before it (Force: over changes made outside
+ * Loupe since). */
+export interface RestoreFilesCommand {
+  session: string;
+  seq?: number;
+  force?: boolean;
+}
+
+/** trace.Restore: Restore records files put back as they were before event ToSeq (or
+ * before run Run, for "undo this turn"). */
+export interface RestorePayload {
+  to_seq: number;
+  run?: number;
+  /** Restored are the paths written back (or removed, when they did not
+   * exist before). */
+  restored: string[] | null;
+  /** Overwritten are paths changed outside Loupe since, which the user
+   * chose to overwrite. */
+  overwritten?: string[];
+  /** Changes record what each file held before and after the restore,
+   * so that a later restore knows the files' state. */
+  changes?: FileChange[];
+}
+
+/** session.RestoreResult: RestoreResult says what a restore did, or, when Done is false, which
+ * files need the user's yes before anything is written. */
+export interface RestoreResult {
+  done: boolean;
+  restored: string[] | null;
+  conflicts: Conflict[] | null;
+}
+
+/** permission.Rule: Rule matches calls and says what to do with them. At most one of
+ * Command, CommandLine and Path is set; a rule with none of them matches
+ * every call of Tool.
+ *
+ *   - Command is a pattern for one simple command's words, e.g.
+ *     "go test ./..." or "git log *". A word that is a bare * at the end
+ *     matches any further words (none included); elsewhere a bare *
+ *     matches one word; a * inside a word matches any characters in that
+ *     word. Quoting works as in the shell ('a b' is one word; '*' is a
+ *     literal star). It applies to run_command, to every command the
+ *     classifier finds in it (each part of a chain, the command a wrapper
+ *     runs). Allow rules must match the command name exactly; deny and
+ *     ask rules whose name has no slash also match it by base name
+ *     (deny "rm *" matches "/bin/rm -r x").
+ *   - CommandLine matches one exact command line (compared as the shell
+ *     parser prints it, so spacing does not matter). The broker's grants
+ *     for run_command use it.
+ *   - Path is a doublestar glob relative to the workspace. As in
+ *     .gitignore, a pattern without a slash matches a name at any depth
+ *     (".env*" matches "sub/.env.local"); one with a slash is anchored at
+ *     the workspace root (a leading "/" only anchors). A pattern that
+ *     matches a directory matches everything under it. Deny, ask and
+ *     protected patterns match case-insensitively; allow patterns do not.
+ *     An allow rule needs every path of a call to match; deny and ask
+ *     rules need one. */
+export interface Rule {
+  effect: Effect;
+  /** Tool limits the rule to one tool; empty means any tool (a Command
+   * or CommandLine rule implies run_command). */
+  tool?: string;
+  command?: string;
+  command_line?: string;
+  path?: string;
+}
+
+/** permission.RuleCheck: RuleCheck is what the settings page shows of a rule as it is typed: the
+ * rule as Loupe names it (String) and what is wrong with it, in
+ * Validate's words ("" when nothing is), so that the page judges a rule
+ * exactly as saving it will. */
+export interface RuleCheck {
+  text: string;
+  problem: string;
+}
+
+/** permission.RuleLimits: RuleLimits says, for the settings page, what a rule cannot hold and
+ * which rules would hold it whatever runs. */
+export interface RuleLimitsWire {
+  /** Limits are plain sentences, shown under the rule. */
+  limits?: string[];
+  /** PathRules are deny path rules for the paths a command rule names
+   * ("cat .env" → deny .env). They hold for every tool and every
+   * command, since commands do not see a denied path: the page offers
+   * to add them (Limits does not repeat them). */
+  path_rules?: Rule[];
+}
+
+/** trace.RunEnd: RunEnd closes a run with its reason. */
+export interface RunEndPayload {
+  reason: string;
+  detail?: string;
+  final_text?: string;
+  rounds: number;
+}
+
+/** permission.Scope: Scope is how long a user's answer counts. */
+export type Scope = "once" | "session" | "workspace";
+
+/** store.SearchFilter: SearchFilter narrows a search; a zero field does not. */
+export interface SearchFilter {
+  /** Model, Workspace and Outcome match the session's model, workspace
+   * folder and the reason its last run ended (Session.LastReason) exactly. */
+  model?: string;
+  workspace?: string;
+  outcome?: string;
+  /** From and To bound when the matching event was written: From <= time
+   * < To. */
+  from?: string;
+  to?: string;
+}
+
+/** store.SearchResults: SearchResults are the hits of a query, grouped by session: the sessions
+ * in the order of their first hit (see Order), each one's hits in log
+ * order. */
+export interface SearchResults {
+  query: string;
+  sessions: SessionHits[] | null;
+  /** More is set when there were more hits than the limit. */
+  more: boolean;
+  /** Order says how the hits were chosen: OrderBest or OrderNewest. */
+  order: string;
+  /** Partial is set while older events are still being indexed: a hit
+   * among them is not found yet. Status says how far indexing is. */
+  partial: boolean;
+  status: SearchStatus;
+}
+
+/** store.SearchStatus: SearchStatus is how much of the log search covers: Indexed of Total
+ * events. Older events (written before search, or by an older Loupe) are
+ * indexed in the background; until they all are, results are partial. */
+export interface SearchStatus {
+  indexed: number;
+  total: number;
+}
+
+/** session.Send: Send starts a run with the user's message. */
+export interface SendCommand {
+  session: string;
+  text?: string;
+}
+
+/** session.Detail: Detail is an opened session as the window first gets it: its summary,
+ * and its log with each event of an ended run cut to the payload a card
+ * draws (trace.Preview; Payload gives an event whole). Questions waiting
+ * for the user and a pause are events of the open run, which comes whole.
+ * The tools a request offered are in its tool_names; their schemas are in
+ * the body RawRequest rebuilds. */
+export interface SessionDetail {
+  summary: Summary;
+  events: EventEnvelope[] | null;
+}
+
+/** store.SessionHits: SessionHits are one session's hits, with what the list shows of it. */
+export interface SessionHits {
+  session_id: string;
+  title: string;
+  model: string;
+  workspace: string;
+  last_reason: string;
+  updated_at: string;
+  hits: Hit[] | null;
+}
+
+/** session.SetBreakpoints: SetBreakpoints sets where the session pauses when not stepping. */
+export interface SetBreakpointsCommand {
+  session: string;
+  breakpoints?: Breakpoints;
+}
+
+/** session.SetModel: SetModel changes the model of the session's next run. */
+export interface SetModelCommand {
+  session: string;
+  model?: string;
+}
+
+/** session.SetStepping: SetStepping turns Step mode on or off. */
+export interface SetSteppingCommand {
+  session: string;
+  on?: boolean;
+}
+
+/** session.SetTools: SetTools changes the tools the session offers (nil: every tool, empty:
+ * none). */
+export interface SetToolsCommand {
+  session: string;
+  tools?: string[];
+}
+
+/** settings.Settings: Settings are the user's choices that shape every run. */
+export interface SettingsWire {
+  /** MaxRounds caps model requests per run. */
+  max_rounds: number;
+  /** NumCtxCap caps the context length sent as num_ctx; the model's own
+   * context length is used when it is smaller. */
+  num_ctx_cap: number;
+  temperature: number;
+  permission_mode: Mode;
+  /** Tools sets a tool to always, ask or never; Rules allow, ask or
+   * deny commands and paths (deny wins). */
+  tools: Record<string, ToolSetting> | null;
+  rules: Rule[] | null;
+  /** SystemPrompt is a text/template; {{.Workspace}} is the folder. */
+  system_prompt: string;
+  /** StepMode is the Step mode a new session starts with; each session
+   * keeps its own from then on. */
+  step_mode: boolean;
+  /** FirstTokenTimeoutS bounds, in seconds, the wait for the first byte
+   * of an answer (it includes loading the model); StallTimeoutS the wait
+   * between two pieces of it. 0 waits without a bound. */
+  first_token_timeout_s: number;
+  stall_timeout_s: number;
+  /** OllamaHost is where Ollama is, as the user typed it and Save
+   * normalised it; "" leaves it to OLLAMA_HOST or DefaultHost. A --host
+   * flag wins over it (see ChooseHost). */
+  ollama_host: string;
+  /** Hosts are other Ollama servers, each under a name, that a new
+   * session may be started on instead of the local one (OllamaHost). */
+  hosts: HostProfile[] | null;
+  /** RecoverTextCalls turns tool calls a model printed as text (JSON in
+   * the answer, in a code fence or between <tool_call> tags) into calls. */
+  recover_text_calls: boolean;
+  /** RepeatLimit is how many rounds in a row may ask for the same calls
+   * before Loupe tells the model; one more and the run stops. */
+  repeat_limit: number;
+  /** Compact turns compaction on: when a prompt reaches CompactAtPercent
+   * of num_ctx the model summarises the older turns, and a prompt Ollama
+   * refuses as too long is compacted and sent again. CompactKeepRounds
+   * are the latest rounds always kept as they are. Compact now works
+   * whether it is on or not. */
+  compact: boolean;
+  compact_at_percent: number;
+  compact_keep_rounds: number;
+}
+
+/** session.Skip: Skip answers the pending call with the user's observation without
+ * running it, and goes on. */
+export interface SkipCommand {
+  session: string;
+  text?: string;
+  at?: number;
+}
+
+/** store.SnippetPart: SnippetPart is a piece of a snippet; Match marks the query's text. */
+export interface SnippetPart {
+  text: string;
+  match?: boolean;
+}
+
+/** main.Status: Status tells the UI where Ollama and the database are and whether they
+ * work, with what to do when they don't. */
+export interface StatusInfo {
+  /** OllamaHost is the server the check asked; Hosts says where that
+   * host was chosen from, and what else names one. */
+  ollama_host: string;
+  hosts: HostChoice;
+  reachable: boolean;
+  version: string;
+  message: string;
+  db_path: string;
+  db_error: string;
+  /** Local is the Ollama of this machine: installed or not (and how to
+   * get it), whether Loupe can start it for OllamaHost, whether it did. */
+  local: LocalOllama;
+}
+
+/** session.Step: Step goes on to the next checkpoint. */
+export interface StepCommand {
+  session: string;
+  at?: number;
+}
+
+/** session.StopCall: stopCall stops one running call; the run goes on. */
+export interface StopCallCommand {
+  session: string;
+  call_id?: string;
+}
+
+/** session.Stop: Stop ends the session's run, and answers once it has ended. */
+export interface StopCommand {
+  session: string;
+}
+
+/** session.Summary: Summary is a session as the sidebar shows it: the stored row, with
+ * whether a run is going, what it waits for, and how it steps. */
+export interface Summary {
+  id: string;
+  title: string;
+  workspace: string;
+  model: string;
+  created_at: string;
+  /** UpdatedAt changes with every appended event and every UpdateSession. */
+  updated_at: string;
+  /** LastReason is the reason of the last run_end event, or "" before the
+   * first run and while a run is open. UpdateSession can also set it. */
+  last_reason: string;
+  /** EventCount is the number of events, which is also the newest seq. */
+  event_count: number;
+  /** OpenRun is the run that is open (its user_message was appended, its
+   * run_end not yet), or 0. */
+  open_run: number;
+  /** Tools are the tools the session offers its model, by name; nil
+   * offers every built-in tool. An empty list offers none (plain chat). */
+  tools?: string[];
+  /** Host is the Ollama host the session runs on: "" the local one, a
+   * name of Settings' named hosts, or an address (see settings.HostRef). */
+  host?: string;
+  /** Pinned keeps the session on top of the list. */
+  pinned: boolean;
+  /** CopiedFrom is the session this one is a copy of (CopySession), or
+   * "". The source may be gone since. */
+  copied_from?: string;
+  /** Rounds is how many requests to the model the log holds, compaction's
+   * left out (kept by the database as events arrive: 0009_session_list.sql). */
+  rounds: number;
+  running: boolean;
+  /** Standing is what the open run waits for, read from its log:
+   * trace.StandingPaused, trace.StandingAsking or "". The window keeps
+   * it up to date from the events it gets. */
+  standing: string;
+  /** Stepping is on when the session pauses at every checkpoint. */
+  stepping: boolean;
+  breakpoints: Breakpoints;
+}
+
+/** session.SystemPrompt: SystemPrompt is the system prompt a run in a workspace starts with, and
+ * where the workspace's AGENTS.md sits in it. */
+export interface SystemPromptView {
+  text: string;
+  instructions?: Instructions;
+  /** Notice says what went wrong with AGENTS.md (unreadable, cut), for
+   * the run's log and for Settings; nil when nothing did. */
+  notice?: NoticePayload;
+}
+
+/** trace.ToolCall: ToolCall records one call the model asked for and whether it passed
+ * validation. It is committed before the tool can start. */
+export interface ToolCallPayload {
+  call_id: string;
+  name: string;
+  args: JsonValue;
+  valid: boolean;
+  /** ErrorKind is ErrUnknownTool or ErrInvalidArgs when Valid is false. */
+  error_kind?: string;
+  problem?: string;
+  /** ReadOnly tells whether the tool only reads (no ask needed by default). */
+  read_only: boolean;
+  /** Rescue is set for a call recovered from the answer's text or whose
+   * arguments were repaired. */
+  rescue?: Rescue;
+}
+
+/** readiness.ToolCost: ToolCost is one offered tool's schema as the estimate counts it. */
+export interface ToolCost {
+  name: string;
+  tokens: number;
+}
+
+/** session.ToolInfo: ToolInfo is a built-in tool as the window lists it (the new-session
+ * checklist, the per-tool settings, the rules editor). */
+export interface ToolInfo {
+  name: string;
+  /** Summary is the first sentence of the description the model reads. */
+  summary: string;
+  /** PathArg is the argument holding the path the policy judges, "" for
+   * a tool that takes none: a path rule can name only a tool that has
+   * one. */
+  path_arg: string;
+  read_only: boolean;
+}
+
+/** trace.ToolResult: ToolResult is the observation for one call: Content is exactly what the
+ * model sees. */
+export interface ToolResultPayload {
+  call_id: string;
+  name: string;
+  content: string;
+  is_error: boolean;
+  error_kind?: string;
+  truncated: boolean;
+  bytes: number;
+  exit_code?: number;
+  duration_ms: number;
+  display?: Display;
+  /** Changes are the files this call changed, with their content before
+   * and after, so that Loupe can put them back. */
+  changes?: FileChange[];
+}
+
+/** permission.ToolSetting: ToolSetting is a per-tool choice that overrides the mode for that tool. */
+export type ToolSetting = "always" | "ask" | "never";
+
+/** llm.ToolSpec: ToolSpec describes a tool to the model. Parameters is a JSON schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonValue;
+}
+
+/** session.UndoRun: UndoRun puts files back as they were before run Run. */
+export interface UndoRunCommand {
+  session: string;
+  run?: number;
+  force?: boolean;
+}
+
+/** trace.Unrecovered: Unrecovered says of an answer's text that looks like a tool call but
+ * was not made one: the form it is written in ("[TOOL_CALLS] (Mistral)",
+ * "json"…), why it was not read (a tool that was not offered, JSON cut
+ * off, recovery turned off) and the span. */
+export interface Unrecovered {
+  form: string;
+  why: string;
+  text: string;
+}
+
+/** trace.UserMessage: UserMessage is what the user typed. */
+export interface UserMessagePayload {
+  text: string;
+}
+
+/** workspace.Change: Change is one change to a workspace folder's settings, as the window
+ * sends it: exactly one field is set. */
+export interface WorkspaceChangeFields {
+  /** Trust trusts (true) or stops trusting its .loupe/settings.json as
+   * it is now. */
+  trust?: boolean;
+  /** Network lets its commands use the network, or not. */
+  network?: boolean;
+  /** Expose replaces the host paths its commands may also read. */
+  expose?: string[];
+  /** ForgetGrants drops the answers remembered for it. */
+  forget_grants?: boolean;
+}
+
+/** workspace.Info: Info is what Loupe keeps about a workspace folder: whether the
+ * user trusts its .loupe/settings.json, whether its commands may use the
+ * network, and the answers remembered "for this workspace". */
+export interface WorkspaceInfo {
+  dir: string;
+  /** Trusted is true when the user trusted the settings file as it is
+   * now; a changed file needs trusting again. */
+  trusted: boolean;
+  /** HasSettings tells whether .loupe/settings.json exists;
+   * SettingsError says why it was ignored, if it was. */
+  has_settings: boolean;
+  settings_error?: string;
+  settings: WorkspaceSettings;
+  allow_network: boolean;
+  /** Expose lists host paths the workspace's commands may read (a
+   * toolchain under the home directory, say); nothing else outside the
+   * workspace and the system's directories is visible to them. */
+  expose: string[] | null;
+  grants: Grant[] | null;
+}
+
+/** permission.WorkspaceSettings: WorkspaceSettings are what a workspace's .loupe/settings.json proposes.
+ * A workspace is someone else's text until the user trusts it: Policy
+ * uses these only when Policy.Trusted is set, and the session layer must
+ * likewise use Host and AllowNetwork only for a trusted workspace
+ * (IfTrusted does that).
+ *
+ * 	{
+ * 	  "rules":    [{"effect": "allow", "command": "make test"},
+ * 	               {"effect": "deny", "path": "secrets/**"}],
+ * 	  "commands": ["go test ./...", "npm run lint"],
+ * 	  "host":     "http://127.0.0.1:11434",
+ * 	  "allow_network": false
+ * 	} */
+export interface WorkspaceSettings {
+  /** Rules are rules like the user's own. */
+  rules?: Rule[];
+  /** Commands are command patterns this workspace wants to run without
+   * asking; each becomes an allow rule for run_command. */
+  commands?: string[];
+  /** Host is an Ollama host for this workspace. */
+  host?: string;
+  /** AllowNetwork asks for commands to have network access here. */
+  allow_network?: boolean;
+}
