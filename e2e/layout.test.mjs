@@ -115,6 +115,24 @@ test('rows that grow or shrink after they are drawn never overlap, and scrolling
     const meter0 = await tid('session-meter').count();
     if (await tid('tour').count()) await page.keyboard.press('Escape');
     await until('the tour gone', async () => (await tid('tour').count()) === 0, 5000);
+    // Where the header's controls are at each phase of the run, noted in the
+    // page the moment the run indicator changes (working lasts a moment).
+    await page.evaluate(() => {
+      const seen = (window.__heads = {});
+      const head = document.querySelector('header.head');
+      const note = () => {
+        const indicator = head.querySelector('[data-testid="session-running-indicator"]');
+        const phase = indicator?.getAttribute('data-phase') ?? 'none';
+        if (seen[phase]) return;
+        // The indicator's place in the row of controls (the controls after it may have wrapped to the next line).
+        const place = indicator?.closest('.controls > *')?.getBoundingClientRect();
+        seen[phase] = [`the indicator's place@${Math.round(place?.left ?? 0)}+${Math.round(place?.width ?? 0)}`, ...[...head.querySelectorAll('button, select, summary')]
+          .filter((el) => !el.closest('[data-testid="session-meter-slot"]'))
+          .map((el) => { const r = el.getBoundingClientRect(); return `${el.textContent.trim().slice(0, 20)}@${Math.round(r.left)},${Math.round(r.top)}`; })];
+      };
+      new MutationObserver(note).observe(head, { subtree: true, childList: true, attributes: true, characterData: true });
+      note();
+    });
 
     // Step to the first question, looking at every pause.
     let n = 0;
@@ -132,6 +150,11 @@ test('rows that grow or shrink after they are drawn never overlap, and scrolling
     assert.equal(meter0, 0, 'no meter before the first request');
     assert.ok((await tid('session-meter').count()) > 0, 'the meter is shown once a request was sent');
     assert.deepEqual((await headBox()).filter((b) => !/^Context/.test(b)), head0.filter((b) => !/^Context/.test(b)), 'the header\'s controls stay where they were when the meter appears');
+    // Running, Paused and Waiting for you take the same room: nothing after the indicator moves between them.
+    const heads = await page.evaluate(() => window.__heads);
+    assert.deepEqual(Object.keys(heads).sort(), ['asking', 'paused', 'working'], 'the header was seen running, paused and waiting for an answer');
+    assert.deepEqual(heads.working, heads.paused, 'the header\'s controls stay where they are between Running and Paused');
+    assert.deepEqual(heads.asking, heads.paused, 'the header\'s controls stay where they are between Paused and Waiting for you');
     // The panel is drawn and takes its place: wait for layout to settle a little, then look.
     for (let i = 0; i < 10; i++) {
       await assertLaidOut(page, `at the first question, look ${i}`);

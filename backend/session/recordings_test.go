@@ -747,6 +747,35 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// A call that changes a file, its arguments edited at the pause before it:
+	// the run changed a file with the user's edit, counted once.
+	t.Run("step_edit_write", func(t *testing.T) {
+		w := openWindow(t, "step_edit_write", "Step mode: the user edits the arguments of an edit_file call before it runs, then approves it; the file changes as edited.", permission.ModeAsk, nil)
+		w.srv.Script(
+			calls(call("call_1", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"HELLO"}`)),
+			text("Changed."),
+		)
+		w.setStepping(true)
+		w.send("Shout hello in the README")
+		w.untilPaused(trace.PointBeforeRequest)
+		w.step()
+		w.untilPaused(trace.PointAfterResponse)
+		w.step()
+		w.untilPaused(trace.PointBeforeTool)
+		w.must(w.editArgs(`{"path":"README.md","old_string":"hello","new_string":"Hello there"}`))
+		w.step()
+		w.answer(w.untilAsked().CallID, true, permission.ScopeOnce)
+		w.untilPaused(trace.PointAfterResult)
+		w.continueRun()
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		if got := w.read("README.md"); got != "# Demo\nHello there from the workspace\n" {
+			t.Fatalf("README.md = %q, not as edited", got)
+		}
+		w.save()
+	})
+
 	// A breakpoint on a tool; the user answers the call without running it.
 	t.Run("breakpoint_skip", func(t *testing.T) {
 		w := openWindow(t, "breakpoint_skip", "A breakpoint on write_file pauses before the call; the user skips it with an observation of their own.", permission.ModeAuto, nil)

@@ -8,7 +8,10 @@
 //   - paused: the same pause once the tour is closed (Esc);
 //   - ended: the demo stepped to its end (s at each pause, a at each
 //     question), its session left open.
-// In each, after a few seconds to settle, it reads the CPU time (utime +
+// In each, once the window's picture has stopped changing (the window may
+// still be drawing the last steps when the log has reached the state: a
+// slow machine draws them seconds after the run moved on) and a few
+// seconds more, it reads the CPU time (utime +
 // stime of /proc/PID/stat) of the app's process and every process it
 // started (WebKitWebProcess, WebKitNetworkProcess) before and after the
 // idle span, and prints the share of one core each used. CPU time, not
@@ -20,6 +23,7 @@
 import { parseArgs } from 'node:util';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { startDisplay, start, goBuild, bin, windowBuild, x11, appWindow, until, tempDb, freePort } from '../../e2e/lib.mjs';
 
@@ -52,8 +56,27 @@ function tree(root) {
   return out;
 }
 
-/** The share of a core (in %) each kind of process used over `seconds` of nothing happening. */
-async function idle(pid) {
+/**
+ * Waits until the window's picture is the same in three looks a second
+ * apart (up to a minute), and returns how long that took in seconds. The
+ * picture is read from the X server, not from the app.
+ */
+async function still(display, id) {
+  const t0 = Date.now();
+  const look = () => createHash('sha1').update(execFileSync('import', ['-window', id, 'rgb:-'], { env: { ...process.env, DISPLAY: display }, maxBuffer: 1 << 26 })).digest('hex');
+  let last = look();
+  for (let same = 0; same < 2 && Date.now() - t0 < 60000;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = look();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return (Date.now() - t0) / 1000;
+}
+
+/** The share of a core (in %) each kind of process used over `seconds` of nothing happening, once the window is still. */
+async function idle(pid, display, id) {
+  const drawn = await still(display, id);
   await new Promise((r) => setTimeout(r, settle * 1000));
   const a = tree(pid);
   const t0 = process.hrtime.bigint();
@@ -68,7 +91,7 @@ async function idle(pid) {
   }
   const pct = {};
   for (const [k, v] of Object.entries(by)) pct[k] = (100 * v) / TICK / wall;
-  return pct;
+  return { pct, drawn };
 }
 
 function sql(db, q) {
@@ -94,7 +117,7 @@ try {
     x11(display.display, 'xdotool', ['key', '--clearmodifiers', k]);
   };
   await new Promise((r) => setTimeout(r, 4000)); // the page loads and asks for Ollama's status
-  rows.push(['home', await idle(app.pid)]);
+  rows.push(['home', await idle(app.pid, display.display, id)]);
 
   // The demo offer has the keyboard on a first run with no Ollama.
   await until('the demo to pause before its first request', () => {
@@ -104,9 +127,9 @@ try {
     return false;
   }, 60000);
   workspace = sql(db, 'SELECT workspace FROM sessions ORDER BY created_at DESC LIMIT 1');
-  rows.push(['paused (tour)', await idle(app.pid)]);
+  rows.push(['paused (tour)', await idle(app.pid, display.display, id)]);
   key('Escape');
-  rows.push(['paused', await idle(app.pid)]);
+  rows.push(['paused', await idle(app.pid, display.display, id)]);
 
   // Step to the end: s at a pause, a at a question.
   await until('the demo to end', async () => {
@@ -118,7 +141,7 @@ try {
     }
     return false;
   }, 240000);
-  rows.push(['ended', await idle(app.pid)]);
+  rows.push(['ended', await idle(app.pid, display.display, id)]);
 } finally {
   await app.stop();
   await display.stop();
@@ -129,13 +152,13 @@ const rev = (() => {
   try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(); } catch { return '?'; }
 })();
 const kinds = ['loupe', 'WebKitWebProces', 'WebKitNetworkPr'];
-const others = [...new Set(rows.flatMap(([, r]) => Object.keys(r)))].filter((k) => !kinds.includes(k));
+const others = [...new Set(rows.flatMap(([, r]) => Object.keys(r.pct)))].filter((k) => !kinds.includes(k));
 const cols = [...kinds, ...others];
 const name = (k) => ({ WebKitWebProces: 'WebKitWebProcess', WebKitNetworkPr: 'WebKitNetworkProcess' })[k] ?? k;
 console.log(`CPU over ${seconds} s idle, % of one core (utime+stime from /proc), ${rev}`);
-console.log(`| state | ${cols.map(name).join(' | ')} | all |`);
-console.log(`|---|${cols.map(() => '---:').join('|')}|---:|`);
-for (const [state, r] of rows) {
-  const total = Object.values(r).reduce((a, b) => a + b, 0);
-  console.log(`| ${state} | ${cols.map((k) => (r[k] ?? 0).toFixed(1)).join(' | ')} | ${total.toFixed(1)} |`);
+console.log(`| state | still after | ${cols.map(name).join(' | ')} | all |`);
+console.log(`|---|---:|${cols.map(() => '---:').join('|')}|---:|`);
+for (const [state, { pct, drawn }] of rows) {
+  const total = Object.values(pct).reduce((a, b) => a + b, 0);
+  console.log(`| ${state} | ${drawn.toFixed(0)} s | ${cols.map((k) => (pct[k] ?? 0).toFixed(1)).join(' | ')} | ${total.toFixed(1)} |`);
 }

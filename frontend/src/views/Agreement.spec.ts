@@ -223,6 +223,11 @@ function checkCalls(c: Ctx) {
     if (result && WORKING.test(label)) fail(where, 'but it has its result');
     if (t.asks.has(id) && !c.playback && !/approval/i.test(label)) fail(where, 'but it waits for your answer');
     if (t.phase !== 'working' && (WORKING.test(label) || spinnersIn(badge).length)) fail(where, `but the run is ${t.phase}`);
+    // An edit of its arguments (a file-changing call's too) is said on its card, as often as the log holds one.
+    const argEdits = c.events.filter((e) => e.kind === 'edit' && e.payload.target === 'args' && e.payload.call_id === id).length;
+    const chips = within(card).queryAllByTestId('edited-args').length;
+    if (argEdits > 0 && chips !== 1) fail(where, `but its arguments were edited (${argEdits} edit events) and the card says so ${chips} times`);
+    if (argEdits === 0 && chips > 0) fail(where, 'but its arguments were never edited, and the card says they were');
   }
 }
 
@@ -285,6 +290,10 @@ function checkCounts(c: Ctx) {
     const n = part ? Number((text(part).match(/\d+/) ?? ['0'])[0]) : 0;
     const want = t.editsByRun.get(run) ?? 0;
     if (n !== want) fail(where, `run ${run}'s head counts ${n} edits (${text(part)}) for ${want} edit events`);
+    // A run that changed a file with an edited call says both: what it changed and the edit.
+    if (want > 0 && !/changed \d+ files?/.test(text(head)) && c.events.some((e) => e.run === run && e.kind === 'tool_result' && (e.payload.changes ?? []).length > 0)) {
+      fail(where, `run ${run} changed files but its head says "${text(head)}"`);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { inView } from './dom';
+import { aimedSince, bringIntoView, inView, stopAiming } from './dom';
 
 describe('inView', () => {
   const view = { top: 100, bottom: 500 };
@@ -20,5 +21,60 @@ describe('inView', () => {
     // Its scroll-margin below the top is its top at the top.
     expect(inView({ top: 116, bottom: 900 }, view, 16)).toBe(true);
     expect(inView({ top: 140, bottom: 900 }, view, 16)).toBe(false);
+  });
+});
+
+describe('bringIntoView: one aim at a time', () => {
+  /**
+   * A timeline 400 px high and cards in it whose box is where the test says;
+   * scrollIntoView notes which card was aimed at and moves nothing (a slow
+   * window: the scroll has not got there yet).
+   */
+  function timeline() {
+    const scroller = document.createElement('div');
+    scroller.dataset['testid'] = 'timeline';
+    scroller.getBoundingClientRect = () => ({ top: 0, bottom: 400, height: 400 }) as DOMRect;
+    Object.defineProperty(scroller, 'clientHeight', { value: 400 });
+    document.body.append(scroller);
+    const aimed: string[] = [];
+    const card = (id: string) => {
+      const el = document.createElement('article');
+      el.id = `card-${id}`;
+      // Off screen, below the view.
+      el.getBoundingClientRect = () => ({ top: 900, bottom: 1000, height: 100 }) as DOMRect;
+      el.scrollIntoView = () => aimed.push(id);
+      scroller.append(el);
+      return el;
+    };
+    return { scroller, aimed, card };
+  }
+
+  it('an older aim never scrolls again once a newer one has started (the view shows the newer card, not the one before)', async () => {
+    const { scroller, aimed, card } = timeline();
+    card('a');
+    card('b');
+    const older = bringIntoView(() => document.getElementById('card-a'));
+    const newer = bringIntoView(() => document.getElementById('card-b'));
+    const [o, n] = await Promise.all([older, newer]);
+    expect(o).toBe(false);
+    expect(n).toBe(true);
+    // a once (its first aim), then only b: its first aim and its aims again.
+    expect(aimed[0]).toBe('a');
+    expect(aimed.slice(1).every((id) => id === 'b')).toBe(true);
+    expect(aimed.filter((id) => id === 'b').length).toBeGreaterThan(1);
+    scroller.remove();
+  });
+
+  it('stopAiming (following the end, the user scrolling) ends the aim in progress', async () => {
+    const { scroller, aimed, card } = timeline();
+    card('a');
+    const aim = bringIntoView(() => document.getElementById('card-a'));
+    const mark = stopAiming();
+    expect(await aim).toBe(false);
+    expect(aimed).toEqual(['a']);
+    expect(aimedSince(mark)).toBe(false);
+    void bringIntoView(() => null);
+    expect(aimedSince(mark)).toBe(true);
+    scroller.remove();
   });
 });

@@ -65,10 +65,35 @@ export function inView(box: Span, view: Span, margin = 0): boolean {
 
 const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
 
-/** Resolves once `el` has not scrolled for a few frames (a smooth scroll ended), or after about 1.5 s. */
-async function scrollSettled(el: HTMLElement): Promise<void> {
+/**
+ * The timeline's scroll has one aim at a time: each bringIntoView takes
+ * it, and following the end or the user's own scrolling ends it. An older
+ * aim that kept going would scroll the view back to its own element once
+ * its scroll settled (the bar naming one card while the view shows the
+ * one before; several steps in a row pulling the view to and fro for
+ * seconds after the last one, drawing every frame).
+ */
+let aim = 0;
+
+/**
+ * Ends the aim in progress (the view is the user's, or follows the end)
+ * and returns a mark: `aimedSince(mark)` tells whether an aim took the
+ * scroll after it.
+ */
+export function stopAiming(): number {
+  return ++aim;
+}
+export function aimedSince(mark: number): boolean {
+  return aim !== mark;
+}
+
+/**
+ * Resolves once `el` has not scrolled for a few frames (a smooth scroll
+ * ended), after about 1.5 s, or as soon as `live` turns false.
+ */
+async function scrollSettled(el: HTMLElement, live: () => boolean): Promise<void> {
   let last = el.scrollTop;
-  for (let n = 0, still = 0; n < 90 && still < 3; n++) {
+  for (let n = 0, still = 0; n < 90 && still < 3 && live(); n++) {
     await frame();
     still = el.scrollTop === last ? still + 1 : 0;
     last = el.scrollTop;
@@ -80,20 +105,25 @@ async function scrollSettled(el: HTMLElement): Promise<void> {
  * timeline's rows are measured as they are drawn on the way, which moves
  * the element after a scroll aimed at where it was (it ended just off
  * screen). Once the scroll has settled, it aims again, at once, until the
- * element is in view.
+ * element is in view, unless another aim has taken the scroll meanwhile.
+ * Returns whether this aim is still the scroll's.
  */
-async function bringIntoView(get: () => HTMLElement | null): Promise<void> {
+export async function bringIntoView(get: () => HTMLElement | null): Promise<boolean> {
+  const mine = ++aim;
+  const live = () => aim === mine;
   const first = get();
-  if (!first?.scrollIntoView) return;
+  if (!first?.scrollIntoView) return live();
   const scroller = first.closest<HTMLElement>('[data-testid="timeline"]');
   first.scrollIntoView({ block: blockFor(first, scroller), behavior: reducedMotion() ? 'auto' : 'smooth' });
-  if (!scroller || typeof requestAnimationFrame !== 'function') return;
+  if (!scroller || typeof requestAnimationFrame !== 'function') return live();
   for (let n = 0; n < 4; n++) {
-    await scrollSettled(scroller);
+    await scrollSettled(scroller, live);
+    if (!live()) return false;
     const el = get();
-    if (!el || inView(el.getBoundingClientRect(), scroller.getBoundingClientRect(), parseFloat(getComputedStyle(el).scrollMarginTop) || 0)) return;
+    if (!el || inView(el.getBoundingClientRect(), scroller.getBoundingClientRect(), parseFloat(getComputedStyle(el).scrollMarginTop) || 0)) return true;
     el.scrollIntoView({ block: blockFor(el, scroller) });
   }
+  return live();
 }
 
 /**
