@@ -32,7 +32,7 @@ describe('bringIntoView: one aim at a time', () => {
    */
   function timeline() {
     const scroller = document.createElement('div');
-    scroller.dataset['testid'] = 'timeline';
+    scroller.dataset['part'] = 'timeline';
     scroller.getBoundingClientRect = () => ({ top: 0, bottom: 400, height: 400 }) as DOMRect;
     Object.defineProperty(scroller, 'clientHeight', { value: 400 });
     document.body.append(scroller);

@@ -113,7 +113,7 @@ export async function bringIntoView(get: () => HTMLElement | null): Promise<bool
   const live = () => aim === mine;
   const first = get();
   if (!first?.scrollIntoView) return live();
-  const scroller = first.closest<HTMLElement>('[data-testid="timeline"]');
+  const scroller = first.closest<HTMLElement>('[data-part="timeline"]');
   first.scrollIntoView({ block: blockFor(first, scroller), behavior: reducedMotion() ? 'auto' : 'smooth' });
   if (!scroller || typeof requestAnimationFrame !== 'function') return live();
   for (let n = 0; n < 4; n++) {
@@ -158,12 +158,12 @@ export async function showCard(id: string): Promise<void> {
  * that single-letter shortcuts still work.
  */
 export function focusPauseEditor(intoField = true): boolean {
-  const ed = document.querySelector<HTMLElement>('[data-testid="pause-editor"]');
+  const ed = document.querySelector<HTMLElement>('[data-part="pause-editor"]');
   if (!ed) return false;
   const target = intoField
-    ? (ed.querySelector<HTMLElement>('textarea, input') ?? ed.querySelector<HTMLElement>('[data-testid="pause-step"]'))
+    ? (ed.querySelector<HTMLElement>('textarea, input') ?? ed.querySelector<HTMLElement>('[data-part="pause-step"]'))
     : ed;
   target?.focus({ preventScroll: true });
-  void bringIntoView(() => document.querySelector<HTMLElement>('[data-testid="pause-editor"]'));
+  void bringIntoView(() => document.querySelector<HTMLElement>('[data-part="pause-editor"]'));
   return target != null;
 }

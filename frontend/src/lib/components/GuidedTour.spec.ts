@@ -26,7 +26,7 @@ describe('GuidedTour', () => {
 
   it('points at the part when it is there', () => {
     const el = document.createElement('figure');
-    el.dataset['testid'] = 'loop-diagram';
+    el.dataset['tour'] = 'loop-diagram';
     document.body.appendChild(el);
     show(0);
     expect(screen.getByTestId('tour').getAttribute('data-target')).toBe('loop-diagram');
@@ -48,7 +48,7 @@ describe('GuidedTour', () => {
     vi.useFakeTimers();
     try {
       const el = document.createElement('figure');
-      el.dataset['testid'] = 'loop-diagram';
+      el.dataset['tour'] = 'loop-diagram';
       document.body.appendChild(el);
       const rect = vi.spyOn(el, 'getBoundingClientRect');
       show(0);

@@ -3,12 +3,12 @@
 // the demo starts, can be skipped at any stop, and reopens from Help.
 // Whether it was seen is kept in the page's storage.
 
-/** One stop: what it says, and the element (its data-testid) it points at. */
+/** One stop: what it says, and the element (its data-tour) it points at. */
 export interface TourStop {
   id: 'loop' | 'step' | 'saw' | 'raw' | 'playback';
   title: string;
   body: string;
-  /** The data-testid of the element the stop points at; the first one found counts. */
+  /** The data-tour of the element the stop points at; the first one found counts. */
   target: string;
   /** Where the element is when it is not on screen yet. */
   missing: string;
