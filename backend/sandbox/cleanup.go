@@ -265,11 +265,13 @@ func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
 func (c *cleanup) judgePointer(d *hands.Dir) {
 	rel := path.Join(d.Rel(), ".git")
 	b, _, err := d.ReadFile(".git", maxGitFile)
-	target := ""
+	target, plain := "", false
 	if err == nil {
-		target = pointerTarget(b)
+		if t, ok := pointerText(".git", b); ok {
+			target, plain = pointerDir(c.abs(d.Rel()), t)
+		}
 	}
-	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && c.targetAbs(d, target) == old.gitDir {
+	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && target == old.gitDir {
 		return // the same pointer as before
 	}
 	why := ""
@@ -277,8 +279,10 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 	switch {
 	case err != nil || target == "":
 		why = "its .git names no repository Loupe can read"
+	case !plain:
+		why = notPlain(".git file")
 	default:
-		t, inside := within(c.ws, c.targetAbs(d, target))
+		t, inside := within(c.ws, target)
 		if !inside {
 			why = "its .git file points outside the workspace"
 			break
@@ -295,23 +299,11 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 	}
 }
 
-// targetAbs makes a .git file's target absolute from the folder it is in.
-func (c *cleanup) targetAbs(d *hands.Dir, target string) string {
-	if filepath.IsAbs(target) {
-		return filepath.Clean(target)
-	}
-	return filepath.Join(c.abs(d.Rel()), target)
-}
-
-// pointerTarget is the folder a .git file names ("gitdir: PATH"), "" if
-// none.
-func pointerTarget(b []byte) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(target)
+// notPlain is why a pointer that does not name its folder as written
+// (pointerDir) is disarmed: git init, clone and worktree never write one,
+// and Loupe and git could take it for different folders.
+func notPlain(what string) string {
+	return "its " + what + " does not name its folder plainly (a blank or control character, or a symbolic link on the way)"
 }
 
 // gitDirKindAt says what the held folder d is to git: "repository" (HEAD,
@@ -342,18 +334,21 @@ func (c *cleanup) dangerous(g *hands.Dir) string {
 	b, _, err := g.ReadFile("commondir", maxGitFile)
 	switch {
 	case err == nil:
-		t := strings.TrimSpace(string(b))
-		abs := t
-		if !filepath.IsAbs(t) {
-			abs = filepath.Join(c.abs(g.Rel()), t)
+		t, ok := pointerText("commondir", b)
+		if !ok {
+			break // git refuses an empty commondir
 		}
-		rel, inside := within(c.ws, filepath.Clean(abs))
+		abs, plain := pointerDir(c.abs(g.Rel()), t)
+		if !plain {
+			return notPlain("commondir")
+		}
+		rel, inside := within(c.ws, abs)
 		if !inside {
 			return "its commondir points outside the workspace"
 		}
 		// A git directory that was one before is vetted (its settings
 		// were read-only); a folder only named as one was not.
-		if old, known := c.before[filepath.Clean(abs)]; !known || old.named {
+		if old, known := c.before[abs]; !known || old.named {
 			common, err := c.root.OpenDir(filepath.ToSlash(rel))
 			if err != nil {
 				return "its commondir names a folder Loupe cannot read"
