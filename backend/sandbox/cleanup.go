@@ -49,8 +49,40 @@ func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []str
 	} else {
 		c.say("Loupe could not read the workspace to check what the commands left there (%v); do not run git there before you check it", err)
 	}
+	c.walkShares()
 	c.removeAbsent(absent)
 	return c.notes
+}
+
+// walkShares looks through each git folder outside the workspace that
+// commands could write (worktreeShares: a linked worktree's own git
+// folder) as walk does the workspace: a whole repository a command made
+// there is as much git's as one made in the workspace. A submodule's
+// repository under modules/ (nested as modules/A/modules/B) is one git
+// finds by name: the user's git submodule update uses it and runs its
+// hooks. Each is judged like a new repository in the workspace.
+func (c *cleanup) walkShares() {
+	bases := map[string]bool{}
+	for _, r := range c.before {
+		if r.base != "" {
+			bases[r.base] = true
+		}
+	}
+	for _, b := range slices.Sorted(maps.Keys(bases)) {
+		shared, err := hands.Open(b, nil)
+		if err != nil {
+			continue // gone: nothing for git to read
+		}
+		c.at = b
+		if top, err := shared.OpenDir("."); err == nil {
+			c.walk(top, 0)
+			top.Close()
+		} else {
+			c.say("Loupe could not read %s to check what the commands left there (%v); do not run git there before you check it", b, err)
+		}
+		c.at = ""
+		shared.Close()
+	}
 }
 
 // maxWalkDepth bounds how deep the check descends (a command can nest
@@ -80,12 +112,17 @@ func (c *cleanup) say(format string, args ...any) {
 	c.notes = append(c.notes, fmt.Sprintf(format, args...))
 }
 
-// abs is the absolute path of rel, as the plan keys repositories.
+// abs is the absolute path of rel (relative to the folder the held
+// folders are in: the workspace, or c.at), as the plan keys repositories.
 func (c *cleanup) abs(rel string) string {
-	if rel == "." {
-		return c.ws
+	base := c.ws
+	if c.at != "" {
+		base = c.at // a held folder outside (walkShares)
 	}
-	return filepath.Join(c.ws, filepath.FromSlash(rel))
+	if rel == "." {
+		return base
+	}
+	return filepath.Join(base, filepath.FromSlash(rel))
 }
 
 // settingsAdded renames the settings files of gitSettingFiles that a
