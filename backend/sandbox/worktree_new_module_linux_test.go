@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +59,34 @@ echo planted`
 				t.Errorf("the user's git submodule update --init in the worktree ran a hook of a submodule repository a command made in main/.git/worktrees/W/modules")
 			}
 		})
+	}
+}
+
+// Nested: a command makes a harmless submodule repository modules/a and,
+// inside it, modules/a/modules/evil with a hook (git keeps a submodule's
+// own submodules there). The check renames the one with the hook, however
+// deep, and leaves the harmless one.
+func TestLinkedWorktreeNewNestedSubmoduleRepository(t *testing.T) {
+	needs(t, protections(t).Writes)
+	main := t.TempDir()
+	initRepo(t, main)
+	ws := filepath.Join(t.TempDir(), "W")
+	git(t, main, "worktree", "add", "-q", ws)
+	script := `set -e
+G=$(git rev-parse --absolute-git-dir)
+git init -q --bare "$G/modules/a"; git init -q --bare "$G/modules/a/modules/evil"
+printf '#!/bin/sh\ntouch /tmp/never\n' > "$G/modules/a/modules/evil/hooks/post-checkout"
+echo planted`
+	out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, script)
+	t.Logf("command: %q", out.Text)
+	if !strings.Contains(out.Text, "planted") {
+		t.Fatalf("command failed: %q", out.Text)
+	}
+	g := filepath.Join(main, ".git", "worktrees", "W", "modules")
+	if _, err := os.Stat(filepath.Join(g, "a", "modules", "evil", "hooks", "post-checkout")); err == nil {
+		t.Errorf("the nested submodule repository with a hook a command made is still where git looks for it")
+	}
+	if _, err := os.Stat(filepath.Join(g, "a", "HEAD")); err != nil {
+		t.Errorf("the harmless submodule repository was moved: %v", err)
 	}
 }
