@@ -179,6 +179,21 @@ func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
 		}
 		c.disarmEntry(d, f, why)
 	}
+	if r.common == "" {
+		return
+	}
+	// The commondir it had: the same text, but a link on its way may
+	// now lead elsewhere.
+	b, _, err := d.ReadFile("commondir", maxGitFile)
+	if err != nil {
+		return // gone or replaced: the loop above saw to a new one
+	}
+	if t, ok := pointerText("commondir", b); ok {
+		if now, _ := pointerDir(r.gitDir, t); now == r.common {
+			return
+		}
+	}
+	c.rename(d, "commondir", "its commondir now leads to another folder than when the command started (a symbolic link on its way was changed)")
 }
 
 // shown is how a path is named to the model and the user: relative to the

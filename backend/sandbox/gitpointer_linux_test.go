@@ -16,15 +16,17 @@ import (
 // blank belongs to the name and a ".." after a symbolic link goes up from
 // where the link leads. pre makes what the form needs; ABS is the
 // workspace.
-var pointerForms = []struct{ name, pre, commondir, git string }{
-	{"plain", ``, `../common\n`, `common`},
-	{"crlf", ``, `../common\r\n`, `common`},
-	{"trailing blank", ``, `../common \n`, `common `},
-	{"leading blank", ``, ` ../common\n`, `wt/ ../common`},
-	{"trailing tab", ``, `../common\t\n`, "common\t"},
-	{"absolute", ``, `ABS/common\n`, `common`},
-	{"symlink as last component", `mkdir -p real; ln -s real lnk; `, `../lnk\n`, `real`},
-	{"dotdot through a symlink", `mkdir -p a/b/c; ln -s a/b/c l; `, `../l/../common\n`, `a/b/common`},
+var pointerForms = []struct{ name, pre, commondir, git, swap, swapped string }{
+	{"plain", ``, `../common\n`, `common`, ``, ``},
+	{"crlf", ``, `../common\r\n`, `common`, ``, ``},
+	{"trailing blank", ``, `../common \n`, `common `, ``, ``},
+	{"leading blank", ``, ` ../common\n`, `wt/ ../common`, ``, ``},
+	{"trailing tab", ``, `../common\t\n`, "common\t", ``, ``},
+	{"absolute", ``, `ABS/common\n`, `common`, ``, ``},
+	{"symlink as last component", `mkdir -p real; ln -s real lnk; `, `../lnk\n`, `real`,
+		`rm lnk; mkdir -p evil/objects evil/refs; ln -s evil lnk; `, `evil`},
+	{"dotdot through a symlink", `mkdir -p a/b/c; ln -s a/b/c l; `, `../l/../common\n`, `a/b/common`,
+		`rm l; mkdir -p x/y x/common/objects x/common/refs; ln -s x/y l; `, `x/common`},
 }
 
 // pointerLayout lays out wt/ (HEAD, the commondir of form f) and proj/.git
@@ -100,6 +102,30 @@ func TestGitPointerForms(t *testing.T) {
 					t.Errorf("a command wrote %q's config through an existing commondir, and the user's git status ran it", f.git)
 				}
 			})
+			if f.swap != "" {
+				t.Run("existing pointer, link changed", func(t *testing.T) {
+					ctl := t.TempDir()
+					bash(t, ctl, pointerLayout(ctl, f.pre, f.commondir, f.git, ""))
+					cm := filepath.Join(t.TempDir(), "RAN")
+					bash(t, ctl, f.swap+plantConfig(f.swapped, cm))
+					hostGit(t, filepath.Join(ctl, "proj"), "status", "--short")
+					if !ran(t, cm) {
+						t.Fatalf("control: git did not read %q's config after the change", f.swapped)
+					}
+					ws := t.TempDir()
+					bash(t, ws, pointerLayout(ws, f.pre, f.commondir, f.git, ""))
+					marker := filepath.Join(t.TempDir(), "RAN")
+					out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, f.swap+plantConfig(f.swapped, marker))
+					t.Logf("command: %q", out.Text)
+					if !strings.Contains(out.Text, "planted") {
+						t.Fatalf("the command did not change the link: %q", out.Text)
+					}
+					hostGit(t, filepath.Join(ws, "proj"), "status", "--short")
+					if ran(t, marker) {
+						t.Errorf("a command changed a link on an existing commondir's way to %q, and the user's git status ran its config", f.swapped)
+					}
+				})
+			}
 			t.Run("command makes it", func(t *testing.T) {
 				ws := t.TempDir()
 				marker := filepath.Join(t.TempDir(), "RAN")

@@ -49,6 +49,11 @@ type gitRepo struct {
 	// mount point to the command, so it cannot be swapped. "" for the
 	// workspace.
 	base string
+	// common is the folder its commondir led to when the command
+	// started (resolved as git does, pointerDir), "" when it has none:
+	// the commondir is read-only, but a symbolic link on its way is the
+	// workspace's, and a command that changes it sends git elsewhere.
+	common string
 }
 
 // gitSettingFiles are files of a git directory that git reads settings
@@ -154,6 +159,9 @@ func noteGitDir(repos map[string]gitRepo, dir string) {
 	r := gitRepo{gitDir: dir, present: map[string]bool{}}
 	for _, f := range gitSettingFiles {
 		r.present[f] = exists(filepath.Join(dir, f))
+	}
+	if c, _, ok := readPointer(filepath.Join(dir, "commondir")); ok {
+		r.common = c
 	}
 	repos[dir] = r
 }
