@@ -49,8 +49,40 @@ func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []str
 	} else {
 		c.say("Loupe could not read the workspace to check what the commands left there (%v); do not run git there before you check it", err)
 	}
+	c.walkShares()
 	c.removeAbsent(absent)
 	return c.notes
+}
+
+// walkShares looks through each git folder outside the workspace that
+// commands could write (worktreeShares: a linked worktree's own git
+// folder) as walk does the workspace: a whole repository a command made
+// there is as much git's as one made in the workspace. A submodule's
+// repository under modules/ (nested as modules/A/modules/B) is one git
+// finds by name: the user's git submodule update uses it and runs its
+// hooks. Each is judged like a new repository in the workspace.
+func (c *cleanup) walkShares() {
+	bases := map[string]bool{}
+	for _, r := range c.before {
+		if r.base != "" {
+			bases[r.base] = true
+		}
+	}
+	for _, b := range slices.Sorted(maps.Keys(bases)) {
+		shared, err := hands.Open(b, nil)
+		if err != nil {
+			continue // gone: nothing for git to read
+		}
+		c.at = b
+		if top, err := shared.OpenDir("."); err == nil {
+			c.walk(top, 0)
+			top.Close()
+		} else {
+			c.say("Loupe could not read %s to check what the commands left there (%v); do not run git there before you check it", b, err)
+		}
+		c.at = ""
+		shared.Close()
+	}
 }
 
 // maxWalkDepth bounds how deep the check descends (a command can nest
@@ -80,12 +112,17 @@ func (c *cleanup) say(format string, args ...any) {
 	c.notes = append(c.notes, fmt.Sprintf(format, args...))
 }
 
-// abs is the absolute path of rel, as the plan keys repositories.
+// abs is the absolute path of rel (relative to the folder the held
+// folders are in: the workspace, or c.at), as the plan keys repositories.
 func (c *cleanup) abs(rel string) string {
-	if rel == "." {
-		return c.ws
+	base := c.ws
+	if c.at != "" {
+		base = c.at // a held folder outside (walkShares)
 	}
-	return filepath.Join(c.ws, filepath.FromSlash(rel))
+	if rel == "." {
+		return base
+	}
+	return filepath.Join(base, filepath.FromSlash(rel))
 }
 
 // settingsAdded renames the settings files of gitSettingFiles that a
@@ -142,6 +179,21 @@ func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
 		}
 		c.disarmEntry(d, f, why)
 	}
+	if r.common == "" {
+		return
+	}
+	// The commondir it had: the same text, but a link on its way may
+	// now lead elsewhere.
+	b, _, err := d.ReadFile("commondir", maxGitFile)
+	if err != nil {
+		return // gone or replaced: the loop above saw to a new one
+	}
+	if t, ok := pointerText("commondir", b); ok {
+		if now, _ := pointerDir(r.gitDir, t); now == r.common {
+			return
+		}
+	}
+	c.rename(d, "commondir", "its commondir now leads to another folder than when the command started (a symbolic link on its way was changed)")
 }
 
 // shown is how a path is named to the model and the user: relative to the
@@ -265,11 +317,13 @@ func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
 func (c *cleanup) judgePointer(d *hands.Dir) {
 	rel := path.Join(d.Rel(), ".git")
 	b, _, err := d.ReadFile(".git", maxGitFile)
-	target := ""
+	target, plain := "", false
 	if err == nil {
-		target = pointerTarget(b)
+		if t, ok := pointerText(".git", b); ok {
+			target, plain = pointerDir(c.abs(d.Rel()), t)
+		}
 	}
-	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && c.targetAbs(d, target) == old.gitDir {
+	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && target == old.gitDir {
 		return // the same pointer as before
 	}
 	why := ""
@@ -277,8 +331,10 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 	switch {
 	case err != nil || target == "":
 		why = "its .git names no repository Loupe can read"
+	case !plain:
+		why = notPlain(".git file")
 	default:
-		t, inside := within(c.ws, c.targetAbs(d, target))
+		t, inside := within(c.ws, target)
 		if !inside {
 			why = "its .git file points outside the workspace"
 			break
@@ -295,23 +351,11 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 	}
 }
 
-// targetAbs makes a .git file's target absolute from the folder it is in.
-func (c *cleanup) targetAbs(d *hands.Dir, target string) string {
-	if filepath.IsAbs(target) {
-		return filepath.Clean(target)
-	}
-	return filepath.Join(c.abs(d.Rel()), target)
-}
-
-// pointerTarget is the folder a .git file names ("gitdir: PATH"), "" if
-// none.
-func pointerTarget(b []byte) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(target)
+// notPlain is why a pointer that does not name its folder as written
+// (pointerDir) is disarmed: git init, clone and worktree never write one,
+// and Loupe and git could take it for different folders.
+func notPlain(what string) string {
+	return "its " + what + " does not name its folder plainly (a blank or control character, or a symbolic link on the way)"
 }
 
 // gitDirKindAt says what the held folder d is to git: "repository" (HEAD,
@@ -342,18 +386,21 @@ func (c *cleanup) dangerous(g *hands.Dir) string {
 	b, _, err := g.ReadFile("commondir", maxGitFile)
 	switch {
 	case err == nil:
-		t := strings.TrimSpace(string(b))
-		abs := t
-		if !filepath.IsAbs(t) {
-			abs = filepath.Join(c.abs(g.Rel()), t)
+		t, ok := pointerText("commondir", b)
+		if !ok {
+			break // git refuses an empty commondir
 		}
-		rel, inside := within(c.ws, filepath.Clean(abs))
+		abs, plain := pointerDir(c.abs(g.Rel()), t)
+		if !plain {
+			return notPlain("commondir")
+		}
+		rel, inside := within(c.ws, abs)
 		if !inside {
 			return "its commondir points outside the workspace"
 		}
 		// A git directory that was one before is vetted (its settings
 		// were read-only); a folder only named as one was not.
-		if old, known := c.before[filepath.Clean(abs)]; !known || old.named {
+		if old, known := c.before[abs]; !known || old.named {
 			common, err := c.root.OpenDir(filepath.ToSlash(rel))
 			if err != nil {
 				return "its commondir names a folder Loupe cannot read"

@@ -67,12 +67,7 @@ type includes struct {
 // can turn it on), and those of the common directory its commondir names.
 func gitSettingsFiles(dir string) []string {
 	out := []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}
-	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(dir, c)
-		}
-		c = filepath.Clean(c)
+	if c, _, ok := readPointer(filepath.Join(dir, "commondir")); ok {
 		out = append(out, filepath.Join(c, "config"), filepath.Join(c, "config.worktree"))
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // A folder is a git directory to git not only when it looks like one (HEAD,
@@ -34,18 +33,8 @@ func namedDir(p string, d fs.DirEntry) (string, bool) {
 	}
 	switch d.Name() {
 	case "commondir":
-		b, err := readSmall(p)
-		if err != nil {
-			return "", false
-		}
-		c := strings.TrimSpace(string(b))
-		if c == "" {
-			return "", false
-		}
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(filepath.Dir(p), c)
-		}
-		return filepath.Clean(c), true
+		dir, _, ok := readPointer(p)
+		return dir, ok
 	case ".git":
 		return gitPointer(p)
 	}
@@ -134,12 +123,8 @@ func LinkedGitFiles(ws string) []string {
 	add := func(d string) {
 		if anyGitDir(d) {
 			dirs = append(dirs, d)
-			if b, err := readSmall(filepath.Join(d, "commondir")); err == nil {
-				c := strings.TrimSpace(string(b))
-				if !filepath.IsAbs(c) {
-					c = filepath.Join(d, c)
-				}
-				dirs = append(dirs, filepath.Clean(c))
+			if c, _, ok := readPointer(filepath.Join(d, "commondir")); ok {
+				dirs = append(dirs, c)
 			}
 		}
 	}

@@ -49,6 +49,11 @@ type gitRepo struct {
 	// mount point to the command, so it cannot be swapped. "" for the
 	// workspace.
 	base string
+	// common is the folder its commondir led to when the command
+	// started (resolved as git does, pointerDir), "" when it has none:
+	// the commondir is read-only, but a symbolic link on its way is the
+	// workspace's, and a command that changes it sends git elsewhere.
+	common string
 }
 
 // gitSettingFiles are files of a git directory that git reads settings
@@ -118,20 +123,8 @@ func isGitDir(dir string) bool {
 // gitPointer reads a .git file ("gitdir: PATH") and returns the directory
 // it names, made absolute from the file's folder.
 func gitPointer(file string) (string, bool) {
-	b, err := readSmall(file)
-	if err != nil {
-		return "", false
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return "", false
-	}
-	target = strings.TrimSpace(target)
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(file), target)
-	}
-	return filepath.Clean(target), true
+	dir, _, ok := readPointer(file)
+	return dir, ok
 }
 
 // anyGitDir says whether dir is a git directory of any layout: a
@@ -166,6 +159,9 @@ func noteGitDir(repos map[string]gitRepo, dir string) {
 	r := gitRepo{gitDir: dir, present: map[string]bool{}}
 	for _, f := range gitSettingFiles {
 		r.present[f] = exists(filepath.Join(dir, f))
+	}
+	if c, _, ok := readPointer(filepath.Join(dir, "commondir")); ok {
+		r.common = c
 	}
 	repos[dir] = r
 }
@@ -261,12 +257,8 @@ func ensureEmptyFile(root *hands.Root, rel string) {
 // linked worktree) sets extensions.worktreeConfig.
 func readsWorktreeConfig(dir string) bool {
 	common := dir
-	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(dir, c)
-		}
-		common = filepath.Clean(c)
+	if c, _, ok := readPointer(filepath.Join(dir, "commondir")); ok {
+		common = c
 	}
 	entries, _ := readGitConfig(filepath.Join(common, "config"))
 	for _, kv := range entries {
@@ -499,12 +491,8 @@ func linkedWorktree(ws string) (dir, common string, ok bool) {
 		return "", "", false
 	}
 	common = dir
-	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(dir, c)
-		}
-		common = filepath.Clean(c)
+	if c, _, ok := readPointer(filepath.Join(dir, "commondir")); ok {
+		common = c
 	}
 	if !isGitDir(common) {
 		return "", "", false

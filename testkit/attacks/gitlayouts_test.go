@@ -185,6 +185,48 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 			},
 		},
 		{
+			// Git strips only "\n" and "\r" from a commondir: "../common "
+			// names the folder "common " (with the blank), not the harmless
+			// "common" beside it that a reader trimming blanks would see.
+			name: "a commondir with a trailing blank",
+			setup: func(t *testing.T) setup {
+				ws := l.fresh("commondir-blank")
+				mkdirs(t, filepath.Join(ws, "common", "objects"), filepath.Join(ws, "common", "refs", "heads"),
+					filepath.Join(ws, "common ", "objects"), filepath.Join(ws, "common ", "refs", "heads"), filepath.Join(ws, "proj"))
+				writeFile(t, filepath.Join(ws, "common", "config"), "[core]\n\trepositoryformatversion = 0\n")
+				writeFile(t, filepath.Join(ws, "wt", "HEAD"), "ref: refs/heads/main\n")
+				writeFile(t, filepath.Join(ws, "wt", "commondir"), "../common \n")
+				writeFile(t, filepath.Join(ws, "proj", ".git"), "gitdir: ../wt\n")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, "wt"), filepath.Join(ws, "proj", ".git")},
+					user: func(t *testing.T) string {
+						return l.git(t, filepath.Join(ws, "proj"), "status") + l.git(t, filepath.Join(ws, "proj"), "commit", "--allow-empty", "-q", "-m", "x")
+					}}
+			},
+			command: func(m markers) string {
+				return `for d in commo?\ ; do printf ` + fsmonitor(m.path("commondir-blank-config")) + ` > "$d/config"; done`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall("common /config", "[core]\n\tfsmonitor = touch "+m.path("commondir-blank-write-file")+"\n")
+				return &c
+			},
+		},
+		{
+			// The same made by the command, with a harmless "common"
+			// where a reader trimming blanks would look.
+			name: "a commondir with a trailing blank a command makes",
+			setup: func(t *testing.T) setup {
+				ws := l.fresh("commondir-blank-made")
+				return setup{ws: ws, user: func(t *testing.T) string {
+					return l.git(t, filepath.Join(ws, "proj"), "status") + l.git(t, filepath.Join(ws, "proj"), "commit", "--allow-empty", "-q", "-m", "x")
+				}}
+			},
+			command: func(m markers) string {
+				return `mkdir -p common/objects common/refs/heads "common /objects" "common /refs/heads" wt proj && echo 'ref: refs/heads/main' > wt/HEAD && ` +
+					`printf '../common \n' > wt/commondir && printf 'gitdir: ../wt\n' > proj/.git && ` +
+					`for d in commo?\ ; do printf ` + fsmonitor(m.path("commondir-blank-made")) + ` > "$d/config"; done`
+			},
+		},
+		{
 			// The repository's settings include a shared file, which
 			// includes one that is not there yet: git reads it once it is.
 			name: "a nested include not there yet",
