@@ -57,6 +57,17 @@ var bashOwnCode = []struct{ name, src string }{
 	{"CompgenFunction", `f() { rm -f victim.txt; }; compgen -F f x`},
 	{"JobsX", `jobs -x rm -f victim.txt`},
 	{"MapfileCallbackReadAtRunTime", `x=$(cat c.txt); mapfile -t -C "$x" -c 1 arr <<< a`},
+	// Variables of bash's own that evaluate what they are given.
+	{"OptindAssigned", `x=$(cat n.txt); OPTIND=$x; getopts a v -a`},
+	{"RandomAssigned", `x=$(cat n.txt); RANDOM=$x`},
+	{"SrandomAssigned", `x=$(cat n.txt); SRANDOM=$x`},
+	{"HistcmdAssigned", `x=$(cat n.txt); HISTCMD=$x`},
+	{"RandomRead", `read -r RANDOM < n.txt`},
+	{"RandomDeclared", `x=$(cat n.txt); declare "RANDOM=$x"`},
+	// fc runs commands from the history, which history -s fills.
+	{"FcReplay", "set -o history\nhistory -s 'rm -f victim.txt'\nfc -s"},
+	{"FcReplayMatching", "set -o history\nhistory -s 'rm -f victim.txt'\nfc -s rm"},
+	{"FcEditor", "set -o history\nhistory -s 'rm -f victim.txt'\nfc -e true -1"},
 	// History expansion (set -H with history on) rewrites later lines
 	// before they are parsed.
 	{"HistoryExpansion", "set -o history -H\nhistory -s 'rm -f victim.txt'\n!!"},

@@ -64,6 +64,13 @@ var bashInts = map[string]bool{
 	"EUID": true, "EPOCHSECONDS": true, "OPTIND": true, "BASH_SUBSHELL": true, "HISTCMD": true, "SHLVL": true,
 }
 
+// arithAssigned are variables of bash's own that evaluate what they are
+// given as arithmetic, as an integer variable does.
+var arithAssigned = map[string]bool{"OPTIND": true, "RANDOM": true, "SRANDOM": true, "HISTCMD": true}
+
+// isInt reports whether bash evaluates what name is given as arithmetic.
+func (e *evalCheck) isInt(name string) bool { return e.f.ints[name] || arithAssigned[name] }
+
 // numberText matches what arithmetic reads as a number and nothing else:
 // 12, -3, 0x1f, 2#101.
 var numberText = regexp.MustCompile(`^\s*[-+]?\s*[0-9][0-9A-Za-z_#@]*\s*$`)
@@ -501,7 +508,7 @@ func evaluatedCode(a *analysis, f *syntax.File, src string) {
 	}
 	defer e.taint()
 	for _, r := range e.f.runSet {
-		if e.f.ints[r.name] {
+		if e.isInt(r.name) {
 			e.reportWhy(r.at, r.name+" has the integer attribute, so bash evaluates as code the text it is given when it runs")
 		} else if laterVar(r.name) {
 			e.reportWhy(r.at, r.name+" is given text only known when it runs, which bash runs")
@@ -561,7 +568,7 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 			// A nameref given a value: it is a name bash parses.
 			e.nameWord(x, x.Value)
 		}
-		if e.f.ints[x.Name.Value] {
+		if e.isInt(x.Name.Value) {
 			if x.Value != nil {
 				if bad := e.arithWord(x.Value, e.src); bad != "" {
 					return e.check(x, bad)
@@ -974,6 +981,9 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 			bad = name
 		}
 		array := strings.ContainsAny(flags, "aA") || e.f.arrays[strings.TrimSuffix(name, "+")]
+		if arithAssigned[strings.TrimSuffix(name, "+")] {
+			flags += "i"
+		}
 		if bad == "" && (strings.ContainsAny(flags, "in") || array) {
 			t, vbad := e.static(as.Value, e.src)
 			_, val, _ := strings.Cut(t, "=")

@@ -71,6 +71,16 @@ func laterCall(a *analysis, args []*syntax.Word) {
 		flag = 'C'
 	case "enable":
 		flag = 'f'
+	case "fc":
+		// fc runs commands from the shell's history (set -o history
+		// keeps one), which history -s fills with any text.
+		for _, w := range args[1:] {
+			if t := w.Lit(); strings.HasPrefix(t, "-") && strings.Contains(t, "l") && isLiteral(w) {
+				return // fc -l only lists
+			}
+		}
+		a.laterPart("fc (it runs commands from the shell's history)")
+		return
 	case "jobs":
 		flag = 'x' // jobs -x runs its arguments as a command
 	case "compgen", "complete":
