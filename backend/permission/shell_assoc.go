@@ -14,13 +14,17 @@ import (
 // already an indexed array, one of bash's own arrays, or a redirection
 // fails) leaves the use indexed. So a key is read as data only where the
 // walk can see that the attribute holds: a declare -A statement of the
-// script's top level, run unconditionally before the use, and the name
+// script's top level (or local -A at a function body's, for uses in that
+// body), run unconditionally before the use, and the name
 // given no other declaration, unset, or value by a builtin anywhere in
 // the script, nor assigned before it.
 
 // assocFacts says where each name is known to be associative.
 type assocFacts struct {
-	from map[string]int // end of the declare -A that holds for the rest
+	// from and to: where the declare -A ends and where its scope does
+	// (the script's end, or the function body's).
+	from, to map[string]int
+	funcs    [][2]int // function bodies: one inside a function's scope is called from elsewhere
 }
 
 // bashArrays are arrays bash keeps itself: declare -A cannot change them.
@@ -38,26 +42,49 @@ var nameTouchers = map[string]bool{
 }
 
 func findAssoc(f *syntax.File) *assocFacts {
-	af := &assocFacts{from: map[string]int{}}
+	af := &assocFacts{from: map[string]int{}, to: map[string]int{}}
 	decl := map[string]*syntax.Stmt{}
-	for _, s := range f.Stmts {
-		d, ok := s.Cmd.(*syntax.DeclClause)
-		if !ok || s.Background || s.Coprocess || len(s.Redirs) > 0 || (d.Variant.Value != "declare" && d.Variant.Value != "typeset") {
-			continue
-		}
-		flags := ""
-		for _, as := range d.Args {
-			if as.Name == nil {
-				if t, ok := literalWord(as.Value); ok && strings.HasPrefix(t, "-") {
-					flags += t[1:]
-				}
+	scopeEnd := map[string]int{}
+	var funcs [][2]int // where each function's body is
+	// A scope is the script's top level or a function body's: there a
+	// declare -A statement runs before the statements after it.
+	scope := func(stmts []*syntax.Stmt, end int, inFunc bool) {
+		for _, s := range stmts {
+			d, ok := s.Cmd.(*syntax.DeclClause)
+			v := d != nil && (d.Variant.Value == "declare" || d.Variant.Value == "typeset" || inFunc && d.Variant.Value == "local")
+			if !ok || !v || s.Background || s.Coprocess || len(s.Redirs) > 0 {
 				continue
 			}
-			if strings.Contains(flags, "A") && decl[as.Name.Value] == nil && !bashArrays[as.Name.Value] {
-				decl[as.Name.Value] = s
+			flags := ""
+			for _, as := range d.Args {
+				if as.Name == nil {
+					if t, ok := literalWord(as.Value); ok && strings.HasPrefix(t, "-") {
+						flags += t[1:]
+					}
+					continue
+				}
+				n := as.Name.Value
+				switch {
+				case !strings.Contains(flags, "A") || bashArrays[n]:
+				case decl[n] == nil:
+					decl[n], scopeEnd[n] = s, end
+				default:
+					scopeEnd[n] = -1 // declared in two places: neither counts
+				}
 			}
 		}
 	}
+	scope(f.Stmts, int(f.End().Offset())+1, false)
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Body != nil {
+			funcs = append(funcs, [2]int{int(fd.Pos().Offset()), int(fd.End().Offset())})
+			if b, ok := fd.Body.Cmd.(*syntax.Block); ok {
+				scope(b.Stmts, int(fd.End().Offset()), true)
+			}
+		}
+		return true
+	})
+	af.funcs = funcs
 	if len(decl) == 0 {
 		return af
 	}
@@ -139,8 +166,8 @@ func findAssoc(f *syntax.File) *assocFacts {
 		return af
 	}
 	for n, d := range decl {
-		if !touched[n] && !assignedBefore[n] {
-			af.from[n] = int(d.End().Offset())
+		if !touched[n] && !assignedBefore[n] && scopeEnd[n] > 0 {
+			af.from[n], af.to[n] = int(d.End().Offset()), scopeEnd[n]
 		}
 	}
 	return af
@@ -152,8 +179,24 @@ func (e *evalCheck) assocAt(name string, pos syntax.Pos) bool {
 	if e.assoc == nil {
 		e.assoc = findAssoc(e.file)
 	}
-	end, ok := e.assoc.from[name]
-	return ok && !e.f.anyVar && pos.IsValid() && int(pos.Offset()) >= end
+	from, ok := e.assoc.from[name]
+	if !ok || e.f.anyVar || !pos.IsValid() {
+		return false
+	}
+	at, to := int(pos.Offset()), e.assoc.to[name]
+	if at < from || at >= to {
+		return false
+	}
+	// A local declare holds in its function, not in one defined inside
+	// it, which may be called after the function returns.
+	if to <= int(e.file.End().Offset()) {
+		for _, fn := range e.assoc.funcs {
+			if fn[0] > from && fn[0] <= at && at < fn[1] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // optionValues are the values given to the option -flag in ws, attached

@@ -35,6 +35,8 @@ var bashOwnCode = []struct{ name, src string }{
 	{"AssocBashsOwnArray", `x=$(cat n.txt); declare -A PIPESTATUS 2>/dev/null; echo ${PIPESTATUS[$x]}`},
 	{"AssocRedirectionFails", `x=$(cat n.txt); declare -A A 2>/dev/null >/nonexistent/f; echo ${A[$x]}`},
 	{"AssocUnsetInFunctionCalledLater", `x=$(cat n.txt); declare -A A; f() { echo "${A[$x]}"; }; unset A; f`},
+	{"AssocLocalInOuterFunction", `f() { local -A A; g() { echo "${A[$x]}"; }; }; f; x=$(cat n.txt); g`},
+	{"AssocLocalUsedAfterFunction", `f() { local -A A; A[k]=1; }; f; x=$(cat n.txt); A[$x]=1`},
 	{"AssocDeclareIsAFunction", `declare() { :; }; x=$(cat n.txt); declare -A A; echo "${A[$x]}"`},
 	{"AssocNameInPrintfV", `x=$(cat n.txt); printf -v "A[$x]" %s 1; declare -A A`},
 	// A name attached to its option.
@@ -106,6 +108,15 @@ func TestBashOwnCodeAsks(t *testing.T) {
 				t.Errorf("%s: deny rm * in auto mode lets it run, and bash deletes victim.txt", c.src)
 			}
 		})
+	}
+	// zsh reads ~/.zshenv before any script, interactive or not (its
+	// manual, STARTUP/SHUTDOWN FILES); zsh is not installed where these
+	// tests run, so this one is not run for real.
+	for _, src := range []string{`echo 'rm -f victim.txt' > ~/.zshenv; zsh -c true`, `zsh -c 'echo hi'`} {
+		deny := Policy{Mode: ModeAuto, Rules: []Rule{{Effect: EffectDeny, Command: "rm *"}}, shell: &bash}
+		if d := deny.Decide(runCmd(src)); d.Verdict == Run {
+			t.Errorf("%s: deny rm * in auto mode lets it run, and zsh runs ~/.zshenv", src)
+		}
 	}
 }
 

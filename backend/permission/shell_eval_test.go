@@ -281,7 +281,9 @@ func TestEvaluatedConstantsStayQuiet(t *testing.T) {
 		// keys data everywhere after, functions included.
 		`declare -A h; f() { echo "${h[$1]}"; }; k=$(cat go.mod); h[$k]=1; f "$k"`,
 		`declare -A h=(); k=$(cat go.mod); printf -v "h[key]" %s 1; unset "h[key]"; echo "${h[$k]}"`,
+		`f() { local -A seen; for w in "$@"; do seen[$w]=1; done; echo "${!seen[@]}"; }; f "$(cat go.mod)"`,
 		`printf -vout %s hi; echo "$out"`,
+		`bash -euo pipefail -c 'echo hi'`,
 		`sleep 0 & wait -n -p pid; echo "$pid"`,
 		`exec {fd}>/dev/null; echo hi >&$fd`,
 		`compgen -W 'alpha beta' -- al`,

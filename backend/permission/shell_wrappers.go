@@ -301,6 +301,19 @@ loop:
 				c.a.unseenPart("%s %s (a login shell reads startup files from its home, which a command can write; Loupe does not model this option)", name, t)
 			}
 		case (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1:
+			if o := t[len(t)-1]; (o == 'o' || o == 'O') && len(t) > 2 {
+				// -eo NAME: the cluster's last option takes the next word.
+				if i+1 < len(args) && !knownShellOption(t[:1]+string(o), args[i+1]) {
+					c.a.unseenPart("%s %s %s (a shell option Loupe does not model)", name, t, args[i+1].text)
+				}
+				i++
+				if strings.Trim(t[1:len(t)-1], plainShellFlags) != "" {
+					c.a.unseenPart("%s %s (an interactive or login shell reads startup files from its home, which a command can write)", name, t)
+				}
+				script = script || strings.ContainsRune(t[1:], 'c')
+				stdin = stdin || strings.ContainsRune(t[1:], 's')
+				continue
+			}
 			if strings.Trim(t[1:], plainShellFlags) != "" {
 				c.a.unseenPart("%s %s (an interactive or login shell reads startup files from its home, which a command can write, and -H rewrites lines before it reads them)", name, t)
 			}
@@ -313,6 +326,11 @@ loop:
 		default:
 			break loop
 		}
+	}
+	if name == "zsh" && !hasOption(args[:i], "-f", "--no-rcs") {
+		// zsh reads ~/.zshenv (in its home, which a command can write)
+		// before any script, interactive or not.
+		c.a.unseenPart("zsh (it reads ~/.zshenv from its home first)")
 	}
 	switch {
 	case script:
