@@ -308,14 +308,14 @@ loop:
 				}
 				i++
 				if strings.Trim(t[1:len(t)-1], plainShellFlags) != "" {
-					c.a.unseenPart("%s %s (an interactive or login shell reads startup files from its home, which a command can write)", name, t)
+					c.a.unseenPart("%s %s (%s)", name, t, shellFlagWhy(t))
 				}
 				script = script || strings.ContainsRune(t[1:], 'c')
 				stdin = stdin || strings.ContainsRune(t[1:], 's')
 				continue
 			}
 			if strings.Trim(t[1:], plainShellFlags) != "" {
-				c.a.unseenPart("%s %s (an interactive or login shell reads startup files from its home, which a command can write, and -H rewrites lines before it reads them)", name, t)
+				c.a.unseenPart("%s %s (%s)", name, t, shellFlagWhy(t))
 			}
 			if strings.ContainsRune(t[1:], 'c') {
 				script = true
@@ -466,4 +466,15 @@ func knownShellOption(flag string, w word) bool {
 		return true
 	}
 	return false
+}
+
+// shellFlagWhy says why a shell's flags make it run code it does not show.
+func shellFlagWhy(t string) string {
+	switch {
+	case strings.ContainsAny(t[1:], "il"):
+		return "an interactive or login shell reads startup files from its home, which a command can write"
+	case strings.ContainsRune(t[1:], 'H'):
+		return "history expansion rewrites lines before the shell reads them"
+	}
+	return "a shell option Loupe does not model"
 }
