@@ -86,7 +86,10 @@
 //     curl -o/-O/-D/-c/-K, wget -O FILE/-o/-e, tar in any mode but -t
 //     and -d and its -I/--to-command, uniq and xxd's output operand,
 //     less -o, man -P/-H, shuf/iconv/sdiff/tree -o, yq -i, file -C,
-//     openssl -out, fd -x and vim -c. A program Loupe cannot read to the
+//     openssl -out, fd -x, vim -c, split --filter, gcc -wrapper and
+//     zip -TT/--unzip-command; run-parts and ed (its ! commands) are
+//     opaque. A program Loupe does not know that runs another program is
+//     not seen (docs/SECURITY.md). A program Loupe cannot read to the
 //     end counts as writing. The files they name count as writes, so a
 //     protected one asks in every mode. Commands they run (rg --pre CMD,
 //     tar --to-command, awk system("…"), sed e …) count for deny rules

@@ -141,6 +141,15 @@ func (c *classifier) build(words []word, fed bool) *command {
 		inner(rest)
 	case base == "exec":
 		if rest, ok := skipOptions(args, "cla", "a", nil, nil); ok {
+			// -l, or a name starting with -, makes a shell it starts
+			// a login shell, which reads startup files from its home.
+			for j, w := range args[:len(args)-len(rest)] {
+				login := w.kind == wLit && strings.HasPrefix(w.text, "-") && strings.ContainsRune(strings.TrimPrefix(w.text, "-"), 'l')
+				named := w.text == "-a" && j+1 < len(args) && strings.HasPrefix(args[j+1].text, "-")
+				if login || named {
+					c.a.unseenPart("exec %s (a login shell reads startup files from its home)", w.text)
+				}
+			}
 			inner(rest)
 		} else {
 			opaque("it runs a command through exec with options Loupe does not know (%s)", wordsText(words))

@@ -43,6 +43,8 @@ type varFacts struct {
 	// arrays are names used as arrays anywhere (declare reads a value it
 	// is given for them as a compound assignment, which it expands again).
 	ints, assoc, arrays map[string]bool
+	// refs are names declared namerefs: what they are given is a name.
+	refs map[string]bool
 	// runSet are the names builtins give a value at run time (read,
 	// mapfile, printf -v, getopts, for, select), with the node that does.
 	runSet []runSet
@@ -61,6 +63,13 @@ var bashInts = map[string]bool{
 	"RANDOM": true, "SRANDOM": true, "SECONDS": true, "LINENO": true, "BASHPID": true, "PPID": true, "UID": true,
 	"EUID": true, "EPOCHSECONDS": true, "OPTIND": true, "BASH_SUBSHELL": true, "HISTCMD": true, "SHLVL": true,
 }
+
+// arithAssigned are variables of bash's own that evaluate what they are
+// given as arithmetic, as an integer variable does.
+var arithAssigned = map[string]bool{"OPTIND": true, "RANDOM": true, "SRANDOM": true, "HISTCMD": true}
+
+// isInt reports whether bash evaluates what name is given as arithmetic.
+func (e *evalCheck) isInt(name string) bool { return e.f.ints[name] || arithAssigned[name] }
 
 // numberText matches what arithmetic reads as a number and nothing else:
 // 12, -3, 0x1f, 2#101.
@@ -256,7 +265,7 @@ var scopeChangers = map[string]bool{"eval": true, "source": true, ".": true, "al
 
 // gatherFacts reads what f says about its variables.
 func gatherFacts(f *syntax.File) *varFacts {
-	vf := &varFacts{vals: map[string][]string{}, unknown: map[string]bool{}, ints: map[string]bool{}, assoc: map[string]bool{}, arrays: map[string]bool{}, memo: map[string]bool{}}
+	vf := &varFacts{vals: map[string][]string{}, unknown: map[string]bool{}, ints: map[string]bool{}, assoc: map[string]bool{}, arrays: map[string]bool{}, refs: map[string]bool{}, memo: map[string]bool{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Assign:
@@ -364,6 +373,7 @@ func (f *varFacts) decl(variant string, args []*syntax.Assign) {
 			switch {
 			case strings.Contains(flags, "n"):
 				f.anyVar = true // assignments through the reference reach any name
+				f.refs[as.Name.Value] = true
 			case strings.Contains(flags, "i"):
 				f.ints[as.Name.Value] = true
 			}
@@ -475,15 +485,17 @@ func (f *varFacts) call(x *syntax.CallExpr) {
 
 // evalCheck checks the places one parsed script evaluates text.
 type evalCheck struct {
-	a   *analysis
-	src string
-	f   *varFacts
+	a     *analysis
+	src   string
+	f     *varFacts
+	file  *syntax.File
+	assoc *assocFacts // where names are associative, found when first asked
 }
 
 // evaluatedCode notes each place in f (parsed from src) where bash would
 // evaluate text that is not a constant the walk knows.
 func evaluatedCode(a *analysis, f *syntax.File, src string) {
-	e := &evalCheck{a: a, src: src, f: gatherFacts(f)}
+	e := &evalCheck{a: a, src: src, f: gatherFacts(f), file: f}
 	// A script the command starts (sh -c, eval, a script it wrote) may
 	// begin with the values the scripts read before it gave a variable,
 	// in the same shell or through the environment, and use one before
@@ -496,7 +508,7 @@ func evaluatedCode(a *analysis, f *syntax.File, src string) {
 	}
 	defer e.taint()
 	for _, r := range e.f.runSet {
-		if e.f.ints[r.name] {
+		if e.isInt(r.name) {
 			e.reportWhy(r.at, r.name+" has the integer attribute, so bash evaluates as code the text it is given when it runs")
 		} else if laterVar(r.name) {
 			e.reportWhy(r.at, r.name+" is given text only known when it runs, which bash runs")
@@ -538,12 +550,12 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 		if x.Name == nil {
 			break
 		}
-		if x.Index != nil && !e.f.assoc[x.Name.Value] {
+		if x.Index != nil && !e.assocAt(x.Name.Value, x.Pos()) {
 			if bad := e.arith(x.Index, e.src); bad != "" {
 				return e.check(x, bad)
 			}
 		}
-		if x.Array != nil && !e.f.assoc[x.Name.Value] {
+		if x.Array != nil && !e.assocAt(x.Name.Value, x.Pos()) {
 			for _, el := range x.Array.Elems {
 				if el.Index != nil {
 					if bad := e.arith(el.Index, e.src); bad != "" {
@@ -552,7 +564,11 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 				}
 			}
 		}
-		if e.f.ints[x.Name.Value] {
+		if e.f.refs[x.Name.Value] && x.Value != nil {
+			// A nameref given a value: it is a name bash parses.
+			e.nameWord(x, x.Value)
+		}
+		if e.isInt(x.Name.Value) {
 			if x.Value != nil {
 				if bad := e.arithWord(x.Value, e.src); bad != "" {
 					return e.check(x, bad)
@@ -572,7 +588,7 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 		}
 		// An associative array's key, and the words of ${x:-w} and
 		// ${x/a/b}, are read on their own.
-		if x.Index != nil && x.Param != nil && e.f.assoc[x.Param.Value] {
+		if x.Index != nil && x.Param != nil && e.assocAt(x.Param.Value, x.Pos()) {
 			syntax.Walk(x.Index, e.visit)
 		}
 		if x.Exp != nil && x.Exp.Word != nil {
@@ -586,6 +602,12 @@ func (e *evalCheck) visit(n syntax.Node) bool {
 			}
 		}
 		return false
+	case *syntax.Redirect:
+		// {name}>file: bash assigns the new descriptor to name, which may
+		// be an array element whose subscript it evaluates.
+		if x.N != nil && strings.HasPrefix(x.N.Value, "{") && strings.HasSuffix(x.N.Value, "}") {
+			e.nameWord(x, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: x.N.ValuePos, ValueEnd: x.N.ValueEnd, Value: strings.Trim(x.N.Value, "{}")}}})
+		}
 	case *syntax.TestClause:
 		e.test(x.X)
 	case *syntax.DeclClause:
@@ -862,7 +884,7 @@ func allIndex(x syntax.ArithmExpr) bool {
 // subscript checks an array subscript: arithmetic for an indexed array;
 // an associative array's key is expanded once, and is data.
 func (e *evalCheck) subscript(p *syntax.ParamExp, src string, inArith bool) string {
-	if allIndex(p.Index) || p.Param != nil && e.f.assoc[p.Param.Value] && !inArith {
+	if allIndex(p.Index) || p.Param != nil && e.assocAt(p.Param.Value, p.Pos()) && !inArith {
 		return ""
 	}
 	return e.arith(p.Index, src)
@@ -870,7 +892,10 @@ func (e *evalCheck) subscript(p *syntax.ParamExp, src string, inArith bool) stri
 
 // nameSafe reports whether text bash parses as a variable name evaluates
 // nothing: a plain name, or a subscript that is a known constant.
-func (e *evalCheck) nameSafe(t string) bool {
+func (e *evalCheck) nameSafe(t string) bool { return e.nameSafeAt(t, syntax.Pos{}) }
+
+// nameSafeAt is nameSafe for a name bash parses at pos.
+func (e *evalCheck) nameSafeAt(t string, pos syntax.Pos) bool {
 	i := strings.IndexByte(t, '[')
 	if i < 0 {
 		return true
@@ -882,7 +907,7 @@ func (e *evalCheck) nameSafe(t string) bool {
 	if sub == "@" || sub == "*" {
 		return true
 	}
-	if e.f.assoc[t[:i]] && !strings.ContainsAny(sub, "$`") {
+	if e.assocAt(t[:i], pos) && !strings.ContainsAny(sub, "$`") {
 		return true
 	}
 	return e.arithText(sub) == ""
@@ -891,7 +916,7 @@ func (e *evalCheck) nameSafe(t string) bool {
 // nameWord checks a word a builtin takes as a variable name.
 func (e *evalCheck) nameWord(at syntax.Node, w *syntax.Word) {
 	t, bad := e.static(w, e.src)
-	if bad == "" && !e.nameSafe(t) {
+	if bad == "" && !e.nameSafeAt(t, at.Pos()) {
 		bad = t
 	}
 	if bad != "" {
@@ -952,10 +977,13 @@ func (e *evalCheck) decl(at syntax.Node, variant string, args []*syntax.Assign) 
 		// A name written as a word ("a[$i]=1", "$n=v"): bash parses
 		// the part before the =; the value only for -i and -n.
 		name, bad := e.namePart(as.Value)
-		if bad == "" && !e.nameSafe(strings.TrimSuffix(name, "+")) {
+		if bad == "" && !e.nameSafeAt(strings.TrimSuffix(name, "+"), at.Pos()) {
 			bad = name
 		}
 		array := strings.ContainsAny(flags, "aA") || e.f.arrays[strings.TrimSuffix(name, "+")]
+		if arithAssigned[strings.TrimSuffix(name, "+")] {
+			flags += "i"
+		}
 		if bad == "" && (strings.ContainsAny(flags, "in") || array) {
 			t, vbad := e.static(as.Value, e.src)
 			_, val, _ := strings.Cut(t, "=")
@@ -1054,15 +1082,10 @@ func (e *evalCheck) call(x *syntax.CallExpr) {
 				e.nameWord(x, rest[i+1])
 			}
 		}
-	case "printf":
-		t, ok := literalWord(rest[0])
-		switch {
-		case t == "-v" || !ok:
-			if len(rest) > 1 {
-				e.nameWord(x, rest[1])
-			}
-		case strings.HasPrefix(t, "-v"):
-			e.nameWord(x, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: t[2:]}}})
+	case "printf", "wait":
+		// printf -v NAME, wait -p NAME; attached (-vNAME, -v"$x") too.
+		for _, w := range optionValues(rest, map[string]byte{"printf": 'v', "wait": 'p'}[name]) {
+			e.nameWord(x, w)
 		}
 	case "read":
 		for i := 0; i < len(rest); i++ {

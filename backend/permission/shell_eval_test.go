@@ -183,7 +183,8 @@ func TestEvaluatedTextIsCodeLoupeCannotSee(t *testing.T) {
 // a[$(rm -f victim.txt)] and the environment's v does too, removes
 // victim.txt (one process per case, so it takes a while). Dash, run on
 // the same texts, removes nothing: it evaluates none of them, and the
-// POSIX reading is checked only because /bin/sh may be bash.
+// POSIX reading is checked only because /bin/sh may be bash. Each of
+// bashOwnCode, run by bash with a home of its own, removes it too.
 func TestEvaluatedTextRunsInBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -222,6 +223,13 @@ func TestEvaluatedTextRunsInBash(t *testing.T) {
 			case shell == bash && err == nil:
 				t.Errorf("bash %s %q did not run the inner rm: the case is not real\n%s", strings.Join(m, " "), c.src, out)
 			}
+		}
+	}
+	// The places of bash's own that take names, code or startup files,
+	// and the programs that run a command they are given.
+	for _, c := range bashOwnCode {
+		if err := bashDeletesVictim(t, c.src); err != nil {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }
@@ -269,6 +277,23 @@ func TestEvaluatedConstantsStayQuiet(t *testing.T) {
 		`local_t() { local out=$(cat go.mod); declare -a parts=(a b); echo "$out ${parts[0]}"; }; local_t`,
 		`start=$SECONDS; sleep 1; echo $((SECONDS - start))`,
 		`n=3; m=$n; echo $((m * 2))`,
+		// An associative array declared first at the top level keeps its
+		// keys data everywhere after, functions included.
+		`declare -A h; f() { echo "${h[$1]}"; }; k=$(cat go.mod); h[$k]=1; f "$k"`,
+		`declare -A h=(); k=$(cat go.mod); printf -v "h[key]" %s 1; unset "h[key]"; echo "${h[$k]}"`,
+		`f() { local -A seen; for w in "$@"; do seen[$w]=1; done; echo "${!seen[@]}"; }; f "$(cat go.mod)"`,
+		`printf -vout %s hi; echo "$out"`,
+		`bash -euo pipefail -c 'echo hi'`,
+		`sleep 0 & wait -n -p pid; echo "$pid"`,
+		`exec {fd}>/dev/null; echo hi >&$fd`,
+		`compgen -W 'alpha beta' -- al`,
+		`set -euo pipefail; echo ok`,
+		`bash -e -c 'echo hi'`,
+		`bash -o pipefail -O extglob -c 'echo hi'`,
+		`bash --noprofile --norc -c 'echo hi'`,
+		`zip -q z.zip go.mod`,
+		`split -l 10 go.mod part.`,
+		`gcc -O2 -c x.c -o x.o`,
 	} {
 		for _, s := range []cmdshell.Shell{cmdshell.Commands(), {Path: "/bin/sh", Dialect: cmdshell.POSIX}} {
 			if a := analyzeCommandIn(c, s); len(a.later) > 0 {

@@ -71,6 +71,46 @@ func laterCall(a *analysis, args []*syntax.Word) {
 		flag = 'C'
 	case "enable":
 		flag = 'f'
+	case "fc":
+		// fc runs commands from the shell's history (set -o history
+		// keeps one), which history -s fills with any text.
+		for _, w := range args[1:] {
+			if t := w.Lit(); strings.HasPrefix(t, "-") && strings.Contains(t, "l") && isLiteral(w) {
+				return // fc -l only lists
+			}
+		}
+		a.laterPart("fc (it runs commands from the shell's history)")
+		return
+	case "jobs":
+		flag = 'x' // jobs -x runs its arguments as a command
+	case "compgen", "complete":
+		// -C runs a command, -F a function, and compgen expands -W's
+		// word list, command substitutions included.
+		for _, w := range args[1:] {
+			if t := w.Lit(); strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "CF") || t == "" && !isLiteral(w) {
+				a.laterPart("%s %s (it runs a command or function it is given)", name, clip(literalOf(w)))
+				return
+			}
+		}
+		for _, w := range optionValues(args[1:], 'W') {
+			if t, ok := literalWord(w); !ok || strings.ContainsAny(t, "$`") {
+				a.laterPart("%s -W %s (bash expands the word list, and runs what it substitutes)", name, clip(literalOf(w)))
+				return
+			}
+		}
+		return
+	case "set":
+		// History expansion rewrites each later line before bash
+		// parses it: the words the walk reads are not the ones that run.
+		for i, w := range args[1:] {
+			t := w.Lit()
+			if !isLiteral(w) || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "H") ||
+				t == "histexpand" && i > 0 && args[i].Lit() == "-o" {
+				a.laterPart("set %s (history expansion rewrites the lines after it before bash reads them)", clip(literalOf(w)))
+				return
+			}
+		}
+		return
 	case "env", "export", "declare", "typeset", "readonly", "local":
 		for _, w := range args[1:] {
 			if t := literalOf(w); strings.Contains(strings.ReplaceAll(t, `\`, ""), "BASH_FUNC_") {
@@ -102,4 +142,10 @@ func clip(s string) string {
 func (a *analysis) laterPart(format string, args ...any) {
 	a.later = appendNew(a.later, fmt.Sprintf(format, args...))
 	a.unseenPart(format, args...)
+}
+
+// isLiteral reports whether w has no expansions.
+func isLiteral(w *syntax.Word) bool {
+	_, ok := literalWord(w)
+	return ok
 }

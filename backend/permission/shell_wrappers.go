@@ -292,9 +292,31 @@ loop:
 			}
 			i++
 		case t == "-o" || t == "+o" || t == "-O" || t == "+O":
+			if i+1 < len(args) && !knownShellOption(t, args[i+1]) {
+				c.a.unseenPart("%s %s %s (a shell option Loupe does not model)", name, t, args[i+1].text)
+			}
 			i++
 		case strings.HasPrefix(t, "--"):
+			if !plainLongShellOptions[t] {
+				c.a.unseenPart("%s %s (a login shell reads startup files from its home, which a command can write; Loupe does not model this option)", name, t)
+			}
 		case (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1:
+			if o := t[len(t)-1]; (o == 'o' || o == 'O') && len(t) > 2 {
+				// -eo NAME: the cluster's last option takes the next word.
+				if i+1 < len(args) && !knownShellOption(t[:1]+string(o), args[i+1]) {
+					c.a.unseenPart("%s %s %s (a shell option Loupe does not model)", name, t, args[i+1].text)
+				}
+				i++
+				if strings.Trim(t[1:len(t)-1], plainShellFlags) != "" {
+					c.a.unseenPart("%s %s (%s)", name, t, shellFlagWhy(t))
+				}
+				script = script || strings.ContainsRune(t[1:], 'c')
+				stdin = stdin || strings.ContainsRune(t[1:], 's')
+				continue
+			}
+			if strings.Trim(t[1:], plainShellFlags) != "" {
+				c.a.unseenPart("%s %s (%s)", name, t, shellFlagWhy(t))
+			}
 			if strings.ContainsRune(t[1:], 'c') {
 				script = true
 			}
@@ -304,6 +326,11 @@ loop:
 		default:
 			break loop
 		}
+	}
+	if name == "zsh" && !hasOption(args[:i], "-f", "--no-rcs") {
+		// zsh reads ~/.zshenv (in its home, which a command can write)
+		// before any script, interactive or not.
+		c.a.unseenPart("zsh (it reads ~/.zshenv from its home first)")
 	}
 	switch {
 	case script:
@@ -405,4 +432,49 @@ func (c *classifier) gitConfig(args []word) {
 		c.a.writes = append(c.a.writes, ".git/config")
 		c.a.reason("it changes git configuration (git config)")
 	}
+}
+
+// What a shell's options may be for the walk to read its script as the
+// script alone. Any other makes the shell run code it does not show: an
+// interactive shell (-i) reads ~/.bashrc, a login shell (-l, --login, a
+// name starting with -) ~/.bash_profile or ~/.profile, files in the
+// command's own home that an earlier command can write; -H expands
+// history in the lines it reads; an option Loupe does not know may do
+// either.
+const plainShellFlags = "abcefhkmnprstuvxBCEPTD"
+
+var plainLongShellOptions = map[string]bool{
+	"--norc": true, "--noprofile": true, "--posix": true, "--noediting": true, "--restricted": true,
+	"--verbose": true, "--version": true, "--help": true, "--dump-strings": true, "--dump-po-strings": true,
+}
+
+// knownShellOption reports whether -o NAME or -O NAME is an option the
+// walk knows changes nothing it reads.
+func knownShellOption(flag string, w word) bool {
+	if w.kind != wLit {
+		return false
+	}
+	if flag == "-o" || flag == "+o" {
+		switch w.text {
+		case "errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber", "posix", "noexec", "allexport", "notify", "monitor", "braceexpand", "hashall", "physical", "errtrace", "functrace", "keyword", "onecmd", "privileged", "ignoreeof", "nolog", "emacs", "vi":
+			return true
+		}
+		return false
+	}
+	switch w.text {
+	case "extglob", "nullglob", "globstar", "failglob", "dotglob", "nocaseglob", "nocasematch", "inherit_errexit", "lastpipe", "globasciiranges", "xpg_echo", "checkhash", "cmdhist", "lithist", "sourcepath", "expand_aliases", "shift_verbose", "patsub_replacement", "localvar_inherit", "localvar_unset", "assoc_expand_once":
+		return true
+	}
+	return false
+}
+
+// shellFlagWhy says why a shell's flags make it run code it does not show.
+func shellFlagWhy(t string) string {
+	switch {
+	case strings.ContainsAny(t[1:], "il"):
+		return "an interactive or login shell reads startup files from its home, which a command can write"
+	case strings.ContainsRune(t[1:], 'H'):
+		return "history expansion rewrites lines before the shell reads them"
+	}
+	return "a shell option Loupe does not model"
 }

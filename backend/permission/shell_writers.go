@@ -255,6 +255,62 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 		c.sed(cmd, off, args)
 	case "awk", "gawk", "mawk", "nawk":
 		c.awk(cmd, base, off, args)
+	case "split":
+		// --filter=COMMAND: split runs $SHELL -c COMMAND for each piece.
+		for j, w := range args {
+			name, val, attached := strings.Cut(w.text, "=")
+			if name != "--filter" {
+				continue
+			}
+			cmd.mark(off+j, name, "runs a command for each piece (split --filter)")
+			if attached {
+				c.runsShell(cmd, word{text: val, kind: w.kind}, "split --filter")
+			} else if j+1 < len(args) {
+				c.runsShell(cmd, args[j+1], "split --filter")
+			}
+		}
+	case "gcc", "g++", "cc", "c++", "clang", "clang++", "gfortran":
+		// -wrapper PROG,ARGS runs every tool through PROG.
+		for j, w := range args {
+			if w.text != "-wrapper" || j+1 >= len(args) {
+				continue
+			}
+			cmd.mark(off+j, w.text, fmt.Sprintf("runs a program around its tools (%s -wrapper)", base))
+			v := args[j+1]
+			if v.kind == wDyn {
+				c.a.unseenPart("%s -wrapper %s (a program only known when it runs)", base, v.text)
+				continue
+			}
+			var ws []word
+			for _, part := range strings.Split(v.text, ",") {
+				ws = append(ws, word{text: part})
+			}
+			c.runsProgram(cmd, append(ws, word{text: "<the tool it wraps>", kind: wDyn}), base+" -wrapper")
+		}
+	case "zip":
+		// -TT COMMAND / --unzip-command: the command that tests the archive.
+		for j, w := range args {
+			name, val, attached := strings.Cut(w.text, "=")
+			if name != "-TT" && name != "--unzip-command" {
+				continue
+			}
+			cmd.mark(off+j, name, fmt.Sprintf("runs a command to test the archive (zip %s)", name))
+			if attached {
+				c.runsShellOn(cmd, word{text: val, kind: w.kind}, "zip "+name)
+			} else if j+1 < len(args) {
+				c.runsShellOn(cmd, args[j+1], "zip "+name)
+			}
+		}
+	case "run-parts":
+		if !hasOption(args, "--test", "--list", "--help", "--version") {
+			c.a.unseenPart("run-parts (it runs every program in a folder)")
+		}
+	case "ed":
+		// ed reads its commands from its input, and ! runs a shell
+		// command; -r (restricted) refuses it.
+		if !hasOption(args, "-r", "--restricted") && !onlyInfo(args) {
+			c.a.unseenPart("ed (its commands come from its input, and ! runs them through a shell)")
+		}
 	default:
 		return false
 	}
