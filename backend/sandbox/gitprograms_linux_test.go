@@ -225,3 +225,55 @@ func hostShell(t *testing.T, dir, script string) string {
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
+
+// The workspace is the dotfiles repository the user's ~/.gitconfig links
+// into: the user's settings file is then a file of the workspace, and a
+// command that wrote it would have every git of the user run what it
+// names. It is read-only, and the file tools ask before writing it.
+func TestUserSettingsFileInTheWorkspace(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, control := range []bool{true, false} {
+		name := "loupe"
+		if control {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", "")
+			t.Setenv("GIT_CONFIG_GLOBAL", "")
+			os.Unsetenv("GIT_CONFIG_GLOBAL")
+			ws := filepath.Join(home, "dotfiles")
+			os.MkdirAll(ws, 0o755)
+			initRepo(t, ws)
+			os.WriteFile(filepath.Join(ws, "gitconfig"), []byte("[user]\n\tname = me\n"), 0o644)
+			if err := os.Symlink("dotfiles/gitconfig", filepath.Join(home, ".gitconfig")); err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(t.TempDir(), "RAN")
+			write := `printf '[core]\n\tfsmonitor = "touch ` + marker + `; false"\n' >> gitconfig; echo "write=$?"`
+			if control {
+				if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
+					t.Fatalf("control write: %s", out)
+				}
+			} else {
+				pol := permission.Policy{Mode: permission.ModeAuto, Workspace: ws,
+					Rules: []permission.Rule{{Effect: permission.EffectAllow, Path: "**"}}}
+				if dec := pol.Decide(permission.Call{Tool: "write_file", Paths: []string{"gitconfig"}}); dec.Verdict == permission.Run {
+					t.Errorf("write_file gitconfig runs without asking; it is the user's ~/.gitconfig")
+				}
+				out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, write)
+				if strings.Contains(out.Text, "write=0") {
+					t.Errorf("a command wrote the user's ~/.gitconfig: %q", out.Text)
+				}
+			}
+			hostGit(t, ws, "status", "--short")
+			switch {
+			case control && !ran(t, marker):
+				t.Fatalf("control: git did not run the program; the case is not real")
+			case !control && ran(t, marker):
+				t.Errorf("the user's git status ran what a command wrote into ~/.gitconfig")
+			}
+		})
+	}
+}
