@@ -70,21 +70,35 @@ func holdsFolder(key string) bool {
 // working tree (where git runs hooks, filters, fsmonitor and "!" aliases)
 // and from the workspace. A hooks folder named "_" (how husky lays out its
 // hooks: "_/h" runs the scripts beside it) counts with its parent.
-func programsInWorktree(r gitRepo, ws string) []string {
+//
+// A program or folder reached through symlinks of the workspace
+// (node_modules/.bin/x) is held where it leads, and the links on the way
+// are returned as links, for the view to hold as they are: a link made
+// read-only would be refused, and one left writable could be pointed at a
+// file of the command's own.
+func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
 	top := worktreeOf(r)
-	var out []string
 	note := func(p string, folder bool) {
 		p = filepath.Clean(p)
 		if folder && filepath.Base(p) == "_" {
 			p = filepath.Dir(p)
 		}
-		if rel, ok := within(ws, p); !ok || rel == "." || !exists(p) {
+		if _, ok := within(ws, p); !ok {
 			return
 		}
-		if fi, err := os.Lstat(p); err == nil && !folder && fi.IsDir() {
+		t := resolveAsKernel(p)
+		if rel, ok := within(ws, t.path); !ok || rel == "." || !exists(t.path) {
+			return
+		}
+		if fi, err := os.Lstat(t.path); err == nil && !folder && fi.IsDir() {
 			return // a word naming a folder (cd tools) is not a program
 		}
-		out = append(out, p)
+		for _, l := range t.links {
+			if rel, ok := within(ws, l); ok && rel != "." {
+				links = append(links, l)
+			}
+		}
+		paths = append(paths, t.path)
 	}
 	for _, kv := range settingsOf(r.gitDir) {
 		if kv.value == "" || !runsProgram(kv) {
@@ -116,7 +130,7 @@ func programsInWorktree(r gitRepo, ws string) []string {
 			note(filepath.Join(ws, p), false)
 		}
 	}
-	return out
+	return paths, links
 }
 
 // expandHome expands a leading "~", "~user" (as git's interpolate_path

@@ -277,3 +277,57 @@ func TestUserSettingsFileInTheWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// A program a setting names through a symlink of the workspace
+// (node_modules/.bin/x → ../x/cli.sh): the command runs (a read-only
+// symlink would be refused), cannot rewrite where the link leads, and
+// cannot point the link at a script of its own.
+func TestProgramNamedThroughALink(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, tc := range []struct{ name, write string }{
+		{"rewrite the target", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > bin/mon; echo "write=$?"`},
+		{"point the link elsewhere", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > mine.sh; ln -sfn ../mine.sh bin/mon; echo "write=$?"`},
+		{"replace the link", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > mine.sh; mv -f mine.sh bin/mon; echo "write=$?"`},
+	} {
+		for _, control := range []bool{true, false} {
+			name := tc.name
+			if control {
+				name += "/control"
+			}
+			t.Run(name, func(t *testing.T) {
+				home := t.TempDir()
+				t.Setenv("HOME", home)
+				t.Setenv("XDG_CONFIG_HOME", "")
+				os.Unsetenv("GIT_CONFIG_GLOBAL")
+				ws := t.TempDir()
+				initRepo(t, ws)
+				os.MkdirAll(filepath.Join(ws, "tools"), 0o755)
+				os.MkdirAll(filepath.Join(ws, "bin"), 0o755)
+				os.WriteFile(filepath.Join(ws, "tools", "mon.sh"), []byte("#!/bin/sh\nexit 1\n"), 0o755)
+				if err := os.Symlink("../tools/mon.sh", filepath.Join(ws, "bin", "mon")); err != nil {
+					t.Fatal(err)
+				}
+				hostGit(t, ws, "config", "core.fsmonitor", "sh bin/mon")
+				marker := filepath.Join(t.TempDir(), "RAN")
+				write := strings.ReplaceAll(tc.write, "MARKER", marker)
+				if control {
+					if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
+						t.Fatalf("control write: %s", out)
+					}
+				} else {
+					out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, "echo started; "+write)
+					if !strings.Contains(out.Text, "started") {
+						t.Fatalf("the command did not run: %q", out.Text)
+					}
+				}
+				hostGit(t, ws, "status", "--short")
+				switch {
+				case control && !ran(t, marker):
+					t.Fatalf("control: git did not run it; the case is not real")
+				case !control && ran(t, marker):
+					t.Errorf("the user's git status ran a program a command planted through bin/mon (%s)", tc.name)
+				}
+			})
+		}
+	}
+}
