@@ -83,9 +83,7 @@ func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
 		if folder && filepath.Base(p) == "_" {
 			p = filepath.Dir(p)
 		}
-		if _, ok := within(ws, p); !ok {
-			return
-		}
+		// Resolved first: a path outside (~/bin/mon) can lead in.
 		t := resolveAsKernel(p)
 		if rel, ok := within(ws, t.path); !ok || rel == "." || !exists(t.path) {
 			return

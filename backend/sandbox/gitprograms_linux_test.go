@@ -288,6 +288,7 @@ func TestProgramNamedThroughALink(t *testing.T) {
 		{"rewrite the target", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > bin/mon; echo "write=$?"`},
 		{"point the link elsewhere", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > mine.sh; ln -sfn ../mine.sh bin/mon; echo "write=$?"`},
 		{"replace the link", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > mine.sh; mv -f mine.sh bin/mon; echo "write=$?"`},
+		{"a link outside leading in", `printf '#!/bin/sh\ntouch MARKER\nexit 1\n' > tools/mon.sh; echo "write=$?"`},
 	} {
 		for _, control := range []bool{true, false} {
 			name := tc.name
@@ -307,7 +308,15 @@ func TestProgramNamedThroughALink(t *testing.T) {
 				if err := os.Symlink("../tools/mon.sh", filepath.Join(ws, "bin", "mon")); err != nil {
 					t.Fatal(err)
 				}
-				hostGit(t, ws, "config", "core.fsmonitor", "sh bin/mon")
+				if tc.name == "a link outside leading in" {
+					os.MkdirAll(filepath.Join(home, "bin"), 0o755)
+					if err := os.Symlink(filepath.Join(ws, "tools", "mon.sh"), filepath.Join(home, "bin", "mon")); err != nil {
+						t.Fatal(err)
+					}
+					hostGit(t, ws, "config", "core.fsmonitor", "sh ~/bin/mon")
+				} else {
+					hostGit(t, ws, "config", "core.fsmonitor", "sh bin/mon")
+				}
 				marker := filepath.Join(t.TempDir(), "RAN")
 				write := strings.ReplaceAll(tc.write, "MARKER", marker)
 				if control {
