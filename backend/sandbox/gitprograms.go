@@ -109,10 +109,13 @@ func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
 			if !ok {
 				continue
 			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(top, p)
+			if filepath.IsAbs(p) {
+				note(p, true)
+				continue
 			}
-			note(p, true)
+			note(filepath.Join(top, p), true)
+			// A bare repository runs its hooks in the git directory.
+			note(filepath.Join(r.gitDir, p), true)
 			continue
 		}
 		for _, w := range commandWords(kv.value) {

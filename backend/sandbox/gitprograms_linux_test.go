@@ -340,3 +340,43 @@ func TestProgramNamedThroughALink(t *testing.T) {
 		}
 	}
 }
+
+// A workspace that is a bare repository with a relative core.hooksPath:
+// git runs its hooks in the git directory, so the folder is taken from
+// there (a reference-transaction hook runs on any ref update).
+func TestRelativeHooksPathOfABareRepository(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, control := range []bool{true, false} {
+		name := "loupe"
+		if control {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			src := t.TempDir()
+			initRepo(t, src)
+			ws := filepath.Join(t.TempDir(), "srv.git")
+			if out, err := exec.Command("git", "clone", "-q", "--bare", src, ws).CombinedOutput(); err != nil {
+				t.Fatalf("clone: %v %s", err, out)
+			}
+			os.MkdirAll(filepath.Join(ws, "custom"), 0o755)
+			os.WriteFile(filepath.Join(ws, "custom", "reference-transaction"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+			hostGit(t, ws, "config", "core.hooksPath", "custom")
+			marker := filepath.Join(t.TempDir(), "RAN")
+			write := `printf '#!/bin/sh\ntouch ` + marker + `\n' > custom/reference-transaction; echo "write=$?"`
+			if control {
+				if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
+					t.Fatalf("control write: %s", out)
+				}
+			} else {
+				crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, write)
+			}
+			hostGit(t, ws, "update-ref", "refs/heads/x", "HEAD")
+			switch {
+			case control && !ran(t, marker):
+				t.Fatalf("control: git did not run the hook; the case is not real")
+			case !control && ran(t, marker):
+				t.Errorf("the user's git ran a hook a command rewrote in the bare repository's core.hooksPath folder")
+			}
+		})
+	}
+}
