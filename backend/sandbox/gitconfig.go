@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -223,7 +224,9 @@ func (s *configScanner) keyValue(first byte) (kv configEntry, ok bool) {
 // quoting and are taken out; "#" or ";" outside quotes starts a comment;
 // \n, \t, \b, \\ and \" are escapes, a backslash at the end of a line
 // joins the next, and any other escape, or a quote left open at the end of
-// the line, is an error.
+// the line, is an error. An unquoted blank inside the value (a tab, a lone
+// "\r") reads as a space, and a NUL ends the value: git hands the value on
+// as a C string.
 func (s *configScanner) value() (string, bool) {
 	var v []byte
 	quote, comment := false, false
@@ -237,6 +240,9 @@ func (s *configScanner) value() (string, bool) {
 			if trim >= 0 {
 				v = v[:trim]
 			}
+			if i := bytes.IndexByte(v, 0); i >= 0 {
+				v = v[:i]
+			}
 			return string(v), true
 		}
 		if comment {
@@ -247,7 +253,7 @@ func (s *configScanner) value() (string, bool) {
 				trim = len(v)
 			}
 			if len(v) > 0 {
-				v = append(v, c)
+				v = append(v, ' ')
 			}
 			continue
 		}

@@ -48,6 +48,11 @@ func TestGitConfigValuesAreReadAsGitReadsThem(t *testing.T) {
 		{"tilde", "[include]\n\tpath = ~/shared.inc\n", "include.path"},
 		{"value with = in it", "[alias]\n\tx = !f() { a=b; }; f\n", "alias.x"},
 		{"subsection header with spaces", "[includeIf   \"gitdir:x\"]\n\tpath = w.inc\n", "includeif.gitdir:x.path"},
+		{"inner tab reads as a space", "[include]\n\tpath = a\tb.inc\n", "include.path"},
+		{"inner lone CR reads as a space", "[include]\n\tpath = a\rb.inc\n", "include.path"},
+		{"inner blanks of every kind", "[core]\n\tfsmonitor = sh \t\r tools/w.sh\n", "core.fsmonitor"},
+		{"a NUL ends the value", "[include]\n\tpath = a.inc\x00b.inc\n", "include.path"},
+		{"a NUL at the end", "[include]\n\tpath = a.inc\x00\n", "include.path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "config")

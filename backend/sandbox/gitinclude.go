@@ -100,12 +100,39 @@ func userSettingsFiles() []string {
 
 // follow reads the settings file file and, in turn, every file it
 // includes. Files are told apart by where they lead, so a cycle ends.
+// file itself is read only when it is not a symlink: a command could have
+// made it one (.git/config pointing at a file it wrote).
 func (in *includes) follow(file string) {
+	in.followFrom(file, filepath.Dir(file))
+}
+
+// followUser reads a settings file of the user's or the system's
+// (userSettingsFiles), which no command can write, as git opens it: through
+// symlinks (a dotfiles manager's ~/.gitconfig, NixOS's /etc/gitconfig),
+// with its relative includes taken from the folder it is named in. The file
+// counts as a target too: when it lies in the workspace (a dotfiles
+// repository opened as one), it is protected as an included file is.
+func (in *includes) followUser(file string) {
+	if in.read == nil {
+		in.read, in.targets = map[string]bool{}, map[string]includeTarget{}
+	}
+	t := resolveAsKernel(file)
+	if _, seen := in.targets[t.path]; !seen {
+		in.targets[t.path] = t
+		in.order = append(in.order, t.path)
+	}
+	in.followFrom(t.path, resolveAsKernel(filepath.Dir(file)).path)
+}
+
+// followFrom reads the settings file at path (not followed if a symlink),
+// whose relative includes are taken from the folder dir, and what it
+// includes, in turn.
+func (in *includes) followFrom(file, dir string) {
 	if in.read == nil {
 		in.read, in.targets = map[string]bool{}, map[string]includeTarget{}
 	}
 	type settingsFile struct{ path, dir string }
-	queue := []settingsFile{{file, filepath.Dir(file)}}
+	queue := []settingsFile{{file, dir}}
 	for len(queue) > 0 && len(in.read) < maxIncludedFiles {
 		f := queue[0]
 		queue = queue[1:]
@@ -257,14 +284,17 @@ func lexicalRest(first string, rest []string, dirs *[]string) string {
 	return cur
 }
 
-// settingsOf returns the settings git reads for the git directory dir
-// from the repository's own files: its settings files (gitSettingsFiles)
-// and every file they include, in turn.
+// settingsOf returns the settings git reads for the git directory dir:
+// the repository's own files (gitSettingsFiles), the user's and the
+// system's (userSettingsFiles), and every file they include, in turn.
 func settingsOf(dir string) []configEntry {
 	var in includes
 	var out []configEntry
 	for _, f := range gitSettingsFiles(dir) {
 		in.follow(f)
+	}
+	for _, f := range userSettingsFiles() {
+		in.followUser(f)
 	}
 	for f := range in.read {
 		entries, _ := readGitConfig(f)
@@ -316,7 +346,7 @@ func includeTargets(ws string, repos map[string]gitRepo) []includeTarget {
 		}
 	}
 	for _, f := range userSettingsFiles() {
-		in.follow(f)
+		in.followUser(f)
 	}
 	out := make([]includeTarget, 0, len(in.order))
 	for _, p := range in.order {

@@ -278,48 +278,6 @@ func worktreeOf(r gitRepo) string {
 	return filepath.Dir(r.gitDir)
 }
 
-// programsInWorktree returns the files and folders under ws that a
-// repository's settings (its config, config.worktree, its common
-// directory's, and every file they include) have git run: its hooks folder (core.hooksPath =
-// .husky) and programs given by path (core.fsmonitor = ./watch.sh). A hooks
-// folder named "_" (how husky lays out its hooks: "_/h" runs the scripts
-// beside it) counts with its parent.
-func programsInWorktree(r gitRepo, ws string) []string {
-	var out []string
-	for _, kv := range settingsOf(r.gitDir) {
-		if kv.value == "" || !runsProgram(kv) || strings.HasPrefix(kv.key, "include") || strings.HasSuffix(kv.key, ".path") {
-			continue
-		}
-		p := kv.value
-		if strings.EqualFold(kv.key, "core.hookspath") {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(worktreeOf(r), p)
-			}
-			if p = filepath.Clean(p); filepath.Base(p) == "_" {
-				p = filepath.Dir(p)
-			}
-		} else {
-			// A program: its first word, when it names a file.
-			words := strings.Fields(p)
-			if len(words) == 0 {
-				continue
-			}
-			p = strings.TrimPrefix(words[0], "!")
-			if !strings.ContainsRune(p, '/') {
-				continue
-			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(worktreeOf(r), p)
-			}
-			p = filepath.Clean(p)
-		}
-		if rel, ok := within(ws, p); ok && rel != "." && exists(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // readGitConfig reads the settings of a git config file as git reads them
 // (parseGitConfig). It never runs git on a file a command wrote. A file
 // that cannot be read whole (too large, not a regular file) is an error.
@@ -329,27 +287,6 @@ func readGitConfig(path string) ([]configEntry, error) {
 		return nil, err
 	}
 	return parseGitConfig(b), nil
-}
-
-// runsPrograms are the last words of setting names under which git runs a
-// program, opens an included file, or sends itself elsewhere.
-var runsPrograms = []string{
-	"fsmonitor", "hookspath", "sshcommand", "pager", "editor", "askpass", "gitproxy",
-	"external", "textconv", "command", "cmd", "program", "helper", "driver",
-	"clean", "smudge", "process", "path", "packobjectshook", "uploadpack", "receivepack",
-	"difffilter", "browser", "proxycommand", "update",
-}
-
-// runsProgram says whether an existing repository's setting has git run a
-// program (for programsInWorktree).
-func runsProgram(kv configEntry) bool {
-	last := kv.key[strings.LastIndexByte(kv.key, '.')+1:]
-	for _, w := range runsPrograms {
-		if strings.HasSuffix(last, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // plainSettings are the settings `git init` and `git clone` write: a

@@ -170,11 +170,14 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	if err != nil {
 		return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
 	}
+	var programLinks []string
 	if guard != nil {
 		for _, r := range plan.repos {
-			for _, p := range programsInWorktree(r, ws) {
+			paths, links := programsInWorktree(r, ws)
+			for _, p := range paths {
 				add(p, ReadOnly)
 			}
+			programLinks = append(programLinks, links...)
 		}
 		// Git's own files, whatever the repository's layout (the guard
 		// judges paths by name, .git/config; a bare repository, a
@@ -190,7 +193,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		for _, p := range ro {
 			add(p, ReadOnly)
 		}
-		plan.Links = links
+		plan.Links = append(links, programLinks...)
 	}
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
 	if err := noLinks(ws, plan.ReadOnly); err != nil {
