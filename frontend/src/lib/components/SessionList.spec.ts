@@ -82,7 +82,7 @@ describe('SessionList keyboard', () => {
     expect(heads).toEqual(['Pinned', 'Today']);
     const a = screen.getAllByTestId('session-item').find((x) => x.dataset['sessionId'] === 'a')!;
     expect(within(a).getByTestId('session-model-name').textContent).toContain('qwen3');
-    expect(within(a).getByTestId('session-workspace').textContent).toBe('project');
+    expect(within(a).getByTestId('session-row-workspace').textContent).toBe('project');
     expect(within(a).getByTestId('session-rounds').textContent).toBe('3 rounds');
     expect(within(a).getByTestId('stop-reason').textContent).toContain('Answered');
     expect(within(a).getByTestId('session-when').textContent).toBe('just now');
