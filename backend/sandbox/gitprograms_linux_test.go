@@ -190,31 +190,42 @@ func TestSymlinkedUserSettingsIncludes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			marker := filepath.Join(t.TempDir(), "RAN")
-			write := `printf '[core]\n\tfsmonitor = "touch ` + marker + `; false"\n' > team.gitconfig; echo "write=$?"`
-			if tc.control {
-				if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
-					t.Fatalf("control write: %s", out)
-				}
-			} else {
-				pol := permission.Policy{Mode: permission.ModeAuto, Workspace: ws,
-					Rules: []permission.Rule{{Effect: permission.EffectAllow, Path: "**"}}}
-				if dec := pol.Decide(permission.Call{Tool: "write_file", Paths: []string{"team.gitconfig"}}); dec.Verdict == permission.Run {
-					t.Errorf("write_file team.gitconfig runs without asking; the user's settings include it")
-				}
-				out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, write)
-				if strings.Contains(out.Text, "write=0") {
-					t.Errorf("a command wrote team.gitconfig, which the user's settings include: %q", out.Text)
-				}
-			}
-			hostGit(t, ws, "status", "--short")
-			switch {
-			case tc.control && !ran(t, marker):
-				t.Fatalf("control: git did not run the program; the case is not real")
-			case !tc.control && ran(t, marker):
-				t.Errorf("the user's git status ran the program a command wrote in team.gitconfig, which the user's ~/.gitconfig includes")
-			}
+			plantedSettingsHold(t, ws, "team.gitconfig", ">", tc.control, "the user's settings include it")
 		})
+	}
+}
+
+// plantedSettingsHold has a command write an fsmonitor line into file (a
+// settings file git reads for the user, redirected with redir: > or >>)
+// and runs the user's git status. In the control, on the host, git must
+// run it (else the case is not real); through Loupe the file tools must
+// ask before writing file, the command must fail to, and git must run
+// nothing. why says why the file is git's settings.
+func plantedSettingsHold(t *testing.T, ws, file, redir string, control bool, why string) {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), "RAN")
+	write := `printf '[core]\n\tfsmonitor = "touch ` + marker + `; false"\n' ` + redir + ` ` + file + `; echo "write=$?"`
+	if control {
+		if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
+			t.Fatalf("control write: %s", out)
+		}
+	} else {
+		pol := permission.Policy{Mode: permission.ModeAuto, Workspace: ws,
+			Rules: []permission.Rule{{Effect: permission.EffectAllow, Path: "**"}}}
+		if dec := pol.Decide(permission.Call{Tool: "write_file", Paths: []string{file}}); dec.Verdict == permission.Run {
+			t.Errorf("write_file %s runs without asking; %s", file, why)
+		}
+		out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, write)
+		if strings.Contains(out.Text, "write=0") {
+			t.Errorf("a command wrote %s (%s): %q", file, why, out.Text)
+		}
+	}
+	hostGit(t, ws, "status", "--short")
+	switch {
+	case control && !ran(t, marker):
+		t.Fatalf("control: git did not run the program; the case is not real")
+	case !control && ran(t, marker):
+		t.Errorf("the user's git status ran what a command wrote into %s (%s)", file, why)
 	}
 }
 
@@ -250,30 +261,7 @@ func TestUserSettingsFileInTheWorkspace(t *testing.T) {
 			if err := os.Symlink("dotfiles/gitconfig", filepath.Join(home, ".gitconfig")); err != nil {
 				t.Fatal(err)
 			}
-			marker := filepath.Join(t.TempDir(), "RAN")
-			write := `printf '[core]\n\tfsmonitor = "touch ` + marker + `; false"\n' >> gitconfig; echo "write=$?"`
-			if control {
-				if out := hostShell(t, ws, write); !strings.Contains(out, "write=0") {
-					t.Fatalf("control write: %s", out)
-				}
-			} else {
-				pol := permission.Policy{Mode: permission.ModeAuto, Workspace: ws,
-					Rules: []permission.Rule{{Effect: permission.EffectAllow, Path: "**"}}}
-				if dec := pol.Decide(permission.Call{Tool: "write_file", Paths: []string{"gitconfig"}}); dec.Verdict == permission.Run {
-					t.Errorf("write_file gitconfig runs without asking; it is the user's ~/.gitconfig")
-				}
-				out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, write)
-				if strings.Contains(out.Text, "write=0") {
-					t.Errorf("a command wrote the user's ~/.gitconfig: %q", out.Text)
-				}
-			}
-			hostGit(t, ws, "status", "--short")
-			switch {
-			case control && !ran(t, marker):
-				t.Fatalf("control: git did not run the program; the case is not real")
-			case !control && ran(t, marker):
-				t.Errorf("the user's git status ran what a command wrote into ~/.gitconfig")
-			}
+			plantedSettingsHold(t, ws, "gitconfig", ">>", control, "it is the user's ~/.gitconfig")
 		})
 	}
 }
