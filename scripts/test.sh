@@ -34,6 +34,25 @@ count_node() {
   p=$(grep -E '^. pass [0-9]+' "$1" | tail -1 | grep -oE '[0-9]+'); f=$(grep -E '^. fail [0-9]+' "$1" | tail -1 | grep -oE '[0-9]+')
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 }
+# go_failures LOG: each failed Go test's name and what it printed (a test's
+# lines are kept by the === RUN/CONT line before them, so parallel tests'
+# output stays apart), and any panic with what follows it. The run prints
+# these last, where a reader of a cut-short log still finds them.
+go_failures() {
+  awk '
+    /^=== (RUN|CONT|PAUSE|NAME)/ { cur = $3; next }
+    /^[ \t]*--- FAIL: / {
+      name = $3; print "    FAIL " name
+      n = split(buf[name], lines, "\n"); from = n > 41 ? n - 40 : 1
+      for (i = from; i < n; i++) print "    | " lines[i]
+      next
+    }
+    /^panic: / { panicking = 30 }
+    panicking > 0 { print "    | " $0; panicking--; next }
+    cur != "" { buf[cur] = buf[cur] $0 "\n" }
+  ' "$1"
+}
+failures=()
 # run NAME LOG CMD...: runs a step, shows its log's tail on failure.
 run() {
   local name=$1 log=$2; shift 2
@@ -66,15 +85,17 @@ if has go; then
   # exits 0 either way: any line it prints fails the step.
   run "go: deadcode" "$logs/go-deadcode.log" bash -c \
     'out=$(go run golang.org/x/tools/cmd/deadcode@v0.52.0 -test ./...) || exit 1; [ -z "$out" ] || { echo "$out"; echo "unreachable: remove them or use them"; exit 1; }'
-  run "go: unit and fake-Ollama tests" "$logs/go-test.log" go test -count=1 -v ./...
-  count_go "$logs/go-test.log"
-  grep -E '^(ok|FAIL|---)\s' "$logs/go-test.log" | grep -v '^--- PASS' | sed 's/^/    /'
+  run "go: unit and fake-Ollama tests" "$logs/go-test.log" go test -count=1 -timeout 30m -v ./...
+  count_go "$logs/go-test.log"; failures+=("$logs/go-test.log")
+  # Skips are expected only for the real tier, which runs next; name any other.
+  awk '/^[ \t]*--- SKIP/ { if (prev !~ /tier not requested/) print "    " $0; n++ } { prev = $0 }
+       END { print "    " n + 0 " skipped (those the real Ollama tier runs, and any named above)" }' "$logs/go-test.log"
 fi
 if has real; then
   run "real Ollama: build or reuse the pinned server" "$logs/real-ollama-build.log" scripts/real-ollama/build.sh
   run "real Ollama: scenarios and conformance" "$logs/real-ollama-test.log" \
-    env LOUPE_REAL_OLLAMA=1 go test -count=1 -v ./testkit/...
-  count_go "$logs/real-ollama-test.log"
+    env LOUPE_REAL_OLLAMA=1 go test -count=1 -timeout 30m -v ./testkit/...
+  count_go "$logs/real-ollama-test.log"; failures+=("$logs/real-ollama-test.log")
 fi
 if has e2e; then
   run "e2e: install" "$logs/e2e-install.log" bash -c 'cd e2e && npm ci --no-audit --no-fund --loglevel=error'
@@ -87,6 +108,14 @@ if ((${#broken[@]})); then
   echo "Steps that failed: ${broken[*]}"
   # A step that broke before counting its tests still fails the run.
   ((failed == 0)) && failed=${#broken[@]}
+  for log in "${failures[@]}"; do
+    out=$(go_failures "$log")
+    [ -n "$out" ] && { echo "Failed Go tests in $(basename "$log"):"; echo "$out"; }
+  done
+  # The Node runner marks a failed test "not ok" and prints its reason under it.
+  if has e2e && grep -q '^\s*not ok' "$logs/e2e.log" 2>/dev/null; then
+    echo "Failed e2e tests:"; grep -A 25 '^\s*not ok' "$logs/e2e.log" | head -n 120 | sed 's/^/    | /'
+  fi
 fi
 echo "all tiers took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "tests: $passed passed, $failed failed"
