@@ -140,13 +140,14 @@ func TestStopCallOfARunOwnedElsewhere(t *testing.T) {
 }
 
 // A chatty command, through the real sandbox the workspace assembles:
-// its output reaches the window in about ten deltas a second at most, and
-// no more of it than the model gets (32 KiB), then only the count of the
-// bytes left out.
+// its output (2,000 lines, one write each, faster than one an interval
+// however slow the machine) reaches the window in about ten deltas a
+// second at most, and no more of it than the model gets (32 KiB), then
+// only the count of the bytes left out.
 func TestCommandOutputIsCoalescedAndCapped(t *testing.T) {
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.srv.Script(
-		calls(call("call_1", "run_command", `{"command":"i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.02; done; head -c 100000 /dev/zero | tr '\\0' x"}`)),
+		calls(call("call_1", "run_command", `{"command":"i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; sleep 0.3; head -c 100000 /dev/zero | tr '\\0' x"}`)),
 		ollamatest.Text("Lots of x."),
 	)
 	start := time.Now()
@@ -166,13 +167,13 @@ func TestCommandOutputIsCoalescedAndCapped(t *testing.T) {
 	}
 	h.sink.mu.Unlock()
 	total := 100000
-	for i := range 40 {
+	for i := range 2000 {
 		total += len("line \n") + len(strconv.Itoa(i))
 	}
 	if streamed != 32<<10 || omitted != total-streamed {
 		t.Fatalf("streamed %d bytes and said %d were left out, of %d", streamed, omitted, total)
 	}
-	if limit := int(took/(100*time.Millisecond)) + 2; n > limit || n >= 40 {
+	if limit := int(took/(100*time.Millisecond)) + 2; n > limit || n >= 2000 {
 		t.Fatalf("%d deltas in %v (at most %d)", n, took, limit)
 	}
 	if rs := results(t, h.events()); len(rs) != 1 || !rs[0].Truncated {
