@@ -41,6 +41,10 @@ func isInterpreter(name string) bool {
 	return false
 }
 
+// fileMovers put a file where one of their operands names (a settings
+// file among them, for settingsWrite).
+var fileMovers = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true, "rsync": true, "touch": true}
+
 // build makes a command of words and unwraps what it runs.
 func (c *classifier) build(words []word, fed bool) *command {
 	mentioned := c.mentioned
@@ -71,6 +75,13 @@ func (c *classifier) build(words []word, fed bool) *command {
 	base := path.Base(name.text)
 	off := i + 1 // index of args[0] in words
 	c.envWords(cmd, env)
+	if fileMovers[base] {
+		for _, w := range args {
+			if !strings.HasPrefix(w.text, "-") {
+				c.settingsWrite(w)
+			}
+		}
+	}
 	if strings.Contains(name.text, "/") && !systemProgram(name.text) {
 		c.a.unseenPart("%s (a program from the workspace or elsewhere)", name.text)
 		c.runFile(cmd, name, false)

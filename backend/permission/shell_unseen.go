@@ -117,6 +117,10 @@ var (
 		"BASH_ENV": true, "ENV": true, "NODE_OPTIONS": true, "PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true,
 		"RUBYLIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
 		"GIT_EXEC_PATH": true, "GOFLAGS": true, "MAKEFLAGS": true,
+		// Where programs read settings that can run commands (git's
+		// aliases, fsmonitor, textconv; a shell's startup files): a file
+		// the script itself wrote becomes one of them.
+		"HOME": true, "XDG_CONFIG_HOME": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true,
 	}
 	// commandVars hold a command that programs run through a shell;
 	// true when they give it arguments of their own (an editor, the file).

@@ -409,6 +409,7 @@ func (c *classifier) redirect(r *syntax.Redirect) bool {
 var harmlessTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
 
 func (c *classifier) write(r *syntax.Redirect, w word) {
+	c.settingsWrite(w)
 	switch {
 	case w.kind == wLit && harmlessTargets[w.text]:
 		return
@@ -420,6 +421,30 @@ func (c *classifier) write(r *syntax.Redirect, w word) {
 	if p, ok := c.join(w.text); ok {
 		c.a.writes = append(c.a.writes, p)
 	}
+}
+
+// settingsWrite notes a write to a file that programs the script may
+// run next read as settings that can run commands: anything in the
+// command's home (git's ~/.gitconfig and ~/.config/git/config, a shell's
+// startup files, every tool's dotfiles), and files of those names
+// wherever they are, since HOME=. or XDG_CONFIG_HOME=. makes them the
+// ones read. Deny rules cannot be checked against what they will hold.
+func (c *classifier) settingsWrite(w word) {
+	t := w.text
+	inHome := strings.HasPrefix(t, "~") || strings.Contains(t, "$HOME") || strings.Contains(t, "${HOME") ||
+		strings.Contains(t, "XDG_CONFIG_HOME")
+	base := path.Base(t)
+	named := base == ".gitconfig" || strings.HasSuffix(t, "git/config") && !strings.HasSuffix(t, ".git/config") ||
+		shellStartupFiles[base]
+	if inHome || named {
+		c.a.unseenPart("it writes %s, where programs it runs read settings that can run commands", clip(t))
+	}
+}
+
+// shellStartupFiles are the files a shell reads from its home before its
+// script (as a login or interactive shell, or zsh always).
+var shellStartupFiles = map[string]bool{
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".profile": true, ".zshenv": true, ".zshrc": true, ".zprofile": true,
 }
 
 // join places a path word in the directory the script is in.

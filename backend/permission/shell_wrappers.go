@@ -213,12 +213,80 @@ func (c *classifier) xargs(cmd *command, env, args []word, fed bool) {
 		c.a.opaque = true
 		return
 	}
+	opts := args[:len(args)-len(rest)]
 	if len(rest) == 0 {
 		rest = []word{{text: "echo"}}
+	}
+	// With -I R (-i, --replace: R is {}) xargs puts each input line in
+	// place of R inside the words themselves, where a shell's script
+	// makes it code: those words are only known when it runs.
+	if marks := xargsReplaceStrings(opts); len(marks) > 0 {
+		rest = append([]word{}, rest...)
+		for i, w := range rest {
+			for _, m := range marks {
+				if strings.Contains(w.text, m) {
+					rest[i] = word{text: w.text, kind: wDyn}
+				}
+			}
+		}
+		in := append(append([]word{}, env...), rest...)
+		cmd.self = nil
+		cmd.inner = []*command{c.buildInner(in, false)}
+		return
 	}
 	in := append(append(append([]word{}, env...), rest...), word{text: "<arguments from input>", kind: wDyn})
 	cmd.self = nil
 	cmd.inner = []*command{c.buildInner(in, false)}
+}
+
+// xargsReplaceStrings are the strings xargs's options (as skipOptions
+// accepted them) tell it to replace with each input line: -I R, -IR,
+// -i and --replace (both {} unless given attached: -iR, --replace=R).
+func xargsReplaceStrings(opts []word) []string {
+	var marks []string
+	for i := 0; i < len(opts); i++ {
+		t := opts[i].text
+		if t == "--" {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, val, hasVal := strings.Cut(t, "=")
+			switch {
+			case name == "--replace" && hasVal && val != "":
+				marks = append(marks, val)
+			case name == "--replace":
+				marks = append(marks, "{}")
+				if !hasVal && i+1 < len(opts) {
+					i++ // skipOptions took the next word as its value
+				}
+			case !hasVal && contains([]string{"--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args", "--max-chars", "--max-procs", "--process-slot-var"}, name):
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			f := t[j]
+			if f == 'i' {
+				marks = append(marks, "{}")
+			}
+			if strings.IndexByte("aEILnsPd", f) < 0 {
+				continue
+			}
+			val := t[j+1:]
+			if val == "" && i+1 < len(opts) {
+				i++
+				val = opts[i].text
+			}
+			if f == 'I' {
+				if val == "" {
+					val = "{}"
+				}
+				marks = append(marks, val)
+			}
+			break
+		}
+	}
+	return marks
 }
 
 // find checks find's own words and each -exec/-execdir/-ok/-okdir command;
@@ -398,7 +466,13 @@ func (c *classifier) git(cmd *command, off int, args []word) {
 				c.gitConfigValue(cmd, args[i+1])
 			}
 			return
-		case strings.HasPrefix(t, "--exec-path="), strings.HasPrefix(t, "--git-dir"), strings.HasPrefix(t, "--work-tree"), strings.HasPrefix(t, "--namespace"):
+		case strings.HasPrefix(t, "--exec-path="):
+			// git NAME then runs DIR/git-NAME, a program the script may
+			// have just written.
+			c.a.reason("it points git somewhere else (git %s)", t)
+			c.a.unseenPart("git %s (it runs git's commands from that folder)", clip(t))
+			return
+		case strings.HasPrefix(t, "--git-dir"), strings.HasPrefix(t, "--work-tree"), strings.HasPrefix(t, "--namespace"):
 			c.a.reason("it points git somewhere else (git %s)", t)
 			return
 		case t == "-C":

@@ -22,6 +22,7 @@ func (cmd *command) mark(at int, key, what string) {
 
 // target records a file a command writes.
 func (c *classifier) target(w word) {
+	c.settingsWrite(w)
 	if w.kind == wDyn || w.text == "" || harmlessTargets[w.text] {
 		return
 	}
