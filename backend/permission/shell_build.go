@@ -227,6 +227,7 @@ func (c *classifier) build(words []word, fed bool) *command {
 	case c.readerOptions(cmd, base, off, args):
 	default:
 		c.projectRunner(base, args)
+		c.unknownProgram(base, args)
 	}
 	c.callFunc(cmd, words, fed)
 	return cmd

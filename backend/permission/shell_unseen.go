@@ -64,7 +64,7 @@ var projectRunners = map[string][]string{
 	"npm": {"run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop", "restart", "exec", "x",
 		"install", "i", "ci", "add", "rebuild", "install-test", "it", "install-ci-test", "cit", "pack", "publish"},
 	"pnpm":   {"run", "run-script", "test", "t", "start", "stop", "restart", "exec", "dlx", "x", "install", "i", "add", "rebuild", "pack", "publish", "create"},
-	"go":     {"run", "test", "generate"},
+	"go":     {"run", "test", "generate", "tool"},
 	"cargo":  {"run", "r", "test", "t", "bench", "build", "b", "check", "c", "clippy", "install", "fix", "doc", "d", "rustc"},
 	"dotnet": {"run", "test", "build"},
 	"swift":  {"run", "test", "build"},

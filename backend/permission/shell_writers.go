@@ -185,6 +185,10 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 				c.writesOpt(cmd, o, base, false)
 			case strings.HasPrefix(t, "-o") || strings.HasPrefix(t, "-O"):
 				c.writesOpt(cmd, opt{at: off + j, name: t[:2], key: t[:2], val: word{text: t[2:], kind: args[j].kind}, hasVal: true}, base, false)
+			case strings.HasPrefix(t, "+") || args[j].kind == wDyn:
+				// +CMD runs less's commands at the start, and ! among
+				// them runs a shell command.
+				c.a.unseenPart("less %s (less's own commands, which can run shell commands)", clip(t))
 			}
 		}
 	case "man":
