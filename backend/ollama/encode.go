@@ -68,31 +68,46 @@ func encodeChatBodyWith(r llm.Request, cache *messageCache, edit func(*api.ChatR
 		b.size += len(j) + 1
 	}
 	cache.sweep()
-	req, err := chatHeader(r)
+	var err error
+	if edit == nil {
+		b.head, b.tail, err = cache.header(r)
+	} else {
+		b.head, b.tail, err = encodeHeader(r, edit)
+	}
 	if err != nil {
 		return fail(err)
 	}
-	if edit != nil {
-		edit(req)
-	}
-	head, err := json.Marshal(req)
-	if err != nil {
-		return fail(err)
-	}
-	// Messages is nil in the header, which encodes as null; the key comes
-	// right after the model's name, and no string can hold it unescaped.
-	const key = `"messages":null`
-	at := bytes.Index(head, []byte(key))
-	if at < 0 {
-		return fail(errors.New("ollama: encoding the request: no messages field"))
-	}
-	b.head = append(head[:at:at], `"messages":[`...)
-	b.tail = append([]byte{']'}, head[at+len(key):]...)
 	if len(b.msgs) == 0 {
 		b.size++ // the "]" counted as no message's comma
 	}
 	b.size += len(b.head) + len(b.tail) - 1
 	return b, nil
+}
+
+// encodeHeader is the JSON of everything of r but its messages, cut where
+// the messages go: head ends with `"messages":[`, tail starts with `]`.
+func encodeHeader(r llm.Request, edit func(*api.ChatRequest)) (head, tail []byte, err error) {
+	req, err := chatHeader(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if edit != nil {
+		edit(req)
+	}
+	j, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Messages is nil in the header, which encodes as null; the key comes
+	// right after the model's name, and no string can hold it unescaped.
+	const key = `"messages":null`
+	at := bytes.Index(j, []byte(key))
+	if at < 0 {
+		return nil, nil, errors.New("ollama: encoding the request: no messages field")
+	}
+	head = append(j[:at:at], `"messages":[`...)
+	tail = append([]byte{']'}, j[at+len(key):]...)
+	return head, tail, nil
 }
 
 var comma = []byte{','}
@@ -164,6 +179,20 @@ type messageCache struct {
 	seed  maphash.Seed
 	gen   uint64
 	byKey map[uint64]*cachedMessage
+	// headers are the last few headers encoded, newest first. A session's
+	// header (model, options, the tools' schemas) is the same request
+	// after request; converting the schemas to Ollama's types and encoding
+	// them again each round cost more than the messages.
+	headers []cachedHeader
+}
+
+// keepHeaders is how many headers the cache keeps: about one per session
+// going on.
+const keepHeaders = 8
+
+type cachedHeader struct {
+	req        llm.Request // without messages; its own copy of the schemas
+	head, tail []byte
 }
 
 const keepRequests = 16
@@ -271,4 +300,66 @@ func sameMessage(a, b llm.Message) bool {
 		}
 	}
 	return true
+}
+
+// header returns the header of r (encodeHeader without an edit), from the
+// cache when it encoded the same one lately. A nil cache encodes every
+// time. The pieces returned are never written to.
+func (c *messageCache) header(r llm.Request) (head, tail []byte, err error) {
+	if c == nil {
+		return encodeHeader(r, nil)
+	}
+	for i, h := range c.headers {
+		if sameHeader(h.req, r) {
+			copy(c.headers[1:i+1], c.headers[:i])
+			c.headers[0] = h
+			return h.head, h.tail, nil
+		}
+	}
+	head, tail, err = encodeHeader(r, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := r
+	kept.Messages = nil
+	kept.Think, kept.Truncate = clonePtr(r.Think), clonePtr(r.Truncate)
+	kept.Tools = make([]llm.ToolSpec, len(r.Tools))
+	for i, t := range r.Tools {
+		t.Parameters = bytes.Clone(t.Parameters)
+		kept.Tools[i] = t
+	}
+	if len(c.headers) < keepHeaders {
+		c.headers = append(c.headers, cachedHeader{})
+	}
+	copy(c.headers[1:], c.headers[:len(c.headers)-1])
+	c.headers[0] = cachedHeader{req: kept, head: head, tail: tail}
+	return head, tail, nil
+}
+
+// sameHeader says whether a and b have the same header: everything
+// chatHeader reads.
+func sameHeader(a, b llm.Request) bool {
+	if a.Model != b.Model || a.Options != b.Options || !samePtr(a.Think, b.Think) ||
+		!samePtr(a.Truncate, b.Truncate) || len(a.Tools) != len(b.Tools) {
+		return false
+	}
+	for i, t := range a.Tools {
+		u := b.Tools[i]
+		if t.Name != u.Name || t.Description != u.Description || !bytes.Equal(t.Parameters, u.Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+func samePtr(a, b *bool) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func clonePtr(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
