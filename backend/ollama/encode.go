@@ -59,14 +59,33 @@ func encodeChatBodyWith(r llm.Request, cache *messageCache, edit func(*api.ChatR
 		defer cache.mu.Unlock()
 		cache.gen++
 	}
-	for i, m := range r.Messages {
-		j, err := cache.encode(i, m)
-		if err != nil {
-			return fail(err)
-		}
-		b.msgs = append(b.msgs, j)
-		b.size += len(j) + 1
+	// A conversation's request starts with the messages of its previous
+	// one: those are compared in place, and only the rest are looked up
+	// by hash, which reads every byte of a message.
+	prev, at := cache.conversation(r.Messages)
+	var sent []*cachedMessage
+	if cache != nil {
+		sent = make([]*cachedMessage, 0, len(r.Messages))
 	}
+	for i, m := range r.Messages {
+		var e *cachedMessage
+		if i < len(prev) && sameMessage(prev[i].msg, m) {
+			e = prev[i]
+			e.used = cache.gen
+		} else {
+			prev = nil
+			var err error
+			if e, err = cache.encode(i, m); err != nil {
+				return fail(err)
+			}
+		}
+		if cache != nil {
+			sent = append(sent, e)
+		}
+		b.msgs = append(b.msgs, e.json)
+		b.size += len(e.json) + 1
+	}
+	cache.remember(at, sent)
 	cache.sweep()
 	var err error
 	if edit == nil {
@@ -179,6 +198,11 @@ type messageCache struct {
 	seed  maphash.Seed
 	gen   uint64
 	byKey map[uint64]*cachedMessage
+	// hashed counts the messages hashed, for a test that counts work.
+	hashed int
+	// conversations are the messages of the last few requests, newest
+	// first, as they were found or put in byKey.
+	conversations [][]*cachedMessage
 	// headers are the last few headers encoded, newest first. A session's
 	// header (model, options, the tools' schemas) is the same request
 	// after request; converting the schemas to Ollama's types and encoding
@@ -186,9 +210,49 @@ type messageCache struct {
 	headers []cachedHeader
 }
 
-// keepHeaders is how many headers the cache keeps: about one per session
-// going on.
+// keepHeaders is how many headers the cache keeps, and conversations:
+// about one per session going on.
 const keepHeaders = 8
+
+// conversation is the recent request whose messages msgs starts with
+// (the one with the most of them in common at its start), or nil; at is
+// its place in conversations when msgs continues it whole (-1 if none).
+func (c *messageCache) conversation(msgs []llm.Message) (best []*cachedMessage, at int) {
+	at = -1
+	if c == nil {
+		return nil, at
+	}
+	for i, conv := range c.conversations {
+		n := 0
+		for n < len(conv) && n < len(msgs) && sameMessage(conv[n].msg, msgs[n]) {
+			n++
+		}
+		if n > len(best) {
+			best = conv[:n]
+		}
+		if n == len(conv) {
+			return best, i // the whole previous request: the usual next round
+		}
+	}
+	return best, at
+}
+
+// remember keeps msgs, the entries of a request just encoded, as the
+// newest conversation: in place of the one at (the one it continues), or
+// of the oldest.
+func (c *messageCache) remember(at int, msgs []*cachedMessage) {
+	if c == nil || len(msgs) == 0 {
+		return
+	}
+	if at < 0 {
+		if len(c.conversations) < keepHeaders {
+			c.conversations = append(c.conversations, nil)
+		}
+		at = len(c.conversations) - 1
+	}
+	copy(c.conversations[1:at+1], c.conversations[:at])
+	c.conversations[0] = msgs
+}
 
 type cachedHeader struct {
 	req        llm.Request // without messages; its own copy of the schemas
@@ -208,21 +272,25 @@ func newMessageCache() *messageCache {
 	return &messageCache{seed: maphash.MakeSeed(), byKey: map[uint64]*cachedMessage{}}
 }
 
-// encode returns message i's JSON, from the cache when it holds the same
-// message. A nil cache encodes every time.
-func (c *messageCache) encode(i int, m llm.Message) ([]byte, error) {
+// encode returns message i's entry (its JSON), from the cache when it
+// holds the same message. A nil cache encodes every time.
+func (c *messageCache) encode(i int, m llm.Message) (*cachedMessage, error) {
 	if c == nil {
 		am, err := apiMessage(i, m)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(am)
+		b, err := json.Marshal(am)
+		if err != nil {
+			return nil, err
+		}
+		return &cachedMessage{json: b}, nil
 	}
 	k := c.hash(m)
 	for e := c.byKey[k]; e != nil; e = e.next {
 		if sameMessage(e.msg, m) {
 			e.used = c.gen
-			return e.json, nil
+			return e, nil
 		}
 	}
 	am, err := apiMessage(i, m)
@@ -241,8 +309,9 @@ func (c *messageCache) encode(i int, m llm.Message) ([]byte, error) {
 			kept.ToolCalls[j] = tc
 		}
 	}
-	c.byKey[k] = &cachedMessage{msg: kept, json: b, used: c.gen, next: c.byKey[k]}
-	return b, nil
+	e := &cachedMessage{msg: kept, json: b, used: c.gen, next: c.byKey[k]}
+	c.byKey[k] = e
+	return e, nil
 }
 
 // sweep drops, every few requests, the entries no recent request used.
@@ -271,6 +340,7 @@ func (c *messageCache) sweep() {
 }
 
 func (c *messageCache) hash(m llm.Message) uint64 {
+	c.hashed++
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	for _, s := range []string{m.Role, m.Content, m.Thinking, m.ToolCallID, m.ToolName} {

@@ -230,3 +230,45 @@ func TestEncodeChatRequestHeaderFromCache(t *testing.T) {
 		t.Fatalf("%d headers cached, want at most %d", n, keepHeaders)
 	}
 }
+
+// A request of a conversation going on reads its history's messages in
+// place, and hashes only those that are new, however long the history:
+// with a few sessions at once, and one of them edited in the middle.
+func TestEncodeChatRequestHashesOnlyNewMessages(t *testing.T) {
+	cache := newMessageCache()
+	const sessions, rounds = 3, 100
+	hist := make([][]llm.Message, sessions)
+	for s := range hist {
+		// The same system prompt in every session: they share its entry.
+		hist[s] = []llm.Message{{Role: llm.RoleSystem, Content: "You are careful."}, {Role: llm.RoleUser, Content: fmt.Sprintf("task %d", s)}}
+	}
+	send := func(s int) {
+		t.Helper()
+		r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: hist[s]}
+		want, _ := chatRequest(r)
+		wb, _ := json.Marshal(want)
+		if got, err := encodeChatRequest(r, cache); err != nil || !bytes.Equal(got, wb) {
+			t.Fatalf("session %d, %d messages: %v\n%s\nwant\n%s", s, len(hist[s]), err, got, wb)
+		}
+	}
+	added := 0
+	for round := range rounds {
+		for s := range sessions {
+			send(s)
+			id := fmt.Sprintf("c%d_%d", s, round)
+			hist[s] = append(hist[s],
+				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "list_dir", Args: json.RawMessage(`{"path":"."}`)}}},
+				llm.Message{Role: llm.RoleTool, Content: "a\nb\n", ToolCallID: id, ToolName: "list_dir"})
+			added += 2
+		}
+		if round == rounds/2 {
+			hist[1][5].Content = "edited"
+		}
+	}
+	// Each message is hashed when first sent, the first request's too;
+	// the edit makes its session hash what follows it once more.
+	first, edit := sessions*2, len(hist[1])/2
+	if limit := first + added + edit; cache.hashed > limit {
+		t.Fatalf("%d messages hashed, %d of them new, want at most %d", cache.hashed, first+added, limit)
+	}
+}
