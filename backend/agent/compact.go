@@ -117,10 +117,17 @@ func (r *run) autoCompact(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	used := max(r.rate.Tokens(r.hist.PromptBytes(r.cfg.System, r.toolsJSON)), r.squeeze.lastPrompt)
+	// The threshold first: planning walks the whole history, and a round
+	// under the threshold (almost every round) must not cost the history's
+	// length.
+	if used*100 < cc.at()*numCtx || r.squeeze.autoFailed {
+		r.mu.Unlock()
+		return nil
+	}
 	plan, ok := r.hist.PlanCompaction(cc.keep())
 	worth := ok && plan.Bytes*2 >= r.hist.Size()
 	r.mu.Unlock()
-	if used*100 < cc.at()*numCtx || !worth || r.squeeze.autoFailed {
+	if !worth {
 		return nil
 	}
 	_, why, err := r.compact(ctx, trace.CompactThreshold)

@@ -99,14 +99,17 @@ type script struct {
 	requests []llm.Request
 	// respond answers once the replies run out.
 	respond func(req llm.Request) llm.Response
-	// loaded is what LoadedContext says Ollama allocated (0: unknown).
-	loaded int
+	// loaded is what LoadedContext says Ollama allocated (0: unknown);
+	// askedLoaded counts the questions.
+	loaded      int
+	askedLoaded int
 }
 
 // LoadedContext answers as Ollama's /api/ps would for the loaded model.
 func (s *script) LoadedContext(context.Context, string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.askedLoaded++
 	return s.loaded, nil
 }
 

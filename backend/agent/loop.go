@@ -65,6 +65,9 @@ type run struct {
 	rate      trace.Rate
 	prev      *previous
 	allocated int
+	// loaded is what Ollama last said it allocated, and for which model
+	// and num_ctx (see loadedContext).
+	loaded loadedAsked
 	// lastCalls are recent rounds' calls, to notice a model that repeats
 	// itself; lastText is the newest answer's text.
 	lastCalls []string

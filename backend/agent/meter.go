@@ -62,19 +62,52 @@ func (r *run) split(system string) trace.Split {
 // measure reads the count of request mr's answer, asking Ollama first
 // what context it allocated for the model (which is loaded now).
 func (r *run) measure(ctx context.Context, mr trace.ModelRequest, split trace.Split, m llm.Metrics) trace.Reading {
-	loaded := 0
-	if cr, ok := r.a.seams.Model.(contextReporter); ok && ctx.Err() == nil {
-		qctx, cancel := context.WithTimeout(ctx, loadedWait)
-		// An older server that lists no context, or one that does not
-		// answer, leaves it unknown: the meter counts against num_ctx.
-		loaded, _ = cr.LoadedContext(qctx, mr.Model)
-		cancel()
-	}
+	loaded := r.loadedContext(ctx, mr.Model, mr.Options.NumCtx, m)
 	var prev *trace.Previous
 	if r.prev != nil && r.prev.seq == mr.HistoryBase && mr.HistoryBase != 0 {
 		prev = &r.prev.Previous
 	}
 	return trace.MeterOf(split, prev, m, mr.Options.NumCtx, loaded)
+}
+
+// loadedAsked is an answer of Ollama's /api/ps: the context it allocated
+// for model when asked for numCtx.
+type loadedAsked struct {
+	model  string
+	numCtx int
+	n      int
+}
+
+// reloadedAfter is a load_duration that says Ollama loaded the model for
+// the answer: a model already loaded takes it milliseconds.
+const reloadedAfter = 100 * time.Millisecond
+
+// loadedContext is the context Ollama allocated for model, asked at
+// request numCtx, for the answer whose metrics are m (0: unknown). Ollama
+// allocates a context when it loads a model, so /api/ps is asked again
+// only when the answer may have come from another load than the one asked
+// about: another model or num_ctx, or a load_duration that says the model
+// was loaded for it (evicted, or reloaded by another client meanwhile).
+// Asking every round cost a request to Ollama a round.
+func (r *run) loadedContext(ctx context.Context, model string, numCtx int, m llm.Metrics) int {
+	if l := r.loaded; l.n > 0 && l.model == model && l.numCtx == numCtx && m.LoadDuration < reloadedAfter {
+		return l.n
+	}
+	cr, ok := r.a.seams.Model.(contextReporter)
+	if !ok || ctx.Err() != nil {
+		return 0
+	}
+	qctx, cancel := context.WithTimeout(ctx, loadedWait)
+	defer cancel()
+	// An older server that lists no context, or one that does not
+	// answer, leaves it unknown: the meter counts against num_ctx, and
+	// the next answer asks again.
+	n, err := cr.LoadedContext(qctx, model)
+	if err != nil {
+		n = 0
+	}
+	r.loaded = loadedAsked{model: model, numCtx: numCtx, n: n}
+	return n
 }
 
 // measured keeps what the next request needs of this answer's meter.

@@ -3,8 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -226,5 +228,51 @@ func TestMeterSaysWhatOllamaAllocated(t *testing.T) {
 	r2.run(t.Context(), "Hi")
 	if ns := noticesOf(t, r2.log.all(), trace.CodeContextAllocated); len(ns) != 0 {
 		t.Errorf("notices = %+v", ns)
+	}
+}
+
+// Ollama allocates a model's context when it loads it: the run asks
+// /api/ps once for its model and num_ctx, and again only when an answer's
+// load_duration says the model was loaded for it, whose context it then
+// shows. A question a round cost a request to Ollama a round.
+func TestMeterAsksWhatOllamaAllocatedOnceALoad(t *testing.T) {
+	r := newRig(t)
+	r.model.loaded = 1024
+	four := func(req llm.Request) int { return sentBytes(t, req) / 4 }
+	reloaded := func(next func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error)) func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error) {
+		return func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
+			// Evicted meanwhile and loaded again for this answer, with
+			// another context (another server setting, say).
+			r.model.mu.Lock()
+			r.model.loaded = 2048
+			r.model.mu.Unlock()
+			a, err := next(ctx, req, onChunk)
+			a.Metrics.LoadDuration = 3 * time.Second
+			return a, err
+		}
+	}
+	var replies []func(context.Context, llm.Request, func(llm.Chunk)) (llm.Response, error)
+	for i := range 6 {
+		reply := counted(t, four, "", tc(fmt.Sprintf("c%d", i), "look", fmt.Sprintf(`{"x":"%d"}`, i)))
+		if i == 3 {
+			reply = reloaded(reply)
+		}
+		replies = append(replies, reply)
+	}
+	r.model.say(append(replies, counted(t, four, "Done."))...)
+	if end := r.run(t.Context(), "Look"); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	if r.model.askedLoaded != 2 {
+		t.Errorf("/api/ps asked %d times in 7 rounds with one reload, want 2", r.model.askedLoaded)
+	}
+	for i, resp := range payloads[trace.ModelResponse](t, r.log.all()) {
+		want := 1024
+		if i >= 3 {
+			want = 2048
+		}
+		if m := resp.Context; m == nil || m.Loaded != want {
+			t.Errorf("round %d meter = %+v, want loaded %d", i+1, m, want)
+		}
 	}
 }

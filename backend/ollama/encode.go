@@ -59,40 +59,74 @@ func encodeChatBodyWith(r llm.Request, cache *messageCache, edit func(*api.ChatR
 		defer cache.mu.Unlock()
 		cache.gen++
 	}
+	// A conversation's request starts with the messages of its previous
+	// one: those are compared in place, and only the rest are looked up
+	// by hash, which reads every byte of a message.
+	prev, at := cache.conversation(r.Messages)
+	var sent []*cachedMessage
+	if cache != nil {
+		sent = make([]*cachedMessage, 0, len(r.Messages))
+	}
 	for i, m := range r.Messages {
-		j, err := cache.encode(i, m)
-		if err != nil {
-			return fail(err)
+		var e *cachedMessage
+		if i < len(prev) && sameMessage(prev[i].msg, m) {
+			e = prev[i]
+			e.used = cache.gen
+		} else {
+			prev = nil
+			var err error
+			if e, err = cache.encode(i, m); err != nil {
+				return fail(err)
+			}
 		}
-		b.msgs = append(b.msgs, j)
-		b.size += len(j) + 1
+		if cache != nil {
+			sent = append(sent, e)
+		}
+		b.msgs = append(b.msgs, e.json)
+		b.size += len(e.json) + 1
 	}
+	cache.remember(at, sent)
 	cache.sweep()
-	req, err := chatHeader(r)
+	var err error
+	if edit == nil {
+		b.head, b.tail, err = cache.header(r)
+	} else {
+		b.head, b.tail, err = encodeHeader(r, edit)
+	}
 	if err != nil {
 		return fail(err)
 	}
-	if edit != nil {
-		edit(req)
-	}
-	head, err := json.Marshal(req)
-	if err != nil {
-		return fail(err)
-	}
-	// Messages is nil in the header, which encodes as null; the key comes
-	// right after the model's name, and no string can hold it unescaped.
-	const key = `"messages":null`
-	at := bytes.Index(head, []byte(key))
-	if at < 0 {
-		return fail(errors.New("ollama: encoding the request: no messages field"))
-	}
-	b.head = append(head[:at:at], `"messages":[`...)
-	b.tail = append([]byte{']'}, head[at+len(key):]...)
 	if len(b.msgs) == 0 {
 		b.size++ // the "]" counted as no message's comma
 	}
 	b.size += len(b.head) + len(b.tail) - 1
 	return b, nil
+}
+
+// encodeHeader is the JSON of everything of r but its messages, cut where
+// the messages go: head ends with `"messages":[`, tail starts with `]`.
+func encodeHeader(r llm.Request, edit func(*api.ChatRequest)) (head, tail []byte, err error) {
+	req, err := chatHeader(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if edit != nil {
+		edit(req)
+	}
+	j, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Messages is nil in the header, which encodes as null; the key comes
+	// right after the model's name, and no string can hold it unescaped.
+	const key = `"messages":null`
+	at := bytes.Index(j, []byte(key))
+	if at < 0 {
+		return nil, nil, errors.New("ollama: encoding the request: no messages field")
+	}
+	head = append(j[:at:at], `"messages":[`...)
+	tail = append([]byte{']'}, j[at+len(key):]...)
+	return head, tail, nil
 }
 
 var comma = []byte{','}
@@ -164,6 +198,65 @@ type messageCache struct {
 	seed  maphash.Seed
 	gen   uint64
 	byKey map[uint64]*cachedMessage
+	// hashed counts the messages hashed, for a test that counts work.
+	hashed int
+	// conversations are the messages of the last few requests, newest
+	// first, as they were found or put in byKey.
+	conversations [][]*cachedMessage
+	// headers are the last few headers encoded, newest first. A session's
+	// header (model, options, the tools' schemas) is the same request
+	// after request; converting the schemas to Ollama's types and encoding
+	// them again each round cost more than the messages.
+	headers []cachedHeader
+}
+
+// keepHeaders is how many headers the cache keeps, and conversations:
+// about one per session going on.
+const keepHeaders = 8
+
+// conversation is the recent request whose messages msgs starts with
+// (the one with the most of them in common at its start), or nil; at is
+// its place in conversations when msgs continues it whole (-1 if none).
+func (c *messageCache) conversation(msgs []llm.Message) (best []*cachedMessage, at int) {
+	at = -1
+	if c == nil {
+		return nil, at
+	}
+	for i, conv := range c.conversations {
+		n := 0
+		for n < len(conv) && n < len(msgs) && sameMessage(conv[n].msg, msgs[n]) {
+			n++
+		}
+		if n > len(best) {
+			best = conv[:n]
+		}
+		if n == len(conv) {
+			return best, i // the whole previous request: the usual next round
+		}
+	}
+	return best, at
+}
+
+// remember keeps msgs, the entries of a request just encoded, as the
+// newest conversation: in place of the one at (the one it continues), or
+// of the oldest.
+func (c *messageCache) remember(at int, msgs []*cachedMessage) {
+	if c == nil || len(msgs) == 0 {
+		return
+	}
+	if at < 0 {
+		if len(c.conversations) < keepHeaders {
+			c.conversations = append(c.conversations, nil)
+		}
+		at = len(c.conversations) - 1
+	}
+	copy(c.conversations[1:at+1], c.conversations[:at])
+	c.conversations[0] = msgs
+}
+
+type cachedHeader struct {
+	req        llm.Request // without messages; its own copy of the schemas
+	head, tail []byte
 }
 
 const keepRequests = 16
@@ -179,21 +272,25 @@ func newMessageCache() *messageCache {
 	return &messageCache{seed: maphash.MakeSeed(), byKey: map[uint64]*cachedMessage{}}
 }
 
-// encode returns message i's JSON, from the cache when it holds the same
-// message. A nil cache encodes every time.
-func (c *messageCache) encode(i int, m llm.Message) ([]byte, error) {
+// encode returns message i's entry (its JSON), from the cache when it
+// holds the same message. A nil cache encodes every time.
+func (c *messageCache) encode(i int, m llm.Message) (*cachedMessage, error) {
 	if c == nil {
 		am, err := apiMessage(i, m)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(am)
+		b, err := json.Marshal(am)
+		if err != nil {
+			return nil, err
+		}
+		return &cachedMessage{json: b}, nil
 	}
 	k := c.hash(m)
 	for e := c.byKey[k]; e != nil; e = e.next {
 		if sameMessage(e.msg, m) {
 			e.used = c.gen
-			return e.json, nil
+			return e, nil
 		}
 	}
 	am, err := apiMessage(i, m)
@@ -212,8 +309,9 @@ func (c *messageCache) encode(i int, m llm.Message) ([]byte, error) {
 			kept.ToolCalls[j] = tc
 		}
 	}
-	c.byKey[k] = &cachedMessage{msg: kept, json: b, used: c.gen, next: c.byKey[k]}
-	return b, nil
+	e := &cachedMessage{msg: kept, json: b, used: c.gen, next: c.byKey[k]}
+	c.byKey[k] = e
+	return e, nil
 }
 
 // sweep drops, every few requests, the entries no recent request used.
@@ -242,6 +340,7 @@ func (c *messageCache) sweep() {
 }
 
 func (c *messageCache) hash(m llm.Message) uint64 {
+	c.hashed++
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	for _, s := range []string{m.Role, m.Content, m.Thinking, m.ToolCallID, m.ToolName} {
@@ -271,4 +370,66 @@ func sameMessage(a, b llm.Message) bool {
 		}
 	}
 	return true
+}
+
+// header returns the header of r (encodeHeader without an edit), from the
+// cache when it encoded the same one lately. A nil cache encodes every
+// time. The pieces returned are never written to.
+func (c *messageCache) header(r llm.Request) (head, tail []byte, err error) {
+	if c == nil {
+		return encodeHeader(r, nil)
+	}
+	for i, h := range c.headers {
+		if sameHeader(h.req, r) {
+			copy(c.headers[1:i+1], c.headers[:i])
+			c.headers[0] = h
+			return h.head, h.tail, nil
+		}
+	}
+	head, tail, err = encodeHeader(r, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := r
+	kept.Messages = nil
+	kept.Think, kept.Truncate = clonePtr(r.Think), clonePtr(r.Truncate)
+	kept.Tools = make([]llm.ToolSpec, len(r.Tools))
+	for i, t := range r.Tools {
+		t.Parameters = bytes.Clone(t.Parameters)
+		kept.Tools[i] = t
+	}
+	if len(c.headers) < keepHeaders {
+		c.headers = append(c.headers, cachedHeader{})
+	}
+	copy(c.headers[1:], c.headers[:len(c.headers)-1])
+	c.headers[0] = cachedHeader{req: kept, head: head, tail: tail}
+	return head, tail, nil
+}
+
+// sameHeader says whether a and b have the same header: everything
+// chatHeader reads.
+func sameHeader(a, b llm.Request) bool {
+	if a.Model != b.Model || a.Options != b.Options || !samePtr(a.Think, b.Think) ||
+		!samePtr(a.Truncate, b.Truncate) || len(a.Tools) != len(b.Tools) {
+		return false
+	}
+	for i, t := range a.Tools {
+		u := b.Tools[i]
+		if t.Name != u.Name || t.Description != u.Description || !bytes.Equal(t.Parameters, u.Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+func samePtr(a, b *bool) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func clonePtr(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

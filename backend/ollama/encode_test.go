@@ -144,3 +144,131 @@ func TestChatBodyReadsAsTheEncodedRequest(t *testing.T) {
 		}
 	}
 }
+
+// The header (everything but the messages) comes from the cache when a
+// request's is the same as one sent lately: every field it is made of,
+// changed in turn, gives that request's own header, as do schemas changed
+// in place by the caller after a request and more sessions at once than the
+// cache keeps headers.
+func TestEncodeChatRequestHeaderFromCache(t *testing.T) {
+	yes, no := true, false
+	params := func(s string) json.RawMessage {
+		return json.RawMessage(`{"type":"object","properties":{"` + s + `":{"type":"string"}}}`)
+	}
+	base := func() llm.Request {
+		return llm.Request{
+			Model:    "qwen3:0.6b",
+			Options:  llm.Options{NumCtx: 8192, Temperature: 0.2},
+			Think:    &no,
+			Truncate: &no,
+			Tools: []llm.ToolSpec{
+				{Name: "read_file", Description: "Read", Parameters: params("path")},
+				{Name: "list_dir", Description: "List", Parameters: params("path")},
+			},
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}},
+		}
+	}
+	variants := map[string]func(*llm.Request){
+		"as is":             func(*llm.Request) {},
+		"model":             func(r *llm.Request) { r.Model = "qwen3:1.7b" },
+		"num_ctx":           func(r *llm.Request) { r.Options.NumCtx = 4096 },
+		"temperature":       func(r *llm.Request) { r.Options.Temperature = 0.7 },
+		"think on":          func(r *llm.Request) { r.Think = &yes },
+		"think unset":       func(r *llm.Request) { r.Think = nil },
+		"truncate on":       func(r *llm.Request) { r.Truncate = &yes },
+		"truncate unset":    func(r *llm.Request) { r.Truncate = nil },
+		"tool name":         func(r *llm.Request) { r.Tools[1].Name = "glob" },
+		"tool description":  func(r *llm.Request) { r.Tools[0].Description = "Read a file" },
+		"tool parameters":   func(r *llm.Request) { r.Tools[0].Parameters = params("file") },
+		"no parameters":     func(r *llm.Request) { r.Tools[0].Parameters = nil },
+		"a tool fewer":      func(r *llm.Request) { r.Tools = r.Tools[:1] },
+		"a tool more":       func(r *llm.Request) { r.Tools = append(r.Tools, llm.ToolSpec{Name: "grep", Parameters: params("q")}) },
+		"tools swapped":     func(r *llm.Request) { r.Tools[0], r.Tools[1] = r.Tools[1], r.Tools[0] },
+		"no tools":          func(r *llm.Request) { r.Tools = nil },
+		"another user text": func(r *llm.Request) { r.Messages[0].Content = "hello" },
+	}
+	cache := newMessageCache()
+	check := func(step string, r llm.Request) {
+		t.Helper()
+		want, err := chatRequest(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb, _ := json.Marshal(want)
+		got, err := encodeChatRequest(r, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, wb) {
+			t.Fatalf("%s: encoded\n%s\nwant\n%s", step, got, wb)
+		}
+	}
+	// Twice over, so that each variant is also met when the cache holds it.
+	for pass := range 2 {
+		for name, edit := range variants {
+			r := base()
+			edit(&r)
+			check(fmt.Sprintf("pass %d, %s", pass, name), r)
+			check(fmt.Sprintf("pass %d, %s, then as is", pass, name), base())
+		}
+	}
+	// The caller's schema bytes changed in place after a request.
+	r := base()
+	r.Options.Temperature = 0.9 // a header not cached before
+	check("before the change in place", r)
+	copy(r.Tools[0].Parameters[len(`{"type":"object","properties":{"`):], "PATH")
+	check("after the change in place", r)
+	// More sessions than the cache keeps headers, in turn.
+	for round := range 3 {
+		for s := range keepHeaders + 3 {
+			r := base()
+			r.Options.NumCtx = 1024 * (s + 1)
+			check(fmt.Sprintf("round %d, session %d", round, s), r)
+		}
+	}
+	if n := len(cache.headers); n > keepHeaders {
+		t.Fatalf("%d headers cached, want at most %d", n, keepHeaders)
+	}
+}
+
+// A request of a conversation going on reads its history's messages in
+// place, and hashes only those that are new, however long the history:
+// with a few sessions at once, and one of them edited in the middle.
+func TestEncodeChatRequestHashesOnlyNewMessages(t *testing.T) {
+	cache := newMessageCache()
+	const sessions, rounds = 3, 100
+	hist := make([][]llm.Message, sessions)
+	for s := range hist {
+		// The same system prompt in every session: they share its entry.
+		hist[s] = []llm.Message{{Role: llm.RoleSystem, Content: "You are careful."}, {Role: llm.RoleUser, Content: fmt.Sprintf("task %d", s)}}
+	}
+	send := func(s int) {
+		t.Helper()
+		r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: hist[s]}
+		want, _ := chatRequest(r)
+		wb, _ := json.Marshal(want)
+		if got, err := encodeChatRequest(r, cache); err != nil || !bytes.Equal(got, wb) {
+			t.Fatalf("session %d, %d messages: %v\n%s\nwant\n%s", s, len(hist[s]), err, got, wb)
+		}
+	}
+	added := 0
+	for round := range rounds {
+		for s := range sessions {
+			send(s)
+			id := fmt.Sprintf("c%d_%d", s, round)
+			hist[s] = append(hist[s],
+				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "list_dir", Args: json.RawMessage(`{"path":"."}`)}}},
+				llm.Message{Role: llm.RoleTool, Content: "a\nb\n", ToolCallID: id, ToolName: "list_dir"})
+			added += 2
+		}
+		if round == rounds/2 {
+			hist[1][5].Content = "edited"
+		}
+	}
+	// Each message is hashed when first sent, the first request's too;
+	// the edit makes its session hash what follows it once more.
+	first, edit := sessions*2, len(hist[1])/2
+	if limit := first + added + edit; cache.hashed > limit {
+		t.Fatalf("%d messages hashed, %d of them new, want at most %d", cache.hashed, first+added, limit)
+	}
+}

@@ -310,8 +310,10 @@ func (p Policy) linkedGitFiles() protectedPath {
 	}}
 }
 
-func (p Policy) protectedPaths() []protectedPath {
-	var out []protectedPath
+// builtinCompiled is builtinProtected compiled, once: every decision on a
+// path starts from it.
+var builtinCompiled = sync.OnceValue(func() []protectedPath {
+	out := make([]protectedPath, 0, len(builtinProtected))
 	for _, pat := range builtinProtected {
 		pp, err := compilePath(pat, true)
 		if err != nil {
@@ -319,6 +321,14 @@ func (p Policy) protectedPaths() []protectedPath {
 		}
 		out = append(out, protectedPath{pattern: pat, pp: pp})
 	}
+	return out
+})
+
+func (p Policy) protectedPaths() []protectedPath {
+	builtin := builtinCompiled()
+	// The list grows below: a copy, so that the shared one is never
+	// written to.
+	out := append(make([]protectedPath, 0, len(builtin)+8), builtin...)
 	if p.Workspace == "" {
 		return out
 	}

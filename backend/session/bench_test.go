@@ -69,52 +69,72 @@ func BenchmarkRounds(b *testing.B) {
 	url := benchFake(b)
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("rounds=%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			st, err := store.Open(filepath.Join(b.TempDir(), "loupe.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			m := session.NewManager(st, ollama.New(url, nil), nil, nil)
-			defer m.StopAll()
-			set := settings.Defaults()
 			// The plain loop: BenchmarkRoundsCompacting measures it with
 			// compaction.
-			// A context that holds 1,000 rounds: Ollama is asked not to cut
-			// (truncate false), and the fake refuses a prompt over num_ctx.
-			set.MaxRounds, set.Compact, set.NumCtxCap = n, false, 1<<20
-			if err := settings.Save(ctx, st, set); err != nil {
-				b.Fatal(err)
-			}
-			ws := fixedLengthDir(b)
-			if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n"), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			cpu := cpuTime()
-			b.ResetTimer()
-			for b.Loop() {
-				s, err := m.Create(ctx, ws, testModel)
-				if err != nil {
-					b.Fatal(err)
-				}
-				end, err := m.Run(ctx, s.ID, fmt.Sprintf("rounds=%d", n), session.RunOptions{})
-				if err != nil || end.Reason != trace.EndAnswered || end.Rounds != n {
-					b.Fatalf("end=%+v err=%v", end, err)
-				}
-			}
-			b.StopTimer()
-			cpu = cpuTime() - cpu
-			runtime.ReadMemStats(&after)
-			rounds := float64(b.N * n)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rounds, "ns/round")
-			b.ReportMetric(float64(cpu.Nanoseconds())/rounds, "cpu-ns/round")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/rounds, "allocs/round")
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/rounds, "B/round")
+			benchRounds(b, url, n, false)
 		})
 	}
+}
+
+// BenchmarkRoundsShipped is BenchmarkRounds with the settings Loupe ships
+// (`loupe run` without flags): compaction on, its threshold never reached
+// since the context holds 1,000 rounds. Every check a default round makes
+// before its request is in it, so a check that walks the whole history
+// shows here as a cost per round that grows from 10 to 1,000 rounds.
+func BenchmarkRoundsShipped(b *testing.B) {
+	url := benchFake(b)
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("rounds=%d", n), func(b *testing.B) {
+			benchRounds(b, url, n, settings.Defaults().Compact)
+		})
+	}
+}
+
+// benchRounds runs sessions of n rounds against the fake at url and
+// reports the figures per round.
+func benchRounds(b *testing.B, url string, n int, compact bool) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(b.TempDir(), "loupe.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m := session.NewManager(st, ollama.New(url, nil), nil, nil)
+	defer m.StopAll()
+	set := settings.Defaults()
+	// A context that holds 1,000 rounds: Ollama is asked not to cut
+	// (truncate false), and the fake refuses a prompt over num_ctx.
+	set.MaxRounds, set.Compact, set.NumCtxCap = n, compact, 1<<20
+	if err := settings.Save(ctx, st, set); err != nil {
+		b.Fatal(err)
+	}
+	ws := fixedLengthDir(b)
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cpu := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := m.Create(ctx, ws, testModel)
+		if err != nil {
+			b.Fatal(err)
+		}
+		end, err := m.Run(ctx, s.ID, fmt.Sprintf("rounds=%d", n), session.RunOptions{})
+		if err != nil || end.Reason != trace.EndAnswered || end.Rounds != n {
+			b.Fatalf("end=%+v err=%v", end, err)
+		}
+	}
+	b.StopTimer()
+	cpu = cpuTime() - cpu
+	runtime.ReadMemStats(&after)
+	rounds := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rounds, "ns/round")
+	b.ReportMetric(float64(cpu.Nanoseconds())/rounds, "cpu-ns/round")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/rounds, "allocs/round")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/rounds, "B/round")
 }
 
 // cpuTime is the CPU time (user and system) this process used so far: with

@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ type config struct {
 	lengths, reps           []int
 	timeout, deadline       time.Duration
 	allocs                  bool
+	cpuprofile              string
 }
 
 func main() {
@@ -63,6 +65,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "time limit of one run")
 	flag.DurationVar(&c.deadline, "deadline", 30*time.Minute, "time limit of the whole benchmark")
 	flag.BoolVar(&c.allocs, "allocs", true, "also count Loupe's allocations per round (one in-process run per length)")
+	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of each in-process run to PREFIX-N.pprof and its allocations to PREFIX-N.heap.pprof (N the rounds; needs -allocs)")
 	flag.Parse()
 	var err error
 	if c.lengths, err = ints(lengths); err == nil {
@@ -434,7 +437,13 @@ func (b *bench) allocRun(ctx context.Context, f *fake, n int) (allocBytes, alloc
 	defer removeDB(db)
 	stats := filepath.Join(b.root, "allocs.json")
 	defer os.Remove(stats)
-	args := append([]string{"-alloc-run", stats}, b.loupeArgs(f, n, db)...)
+	profile := "-"
+	if b.c.cpuprofile != "" {
+		if profile, err = filepath.Abs(fmt.Sprintf("%s-%d.pprof", b.c.cpuprofile, n)); err != nil {
+			return 0, 0, err
+		}
+	}
+	args := append([]string{"-alloc-run", stats, profile}, b.loupeArgs(f, n, db)...)
 	if _, _, err := b.measure(ctx, f, self, args...); err != nil {
 		return 0, 0, err
 	}
@@ -458,14 +467,29 @@ type allocStats struct {
 	LastLine string `json:"last_line"`
 }
 
-// allocRun is the -alloc-run mode: -alloc-run FILE run ARGS... runs `loupe
-// run ARGS` in this process and writes the bytes and objects allocated
-// during it to FILE.
+// allocRun is the -alloc-run mode: -alloc-run FILE PROFILE run ARGS... runs
+// `loupe run ARGS` in this process and writes the bytes and objects
+// allocated during it to FILE, and a CPU profile of it to PROFILE unless
+// that is "-".
 func allocRun(args []string) int {
-	if len(args) < 2 {
+	if len(args) < 3 {
 		return 2
 	}
-	stats, args := args[0], args[1:]
+	stats, profile, args := args[0], args[1], args[2:]
+	if profile != "-" {
+		f, err := os.Create(profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+		defer writeHeapProfile(strings.TrimSuffix(profile, ".pprof") + ".heap.pprof")
+	}
 	var out lastLineWriter
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -478,6 +502,19 @@ func allocRun(args []string) int {
 		return 1
 	}
 	return code
+}
+
+// writeHeapProfile writes the allocations made so far (pprof's
+// alloc_space and alloc_objects) to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+	}
 }
 
 // lastLineWriter keeps only the last complete line written to it (a line
