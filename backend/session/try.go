@@ -139,7 +139,7 @@ func (m *Manager) Try(ctx context.Context, t Try, onDelta func(TryDelta)) (TryRe
 	if err != nil {
 		return TryResult{}, err
 	}
-	if facts.Model == demo.Name {
+	if demo.Is(facts.Model) {
 		return TryResult{}, errors.New("the demo model is a script that answers only its own session: choose an Ollama model to try the request on")
 	}
 	res.Body, res.Exact = string(body), bytes.Equal(body, recordedBody)
