@@ -12,7 +12,7 @@ const request = {
   run: 1,
   round: 1,
   kind: 'model_request',
-  payload: { model: 'scripted', options: { num_ctx: 8192, temperature: 0.2 }, system: '', history_added: [], message_count: 2, prompt_estimate: 10 },
+  payload: { model: 'scripted', host: 'http://10.0.0.5:11434', host_name: 'gpu-box', options: { num_ctx: 8192, temperature: 0.2 }, system: '', history_added: [], message_count: 2, prompt_estimate: 10 },
 } as unknown as ModelRequestEvent;
 
 const result: TryResult = {
@@ -39,6 +39,8 @@ describe('TryPanel', () => {
       if (fail) throw new Error('the request body must be one JSON object');
       return result;
     });
+    // The models listed first are those of the host the session runs on.
+    await waitFor(() => expect(actions.listModelsOn).toHaveBeenCalledWith('gpu-box'));
     await fireEvent.click(screen.getByTestId('try-edit-body'));
     const body = (await screen.findByTestId('try-body')) as HTMLTextAreaElement;
     await waitFor(() => expect(body.value).toContain('scripted'));
