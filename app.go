@@ -84,6 +84,8 @@ type App struct {
 	// pulls under way (app_ollama.go).
 	local *localollama.Launcher
 	pulls ollama.Pulls
+	// tries are the requests sent again under way (app_try.go).
+	tries session.Tries
 
 	// stopIndex ends the indexing of older events for search, and
 	// indexDone is closed once it has (shutdown waits for it before the

@@ -1,7 +1,8 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
 // its end against the same engine and database as the window, `loupe pull`
-// pulls a model into Ollama, `loupe export` writes a session out, and
-// `loupe search` finds text in every session's log.
+// pulls a model into Ollama, `loupe export` writes a session out,
+// `loupe search` finds text in every session's log, and `loupe try` sends
+// one recorded request again and compares the answers.
 // Start decides, for main, between a command and the window.
 package cli
 
@@ -64,7 +65,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "search", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "search", "try", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -93,6 +94,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return pullCmd(args[1:], term, stdout, stderr)
 	case "search":
 		return searchCmd(args[1:], term, stdout, stderr)
+	case "try":
+		return tryCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -115,6 +118,9 @@ func usage(w io.Writer) {
   loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON]
             [--since DATE] [--until DATE] [--limit N] [--db FILE]
                              find text in every session's log
+  loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T]
+            [--num-ctx N] [--body FILE] [--json] [--db FILE]
+                             send one recorded request again and compare the answers
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.

@@ -234,8 +234,13 @@ func (c *Client) Chat(ctx context.Context, r llm.Request, onChunk func(llm.Chunk
 	if err != nil {
 		return llm.Response{}, err
 	}
+	return c.chat(ctx, r.Model, body, onChunk)
+}
+
+// chat posts body and reads the answer: Chat's and ChatBody's one way.
+func (c *Client) chat(ctx context.Context, model string, body *chatBody, onChunk func(llm.Chunk)) (llm.Response, error) {
 	a := &assembly{start: time.Now()}
-	err = c.streamChat(ctx, r.Model, body, func(cr api.ChatResponse) { a.add(cr, onChunk) })
+	err := c.streamChat(ctx, model, body, func(cr api.ChatResponse) { a.add(cr, onChunk) })
 	resp, aerr := a.response()
 	switch {
 	case a.done:

@@ -21,6 +21,44 @@ export namespace agent {
 
 export namespace llm {
 	
+	export class Metrics {
+	    prompt_eval_count: number;
+	    eval_count: number;
+	    total_duration: number;
+	    load_duration: number;
+	    prompt_eval_duration: number;
+	    eval_duration: number;
+	    time_to_first_token: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Metrics(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.prompt_eval_count = source["prompt_eval_count"];
+	        this.eval_count = source["eval_count"];
+	        this.total_duration = source["total_duration"];
+	        this.load_duration = source["load_duration"];
+	        this.prompt_eval_duration = source["prompt_eval_duration"];
+	        this.eval_duration = source["eval_duration"];
+	        this.time_to_first_token = source["time_to_first_token"];
+	    }
+	}
+	export class Options {
+	    num_ctx: number;
+	    temperature: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Options(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.num_ctx = source["num_ctx"];
+	        this.temperature = source["temperature"];
+	    }
+	}
 	export class ToolCall {
 	    id: string;
 	    index: number;
@@ -898,6 +936,78 @@ export namespace session {
 	        this.read_only = source["read_only"];
 	    }
 	}
+	export class Try {
+	    id?: string;
+	    session: string;
+	    at: number;
+	    host?: string;
+	    model?: string;
+	    temperature?: number;
+	    num_ctx?: number;
+	    body?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Try(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session = source["session"];
+	        this.at = source["at"];
+	        this.host = source["host"];
+	        this.model = source["model"];
+	        this.temperature = source["temperature"];
+	        this.num_ctx = source["num_ctx"];
+	        this.body = source["body"];
+	    }
+	}
+	export class TryResult {
+	    id?: string;
+	    session: string;
+	    at: number;
+	    body: string;
+	    exact: boolean;
+	    changed: string[];
+	    recorded?: trace.Answer;
+	    alternative: trace.Answer;
+	    compare: trace.AnswerComparison;
+	
+	    static createFrom(source: any = {}) {
+	        return new TryResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session = source["session"];
+	        this.at = source["at"];
+	        this.body = source["body"];
+	        this.exact = source["exact"];
+	        this.changed = source["changed"];
+	        this.recorded = this.convertValues(source["recorded"], trace.Answer);
+	        this.alternative = this.convertValues(source["alternative"], trace.Answer);
+	        this.compare = this.convertValues(source["compare"], trace.AnswerComparison);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1201,6 +1311,184 @@ export namespace store {
 
 export namespace trace {
 	
+	export class Answer {
+	    model: string;
+	    host?: string;
+	    host_name?: string;
+	    options: llm.Options;
+	    content: string;
+	    thinking?: string;
+	    tool_calls: llm.ToolCall[];
+	    done_reason: string;
+	    incomplete: boolean;
+	    metrics: llm.Metrics;
+	
+	    static createFrom(source: any = {}) {
+	        return new Answer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.host = source["host"];
+	        this.host_name = source["host_name"];
+	        this.options = this.convertValues(source["options"], llm.Options);
+	        this.content = source["content"];
+	        this.thinking = source["thinking"];
+	        this.tool_calls = this.convertValues(source["tool_calls"], llm.ToolCall);
+	        this.done_reason = source["done_reason"];
+	        this.incomplete = source["incomplete"];
+	        this.metrics = this.convertValues(source["metrics"], llm.Metrics);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Figure {
+	    key: string;
+	    label: string;
+	    unit: string;
+	    recorded?: number;
+	    alternative?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Figure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.label = source["label"];
+	        this.unit = source["unit"];
+	        this.recorded = source["recorded"];
+	        this.alternative = source["alternative"];
+	    }
+	}
+	export class ArgPair {
+	    name: string;
+	    recorded: number[];
+	    alternative: number[];
+	    verdict: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArgPair(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.recorded = source["recorded"];
+	        this.alternative = source["alternative"];
+	        this.verdict = source["verdict"];
+	    }
+	}
+	export class CallPair {
+	    recorded?: llm.ToolCall;
+	    alternative?: llm.ToolCall;
+	    verdict: string;
+	    args: ArgPair[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CallPair(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.recorded = this.convertValues(source["recorded"], llm.ToolCall);
+	        this.alternative = this.convertValues(source["alternative"], llm.ToolCall);
+	        this.verdict = source["verdict"];
+	        this.args = this.convertValues(source["args"], ArgPair);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DiffLine {
+	    op: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DiffLine(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.op = source["op"];
+	        this.text = source["text"];
+	    }
+	}
+	export class AnswerComparison {
+	    same_text: boolean;
+	    text: DiffLine[];
+	    same_thinking: boolean;
+	    same_calls: boolean;
+	    calls: CallPair[];
+	    figures: Figure[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerComparison(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.same_text = source["same_text"];
+	        this.text = this.convertValues(source["text"], DiffLine);
+	        this.same_thinking = source["same_thinking"];
+	        this.same_calls = source["same_calls"];
+	        this.calls = this.convertValues(source["calls"], CallPair);
+	        this.figures = this.convertValues(source["figures"], Figure);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
 	export class Compaction {
 	    request_seq: number;
 	    trigger: string;
@@ -1249,6 +1537,7 @@ export namespace trace {
 	        this.lines = source["lines"];
 	    }
 	}
+	
 	export class Event {
 	    session_id: string;
 	    seq: number;
@@ -1294,6 +1583,7 @@ export namespace trace {
 		    return a;
 		}
 	}
+	
 	export class Instructions {
 	    source: string;
 	    start: number;

@@ -1,13 +1,14 @@
 // The event side of the bridge: one queue for every runtime channel,
 // flushed once per animation frame, with timeline events de-duplicated by
 // (session_id, seq). Kept apart from Wails so tests can drive it.
-import type { Delta, PullProgress, TraceEvent } from '../types';
+import type { Delta, PullProgress, TraceEvent, TryDelta } from '../types';
 import type { Listener, Unsubscribe } from './types';
 
 export interface ChannelPayloads {
   events: TraceEvent;
   deltas: Delta;
   pulls: PullProgress;
+  tries: TryDelta;
 }
 
 export type Channel = keyof ChannelPayloads;
@@ -58,6 +59,7 @@ export class EventHub {
     events: new Set(),
     deltas: new Set(),
     pulls: new Set(),
+    tries: new Set(),
   };
   #queue: Queued[] = [];
   #scheduled = false;

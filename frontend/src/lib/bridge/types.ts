@@ -15,6 +15,9 @@ import type {
   RuleLimits,
   RuleCheck,
   ToolInfo,
+  Try,
+  TryDelta,
+  TryResult,
   SearchFilter,
   SearchResults,
   SearchStatus,
@@ -100,6 +103,18 @@ export interface Bridge {
    * Rejects with what to do when Ollama is not running or the model is gone.
    */
   renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt>;
+  /**
+   * Sends a recorded request again (as recorded, or edited, to another
+   * model, temperature, num_ctx or host) and resolves with its answer beside
+   * the recorded one, compared in Go. Its text streams on onTry under the
+   * try's id; cancelTry stops it. Nothing of the session changes. Rejects
+   * with what to do (a host that is down, a model that cannot use tools…).
+   */
+  tryRequest(t: Try): Promise<TryResult>;
+  /** Stops the try of that id; false when none was under way. */
+  cancelTry(id: string): Promise<boolean>;
+  /** The streamed text of the tries under way. */
+  onTry(fn: Listener<TryDelta>): Unsubscribe;
   /** The readiness checklist of a model for a session offering these tools; round_trip sends the model one small request. */
   checkModel(check: ModelCheck): Promise<ReadinessReport>;
   getSettings(): Promise<Settings>;

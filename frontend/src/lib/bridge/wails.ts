@@ -24,6 +24,9 @@ import {
   type RuleLimits,
   type RuleCheck,
   type ToolInfo,
+  type Try,
+  type TryDelta,
+  type TryResult,
   type SearchFilter,
   type SearchResults,
   type SearchStatus,
@@ -104,6 +107,13 @@ export class WailsBridge implements Bridge {
         (v: unknown) => {
           const p = pullProgressOf(v);
           if (p) this.#hub.push('pulls', p);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.try,
+        (v: unknown) => {
+          if (isRecord(v) && typeof v.id === 'string') this.#hub.push('tries', v as unknown as TryDelta);
         },
         -1,
       ),
@@ -269,6 +279,18 @@ export class WailsBridge implements Bridge {
 
   startOllama(): Promise<StatusInfo> {
     return call('StartOllama', () => App.StartOllama());
+  }
+
+  tryRequest(t: Try): Promise<TryResult> {
+    return call<TryResult>('TryRequest', () => App.TryRequest(t as never));
+  }
+
+  async cancelTry(id: string): Promise<boolean> {
+    return (await call<unknown>('CancelTry', () => App.CancelTry(id))) === true;
+  }
+
+  onTry(fn: Listener<TryDelta>): Unsubscribe {
+    return this.#hub.on('tries', fn);
   }
 
   async pullModel(name: string): Promise<void> {

@@ -33,6 +33,9 @@ import {
   type ModelInfo,
   type Outcome,
   type PullProgress,
+  type Try,
+  type TryDelta,
+  type TryResult,
   type Protections,
   type Rule,
   type RuleLimits,
@@ -430,6 +433,21 @@ export class ReplayBridge implements Bridge {
 
   onPull(fn: Listener<PullProgress>): Unsubscribe {
     return this.#hub.on('pulls', fn);
+  }
+
+  /** A recording holds no second answer: trying a request is refused, saying so. */
+  tryRequest(t: Try): Promise<TryResult> {
+    this.calls.push({ method: 'tryRequest', args: [t] });
+    return Promise.reject(new BridgeError('This replay plays recorded sessions only: sending a request again needs Ollama and the app.', 'TryRequest'));
+  }
+
+  async cancelTry(id: string): Promise<boolean> {
+    this.calls.push({ method: 'cancelTry', args: [id] });
+    return false;
+  }
+
+  onTry(fn: Listener<TryDelta>): Unsubscribe {
+    return this.#hub.on('tries', fn);
   }
 
   async listModels(): Promise<ModelInfo[]> {

@@ -232,6 +232,7 @@ export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
   pull: 'loupe:pull',
+  try: 'loupe:try',
 } as const;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -131,6 +131,22 @@ export interface AnswerCommand {
   scope?: string;
 }
 
+/** trace.AnswerComparison: AnswerComparison is what differs between the recorded answer and the
+ * alternative. */
+export interface AnswerComparison {
+  same_text: boolean;
+  /** Text is the diff of the answers' text, line by line, recorded first. */
+  text: TryDiffLine[] | null;
+  same_thinking: boolean;
+  /** SameCalls: the same tools called with the same arguments in the same
+   * order. */
+  same_calls: boolean;
+  calls: TryCallPair[] | null;
+  /** Figures are the meters (tokens read and written, the share of
+   * num_ctx) and the timings, in that order. */
+  figures: TryFigure[] | null;
+}
+
 /** session.Breakpoints: Breakpoints make a run pause at checkpoints even when not stepping: at
  * every checkpoint of the named kinds, and before any call of the named
  * tools. */
@@ -1335,6 +1351,109 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonValue;
+}
+
+/** session.Try: Try asks for the request of the model_request event At of Session to be
+ * sent again. A zero field of Model, Temperature and NumCtx keeps what the
+ * request had. */
+export interface Try {
+  /** ID names the try for its deltas and for CancelTry; the window picks
+   * it. It may be "". */
+  id?: string;
+  session: string;
+  at: number;
+  /** Host is where to send it, named as for a new session (a Settings
+   * name, "local", an address); "" is the host the session runs on. */
+  host?: string;
+  model?: string;
+  temperature?: number;
+  num_ctx?: number;
+  /** Body is an edited copy of the body RawRequest gives, sent as it is
+   * (with Model, Temperature and NumCtx set in it when given); "" sends
+   * the recorded body. */
+  body?: string;
+}
+
+/** trace.Answer: Answer is one model's answer to a request as a comparison shows it. */
+export interface TryAnswer {
+  model: string;
+  /** Host is the Ollama server that answered (its base URL); HostName its
+   * Settings name, "" for the local host or an address. */
+  host?: string;
+  host_name?: string;
+  options: Options;
+  content: string;
+  thinking?: string;
+  /** ToolCalls are the calls the model asked for; nothing ran them. */
+  tool_calls: LlmToolCall[] | null;
+  done_reason: string;
+  /** Incomplete marks an answer that did not end normally (cut stream,
+   * done_reason "length"). */
+  incomplete: boolean;
+  metrics: Metrics;
+}
+
+/** trace.ArgPair: ArgPair is one argument of a matched pair of calls; a side that lacks it
+ * is null. */
+export interface TryArgPair {
+  name: string;
+  recorded: JsonValue;
+  alternative: JsonValue;
+  verdict: string;
+}
+
+/** trace.CallPair: CallPair is a call of the recorded answer beside the call of the
+ * alternative it matches (the same tool, in the same order), or alone. */
+export interface TryCallPair {
+  recorded: LlmToolCall | null;
+  alternative: LlmToolCall | null;
+  verdict: string;
+  /** Args compares the arguments of a matched pair by name, the recorded
+   * call's order first: values are equal when they are the same JSON
+   * (key order and spacing aside). Nil for an unmatched call. */
+  args: TryArgPair[] | null;
+}
+
+/** session.TryDelta: TryDelta is a piece of the alternative answer as it streams. */
+export interface TryDelta {
+  id: string;
+  content?: string;
+  thinking?: string;
+}
+
+/** trace.DiffLine: DiffLine is one line of a text diff from the recorded answer to the
+ * alternative, without its line break. */
+export interface TryDiffLine {
+  op: string;
+  text: string;
+}
+
+/** trace.Figure: Figure is one number of the meters or timings for both answers; a side
+ * that has none (no answer recorded, no count reported) is null. */
+export interface TryFigure {
+  key: string;
+  label: string;
+  unit: string;
+  recorded: number | null;
+  alternative: number | null;
+}
+
+/** session.TryResult: TryResult is the alternative answer beside the recorded one. */
+export interface TryResult {
+  id?: string;
+  session: string;
+  at: number;
+  /** Body is exactly the bytes that were sent; Exact says they are the
+   * recorded request's, byte for byte. */
+  body: string;
+  exact: boolean;
+  /** Changed lists what differs from the recorded request. */
+  changed: string[] | null;
+  /** Recorded is the answer the log holds to the request (nil when it
+   * holds none: the request failed, or the run stopped before it). */
+  recorded: TryAnswer | null;
+  alternative: TryAnswer;
+  compare: AnswerComparison;
 }
 
 /** session.UndoRun: UndoRun puts files back as they were before run Run. */

@@ -13,6 +13,8 @@ import {workspace} from '../models';
 
 export function CancelPull(arg1:string):Promise<boolean>;
 
+export function CancelTry(arg1:string):Promise<boolean>;
+
 export function CheckHost(arg1:string):Promise<main.HostCheck>;
 
 export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
@@ -72,6 +74,8 @@ export function Status():Promise<main.Status>;
 export function SystemPrompt(arg1:string,arg2:string):Promise<session.SystemPrompt>;
 
 export function Tools():Promise<Array<session.ToolInfo>>;
+
+export function TryRequest(arg1:session.Try):Promise<session.TryResult>;
 
 export function UndoDelete(arg1:string):Promise<session.Summary>;
 

@@ -6,6 +6,10 @@ export function CancelPull(arg1) {
   return window['go']['main']['App']['CancelPull'](arg1);
 }
 
+export function CancelTry(arg1) {
+  return window['go']['main']['App']['CancelTry'](arg1);
+}
+
 export function CheckHost(arg1) {
   return window['go']['main']['App']['CheckHost'](arg1);
 }
@@ -124,6 +128,10 @@ export function SystemPrompt(arg1, arg2) {
 
 export function Tools() {
   return window['go']['main']['App']['Tools']();
+}
+
+export function TryRequest(arg1) {
+  return window['go']['main']['App']['TryRequest'](arg1);
 }
 
 export function UndoDelete(arg1) {

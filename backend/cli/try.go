@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/visible"
+)
+
+// tryNotes follow the flags in loupe try --help.
+const tryNotes = `
+SEQ is the seq of a model_request event of the session (loupe export SESSION
+--format json lists them). The request is rebuilt from the log byte for byte
+as it was sent, then --model, --temperature and --num-ctx are set in it, or
+--body sends an edited copy instead (a file holding the JSON body; - reads
+standard input). --host takes a name of Settings' Ollama hosts or an address;
+without it the request goes where the session runs.
+
+The answer is not run (its tool calls are only compared) and not stored: the
+session is left exactly as it was.
+
+Exit codes: 0 the model answered; 2 bad command line; 3 the request could not
+be sent (no such session or request, a host that does not answer, a model
+that is not installed or cannot use the request's tools) or the answer failed.
+`
+
+func tryCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("try", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	at := fs.Int64("at", 0, "the seq of the model_request to send again")
+	model := fs.String("model", "", "the model to send it to (default: the request's)")
+	host := fs.String("host", "", "the Ollama host: a Settings name or an address (default: the session's)")
+	temp := fs.String("temperature", "", "the temperature, 0 to 2 (default: the request's)")
+	numCtx := fs.Int("num-ctx", 0, "the context size, num_ctx (default: the request's)")
+	bodyFile := fs.String("body", "", "send this file's JSON body instead of the recorded one (- for standard input)")
+	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
+	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--json] [--db FILE]")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, tryNotes)
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return ExitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "loupe try: name exactly one session id, and the request with --at SEQ")
+		return ExitUsage
+	}
+	if *at <= 0 {
+		fmt.Fprintln(stderr, "loupe try: --at SEQ names the model_request to send again (loupe export SESSION --format json lists the events)")
+		return ExitUsage
+	}
+	t := session.Try{Session: pos[0], At: *at, Host: *host, Model: *model, NumCtx: *numCtx}
+	if *numCtx < 0 {
+		fmt.Fprintf(stderr, "loupe try: --num-ctx must be above 0, not %d\n", *numCtx)
+		return ExitUsage
+	}
+	if *temp != "" {
+		v, err := strconv.ParseFloat(*temp, 64)
+		if err != nil {
+			fmt.Fprintf(stderr, "loupe try: --temperature %q is not a number (write it like 0.7)\n", *temp)
+			return ExitUsage
+		}
+		t.Temperature = &v
+	}
+	if *bodyFile != "" {
+		var b []byte
+		if *bodyFile == "-" {
+			b, err = io.ReadAll(os.Stdin)
+		} else {
+			b, err = os.ReadFile(*bodyFile)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loupe try: --body: %v\n", err)
+			return ExitUsage
+		}
+		if _, err := ollama.ReadChatBody(b); err != nil {
+			fmt.Fprintf(stderr, "loupe try: --body %s: %v\n", *bodyFile, err)
+			return ExitUsage
+		}
+		t.Body = string(b)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// Only reads: the session is left as it is (see store.OpenReadOnly).
+	st, ok := openStore(store.OpenReadOnly, *db, stderr)
+	if !ok {
+		return ExitFailed
+	}
+	defer st.Close()
+	waits := ollama.DefaultTimeouts()
+	set, err := settings.Load(ctx, st)
+	if err == nil {
+		waits = set.OllamaTimeouts()
+	}
+	oc := ollama.New(settings.ChooseHost("", set).Host, nil)
+	oc.SetTimeouts(waits)
+	m := session.NewManager(st, oc, nil, nil)
+	if !*jsonOut {
+		fmt.Fprintf(stderr, "loupe: sending request %d of %s again…\n", *at, visible.Line(pos[0]))
+	}
+	res, err := m.Try(ctx, t, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe try: %v\n", err)
+		return ExitFailed
+	}
+	if *jsonOut {
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
+	printTry(stdout, res)
+	return 0
+}
+
+// printTry writes a try for a person: what was sent, the text diffed, the
+// calls compared, then the meters and timings side by side.
+func printTry(w io.Writer, r session.TryResult) {
+	alt := r.Alternative
+	where := alt.Host
+	if alt.HostName != "" {
+		where = alt.HostName + " (" + alt.Host + ")"
+	}
+	fmt.Fprintf(w, "Request %d sent again to %s on %s, num_ctx %d, temperature %g\n", r.At, visible.Line(alt.Model), visible.Line(where), alt.Options.NumCtx, alt.Options.Temperature)
+	if r.Exact {
+		fmt.Fprintln(w, "The body sent is the recorded one, byte for byte.")
+	} else {
+		fmt.Fprintf(w, "The body sent differs from the recorded one: %s.\n", strings.Join(r.Changed, ", "))
+	}
+	if r.Recorded == nil {
+		fmt.Fprintln(w, "The log holds no answer to this request; the alternative is shown alone.")
+	} else {
+		fmt.Fprintf(w, "Recorded answer: %s. Alternative: %s.\n", visible.Line(r.Recorded.Model), visible.Line(alt.Model))
+	}
+	c := r.Compare
+	fmt.Fprintln(w, "\nText ('-' recorded only, '+' alternative only):")
+	if c.SameText {
+		fmt.Fprintln(w, "  the same")
+	}
+	for _, l := range c.Text {
+		mark := map[string]string{trace.LineSame: " ", trace.LineRemoved: "-", trace.LineAdded: "+"}[l.Op]
+		if c.SameText && l.Op == trace.LineSame {
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s\n", mark, visible.Line(l.Text))
+	}
+	fmt.Fprintln(w, "\nTool calls (not run):")
+	if len(c.Calls) == 0 {
+		fmt.Fprintln(w, "  none either side")
+	}
+	for _, p := range c.Calls {
+		switch p.Verdict {
+		case trace.CallSame:
+			fmt.Fprintf(w, "  = %s %s\n", visible.Line(p.Recorded.Name), visible.Line(string(p.Recorded.Args)))
+		case trace.CallOnlyRecorded:
+			fmt.Fprintf(w, "  - %s %s (only recorded)\n", visible.Line(p.Recorded.Name), visible.Line(string(p.Recorded.Args)))
+		case trace.CallOnlyAlternative:
+			fmt.Fprintf(w, "  + %s %s (only the alternative)\n", visible.Line(p.Alternative.Name), visible.Line(string(p.Alternative.Args)))
+		default:
+			fmt.Fprintf(w, "  ~ %s, other arguments:\n", visible.Line(p.Recorded.Name))
+			for _, a := range p.Args {
+				if a.Verdict == trace.ArgSame {
+					continue
+				}
+				fmt.Fprintf(w, "      %s: %s → %s\n", visible.Line(a.Name), argText(a.Recorded), argText(a.Alternative))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%-22s %14s %14s\n", "", "recorded", "alternative")
+	for _, f := range c.Figures {
+		fmt.Fprintf(w, "%-22s %14s %14s\n", f.Label, figure(f.Unit, f.Recorded), figure(f.Unit, f.Alternative))
+	}
+	if alt.Incomplete {
+		fmt.Fprintf(w, "\nThe alternative did not end normally (done_reason %q).\n", alt.DoneReason)
+	}
+}
+
+func argText(raw json.RawMessage) string {
+	if raw == nil {
+		return "(none)"
+	}
+	return visible.Line(string(raw))
+}
+
+func figure(unit string, v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	switch unit {
+	case trace.UnitNs:
+		return time.Duration(*v).Round(time.Millisecond).String()
+	case trace.UnitShare:
+		return fmt.Sprintf("%.0f %%", *v*100)
+	case trace.UnitPerSecond:
+		return fmt.Sprintf("%.1f tok/s", *v)
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
