@@ -1,7 +1,8 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
 // its end against the same engine and database as the window, `loupe pull`
 // pulls a model into Ollama, `loupe export` writes a session out, and
-// `loupe search` finds text in every session's log.
+// `loupe search` finds text in every session's log, and `loupe compare`
+// puts two sessions side by side, round by round.
 // Start decides, for main, between a command and the window.
 package cli
 
@@ -64,7 +65,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "search", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "search", "compare", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -93,6 +94,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return pullCmd(args[1:], term, stdout, stderr)
 	case "search":
 		return searchCmd(args[1:], term, stdout, stderr)
+	case "compare":
+		return compareCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -115,6 +118,8 @@ func usage(w io.Writer) {
   loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON]
             [--since DATE] [--until DATE] [--limit N] [--db FILE]
                              find text in every session's log
+  loupe compare SESSION SESSION [--json] [--db FILE]
+                             two sessions side by side, round by round
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.
