@@ -16,7 +16,14 @@ import (
 // first.
 type Comparison struct {
 	Sessions []store.Session `json:"sessions"`
-	trace.Alignment
+	A        trace.Figures   `json:"a"`
+	B        trace.Figures   `json:"b"`
+	Rows     []trace.Row     `json:"rows"`
+	// Diverge is the index in Rows of the first round where the two go
+	// different ways, or -1 when they have not (yet); Why says how (see
+	// trace.Align for what counts).
+	Diverge int    `json:"diverge"`
+	Why     string `json:"why,omitempty"`
 }
 
 // ErrSameSession is Compare asked to compare a session with itself.
@@ -48,7 +55,8 @@ func Compare(ctx context.Context, st *store.Store, a, b string) (Comparison, err
 		}
 		c.Sessions = append(c.Sessions, s)
 	}
-	c.Alignment = trace.Align(logs[0], logs[1])
+	al := trace.Align(logs[0], logs[1])
+	c.A, c.B, c.Rows, c.Diverge, c.Why = al.A, al.B, al.Rows, al.Diverge, al.Why
 	return c, nil
 }
 

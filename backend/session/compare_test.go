@@ -49,7 +49,7 @@ func compare(t *testing.T, h *harness, a, b string) session.Comparison {
 	// What the window shows is what `loupe compare` reads: the same
 	// function on the same store.
 	if d, err := session.Compare(context.Background(), h.st, a, b); err != nil || len(d.Rows) != len(c.Rows) || d.Diverge != c.Diverge {
-		t.Fatalf("Compare on the store = %+v, %v; the manager's = %+v", d.Alignment, err, c.Alignment)
+		t.Fatalf("Compare on the store = %+v, %v; the manager's = %+v", d, err, c)
 	}
 	return c
 }
