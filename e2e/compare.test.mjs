@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withApp, startDevApp, newPage, waitForOllama, artifacts, until, goBuild, bin, windowBuild, tempDir, tempDb } from './lib.mjs';
+import { withApp, startDevApp, newPage, waitForOllama, artifacts, until, goBuild, bin, windowBuild, tempDir, tempDb, createSession } from './lib.mjs';
 
 const call = (name, args) => ({ tool_calls: [{ name, args }] });
 const text = (t) => ({ chunks: [{ content: t }] });
@@ -97,7 +97,7 @@ test('two runs side by side, the divergence marked, a round opens its session th
   const marked = page.locator('[data-testid="compare-row"]:has([data-testid="compare-diverge-mark"])');
   assert.equal(await marked.getAttribute('data-round'), '1.2');
   assert.match(await marked.innerText(), /read_file[\s\S]*README\.md[\s\S]*glob[\s\S]*\*\.md/, 'both calls of round 2, side by side');
-  assert.match(await page.getByTestId('compare-verdict').innerText(), /They diverge at round 2: call 1 is read_file, glob\./);
+  assert.match(await page.getByTestId('compare-verdict').innerText(), /They diverge at round 2: call 1 is read_file in A, glob in B\./);
   // The keyboard is on the marked round.
   assert.equal(await page.evaluate(() => document.activeElement?.closest('[data-testid="compare-row"]')?.getAttribute('data-round')), '1.2');
   await page.screenshot({ path: join(artifacts, 'compare-light.png') });
@@ -140,6 +140,25 @@ test('two runs side by side, the divergence marked, a round opens its session th
   const again = JSON.parse(execFileSync(loupe, ['compare', a, b, '--db', db, '--json'], { encoding: 'utf8' }));
   assert.equal(again.diverge, 1);
   assert.equal(again.rows.length, 3);
+
+  // A new session with nothing sent yet, compared with A by the row's
+  // button: the view says it has no rounds, and that only A has round 1.
+  await createSession(page, { workspace, model: 'tiny-a' });
+  await until('the new session listed', async () => (await page.getByTestId('session-item').count()) === 3, 20000);
+  const ids = await page.getByTestId('session-item').evaluateAll((rs) => rs.map((r) => r.dataset.sessionId));
+  const empty = ids.find((id) => id !== a && id !== b);
+  await rowOf(empty).hover();
+  await rowOf(empty).getByTestId('session-compare').click();
+  await page.getByTestId('compare-picking').waitFor();
+  await rowOf(a).locator('.open').click();
+  await until('the empty session compared', async () =>
+    /No rounds yet/.test(await page.locator('[data-testid="compare-side"][data-side="a"]').innerText().catch(() => '')), 20000);
+  assert.match(await page.getByTestId('compare-verdict').innerText(), /They diverge at round 1: only B has this round\./);
+  assert.deepEqual(await total('Rounds'), ['0', '3']);
+  assert.equal(await page.getByTestId('compare-missing').count(), 3, 'the new session has none of the three rounds');
+  // Esc closes the view.
+  await page.keyboard.press('Escape');
+  await until('the view closed', async () => (await page.getByTestId('compare-view').count()) === 0, 5000);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -48,7 +48,7 @@ func TestCompareTwoRuns(t *testing.T) {
 	for _, want := range []string{
 		"A  " + a + "  What does the README say? · scripted\n",
 		"B  " + b + "  What does the README say? · other\n",
-		"They diverge at run 1, round 2: 1 tool call, no tool calls.",
+		"They diverge at run 1, round 2: A made 1 tool call, B no tool calls.",
 		"rounds         3",
 		"tool calls     2",
 		"ended          answered",

@@ -155,7 +155,7 @@ func TestCompareDifferentNumberOfRounds(t *testing.T) {
 	if len(c.Rows) != 3 || c.Rows[2].A != nil || c.Rows[2].B == nil {
 		t.Fatalf("rows = %q | %q, want three with the first session's third empty", names(c.Rows, true), names(c.Rows, false))
 	}
-	if c.Diverge != 1 || !strings.Contains(c.Why, "round 2: no tool calls, 1 tool call") {
+	if c.Diverge != 1 || !strings.Contains(c.Why, "round 2: A made no tool calls, B 1 tool call") {
 		t.Fatalf("diverge = %d (%s), want round 2, where one answered and the other called read_file", c.Diverge, c.Why)
 	}
 	if !c.Rows[0].Same || c.Rows[1].Same || c.Rows[2].Same {
@@ -166,7 +166,7 @@ func TestCompareDifferentNumberOfRounds(t *testing.T) {
 	}
 	// In the other order the same round diverges, told from the other side.
 	r := compare(t, h, b, a)
-	if r.Diverge != 1 || !strings.Contains(r.Why, "1 tool call, no tool calls") {
+	if r.Diverge != 1 || !strings.Contains(r.Why, "A made 1 tool call, B no tool calls") {
 		t.Fatalf("reversed: diverge = %d (%s)", r.Diverge, r.Why)
 	}
 }
@@ -187,7 +187,7 @@ func TestCompareOneErrored(t *testing.T) {
 		broken,
 	)
 	c := compare(t, h, a, b)
-	if c.Diverge != 1 || !strings.Contains(c.Why, "ended the run (answered), ended the run (error)") {
+	if c.Diverge != 1 || !strings.Contains(c.Why, "A ended the run (answered), B ended the run (error)") {
 		t.Fatalf("diverge = %d (%s), want round 2: answered against an error", c.Diverge, c.Why)
 	}
 	got := c.Rows[1].B
@@ -219,7 +219,7 @@ func TestCompareDivergingAtRoundK(t *testing.T) {
 		ollamatest.Text("Read the notes."),
 	)
 	c := compare(t, h, a, b)
-	if c.Diverge != 2 || !strings.Contains(c.Why, `round 3: call 1 (read_file) has other arguments: {"path":"README.md"}, {"path":"notes.txt"}`) {
+	if c.Diverge != 2 || !strings.Contains(c.Why, `round 3: call 1 (read_file) has other arguments: {"path":"README.md"} in A, {"path":"notes.txt"} in B`) {
 		t.Fatalf("diverge = %d (%s), want round 3, by read_file's arguments", c.Diverge, c.Why)
 	}
 	for i, r := range c.Rows[:2] {
@@ -247,7 +247,7 @@ func TestCompareDivergingAtRoundK(t *testing.T) {
 		ollamatest.Text("Saved."),
 	)
 	o := compare(t, h, a, ran)
-	if o.Diverge != 1 || !strings.Contains(o.Why, "call 1 (run_command) ended denied, ran") {
+	if o.Diverge != 1 || !strings.Contains(o.Why, "call 1 (run_command) was denied in A, ran in B") {
 		t.Fatalf("diverge = %d (%s), want round 2, by the command's outcome", o.Diverge, o.Why)
 	}
 }
@@ -276,7 +276,7 @@ func TestCompareEmptyAndRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := compare(t, h, empty.ID, done)
-	if len(e.A.Rounds) != 0 || e.A.Open || e.A.Totals.Runs != 0 || e.Diverge != 0 || !strings.Contains(e.Why, "only the second session has this round") {
+	if len(e.A.Rounds) != 0 || e.A.Open || e.A.Totals.Runs != 0 || e.Diverge != 0 || !strings.Contains(e.Why, "only B has this round") {
 		t.Fatalf("empty: %+v diverge %d (%s)", e.A, e.Diverge, e.Why)
 	}
 }

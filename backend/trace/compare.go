@@ -381,23 +381,23 @@ func differ(a, b *RoundFigures, aOpen, bOpen bool) string {
 		if aOpen {
 			return ""
 		}
-		return "only the second session has this round"
+		return "only B has this round"
 	case b == nil:
 		if bOpen {
 			return ""
 		}
-		return "only the first session has this round"
+		return "only A has this round"
 	}
 	if len(a.Calls) != len(b.Calls) {
-		return fmt.Sprintf("%s, %s", callCount(len(a.Calls)), callCount(len(b.Calls)))
+		return fmt.Sprintf("A made %s, B %s", callCount(len(a.Calls)), callCount(len(b.Calls)))
 	}
 	for i := range a.Calls {
 		x, y := a.Calls[i], b.Calls[i]
 		if x.Name != y.Name {
-			return fmt.Sprintf("call %d is %s, %s", i+1, x.Name, y.Name)
+			return fmt.Sprintf("call %d is %s in A, %s in B", i+1, x.Name, y.Name)
 		}
 		if x.Args != y.Args {
-			return fmt.Sprintf("call %d (%s) has other arguments: %s, %s", i+1, x.Name, x.Args, y.Args)
+			return fmt.Sprintf("call %d (%s) has other arguments: %s in A, %s in B", i+1, x.Name, x.Args, y.Args)
 		}
 	}
 	going := a.Outcome == OutcomeRunning || b.Outcome == OutcomeRunning
@@ -407,11 +407,11 @@ func differ(a, b *RoundFigures, aOpen, bOpen bool) string {
 			continue
 		}
 		if x.Outcome != y.Outcome {
-			return fmt.Sprintf("call %d (%s) %s, %s", i+1, x.Name, callOutcome(x.Outcome), callOutcome(y.Outcome))
+			return fmt.Sprintf("call %d (%s) %s in A, %s in B", i+1, x.Name, callOutcome(x.Outcome), callOutcome(y.Outcome))
 		}
 	}
 	if !going && a.Outcome != b.Outcome {
-		return fmt.Sprintf("the round %s, %s", roundOutcome(a.Outcome), roundOutcome(b.Outcome))
+		return fmt.Sprintf("A %s, B %s", roundOutcome(a.Outcome), roundOutcome(b.Outcome))
 	}
 	return ""
 }
@@ -432,8 +432,14 @@ func callOutcome(o string) string {
 		return "ran"
 	case CallNotRun:
 		return "never ran (the answer did not finish)"
+	case ErrFailed:
+		return "failed"
+	case ErrInvalidArgs:
+		return "had bad arguments"
+	case ErrUnknownTool:
+		return "named an unknown tool"
 	}
-	return "ended " + o
+	return "was " + o
 }
 
 func roundOutcome(o string) string {
