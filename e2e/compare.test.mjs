@@ -135,6 +135,12 @@ test('two runs side by side, the divergence marked, a round opens its session th
     return at === '2';
   }, 20000);
   assert.equal(await page.locator(`[data-testid="session-item"][data-session-id="${b}"] .open`).getAttribute('aria-current'), 'true', 'B is the open session');
+  // And back to the comparison, as it was left (B first).
+  await page.getByTestId('compare-back-button').click();
+  await page.getByTestId('compare-rounds').waitFor({ timeout: 20000 });
+  assert.equal((await page.getByTestId('compare-side-model').allInnerTexts())[0], 'tiny-b');
+  await page.getByTestId('compare-close').click();
+  await until('closed: no way back offered', async () => (await page.getByTestId('compare-back').count()) === 0 && (await page.getByTestId('timeline').count()) === 1, 10000);
 
   // The two logs are as they were: comparing changes nothing.
   const again = JSON.parse(execFileSync(loupe, ['compare', a, b, '--db', db, '--json'], { encoding: 'utf8' }));

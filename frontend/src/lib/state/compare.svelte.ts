@@ -57,6 +57,21 @@ export class CompareState {
     await this.load();
   }
 
+  /** Back to the comparison from a session opened at one of its rounds. */
+  back(): void {
+    if (!this.pair) return;
+    this.#router.view = 'compare';
+    void this.load();
+  }
+
+  /** Leaves the view: the comparison is over. */
+  close(): void {
+    this.pair = null;
+    this.result = null;
+    this.error = null;
+    this.#router.view = this.#router.current ? 'session' : 'home';
+  }
+
   /** The two the other way round. */
   async swap(): Promise<void> {
     if (this.pair) await this.open(this.pair[1], this.pair[0]);
