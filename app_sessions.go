@@ -46,3 +46,9 @@ func (a *App) DeleteSessionLater(id string) (PendingDelete, error) {
 func (a *App) UndoDelete(id string) (session.Summary, error) {
 	return withManager(a, func(m *session.Manager) (session.Summary, error) { return m.UndoDelete(a.ctx, id) })
 }
+
+// CompareSessions puts two sessions side by side, round by round, with
+// the first round where they diverge (session.Compare). It reads only.
+func (a *App) CompareSessions(first, second string) (session.Comparison, error) {
+	return withManager(a, func(m *session.Manager) (session.Comparison, error) { return m.Compare(a.ctx, first, second) })
+}

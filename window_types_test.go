@@ -74,6 +74,10 @@ func windowTypes() ([]byte, error) {
 		(*trace.CallPair)(nil):         "TryCallPair",
 		(*trace.ArgPair)(nil):          "TryArgPair",
 		(*trace.Figure)(nil):           "TryFigure",
+		(*trace.Figures)(nil):          "CompareFigures",
+		(*trace.Totals)(nil):           "CompareTotals",
+		(*trace.Row)(nil):              "CompareRow",
+		(*store.Session)(nil):          "StoredSession",
 	} {
 		g.Name(v, name)
 	}
@@ -86,7 +90,7 @@ func windowTypes() ([]byte, error) {
 		settings.Settings{}, store.SearchFilter{}, store.SearchResults{}, store.SearchStatus{},
 		workspace.Info{}, workspace.Change{}, sandbox.Report{},
 		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
-		session.ToolInfo{}, session.Try{}, session.TryResult{}, session.TryDelta{},
+		session.ToolInfo{}, session.Try{}, session.TryResult{}, session.TryDelta{}, session.Comparison{},
 	)
 	// Each kind of command (session.Command), and the union the window
 	// sends, told apart by do.
@@ -109,6 +113,8 @@ func windowTypes() ([]byte, error) {
 	g.Consts("METER_SOURCES", "MeterSource", trace.Event{}, "Source")
 	g.Consts("STANDINGS", "RunStanding", trace.Event{}, "Standing")
 	g.Consts("COMPACT_TRIGGERS", "CompactTrigger", trace.Event{}, "Compact")
+	g.Consts("ROUND_OUTCOMES", "RoundOutcome", trace.Event{}, "Outcome")
+	g.Consts("CALL_OUTCOMES", "CallOutcome", trace.Event{}, "Call")
 	// Each kind's payload, for the TraceEvent union.
 	payloads := trace.Payloads()
 	kinds := make([]string, 0, len(payloads))

@@ -1,8 +1,9 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
 // its end against the same engine and database as the window, `loupe pull`
 // pulls a model into Ollama, `loupe export` writes a session out,
-// `loupe search` finds text in every session's log, and `loupe try` sends
-// one recorded request again and compares the answers.
+// `loupe search` finds text in every session's log, `loupe try` sends
+// one recorded request again and compares the answers, and `loupe compare`
+// puts two sessions side by side, round by round.
 // Start decides, for main, between a command and the window.
 package cli
 
@@ -65,7 +66,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "search", "try", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "search", "try", "compare", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -96,6 +97,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return searchCmd(args[1:], term, stdout, stderr)
 	case "try":
 		return tryCmd(args[1:], stdout, stderr)
+	case "compare":
+		return compareCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -121,6 +124,8 @@ func usage(w io.Writer) {
   loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T]
             [--num-ctx N] [--body FILE] [--json] [--db FILE]
                              send one recorded request again and compare the answers
+  loupe compare SESSION SESSION [--json] [--db FILE]
+                             two sessions side by side, round by round
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.

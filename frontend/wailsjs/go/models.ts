@@ -641,6 +641,46 @@ export namespace session {
 	        this.tools = source["tools"];
 	    }
 	}
+	export class Comparison {
+	    sessions: store.Session[];
+	    a: trace.Figures;
+	    b: trace.Figures;
+	    rows: trace.Row[];
+	    diverge: number;
+	    why?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Comparison(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessions = this.convertValues(source["sessions"], store.Session);
+	        this.a = this.convertValues(source["a"], trace.Figures);
+	        this.b = this.convertValues(source["b"], trace.Figures);
+	        this.rows = this.convertValues(source["rows"], trace.Row);
+	        this.diverge = source["diverge"];
+	        this.why = source["why"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Conflict {
 	    path: string;
 	    reason: string;
@@ -1305,6 +1345,64 @@ export namespace store {
 		}
 	}
 	
+	export class Session {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    last_reason: string;
+	    event_count: number;
+	    open_run: number;
+	    tools?: string[];
+	    host?: string;
+	    pinned: boolean;
+	    copied_from?: string;
+	    rounds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.last_reason = source["last_reason"];
+	        this.event_count = source["event_count"];
+	        this.open_run = source["open_run"];
+	        this.tools = source["tools"];
+	        this.host = source["host"];
+	        this.pinned = source["pinned"];
+	        this.copied_from = source["copied_from"];
+	        this.rounds = source["rounds"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 
 }
@@ -1488,6 +1586,24 @@ export namespace trace {
 		}
 	}
 	
+	export class CallFigure {
+	    name: string;
+	    args: string;
+	    outcome: string;
+	    duration_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallFigure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.args = source["args"];
+	        this.outcome = source["outcome"];
+	        this.duration_ms = source["duration_ms"];
+	    }
+	}
 	
 	export class Compaction {
 	    request_seq: number;
@@ -1584,6 +1700,132 @@ export namespace trace {
 		}
 	}
 	
+	export class Totals {
+	    runs: number;
+	    rounds: number;
+	    calls: number;
+	    prompt_tokens: number;
+	    output_tokens: number;
+	    model_ms: number;
+	    tool_ms: number;
+	    wall_ms: number;
+	    denials: number;
+	    errors: number;
+	    end: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Totals(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = source["runs"];
+	        this.rounds = source["rounds"];
+	        this.calls = source["calls"];
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.model_ms = source["model_ms"];
+	        this.tool_ms = source["tool_ms"];
+	        this.wall_ms = source["wall_ms"];
+	        this.denials = source["denials"];
+	        this.errors = source["errors"];
+	        this.end = source["end"];
+	    }
+	}
+	export class RoundFigures {
+	    run: number;
+	    round: number;
+	    seq: number;
+	    model: string;
+	    prompt_tokens: number;
+	    output_tokens: number;
+	    model_ms: number;
+	    tool_ms: number;
+	    wall_ms: number;
+	    calls: CallFigure[];
+	    denials: number;
+	    errors: number;
+	    outcome: string;
+	    answer?: string;
+	    incomplete?: boolean;
+	    compacted?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RoundFigures(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = source["run"];
+	        this.round = source["round"];
+	        this.seq = source["seq"];
+	        this.model = source["model"];
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.model_ms = source["model_ms"];
+	        this.tool_ms = source["tool_ms"];
+	        this.wall_ms = source["wall_ms"];
+	        this.calls = this.convertValues(source["calls"], CallFigure);
+	        this.denials = source["denials"];
+	        this.errors = source["errors"];
+	        this.outcome = source["outcome"];
+	        this.answer = source["answer"];
+	        this.incomplete = source["incomplete"];
+	        this.compacted = source["compacted"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Figures {
+	    rounds: RoundFigures[];
+	    totals: Totals;
+	    open: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Figures(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rounds = this.convertValues(source["rounds"], RoundFigures);
+	        this.totals = this.convertValues(source["totals"], Totals);
+	        this.open = source["open"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Instructions {
 	    source: string;
 	    start: number;
@@ -1617,6 +1859,45 @@ export namespace trace {
 	        this.code = source["code"];
 	        this.message = source["message"];
 	    }
+	}
+	
+	export class Row {
+	    run: number;
+	    round: number;
+	    a?: RoundFigures;
+	    b?: RoundFigures;
+	    same: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Row(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = source["run"];
+	        this.round = source["round"];
+	        this.a = this.convertValues(source["a"], RoundFigures);
+	        this.b = this.convertValues(source["b"], RoundFigures);
+	        this.same = source["same"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -1,5 +1,6 @@
 import type {
   Command,
+  Comparison,
   Connection,
   Delta,
   HostCheck,
@@ -86,6 +87,12 @@ export interface Bridge {
   deleteSessionLater(id: string): Promise<PendingDelete>;
   /** Takes back deleteSessionLater while its time is not up. */
   undoDelete(id: string): Promise<Summary>;
+  /**
+   * Two sessions side by side, round by round, with the first round where
+   * they diverge, all computed in Go (session.Compare). Rejects with what
+   * to do for the same session twice or one that is gone.
+   */
+  compareSessions(a: string, b: string): Promise<Comparison>;
   /** One event's whole payload, as stored (JSON text), for an event that came cut. */
   eventPayload(sessionId: string, seq: number): Promise<string>;
   /**

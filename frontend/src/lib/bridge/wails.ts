@@ -50,6 +50,8 @@ import {
   workspaceInfoOf,
   outcomeOf,
   searchResultsOf,
+  comparisonOf,
+  type Comparison,
   searchStatusOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
@@ -201,6 +203,10 @@ export class WailsBridge implements Bridge {
 
   async undoDelete(id: string): Promise<Summary> {
     return summaryOf(await call<unknown>('UndoDelete', () => App.UndoDelete(id)));
+  }
+
+  async compareSessions(a: string, b: string): Promise<Comparison> {
+    return comparisonOf(await call<unknown>('CompareSessions', () => App.CompareSessions(a, b)));
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {

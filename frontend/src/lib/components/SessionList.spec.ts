@@ -110,6 +110,21 @@ describe('SessionList keyboard', () => {
     await vi.waitFor(() => expect(document.activeElement).toBe(row('b')));
   });
 
+  it('C or the compare button picks a session to compare; the picked row is marked and the others say Enter compares', async () => {
+    const oncompare = vi.fn();
+    const { rerender } = render(SessionList, { props: { ...base, oncompare } });
+    await fireEvent.keyDown(row('a'), { key: 'c' });
+    expect(oncompare).toHaveBeenCalledWith('a');
+    const b = screen.getAllByTestId('session-item').find((x) => x.dataset['sessionId'] === 'b')!;
+    await fireEvent.click(within(b).getByTestId('session-compare'));
+    expect(oncompare).toHaveBeenLastCalledWith('b');
+    await rerender({ ...base, oncompare, comparing: 'a' });
+    const a = screen.getAllByTestId('session-item').find((x) => x.dataset['sessionId'] === 'a')!;
+    expect(a.classList.contains('comparing')).toBe(true);
+    expect(within(a).getByTestId('session-compare').getAttribute('aria-pressed')).toBe('true');
+    expect(row('b').title).toBe('Compare with this session (Enter)');
+  });
+
   it('renaming: Enter saves what was typed, Esc cancels, a refused name keeps the field', async () => {
     let accept = false;
     const onrename = vi.fn(async () => accept);

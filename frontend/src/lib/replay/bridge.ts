@@ -9,6 +9,7 @@
 import { BridgeError, type Bridge, type Listener, type Unsubscribe } from '../bridge/types';
 import { EventHub, type Scheduler } from '../bridge/hub';
 import {
+  type Comparison,
   commandJSON,
   deltaOf,
   isRecord,
@@ -571,6 +572,11 @@ export class ReplayBridge implements Bridge {
     clearTimeout(this.#deleting);
     this.#deleting = null;
     return { ...this.#ownSummary(id, 'undoDelete') };
+  }
+
+  async compareSessions(a: string, b: string): Promise<Comparison> {
+    this.calls.push({ method: 'compareSessions', args: [a, b] });
+    throw new BridgeError('a recording holds one session: open Loupe to compare two', 'compareSessions');
   }
 
   /**

@@ -19,6 +19,7 @@
 //   tour       Tour           the guided tour of the session view
 //   search     SearchState    the sidebar's search over every session's log
 //   ops        SessionOps     rename, pin, duplicate, delete with Undo
+//   compare    CompareState   two sessions side by side, round by round
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -37,6 +38,7 @@ import type {
   TraceEvent,
 } from '../types';
 import { Commands } from './commands.svelte';
+import { CompareState } from './compare.svelte';
 import { message } from './errors';
 import { LiveState } from './live.svelte';
 import { ModelPulls } from './models.svelte';
@@ -79,6 +81,8 @@ export class LoupeApp {
   readonly search: SearchState;
   /** Rename, pin, duplicate, and delete with Undo. */
   readonly ops: SessionOps;
+  /** Two sessions side by side (the compare view). */
+  readonly compare: CompareState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -115,6 +119,7 @@ export class LoupeApp {
     this.network = new NetworkState(bridge);
     this.search = new SearchState(bridge);
     this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
+    this.compare = new CompareState(bridge, this.#router);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -124,6 +129,7 @@ export class LoupeApp {
         this.#live.settle(batch);
         this.#sessions.after(batch);
         this.current?.applyEvents(batch);
+        this.compare.after(batch);
       }),
       this.bridge.onDeltas((batch) => this.#live.applyDeltas(batch)),
     ];

@@ -1,5 +1,5 @@
 // Which page the window shows (home, a new session, a session, Settings,
-// the models),
+// the models, two sessions compared),
 // the session open in it, and the help overlay. Opening a session shows it
 // at once and fills it with its snapshot when that arrives.
 import type { Bridge } from '../bridge/types';
@@ -9,7 +9,8 @@ import { SessionState } from './session.svelte';
 import type { SettingsSection, SettingsState } from './settings.svelte';
 import type { SessionList } from './summaries.svelte';
 
-export type View = 'home' | 'new' | 'session' | 'settings' | 'models';
+/** compare: two sessions side by side (CompareState). */
+export type View = 'home' | 'new' | 'session' | 'settings' | 'models' | 'compare';
 
 export class Router {
   view = $state<View>('home');

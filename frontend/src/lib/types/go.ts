@@ -104,6 +104,25 @@ export const COMPACT_TRIGGERS = {
 } as const;
 export type CompactTrigger = (typeof COMPACT_TRIGGERS)[keyof typeof COMPACT_TRIGGERS];
 
+/** The constants trace.Outcome*. */
+export const ROUND_OUTCOMES = {
+  tools: "tools",
+  running: "running",
+} as const;
+export type RoundOutcome = (typeof ROUND_OUTCOMES)[keyof typeof ROUND_OUTCOMES];
+
+/** The constants trace.Call*. */
+export const CALL_OUTCOMES = {
+  same: "same",
+  argsDiffer: "args_differ",
+  onlyRecorded: "only_recorded",
+  onlyAlternative: "only_alternative",
+  ran: "ran",
+  pending: "pending",
+  notRun: "not_run",
+} as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[keyof typeof CALL_OUTCOMES];
+
 /** The payload of each kind of event (trace.Payloads). */
 export interface PayloadMap {
   checkpoint: CheckpointPayload;
@@ -153,6 +172,17 @@ export interface AnswerComparison {
 export interface Breakpoints {
   points: string[] | null;
   tools: string[] | null;
+}
+
+/** trace.CallFigure: CallFigure is one tool call of a round: its name, its arguments as the
+ * model wrote them and in the canonical form they are compared in (keys
+ * sorted, no spacing), and how it ended. */
+export interface CallFigure {
+  name: string;
+  args: string;
+  /** Outcome is CallRan, CallPending, CallNotRun or an error kind (Err*). */
+  outcome: string;
+  duration_ms: number;
 }
 
 /** trace.Checkpoint: Checkpoint records a pause of a step-through run and how it ended. A run
@@ -216,6 +246,59 @@ export interface CompactionPayload {
    * prompt with the history before and after. */
   tokens_before: number;
   tokens_after: number;
+}
+
+/** trace.Figures: Figures are one session's rounds and totals, and whether its last run
+ * is still going. */
+export interface CompareFigures {
+  rounds: RoundFigures[] | null;
+  totals: CompareTotals;
+  open: boolean;
+}
+
+/** trace.Row: Row is one aligned round: A and B are nil where that session has no
+ * such round. */
+export interface CompareRow {
+  run: number;
+  round: number;
+  a: RoundFigures | null;
+  b: RoundFigures | null;
+  /** Same is set when the round is the same on both sides (see above). */
+  same: boolean;
+}
+
+/** trace.Totals: Totals add up a session's rounds. */
+export interface CompareTotals {
+  runs: number;
+  rounds: number;
+  calls: number;
+  prompt_tokens: number;
+  output_tokens: number;
+  model_ms: number;
+  tool_ms: number;
+  /** WallMs adds each run's time from the user's message to its end (to
+   * its last event, for a run still going). */
+  wall_ms: number;
+  denials: number;
+  errors: number;
+  /** End is why the last run ended ("" while it goes on). */
+  end: string;
+}
+
+/** session.Comparison: Comparison is two sessions side by side, round by round
+ * (trace.Align): what the window's compare view and `loupe compare` show.
+ * Sessions are the two, in the order asked; A in the alignment is the
+ * first. */
+export interface Comparison {
+  sessions: StoredSession[] | null;
+  a: CompareFigures;
+  b: CompareFigures;
+  rows: CompareRow[] | null;
+  /** Diverge is the index in Rows of the first round where the two go
+   * different ways, or -1 when they have not (yet); Why says how (see
+   * trace.Align for what counts). */
+  diverge: number;
+  why?: string;
 }
 
 /** session.Conflict: Conflict is a file that changed outside Loupe since Loupe last wrote it:
@@ -986,6 +1069,40 @@ export interface RestoreResult {
   conflicts: Conflict[] | null;
 }
 
+/** trace.RoundFigures: RoundFigures is one round of a session: its model request (Seq, where
+ * the session opens at it), the tokens and times of its answers (a
+ * compaction's summary in the round included, as the timeline's totals
+ * count it), its calls, and how it ended. */
+export interface RoundFigures {
+  run: number;
+  round: number;
+  seq: number;
+  model: string;
+  /** PromptTokens and OutputTokens are Ollama's counts
+   * (prompt_eval_count, eval_count). */
+  prompt_tokens: number;
+  output_tokens: number;
+  /** ModelMs is Ollama's total_duration; ToolMs the calls' durations
+   * summed; WallMs from the request to the round's last event. */
+  model_ms: number;
+  tool_ms: number;
+  wall_ms: number;
+  calls: CallFigure[] | null;
+  /** Denials are calls the policy or the user refused; Errors the calls
+   * that failed otherwise and the run's own errors in the round. */
+  denials: number;
+  errors: number;
+  /** Outcome is OutcomeTools, OutcomeRunning, or the reason the run ended
+   * in this round (End*). */
+  outcome: string;
+  /** Answer is the start of the answer's text (the whole is in the log). */
+  answer?: string;
+  /** Incomplete marks an answer that did not finish. */
+  incomplete?: boolean;
+  /** Compacted marks a round that summarised the older history first. */
+  compacted?: boolean;
+}
+
 /** permission.Rule: Rule matches calls and says what to do with them. At most one of
  * Command, CommandLine and Path is set; a rule with none of them matches
  * every call of Tool.
@@ -1235,6 +1352,39 @@ export interface StopCallCommand {
 /** session.Stop: Stop ends the session's run, and answers once it has ended. */
 export interface StopCommand {
   session: string;
+}
+
+/** store.Session: Session is one conversation: its metadata and a summary of its log. */
+export interface StoredSession {
+  id: string;
+  title: string;
+  workspace: string;
+  model: string;
+  created_at: string;
+  /** UpdatedAt changes with every appended event and every UpdateSession. */
+  updated_at: string;
+  /** LastReason is the reason of the last run_end event, or "" before the
+   * first run and while a run is open. UpdateSession can also set it. */
+  last_reason: string;
+  /** EventCount is the number of events, which is also the newest seq. */
+  event_count: number;
+  /** OpenRun is the run that is open (its user_message was appended, its
+   * run_end not yet), or 0. */
+  open_run: number;
+  /** Tools are the tools the session offers its model, by name; nil
+   * offers every built-in tool. An empty list offers none (plain chat). */
+  tools?: string[];
+  /** Host is the Ollama host the session runs on: "" the local one, a
+   * name of Settings' named hosts, or an address (see settings.HostRef). */
+  host?: string;
+  /** Pinned keeps the session on top of the list. */
+  pinned: boolean;
+  /** CopiedFrom is the session this one is a copy of (CopySession), or
+   * "". The source may be gone since. */
+  copied_from?: string;
+  /** Rounds is how many requests to the model the log holds, compaction's
+   * left out (kept by the database as events arrive: 0009_session_list.sql). */
+  rounds: number;
 }
 
 /** session.Summary: Summary is a session as the sidebar shows it: the stored row, with

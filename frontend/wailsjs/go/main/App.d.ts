@@ -21,6 +21,8 @@ export function CheckModel(arg1:session.ModelCheck):Promise<readiness.Report>;
 
 export function CheckRule(arg1:permission.Rule):Promise<permission.RuleCheck>;
 
+export function CompareSessions(arg1:string,arg2:string):Promise<session.Comparison>;
+
 export function Connections():Promise<Array<ollama.Connection>>;
 
 export function DeleteModel(arg1:string):Promise<void>;

@@ -22,6 +22,10 @@ export function CheckRule(arg1) {
   return window['go']['main']['App']['CheckRule'](arg1);
 }
 
+export function CompareSessions(arg1, arg2) {
+  return window['go']['main']['App']['CompareSessions'](arg1, arg2);
+}
+
 export function Connections() {
   return window['go']['main']['App']['Connections']();
 }
