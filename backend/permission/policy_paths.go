@@ -136,6 +136,9 @@ type protectedPath struct {
 	// why, when set and not empty, is said instead of pattern: the list
 	// could not be made whole, and is protects every path.
 	why func() string
+	// unseen, when set, says why the walk that makes the list could not
+	// see the whole workspace ("" when it could).
+	unseen func() string
 }
 
 // newRepositoryHead protects, from the file tools only, a HEAD in a folder
@@ -197,16 +200,28 @@ func (p Policy) includedSettings() protectedPath {
 	var once sync.Once
 	files := map[string]bool{}
 	var unseen string
+	load := func() {
+		list, err := sandbox.IncludedSettings(p.Workspace)
+		for _, f := range list {
+			files[f] = true
+		}
+		unseen = unseenWhy("files git reads as settings", err)
+	}
 	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
-		once.Do(func() {
-			list, err := sandbox.IncludedSettings(p.Workspace)
-			for _, f := range list {
-				files[f] = true
-			}
-			unseen = unseenWhy("files git reads as settings", err)
-		})
-		return unseen != "" || files[path.Clean(rel)]
-	}, why: func() string { return unseen }}
+		once.Do(load)
+		return files[path.Clean(rel)]
+	}, unseen: func() string { once.Do(load); return unseen }}
+}
+
+// unseenWorkspace protects, from the file tools, every path when the walk
+// for the files git reads as settings (inc, includedSettings) could not
+// see the whole workspace (a folder Loupe cannot list that git can enter,
+// more entries than Loupe checks): any file could be one, or a program git
+// runs (the same walk). Commands are not judged by it: the view makes a
+// folder Loupe cannot list read-only to them.
+func unseenWorkspace(inc protectedPath) protectedPath {
+	return protectedPath{pattern: "the workspace could not be checked whole", toolsOnly: true,
+		is: func(string) bool { return inc.unseen() != "" }, why: inc.unseen}
 }
 
 // unseenWhy is what a protected path says when the walk that makes its
@@ -228,12 +243,11 @@ func unseenWhy(what string, err error) string {
 func (p Policy) programsGitRuns() protectedPath {
 	var once sync.Once
 	var list []string
-	var unseen string
 	return protectedPath{pattern: "a program the repository's settings have git run", viewCovers: true, is: func(rel string) bool {
 		once.Do(func() {
-			var err error
-			list, err = sandbox.ProgramsGitRuns(p.Workspace)
-			unseen = unseenWhy("programs git runs", err)
+			// A walk that could not see the whole workspace is
+			// unseenWorkspace's to answer.
+			list, _ = sandbox.ProgramsGitRuns(p.Workspace)
 		})
 		rel = path.Clean(rel)
 		for _, t := range list {
@@ -241,8 +255,8 @@ func (p Policy) programsGitRuns() protectedPath {
 				return true
 			}
 		}
-		return unseen != ""
-	}, why: func() string { return unseen }}
+		return false
+	}}
 }
 
 // sequencerState protects, from the file tools, what git keeps of a
@@ -391,9 +405,9 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
-		p.includedSettings())
-	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles(), p.programsGitRuns(), p.sequencerState())
+	inc := p.includedSettings()
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc)
+	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles(), p.programsGitRuns(), p.sequencerState(), unseenWorkspace(inc))
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/testkit/asuser"
 )
 
 // plantSubmodule is a command that makes a repository at where with a
@@ -95,74 +95,6 @@ func TestRepositoriesHiddenWhereTheCheckDidNotLookAreDisarmed(t *testing.T) {
 	}
 }
 
-// asUserEnv marks a run of this test binary that setpriv started as an
-// ordinary user (runAsUser).
-const asUserEnv = "LOUPE_TEST_AS_USER"
-
-// runAsUser runs the test named name in a copy of this test binary as the
-// user nobody (65534), when the tests run as root: what it checks (a
-// folder Loupe's process cannot list) does not exist for root, who reads
-// every folder. It reports whether the caller is that run (and should do
-// the test's work); otherwise the test's outcome is the child's.
-func runAsUser(t *testing.T, name string) bool {
-	if os.Geteuid() != 0 {
-		return true
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("the tests run as root and setpriv (util-linux) is not installed, so the check cannot run as an ordinary user, the only one for whom a folder can be unreadable")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "loupe-as-user-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	copyExe := filepath.Join(dir, "sandbox.test")
-	in, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.OpenFile(copyExe, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = io.Copy(out, in)
-	in.Close()
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(home, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-		copyExe, "-test.run", "^"+name+"$", "-test.v", "-test.count=1")
-	cmd.Dir = home
-	cmd.Env = append(os.Environ(), asUserEnv+"=1", "HOME="+home, "TMPDIR=/tmp")
-	b, err := cmd.CombinedOutput()
-	t.Logf("as user nobody:\n%s", b)
-	if err != nil {
-		t.Fatalf("the test failed as user nobody: %v", err)
-	}
-	if strings.Contains(string(b), "--- SKIP") {
-		t.Skip("skipped as user nobody (see the log)")
-	}
-	return false
-}
-
 // A folder Loupe's process cannot list (a command took its read
 // permission away, chmod 311) is one git still goes through: the user's
 // git status looks into a submodule there and runs its fsmonitor (with a
@@ -172,7 +104,7 @@ func runAsUser(t *testing.T, name string) bool {
 // neither plant there nor give it back its read permission. The control
 // shows the user's git running the program.
 func TestFolderTheCheckCannotReadIsDisarmed(t *testing.T) {
-	if !runAsUser(t, "TestFolderTheCheckCannotReadIsDisarmed") {
+	if !asuser.Run(t) {
 		return
 	}
 	needs(t, protections(t).Writes)
