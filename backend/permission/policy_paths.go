@@ -133,6 +133,12 @@ type protectedPath struct {
 	// is, when set, judges a path by what the workspace holds: git's own
 	// files of a git directory of any layout.
 	is func(rel string) bool
+	// why, when set and not empty, is said instead of pattern: the list
+	// could not be made whole, and is protects every path.
+	why func() string
+	// unseen, when set, says why the walk that makes the list could not
+	// see the whole workspace ("" when it could).
+	unseen func() string
 }
 
 // newRepositoryHead protects, from the file tools only, a HEAD in a folder
@@ -193,13 +199,87 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 func (p Policy) includedSettings() protectedPath {
 	var once sync.Once
 	files := map[string]bool{}
+	var unseen string
+	load := func() {
+		list, err := sandbox.IncludedSettings(p.Workspace)
+		for _, f := range list {
+			files[f] = true
+		}
+		unseen = unseenWhy("files git reads as settings", err)
+	}
 	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
-		once.Do(func() {
-			for _, f := range sandbox.IncludedSettings(p.Workspace) {
-				files[f] = true
-			}
-		})
+		once.Do(load)
 		return files[path.Clean(rel)]
+	}, unseen: func() string { once.Do(load); return unseen }}
+}
+
+// unseenWorkspace protects, from the file tools, every path when the walk
+// for the files git reads as settings (inc, includedSettings) could not
+// see the whole workspace (a folder Loupe cannot list that git can enter,
+// more entries than Loupe checks): any file could be one, or a program git
+// runs (the same walk). Commands are not judged by it: the view makes a
+// folder Loupe cannot list read-only to them.
+func unseenWorkspace(inc protectedPath) protectedPath {
+	return protectedPath{pattern: "the workspace could not be checked whole", toolsOnly: true,
+		is: func(string) bool { return inc.unseen() != "" }, why: inc.unseen}
+}
+
+// unseenWhy is what a protected path says when the walk that makes its
+// list could not see the whole workspace: every write asks, since the file
+// could be any of them. "" when err is nil.
+func unseenWhy(what string, err error) string {
+	if err == nil {
+		return ""
+	}
+	return "Loupe could not check the whole workspace for " + what + " (" + err.Error() + "), so every file it writes could be one"
+}
+
+// programsGitRuns protects the files and folders of the working tree that
+// the settings git reads for a repository of the workspace have git run
+// (core.fsmonitor = sh tools/fsmon.sh, a hook in core.hooksPath's folder):
+// the same list the sandbox's view makes read-only for commands
+// (sandbox.ProgramsGitRuns), found once per list when a path is first
+// judged.
+func (p Policy) programsGitRuns() protectedPath {
+	var once sync.Once
+	var list []string
+	return protectedPath{pattern: "a program the repository's settings have git run", viewCovers: true, is: func(rel string) bool {
+		once.Do(func() {
+			// A walk that could not see the whole workspace is
+			// unseenWorkspace's to answer.
+			list, _ = sandbox.ProgramsGitRuns(p.Workspace)
+		})
+		rel = path.Clean(rel)
+		for _, t := range list {
+			if rel == t || strings.HasPrefix(rel, t+"/") {
+				return true
+			}
+		}
+		return false
+	}}
+}
+
+// sequencerState protects, from the file tools, what git keeps of a
+// rebase, cherry-pick or revert under way in a git directory of any
+// layout (sandbox.SequencerFile): the todo list's exec lines run on the
+// user's `git rebase --continue`. Commands may write it (git does, as it
+// rebases); what one leaves there is checked after the round.
+func (p Policy) sequencerState() protectedPath {
+	ws := p.Workspace
+	return protectedPath{pattern: "git's record of a rebase under way (its exec lines run on git rebase --continue)", toolsOnly: true, is: func(rel string) bool {
+		rel = path.Clean(rel)
+		for d := path.Dir(rel); ; d = path.Dir(d) {
+			tail := rel
+			if d != "." {
+				tail = strings.TrimPrefix(rel, d+"/")
+			}
+			if sandbox.SequencerFile(tail) && (path.Base(d) == ".git" || sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(d)))) {
+				return true
+			}
+			if d == "." {
+				return false
+			}
+		}
 	}}
 }
 
@@ -266,7 +346,8 @@ func (p Policy) namedGitDirFiles() protectedPath {
 	ws := p.Workspace
 	var once sync.Once
 	var named map[string]bool
-	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, is: func(rel string) bool {
+	var unseen string
+	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, why: func() string { return unseen }, is: func(rel string) bool {
 		rel = path.Clean(rel)
 		for d := path.Dir(rel); ; d = path.Dir(d) {
 			tail := rel
@@ -277,11 +358,13 @@ func (p Policy) namedGitDirFiles() protectedPath {
 			if sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs" {
 				once.Do(func() {
 					named = map[string]bool{}
-					for _, n := range sandbox.NamedGitDirs(ws) {
+					list, err := sandbox.NamedGitDirs(ws)
+					for _, n := range list {
 						named[n] = true
 					}
+					unseen = unseenWhy("folders git is sent to as git directories", err)
 				})
-				if named[d] {
+				if named[d] || unseen != "" {
 					return true
 				}
 			}
@@ -332,9 +415,9 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
-		p.includedSettings())
-	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles())
+	inc := p.includedSettings()
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc)
+	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles(), p.programsGitRuns(), p.sequencerState(), unseenWorkspace(inc))
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue
@@ -358,6 +441,11 @@ func (p Policy) protectedPaths() []protectedPath {
 func protectedBy(list []protectedPath, rel string) (string, bool) {
 	for _, pr := range list {
 		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) || pr.is != nil && pr.is(rel) {
+			if pr.why != nil {
+				if w := pr.why(); w != "" {
+					return w, true
+				}
+			}
 			return pr.pattern, true
 		}
 	}

@@ -34,13 +34,13 @@ import (
 // is removed. before is what the workspace held when they started (by
 // absolute path, as planWorkspace notes it). It returns one sentence per
 // change, for the model and the user.
-func disarmNewRepos(ws string, before map[string]gitRepo, absent []string) []string {
+func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unreadable map[string]bool) []string {
 	root, err := hands.Open(ws, nil)
 	if err != nil {
 		return []string{fmt.Sprintf("Loupe could not open the workspace to check what the commands left there (%v); do not run git there before you check it", err)}
 	}
 	defer root.Close()
-	c := &cleanup{ws: ws, root: root, before: before}
+	c := &cleanup{ws: ws, root: root, before: before, unreadable: unreadable}
 	c.settingsAdded()
 	if top, err := root.OpenDir("."); err == nil {
 		c.judge(nil, ".", top)
@@ -86,7 +86,8 @@ func (c *cleanup) walkShares() {
 }
 
 // maxWalkDepth bounds how deep the check descends (a command can nest
-// folders far deeper than any project).
+// folders far deeper than any project; each level holds a handle). A
+// folder below it is disarmed, never passed over.
 const maxWalkDepth = 256
 
 type cleanup struct {
@@ -94,6 +95,9 @@ type cleanup struct {
 	root   *hands.Root
 	before map[string]gitRepo
 	notes  []string
+	// unreadable are the folders (absolute paths) Loupe could not list
+	// before the round, which the view made read-only to the commands.
+	unreadable map[string]bool
 	// at is the folder the held folders being looked at are relative
 	// to, when it is not the workspace (settingsAddedIn).
 	at string
@@ -169,6 +173,7 @@ func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
 		return
 	}
 	defer d.Close()
+	c.disarmTodos(d, r.todos)
 	for _, f := range gitSettingFiles {
 		if r.present[f] {
 			continue
@@ -250,20 +255,33 @@ func (c *cleanup) rename(d *hands.Dir, name, why string) {
 }
 
 // walk looks at every folder under the held folder d (never through a
-// link), judging each git directory and .git file it finds.
+// link, and skipping none: a git directory's objects/ or refs/ can hold a
+// repository that the index names as a submodule, and the user's git goes
+// there), judging each git directory and .git file it finds. What it
+// cannot judge, it disarms and says so: a folder deeper than maxWalkDepth,
+// or one Loupe's process cannot open (a command took its read permission
+// away; git needs only to pass through it), unless it was so before the
+// round and so read-only to the commands (unreadable).
 func (c *cleanup) walk(d *hands.Dir, depth int) {
-	if depth > maxWalkDepth {
+	ents, err := d.ReadDir()
+	if err != nil && len(ents) == 0 {
+		c.say("Loupe could not list %s to check what the commands left there (%v); do not run git there before you check it", c.name(d, ""), err)
 		return
 	}
-	ents, _ := d.ReadDir()
-	inGitDir := gitDirKindAt(d) != ""
 	for _, e := range ents {
 		switch {
 		case e.Type.IsDir():
-			if inGitDir && slices.Contains([]string{"objects", "refs", "logs", "lfs"}, e.Name) {
-				continue // no repository can be there
+			if depth >= maxWalkDepth {
+				c.rename(d, e.Name, fmt.Sprintf("it lies deeper than the %d folders Loupe checks, so what is in it is unknown", maxWalkDepth))
+				continue
 			}
 			sub, err := d.OpenDir(e.Name)
+			if errors.Is(err, fs.ErrPermission) {
+				if !c.unreadable[c.abs(path.Join(d.Rel(), e.Name))] {
+					c.rename(d, e.Name, "Loupe cannot read it to check what is in it, and git can still go into it")
+				}
+				continue
+			}
 			if err != nil {
 				continue // became a link or went away: not followed
 			}
@@ -291,6 +309,7 @@ func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
 	if old, ok := c.before[p]; ok && old.pointer == "" && !old.named {
 		return true // there before: settingsAdded covered it
 	}
+	c.disarmTodos(sub, nil)
 	why := c.dangerous(sub)
 	switch {
 	case why == "":

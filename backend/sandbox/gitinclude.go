@@ -357,38 +357,29 @@ func includeTargets(ws string, repos map[string]gitRepo) []includeTarget {
 
 // findRepos walks the workspace ws (symlinks resolved) for its git
 // directories of every layout and its .git files, as the view's walk does.
-func findRepos(ws string) map[string]gitRepo {
+// It fails when it cannot see the whole workspace (walkWorkspace).
+func findRepos(ws string) (map[string]gitRepo, error) {
 	repos := map[string]gitRepo{}
 	noteRoot(repos, ws)
-	n := 0
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == ws {
-			return nil
-		}
-		if n++; n > maxScanEntries {
-			return filepath.SkipAll
-		}
-		if d.IsDir() && skipInGitDir(p) {
-			return filepath.SkipDir
-		}
-		noteRepo(repos, ws, p, d)
-		return nil
-	})
-	return repos
+	err := walkWorkspace(ws, func(p string, d fs.DirEntry) { noteRepo(repos, ws, p, d) })
+	return repos, err
 }
 
 // IncludedSettings lists the files of the workspace ws (slash-separated,
 // relative to it; where git opens them and as the settings spell them,
 // when different) that any settings git reads for a repository in or
 // above the workspace include, whether they exist or not: the file tools
-// ask before changing them, as they do for .git/config.
-func IncludedSettings(ws string) []string {
+// ask before changing them, as they do for .git/config. An error says the
+// list may lack some (Loupe could not see the whole workspace): the file
+// tools then ask before every write.
+func IncludedSettings(ws string) ([]string, error) {
 	real, err := filepath.EvalSymlinks(ws)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	repos, werr := findRepos(real)
 	var out []string
-	for _, t := range includeTargets(real, findRepos(real)) {
+	for _, t := range includeTargets(real, repos) {
 		for _, p := range []string{t.path, t.given} {
 			for _, base := range []string{real, ws} {
 				if rel, ok := within(base, p); ok && rel != "." {
@@ -397,7 +388,7 @@ func IncludedSettings(ws string) []string {
 			}
 		}
 	}
-	return out
+	return out, werr
 }
 
 // includedReadOnly lists what the view makes read-only so that no file

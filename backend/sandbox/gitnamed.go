@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,38 +71,26 @@ func noteNamed(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
 // .git file in the workspace names as a git directory, for the policy: the
 // file tools ask before changing git's own files there (GitOwnFile) as
 // they do in a .git folder. It walks the whole workspace (never through a
-// link), bounded like the view's walk; a workspace past the bound yields
-// what was found so far.
-func NamedGitDirs(ws string) []string {
+// link, skipping nothing: walkWorkspace); an error says the list may lack
+// some, and the file tools then ask before every write.
+func NamedGitDirs(ws string) ([]string, error) {
 	real, err := filepath.EvalSymlinks(ws)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []string
 	seen := map[string]bool{}
-	n := 0
-	errStop := errors.New("stop")
-	_ = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if n++; n > maxScanEntries {
-			return errStop
-		}
-		if d.IsDir() && skipInGitDir(p) {
-			return filepath.SkipDir
-		}
+	err = walkWorkspace(real, func(p string, d fs.DirEntry) {
 		dir, ok := namedDir(p, d)
 		if !ok {
-			return nil
+			return
 		}
 		if rel, inside := within(real, dir); inside && !seen[rel] {
 			seen[rel] = true
 			out = append(out, filepath.ToSlash(rel))
 		}
-		return nil
 	})
-	return out
+	return out, err
 }
 
 // LinkedGitFiles lists where the workspace ws's own git directories (its

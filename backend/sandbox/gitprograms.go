@@ -192,3 +192,30 @@ func commandWords(v string) []string {
 	}
 	return words
 }
+
+// ProgramsGitRuns lists the files and folders of the workspace ws
+// (slash-separated, relative to it, as resolved and as the workspace path
+// spells it) that the settings git reads for a repository of the
+// workspace have git run (programsInWorktree, the list the view makes
+// read-only for commands): the file tools ask before changing them. An
+// error says the list may lack some (Loupe could not see the whole
+// workspace).
+func ProgramsGitRuns(ws string) ([]string, error) {
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil, nil
+	}
+	repos, werr := findRepos(real)
+	var out []string
+	for _, r := range repos {
+		paths, _ := programsInWorktree(r, real)
+		for _, p := range paths {
+			for _, base := range []string{real, ws} {
+				if rel, ok := within(base, p); ok && rel != "." {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+		}
+	}
+	return out, werr
+}

@@ -54,6 +54,9 @@ type gitRepo struct {
 	// the commondir is read-only, but a symbolic link on its way is the
 	// workspace's, and a command that changes it sends git elsewhere.
 	common string
+	// todos are what the todo lists of an operation under way held when
+	// the command started (todoSums).
+	todos map[string][32]byte
 }
 
 // gitSettingFiles are files of a git directory that git reads settings
@@ -156,7 +159,7 @@ func noteGitDir(repos map[string]gitRepo, dir string) {
 	if _, ok := repos[dir]; ok {
 		return
 	}
-	r := gitRepo{gitDir: dir, present: map[string]bool{}}
+	r := gitRepo{gitDir: dir, present: map[string]bool{}, todos: todoSums(dir)}
 	for _, f := range gitSettingFiles {
 		r.present[f] = exists(filepath.Join(dir, f))
 	}
@@ -199,14 +202,37 @@ func noteRoot(repos map[string]gitRepo, ws string) {
 	}
 }
 
-// skipInGitDir says whether the walk can skip the folder p: a git
-// directory's objects, refs and logs, where no repository can be.
-func skipInGitDir(p string) bool {
-	switch filepath.Base(p) {
-	case "objects", "refs", "logs", "lfs":
-		return anyGitDir(filepath.Dir(p))
-	}
-	return false
+// walkWorkspace calls fn for every entry under ws (not ws itself), never
+// through a link, and never skipping a folder: a git directory's objects/,
+// refs/ or logs/ can hold a repository the working tree's index names as
+// a submodule, which the user's git enters (and a folder is taken for a git
+// directory by names alone, so a decoy's objects/ would be anything). It
+// fails, rather than answer with part of the workspace, when the workspace
+// has more than maxScanEntries entries, or holds a folder Loupe's process
+// cannot list that git could still go through (search permission without
+// read permission): what is under it is unknown, and git would find it.
+func walkWorkspace(ws string, fn func(p string, d fs.DirEntry)) error {
+	n := 0
+	return filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == ws {
+				return err
+			}
+			if d != nil && d.IsDir() && unix.Access(p, unix.X_OK) == nil {
+				rel, _ := within(ws, p)
+				return fmt.Errorf("Loupe cannot list the folder %s (%v), and git can still go into it", filepath.ToSlash(rel), err)
+			}
+			return nil // git cannot go into it either
+		}
+		if p == ws {
+			return nil
+		}
+		if n++; n > maxScanEntries {
+			return fmt.Errorf("the workspace has more than %d files and folders, more than Loupe checks", maxScanEntries)
+		}
+		fn(p, d)
+		return nil
+	})
 }
 
 // gitReadOnly lists what the view makes read-only of the repositories
@@ -446,13 +472,10 @@ func moduleGitDirs(dir string) []string {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
+		// Every folder, a git directory's objects/ and refs/ too: a
+		// submodule's name can place its repository under another's.
 		if isGitDir(p) {
 			out = append(out, p)
-		}
-		// A git directory's own objects and refs hold no repositories.
-		switch d.Name() {
-		case "objects", "refs", "logs", "hooks", "info":
-			return filepath.SkipDir
 		}
 		return nil
 	})

@@ -26,6 +26,9 @@ type Sweep struct {
 type sweepBase struct {
 	repos  map[string]gitRepo
 	absent map[string]bool
+	// unreadable: folders every command of the round found unreadable
+	// when it started (read-only to them).
+	unreadable map[string]bool
 }
 
 // NewSweep returns an empty Sweep for one round.
@@ -37,9 +40,10 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 	defer s.mu.Unlock()
 	b := s.ws[ws]
 	if b == nil {
-		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}}
+		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}, unreadable: maps.Clone(plan.unreadable)}
 		for p, r := range plan.repos {
 			r.present = maps.Clone(r.present)
+			r.todos = maps.Clone(r.todos)
 			b.repos[p] = r
 		}
 		for _, p := range plan.absent {
@@ -57,12 +61,24 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 		for f, had := range r.present {
 			r.present[f] = had && n.present[f]
 		}
+		// A todo list that differed between commands changed in the
+		// round.
+		for f, sum := range r.todos {
+			if n.todos[f] != sum {
+				delete(r.todos, f)
+			}
+		}
 		// Only named by a pointer to one command: not vetted.
 		r.named = r.named || n.named
 		b.repos[p] = r
 	}
 	for _, p := range plan.absent {
 		b.absent[p] = true
+	}
+	for p := range b.unreadable {
+		if !plan.unreadable[p] {
+			delete(b.unreadable, p)
+		}
 	}
 }
 
@@ -75,7 +91,7 @@ func (s *Sweep) Run() []string {
 	var notes []string
 	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
 		b := s.ws[ws]
-		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)))...)
+		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable)...)
 	}
 	clear(s.ws)
 	return notes

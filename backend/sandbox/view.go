@@ -84,6 +84,10 @@ type viewPlan struct {
 	// absent are paths that must stay hidden (Loupe's database
 	// companions) and did not exist: one the command creates is removed.
 	absent []string
+	// unreadable are the folders Loupe's process could not list (by
+	// absolute path): they are read-only to the command, since what it
+	// would leave there could not be checked.
+	unreadable map[string]bool
 }
 
 // Len is how many mounts the plan makes.
@@ -134,7 +138,19 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			if p == ws {
 				return err
 			}
-			return nil // unreadable: the command cannot read it either
+			// A folder Loupe's process cannot list: git may still go
+			// through it (search permission without read), and the
+			// check after the command could not see what it left
+			// there, so the command may not change it (nor its
+			// permissions).
+			if fi, lerr := os.Lstat(p); lerr == nil && fi.IsDir() {
+				if plan.unreadable == nil {
+					plan.unreadable = map[string]bool{}
+				}
+				plan.unreadable[p] = true
+				add(p, ReadOnly)
+			}
+			return nil
 		}
 		if p == ws {
 			return nil
