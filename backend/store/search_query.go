@@ -1,0 +1,81 @@
+// What a search query may be, and the SQL that reads its hits.
+
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// MinQuery is the fewest characters a query can have: the trigram index
+// finds nothing shorter.
+const MinQuery = 3
+
+// ErrQuery is what a query search cannot run is (errors.Is).
+var ErrQuery = errors.New("bad search query")
+
+// queryError says why a query cannot run, and what to type instead.
+type queryError struct{ msg string }
+
+func (e *queryError) Error() string { return e.msg }
+func (e *queryError) Unwrap() error { return ErrQuery }
+
+// CheckQuery returns the query search looks for: q without the spaces
+// around it, matched literally, quotes and all. A query of fewer than
+// MinQuery characters, or only of quotes, or with a NUL in it, is an error
+// that says so.
+func CheckQuery(q string) (string, error) {
+	q = strings.TrimSpace(q)
+	if strings.Trim(q, "\"'` \t") == "" && q != "" {
+		return "", &queryError{fmt.Sprintf("search for some text: %s holds only quotes (the query is matched as typed, quotes included; type at least %d characters)", q, MinQuery)}
+	}
+	if strings.ContainsRune(q, 0) {
+		// FTS5 reads its query as a C string: it would end there.
+		return "", &queryError{"the query holds a NUL character (\\x00), which search cannot look for; leave it out"}
+	}
+	if n := utf8.RuneCountInString(q); n < MinQuery {
+		return "", &queryError{fmt.Sprintf("type at least %d characters to search (%q has %d)", MinQuery, q, n)}
+	}
+	return q, nil
+}
+
+// ftsPhrase quotes q as one FTS5 string: the trigram tokenizer then finds
+// it as a substring, case-insensitively, with no FTS5 syntax in it.
+func ftsPhrase(q string) string {
+	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+}
+
+// searchSQL is the query of a search's hits: FTS5 is the outer loop (CROSS
+// JOIN keeps it there), read by rank or in descending rowid order, which
+// is the order the events were written (see insertDocSQL); a filter is an
+// IN over sessions, which SQLite reads once, or the event's time, looked
+// up by primary key (TestSearchQueryPlans checks the plan).
+func searchSQL(phrase string, f SearchFilter, order string, limit int) (string, []any) {
+	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
+	where := []string{`search_text MATCH ?`}
+	args := []any{phrase}
+	var sessWhere []string
+	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
+		if c.v != "" {
+			sessWhere = append(sessWhere, c.col+` = ?`)
+			args = append(args, c.v)
+		}
+	}
+	if len(sessWhere) > 0 {
+		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
+	}
+	if !f.From.IsZero() || !f.To.IsZero() {
+		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
+		if !f.From.IsZero() {
+			where = append(where, `e.time >= ?`)
+			args = append(args, f.From.UnixNano())
+		}
+		if !f.To.IsZero() {
+			where = append(where, `e.time < ?`)
+			args = append(args, f.To.UnixNano())
+		}
+	}
+	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`, append(args, limit)
+}
