@@ -9,8 +9,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log"
+	"math"
 	"slices"
 	"time"
 
@@ -87,12 +89,12 @@ type SnippetPart struct {
 }
 
 // rankWindow is how many matches a query may have for Search to rank
-// them all by bm25.
+// them all.
 const rankWindow = 100
 
 // How the hits of a search are chosen and ordered.
 const (
-	OrderBest   = "best"   // by bm25 rank: the query matches few events
+	OrderBest   = "best"   // by rank (see rankMatches): the query matches few events
 	OrderNewest = "newest" // the newest: too many matches to rank
 )
 
@@ -101,13 +103,14 @@ const (
 // most limit hits (50 when limit <= 0), grouped by session, the sessions
 // in the order of their first hit and each one's hits in log order.
 //
-// The hits are the best by FTS5's bm25 rank when the query matches at
-// most rankWindow events, and else the newest (Order says which): bm25
-// weighs a match by how many events hold the query, which FTS5 counts by
-// reading every match, so ranking a word found in half the log would cost
-// most of a second over 200,000 events (docs/BENCHMARKS.md), while the
-// newest are read from the index in order, and it stops at the limit. A
-// query CheckQuery refuses is ErrQuery.
+// One pass over the index reads the newest matches, up to one more than
+// rankWindow. When that is all of them, they are ranked (rankMatches) and
+// the hits are the best (Order says which); else the hits are the newest,
+// which FTS5 reads in order and stops at the limit. A query that matches
+// few events costs FTS5 a read of every event that holds all its
+// trigrams, so it is read once: ranking is done here, on the matches'
+// text, not by FTS5's bm25, which reads every match again to count them.
+// A query CheckQuery refuses is ErrQuery.
 func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit int) (SearchResults, error) {
 	q, err := CheckQuery(query)
 	if err != nil {
@@ -147,92 +150,89 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		return SearchResults{}, err
 	}
 
-	// One pass over the newest matches, up to one more than can be ranked,
-	// says whether to rank them; without filters it also holds the newest
-	// hits, so that those are not read from the index twice.
 	phrase := ftsPhrase(q)
-	var newest []int64
-	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM search_text
-		WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, phrase, rankWindow+1)
+	ids, err := readIDs(ctx, tx, `SELECT rowid FROM search_text WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, phrase, rankWindow+1)
+	if err != nil {
+		return SearchResults{}, err
+	}
+	docSQL, docArgs := docEventSQL(f)
+	doc, err := tx.PrepareContext(ctx, docSQL)
 	if err != nil {
 		return SearchResults{}, fmt.Errorf("store: search: %w", err)
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	defer doc.Close()
+	// load reads the events of ids that f lets through, up to n of them.
+	load := func(ids []int64, n int) ([]match, error) {
+		var ms []match
+		for _, id := range ids {
+			if len(ms) >= n {
+				break
+			}
+			m, err := scanMatch(doc.QueryRowContext(ctx, append([]any{id}, docArgs...)...))
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // not what f lets through
+			}
+			if err != nil {
+				return nil, err
+			}
+			m.text = trace.SearchText(m.e)
+			ms = append(ms, m)
 		}
-		newest = append(newest, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return SearchResults{}, fmt.Errorf("store: search: %w", err)
-	}
-	order := `f.rowid DESC`
-	out.Order = OrderNewest
-	if len(newest) <= rankWindow {
-		order, out.Order = `f.rank`, OrderBest
+		return ms, nil
 	}
 
-	if out.Order == OrderNewest && f == (SearchFilter{}) && limit < len(newest) {
-		for _, id := range newest[:limit+1] {
-			var k docKey
-			if err := tx.QueryRowContext(ctx, `SELECT session_id, seq FROM search_docs WHERE id = ?`, id).Scan(&k.session, &k.seq); err != nil {
-				return SearchResults{}, fmt.Errorf("store: search: %w", err)
-			}
-			found = append(found, k)
-		}
-	} else {
-		sqlText, args := searchSQL(phrase, f, order, limit+1)
-		rows, err := tx.QueryContext(ctx, sqlText, args...)
+	if len(ids) <= rankWindow {
+		// All the matches: those f lets through, ranked.
+		out.Order = OrderBest
+		ms, err := load(ids, len(ids))
 		if err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+			return SearchResults{}, err
 		}
-		for rows.Next() {
-			var k docKey
-			if err := rows.Scan(&k.session, &k.seq); err != nil {
-				rows.Close()
-				return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		rankMatches(ms, q)
+		found = append(found, ms...)
+	} else {
+		out.Order = OrderNewest
+		if f != (SearchFilter{}) || limit+1 > len(ids) {
+			sqlText, args := newestSQL(phrase, f, limit+1)
+			if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
+				return SearchResults{}, err
 			}
-			found = append(found, k)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		ms, err := load(ids, limit+1-len(found))
+		if err != nil {
+			return SearchResults{}, err
 		}
+		found = append(found, ms...)
 	}
 	if len(found) > limit {
 		found, out.More = found[:limit], true
 	}
 
+	sessStmt, err := tx.PrepareContext(ctx, getSessionSQL)
+	if err != nil {
+		return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	}
+	defer sessStmt.Close()
 	bySession := map[string]int{}
-	for _, k := range found {
-		i, ok := bySession[k.session]
+	for _, m := range found {
+		i, ok := bySession[m.e.SessionID]
 		if !ok {
-			sess, err := scanSession(tx.QueryRowContext(ctx, getSessionSQL, k.session))
+			sess, err := scanSession(sessStmt.QueryRowContext(ctx, m.e.SessionID))
 			if err != nil {
-				return SearchResults{}, fmt.Errorf("store: search: session %q: %w", k.session, err)
+				return SearchResults{}, fmt.Errorf("store: search: session %q: %w", m.e.SessionID, err)
 			}
 			i = len(out.Sessions)
-			bySession[k.session] = i
+			bySession[m.e.SessionID] = i
 			out.Sessions = append(out.Sessions, SessionHits{
 				SessionID: sess.ID, Title: sess.Title, Model: sess.Model, Workspace: sess.Workspace,
 				LastReason: sess.LastReason, UpdatedAt: sess.UpdatedAt, Hits: []Hit{},
 			})
 		}
-		e := trace.Event{SessionID: k.session, Seq: k.seq}
-		var kind string
-		var t int64
-		var payload []byte
-		if err := tx.QueryRowContext(ctx, eventSQL, k.session, k.seq).Scan(&kind, &t, &e.Run, &e.Round, &payload); err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: event %d of %q: %w", k.seq, k.session, err)
-		}
-		e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
+		e := m.e
 		hits := &out.Sessions[i].Hits
 		*hits = append(*hits, Hit{
 			Seq: e.Seq, Kind: e.Kind, Run: e.Run, Round: e.Round, Time: e.Time,
-			Snippet: Snippet(trace.SearchText(e), q),
+			Snippet: Snippet(m.text, q),
 		})
 	}
 	for _, sh := range out.Sessions {
@@ -241,8 +241,70 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	return out, nil
 }
 
-// docKey names an event.
-type docKey struct {
-	session string
-	seq     int64
+// match is an event whose text holds the query, with its text.
+type match struct {
+	e    trace.Event
+	text string
+	rank float64
+}
+
+// scanMatch reads a row of session_id, seq, kind, time, run, round and
+// payload.
+func scanMatch(row interface{ Scan(...any) error }) (match, error) {
+	var m match
+	var kind string
+	var t int64
+	var payload []byte
+	if err := row.Scan(&m.e.SessionID, &m.e.Seq, &kind, &t, &m.e.Run, &m.e.Round, &payload); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return m, err
+		}
+		return m, fmt.Errorf("store: search: %w", err)
+	}
+	m.e.Kind, m.e.Time, m.e.Payload = trace.Kind(kind), fromNanos(t), payload
+	return m, nil
+}
+
+// readIDs runs a query of one integer column.
+func readIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	return ids, nil
+}
+
+// rankMatches orders ms best first, the newest first among equals, by the
+// part of bm25 that tells apart the events holding one phrase: how often
+// the text holds q (tf), against its length beside the matches' average
+// (k1 = 1.2, b = 0.75, FTS5's own). The part it leaves out, how rare the
+// phrase is in the whole log, is the same for every match of one query.
+func rankMatches(ms []match, q string) {
+	if len(ms) == 0 {
+		return
+	}
+	const k1, b = 1.2, 0.75
+	avg := 0.0
+	for _, m := range ms {
+		avg += float64(len(m.text))
+	}
+	avg = max(1, avg/float64(len(ms)))
+	for i := range ms {
+		tf := float64(len(matchesFold(ms[i].text, q, math.MaxInt)))
+		ms[i].rank = tf * (k1 + 1) / (tf + k1*(1-b+b*float64(len(ms[i].text))/avg))
+	}
+	// ms is newest first: a stable sort keeps that among equals.
+	slices.SortStableFunc(ms, func(x, y match) int { return cmp.Compare(y.rank, x.rank) })
 }

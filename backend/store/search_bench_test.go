@@ -203,6 +203,7 @@ func BenchmarkSearch(b *testing.B) {
 		{"rare word", "xylophone", SearchFilter{}},
 		{"code substring", "parse_args(", SearchFilter{}},
 		{"phrase", "return value", SearchFilter{}},
+		{"phrase, few matches", "test error nil", SearchFilter{}},
 		{"no match", "zebra crossing", SearchFilter{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

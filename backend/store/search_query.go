@@ -47,15 +47,10 @@ func ftsPhrase(q string) string {
 	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
 }
 
-// searchSQL is the query of a search's hits: FTS5 is the outer loop (CROSS
-// JOIN keeps it there), read by rank or in descending rowid order, which
-// is the order the events were written (see insertDocSQL); a filter is an
-// IN over sessions, which SQLite reads once, or the event's time, looked
-// up by primary key (TestSearchQueryPlans checks the plan).
-func searchSQL(phrase string, f SearchFilter, order string, limit int) (string, []any) {
-	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
-	where := []string{`search_text MATCH ?`}
-	args := []any{phrase}
+// filterSQL is what f asks of an event, as conditions on search_docs d and
+// events e: the session's model, workspace and outcome (an IN over
+// sessions, which SQLite reads once) and the event's time.
+func filterSQL(f SearchFilter) (where []string, args []any) {
 	var sessWhere []string
 	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
 		if c.v != "" {
@@ -66,16 +61,39 @@ func searchSQL(phrase string, f SearchFilter, order string, limit int) (string, 
 	if len(sessWhere) > 0 {
 		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
 	}
+	if !f.From.IsZero() {
+		where = append(where, `e.time >= ?`)
+		args = append(args, f.From.UnixNano())
+	}
+	if !f.To.IsZero() {
+		where = append(where, `e.time < ?`)
+		args = append(args, f.To.UnixNano())
+	}
+	return where, args
+}
+
+// docEventSQL reads the event of one search_docs id, if f lets it through:
+// what a hit shows, found by primary keys.
+func docEventSQL(f SearchFilter) (string, []any) {
+	where, args := filterSQL(f)
+	return `SELECT d.session_id, d.seq, e.kind, e.time, e.run, e.round, e.payload FROM search_docs d
+		CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq
+		WHERE ` + strings.Join(append([]string{`d.id = ?`}, where...), ` AND `), args
+}
+
+// newestSQL is the query of the newest matches that f lets through: FTS5
+// is the outer loop (CROSS JOIN keeps it there), read in descending rowid
+// order, which is the order the events were written (see insertDocSQL),
+// and it stops at the limit; a filter is an IN over sessions or the
+// event's time, looked up by primary key (TestSearchQueryPlans checks the
+// plan).
+func newestSQL(phrase string, f SearchFilter, limit int) (string, []any) {
+	sqlText := `SELECT f.rowid FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
+	where, fargs := filterSQL(f)
 	if !f.From.IsZero() || !f.To.IsZero() {
 		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-		if !f.From.IsZero() {
-			where = append(where, `e.time >= ?`)
-			args = append(args, f.From.UnixNano())
-		}
-		if !f.To.IsZero() {
-			where = append(where, `e.time < ?`)
-			args = append(args, f.To.UnixNano())
-		}
 	}
-	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`, append(args, limit)
+	where = append([]string{`search_text MATCH ?`}, where...)
+	args := append([]any{phrase}, fargs...)
+	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY f.rowid DESC LIMIT ?`, append(args, limit)
 }
