@@ -122,9 +122,11 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		return SearchResults{}, &queryError{fmt.Sprintf("the date range ends (%s) before it starts (%s)", f.To.Format(time.DateOnly), f.From.Format(time.DateOnly))}
 	}
-	// What is pending goes into the index first, so that it is ranked
-	// with the rest; should that fail, it is read from the payloads below.
-	if s.ix != nil {
+	// What this process appended goes into the index first, so that it is
+	// ranked with the rest; should that fail, or another process have left
+	// some pending, it is read from the payloads below. With nothing
+	// appended, no write lock is taken.
+	if s.ix != nil && s.ix.events.Load() > 0 {
 		if err := s.ix.flush(ctx); err != nil {
 			log.Printf("loupe: search index: %v", err)
 		}
