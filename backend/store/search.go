@@ -103,10 +103,11 @@ const (
 // most limit hits (50 when limit <= 0), grouped by session, the sessions
 // in the order of their first hit and each one's hits in log order.
 //
-// One pass over the index reads the newest matches, up to one more than
-// rankWindow. When that is all of them, they are ranked (rankMatches) and
-// the hits are the best (Order says which); else the hits are the newest,
-// which FTS5 reads in order and stops at the limit. A query that matches
+// One pass over the index reads the newest matches that the filters let
+// through, up to one more than rankWindow. When that is all of them, they
+// are ranked (rankMatches) and the hits are the best (Order says which);
+// else the hits are the newest, which FTS5 reads in order and stops at the
+// limit. A query that matches
 // few events costs FTS5 a read of every event that holds all its
 // trigrams, so it is read once: ranking is done here, on the matches'
 // text, not by FTS5's bm25, which reads every match again to count them.
@@ -152,8 +153,11 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		return SearchResults{}, err
 	}
 
+	// The newest matches that f lets through, up to one more than can be
+	// ranked: all of them, or the newest hits.
 	phrase := ftsPhrase(q)
-	ids, err := readIDs(ctx, tx, `SELECT rowid FROM search_text WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, phrase, rankWindow+1)
+	sqlText, args := newestSQL(phrase, f, rankWindow+1)
+	ids, err := readIDs(ctx, tx, sqlText, args...)
 	if err != nil {
 		return SearchResults{}, err
 	}
@@ -184,7 +188,7 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	}
 
 	if len(ids) <= rankWindow {
-		// All the matches: those f lets through, ranked.
+		// All the matches, ranked.
 		out.Order = OrderBest
 		ms, err := load(ids, len(ids))
 		if err != nil {
@@ -194,7 +198,7 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		found = append(found, ms...)
 	} else {
 		out.Order = OrderNewest
-		if f != (SearchFilter{}) || limit+1 > len(ids) {
+		if limit+1 > len(ids) {
 			sqlText, args := newestSQL(phrase, f, limit+1)
 			if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
 				return SearchResults{}, err

@@ -81,13 +81,17 @@ func docEventSQL(f SearchFilter) (string, []any) {
 		WHERE ` + strings.Join(append([]string{`d.id = ?`}, where...), ` AND `), args
 }
 
-// newestSQL is the query of the newest matches that f lets through: FTS5
+// newestSQL is the query of the newest matches that f lets through (of
+// the FTS table alone without filters): FTS5
 // is the outer loop (CROSS JOIN keeps it there), read in descending rowid
 // order, which is the order the events were written (see insertDocSQL),
 // and it stops at the limit; a filter is an IN over sessions or the
 // event's time, looked up by primary key (TestSearchQueryPlans checks the
 // plan).
 func newestSQL(phrase string, f SearchFilter, limit int) (string, []any) {
+	if f == (SearchFilter{}) {
+		return `SELECT rowid FROM search_text f WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, []any{phrase, limit}
+	}
 	sqlText := `SELECT f.rowid FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
 	where, fargs := filterSQL(f)
 	if !f.From.IsZero() || !f.To.IsZero() {
