@@ -116,6 +116,29 @@ func TestSearchTextOfPayloadsTheFastPathLeaves(t *testing.T) {
 	}
 }
 
+// SearchText takes the fast path where a payload has long strings, and
+// only there.
+func TestSearchTextDecodesLongStringsApart(t *testing.T) {
+	long := New(KindToolResult, 1, 1, ToolResult{CallID: "c", Name: "read_file", Content: strings.Repeat("x := 1\n", 200)})
+	short := New(KindToolResult, 1, 1, ToolResult{CallID: "c", Name: "read_file", Content: "x := 1"})
+	for _, c := range []struct {
+		e    Event
+		fast bool
+	}{{long, true}, {short, false}} {
+		tb := textBuilder{fast: true}
+		p, err := decodeText[ToolResult](c.e, &tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tb.longs != nil; got != c.fast {
+			t.Errorf("%d bytes of content: decoded apart %v, want %v", len(p.Content), got, c.fast)
+		}
+		if tb.longs.swap(p.Content) == "" {
+			t.Errorf("no content")
+		}
+	}
+}
+
 func BenchmarkSearchTextLongOutput(b *testing.B) {
 	content := strings.Repeat("\tif err := foo.bar(); err != nil {\n\t\treturn fmt.Errorf(\"x: %w\", err)\n", 1200)
 	e := New(KindToolResult, 1, 1, ToolResult{CallID: "c1", Name: "run_command", Content: content})
