@@ -93,6 +93,12 @@ test('search finds text deep in a log; Enter opens the session at its card', { t
   await new Promise((r) => setTimeout(r, 2000));
   const still = await focused(page);
   assert.ok(still && still.kind === 'card-call' && still.round === '120' && still.inView, `still on the call: ${JSON.stringify({ ...still, text: still?.text.slice(0, 80) })}`);
+  // The text the search matched is marked in the card it opened.
+  const marks = await page.evaluate(() => {
+    const h = CSS.highlights?.get('loupe-search');
+    return h ? [...h].map((r) => ({ text: r.toString(), inCard: !!r.startContainer.parentElement?.closest('[data-testid="card-call"]') })) : null;
+  });
+  assert.ok(marks && marks.length > 0 && marks.every((m) => m.text.toLowerCase() === 'token=1' && m.inCard), `marked in the card: ${JSON.stringify(marks)}`);
   await page.screenshot({ path: join(artifacts, 'sessions-search.png') });
 
   // Esc clears the box and the list is back.

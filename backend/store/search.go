@@ -1,3 +1,8 @@
+// Search: the results' types and the query that finds them. What a query
+// may be and the SQL it becomes are in search_query.go, the events the index
+// has not taken yet in search_pending.go, the indexing of older events in
+// search_backlog.go, the snippets in snippet.go.
+
 package store
 
 import (
@@ -7,11 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"slices"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -86,65 +89,29 @@ type SnippetPart struct {
 }
 
 // rankWindow is how many matches a query may have for Search to rank
-// them all by bm25.
+// them all.
 const rankWindow = 100
 
 // How the hits of a search are chosen and ordered.
 const (
-	OrderBest   = "best"   // by bm25 rank: the query matches few events
+	OrderBest   = "best"   // by rank (see rankMatches): the query matches few events
 	OrderNewest = "newest" // the newest: too many matches to rank
 )
-
-// MinQuery is the fewest characters a query can have: the trigram index
-// finds nothing shorter.
-const MinQuery = 3
-
-// ErrQuery is what a query search cannot run is (errors.Is).
-var ErrQuery = errors.New("bad search query")
-
-// queryError says why a query cannot run, and what to type instead.
-type queryError struct{ msg string }
-
-func (e *queryError) Error() string { return e.msg }
-func (e *queryError) Unwrap() error { return ErrQuery }
-
-// CheckQuery returns the query search looks for: q without the spaces
-// around it, matched literally, quotes and all. A query of fewer than
-// MinQuery characters, or only of quotes, or with a NUL in it, is an error
-// that says so.
-func CheckQuery(q string) (string, error) {
-	q = strings.TrimSpace(q)
-	if strings.Trim(q, "\"'` \t") == "" && q != "" {
-		return "", &queryError{fmt.Sprintf("search for some text: %s holds only quotes (the query is matched as typed, quotes included; type at least %d characters)", q, MinQuery)}
-	}
-	if strings.ContainsRune(q, 0) {
-		// FTS5 reads its query as a C string: it would end there.
-		return "", &queryError{"the query holds a NUL character (\\x00), which search cannot look for; leave it out"}
-	}
-	if n := utf8.RuneCountInString(q); n < MinQuery {
-		return "", &queryError{fmt.Sprintf("type at least %d characters to search (%q has %d)", MinQuery, q, n)}
-	}
-	return q, nil
-}
-
-// ftsPhrase quotes q as one FTS5 string: the trigram tokenizer then finds
-// it as a substring, case-insensitively, with no FTS5 syntax in it.
-func ftsPhrase(q string) string {
-	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
-}
 
 // Search finds the events whose text (trace.SearchText) holds query, as a
 // substring and ignoring case, in the sessions filters let through: at
 // most limit hits (50 when limit <= 0), grouped by session, the sessions
 // in the order of their first hit and each one's hits in log order.
 //
-// The hits are the best by FTS5's bm25 rank when the query matches at
-// most rankWindow events, and else the newest (Order says which): bm25
-// weighs a match by how many events hold the query, which FTS5 counts by
-// reading every match, so ranking a word found in half the log would cost
-// most of a second over 200,000 events (docs/BENCHMARKS.md), while the
-// newest are read from the index in order, and it stops at the limit. A
-// query CheckQuery refuses is ErrQuery.
+// One pass over the index reads the newest matches that the filters let
+// through, up to one more than rankWindow. When that is all of them, they
+// are ranked (rankMatches) and the hits are the best (Order says which);
+// else the hits are the newest, which FTS5 reads in order and stops at the
+// limit. A query that matches
+// few events costs FTS5 a read of every event that holds all its
+// trigrams, so it is read once: ranking is done here, on the matches'
+// text, not by FTS5's bm25, which reads every match again to count them.
+// A query CheckQuery refuses is ErrQuery.
 func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit int) (SearchResults, error) {
 	q, err := CheckQuery(query)
 	if err != nil {
@@ -156,9 +123,11 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		return SearchResults{}, &queryError{fmt.Sprintf("the date range ends (%s) before it starts (%s)", f.To.Format(time.DateOnly), f.From.Format(time.DateOnly))}
 	}
-	// What is pending goes into the index first, so that it is ranked
-	// with the rest; should that fail, it is read from the payloads below.
-	if s.ix != nil {
+	// What this process appended goes into the index first, so that it is
+	// ranked with the rest; should that fail, or another process have left
+	// some pending, it is read from the payloads below. With nothing
+	// appended, no write lock is taken.
+	if s.ix != nil && s.ix.events.Load() > 0 {
 		if err := s.ix.flush(ctx); err != nil {
 			log.Printf("loupe: search index: %v", err)
 		}
@@ -184,92 +153,92 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		return SearchResults{}, err
 	}
 
-	// One pass over the newest matches, up to one more than can be ranked,
-	// says whether to rank them; without filters it also holds the newest
-	// hits, so that those are not read from the index twice.
+	// The newest matches that f lets through, up to one more than can be
+	// ranked: all of them, or the newest hits.
 	phrase := ftsPhrase(q)
-	var newest []int64
-	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM search_text
-		WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, phrase, rankWindow+1)
+	sqlText, args := newestSQL(phrase, f, rankWindow+1)
+	ids, err := readIDs(ctx, tx, sqlText, args...)
+	if err != nil {
+		return SearchResults{}, err
+	}
+	docSQL, docArgs := docEventSQL(f)
+	doc, err := tx.PrepareContext(ctx, docSQL)
 	if err != nil {
 		return SearchResults{}, fmt.Errorf("store: search: %w", err)
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	defer doc.Close()
+	// load reads the events of ids that f lets through, up to n of them.
+	load := func(ids []int64, n int) ([]match, error) {
+		var ms []match
+		for _, id := range ids {
+			if len(ms) >= n {
+				break
+			}
+			m, err := scanMatch(doc.QueryRowContext(ctx, append([]any{id}, docArgs...)...))
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // not what f lets through
+			}
+			if err != nil {
+				return nil, err
+			}
+			m.text = trace.SearchText(m.e)
+			ms = append(ms, m)
 		}
-		newest = append(newest, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return SearchResults{}, fmt.Errorf("store: search: %w", err)
-	}
-	order := `f.rowid DESC`
-	out.Order = OrderNewest
-	if len(newest) <= rankWindow {
-		order, out.Order = `f.rank`, OrderBest
+		return ms, nil
 	}
 
-	if out.Order == OrderNewest && f == (SearchFilter{}) && limit < len(newest) {
-		for _, id := range newest[:limit+1] {
-			var k docKey
-			if err := tx.QueryRowContext(ctx, `SELECT session_id, seq FROM search_docs WHERE id = ?`, id).Scan(&k.session, &k.seq); err != nil {
-				return SearchResults{}, fmt.Errorf("store: search: %w", err)
-			}
-			found = append(found, k)
-		}
-	} else {
-		sqlText, args := searchSQL(phrase, f, order, limit+1)
-		rows, err := tx.QueryContext(ctx, sqlText, args...)
+	if len(ids) <= rankWindow {
+		// All the matches, ranked.
+		out.Order = OrderBest
+		ms, err := load(ids, len(ids))
 		if err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+			return SearchResults{}, err
 		}
-		for rows.Next() {
-			var k docKey
-			if err := rows.Scan(&k.session, &k.seq); err != nil {
-				rows.Close()
-				return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		rankMatches(ms, q)
+		found = append(found, ms...)
+	} else {
+		out.Order = OrderNewest
+		if limit+1 > len(ids) {
+			sqlText, args := newestSQL(phrase, f, limit+1)
+			if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
+				return SearchResults{}, err
 			}
-			found = append(found, k)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: %w", err)
+		ms, err := load(ids, limit+1-len(found))
+		if err != nil {
+			return SearchResults{}, err
 		}
+		found = append(found, ms...)
 	}
 	if len(found) > limit {
 		found, out.More = found[:limit], true
 	}
 
+	sessStmt, err := tx.PrepareContext(ctx, getSessionSQL)
+	if err != nil {
+		return SearchResults{}, fmt.Errorf("store: search: %w", err)
+	}
+	defer sessStmt.Close()
 	bySession := map[string]int{}
-	for _, k := range found {
-		i, ok := bySession[k.session]
+	for _, m := range found {
+		i, ok := bySession[m.e.SessionID]
 		if !ok {
-			sess, err := scanSession(tx.QueryRowContext(ctx, getSessionSQL, k.session))
+			sess, err := scanSession(sessStmt.QueryRowContext(ctx, m.e.SessionID))
 			if err != nil {
-				return SearchResults{}, fmt.Errorf("store: search: session %q: %w", k.session, err)
+				return SearchResults{}, fmt.Errorf("store: search: session %q: %w", m.e.SessionID, err)
 			}
 			i = len(out.Sessions)
-			bySession[k.session] = i
+			bySession[m.e.SessionID] = i
 			out.Sessions = append(out.Sessions, SessionHits{
 				SessionID: sess.ID, Title: sess.Title, Model: sess.Model, Workspace: sess.Workspace,
 				LastReason: sess.LastReason, UpdatedAt: sess.UpdatedAt, Hits: []Hit{},
 			})
 		}
-		e := trace.Event{SessionID: k.session, Seq: k.seq}
-		var kind string
-		var t int64
-		var payload []byte
-		if err := tx.QueryRowContext(ctx, eventSQL, k.session, k.seq).Scan(&kind, &t, &e.Run, &e.Round, &payload); err != nil {
-			return SearchResults{}, fmt.Errorf("store: search: event %d of %q: %w", k.seq, k.session, err)
-		}
-		e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
+		e := m.e
 		hits := &out.Sessions[i].Hits
 		*hits = append(*hits, Hit{
 			Seq: e.Seq, Kind: e.Kind, Run: e.Run, Round: e.Round, Time: e.Time,
-			Snippet: Snippet(trace.SearchText(e), q),
+			Snippet: Snippet(m.text, q),
 		})
 	}
 	for _, sh := range out.Sessions {
@@ -278,372 +247,70 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	return out, nil
 }
 
-// docKey names an event.
-type docKey struct {
-	session string
-	seq     int64
+// match is an event whose text holds the query, with its text.
+type match struct {
+	e    trace.Event
+	text string
+	rank float64
 }
 
-// pendingHits are the events appended since the last flush of the index
-// (indexer.go) whose text holds q, newest first, in the sessions and
-// times f lets through. They are the few appended between Search's flush
-// and its read, or all that are pending where the flush failed or cannot
-// run (a read-only store): each one's text is made from its payload and
-// matched here as the index would.
-func pendingHits(ctx context.Context, tx *sql.Tx, q string, f SearchFilter) ([]docKey, error) {
-	sqlText := `SELECT d.session_id, d.seq, e.kind, e.time, e.payload FROM search_docs d
-		CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-	where := []string{`d.id > (SELECT upto FROM search_indexed)`}
-	var args []any
-	var sessWhere []string
-	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
-		if c.v != "" {
-			sessWhere = append(sessWhere, c.col+` = ?`)
-			args = append(args, c.v)
+// scanMatch reads a row of session_id, seq, kind, time, run, round and
+// payload.
+func scanMatch(row interface{ Scan(...any) error }) (match, error) {
+	var m match
+	var kind string
+	var t int64
+	var payload []byte
+	if err := row.Scan(&m.e.SessionID, &m.e.Seq, &kind, &t, &m.e.Run, &m.e.Round, &payload); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return m, err
 		}
+		return m, fmt.Errorf("store: search: %w", err)
 	}
-	if len(sessWhere) > 0 {
-		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
-	}
-	if !f.From.IsZero() {
-		where = append(where, `e.time >= ?`)
-		args = append(args, f.From.UnixNano())
-	}
-	if !f.To.IsZero() {
-		where = append(where, `e.time < ?`)
-		args = append(args, f.To.UnixNano())
-	}
-	sqlText += ` WHERE ` + strings.Join(where, ` AND `)
-	rows, err := tx.QueryContext(ctx, sqlText+` ORDER BY d.id DESC`, args...)
+	m.e.Kind, m.e.Time, m.e.Payload = trace.Kind(kind), fromNanos(t), payload
+	return m, nil
+}
+
+// readIDs runs a query of one integer column.
+func readIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	defer rows.Close()
-	var out []docKey
+	var ids []int64
 	for rows.Next() {
-		var k docKey
-		var kind string
-		var t int64
-		var payload []byte
-		if err := rows.Scan(&k.session, &k.seq, &kind, &t, &payload); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, fmt.Errorf("store: search: %w", err)
 		}
-		e := trace.Event{SessionID: k.session, Seq: k.seq, Kind: trace.Kind(kind), Payload: payload}
-		if len(matchesFold(trace.SearchText(e), q, 1)) > 0 {
-			out = append(out, k)
-		}
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
-	return out, nil
+	return ids, nil
 }
 
-// SearchStatus says how many events search covers.
-func (s *Store) SearchStatus(ctx context.Context) (SearchStatus, error) {
-	return searchStatus(ctx, s.r)
-}
-
-func searchStatus(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (SearchStatus, error) {
-	var st SearchStatus
-	var pending int64
-	// The backlog's ranges may hold events already indexed (written by
-	// Append within a range that a writer without the index extended), so
-	// pending is at most what is left; it is 0 exactly when all is done.
-	err := q.QueryRowContext(ctx, `SELECT
-		(SELECT coalesce(sum(last_seq), 0) FROM sessions),
-		(SELECT coalesce(sum(to_seq - from_seq + 1), 0) FROM search_backlog)`).Scan(&st.Total, &pending)
-	if err != nil {
-		return SearchStatus{}, fmt.Errorf("store: search status: %w", err)
+// rankMatches orders ms best first, the newest first among equals, by the
+// part of bm25 that tells apart the events holding one phrase: how often
+// the text holds q (tf), against its length beside the matches' average
+// (k1 = 1.2, b = 0.75, FTS5's own). The part it leaves out, how rare the
+// phrase is in the whole log, is the same for every match of one query.
+func rankMatches(ms []match, q string) {
+	if len(ms) == 0 {
+		return
 	}
-	st.Indexed = max(0, st.Total-pending)
-	return st, nil
-}
-
-// Backlog batches: small enough that the transaction holding the write lock
-// is short (the window and a `loupe run` on the same file wait for it),
-// large enough that the whole backlog goes quickly.
-const (
-	backlogEvents = 200
-	backlogBytes  = 2 << 20
-)
-
-// IndexBacklog indexes the events that still need it (see SearchStatus),
-// one small IMMEDIATE transaction at a time, the most recently updated
-// sessions first, until none is left or ctx is done; progress, when not
-// nil, is told after each batch. Between batches it waits about as long as
-// the batch took, so that other writers (this process's runs, another
-// process's) get the lock. Several processes may run it on one file at
-// once: each batch re-reads the backlog under the write lock, so every
-// event is indexed once.
-func (s *Store) IndexBacklog(ctx context.Context, progress func(SearchStatus)) error {
-	for {
-		start := time.Now()
-		done, err := s.indexBatch(ctx, backlogEvents, backlogBytes)
-		if err != nil || done {
-			return err
-		}
-		if progress != nil {
-			st, err := s.SearchStatus(ctx)
-			if err != nil {
-				return err
-			}
-			progress(st)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(max(5*time.Millisecond, time.Since(start))):
-		}
-	}
-}
-
-// indexBatch indexes up to maxEvents events (or about maxBytes of
-// payload) of the backlog's first session, in one transaction, and
-// reports whether the backlog was empty.
-func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done bool, err error) {
-	tx, err := s.w.BeginTx(ctx, nil) // IMMEDIATE: the backlog cannot change under us
-	if err != nil {
-		return false, fmt.Errorf("store: index older events: %w", err)
-	}
-	defer tx.Rollback()
-	var id string
-	var from, to int64
-	err = tx.QueryRowContext(ctx, `SELECT b.session_id, b.from_seq, b.to_seq
-		FROM search_backlog b JOIN sessions s ON s.id = b.session_id
-		ORDER BY s.updated_at DESC, s.id LIMIT 1`).Scan(&id, &from, &to)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("store: index older events: %w", err)
-	}
-	// The events of the range not indexed yet, newest first, up to the
-	// batch's size. They are older than every event Append indexed, so
-	// their ids go below every id so far, and search, which reads the
-	// index newest first, meets them after those.
-	var id0 sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM search_docs`).Scan(&id0); err != nil {
-		return false, fmt.Errorf("store: index older events: %w", err)
-	}
-	nextID := min(0, id0.Int64) - 1
-	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, time, run, round, payload FROM events e
-		WHERE session_id = ? AND seq BETWEEN ? AND ?
-		  AND NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.session_id = e.session_id AND d.seq = e.seq)
-		ORDER BY seq DESC`, id, from, to)
-	if err != nil {
-		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
-	}
-	var evs []trace.Event
-	size, through := 0, from
-	for rows.Next() {
-		if len(evs) >= maxEvents || size >= maxBytes {
-			through = evs[len(evs)-1].Seq
-			break
-		}
-		e := trace.Event{SessionID: id}
-		var kind string
-		var t int64
-		var payload []byte
-		if err := rows.Scan(&e.Seq, &kind, &t, &e.Run, &e.Round, &payload); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("store: index older events of %q: %w", id, err)
-		}
-		e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
-		evs = append(evs, e)
-		size += len(payload)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
-	}
-	insertDoc, insertText := tx.StmtContext(ctx, s.stmt.insertDoc), tx.StmtContext(ctx, s.stmt.insertText)
-	for _, e := range evs {
-		docID := nextID
-		nextID--
-		if err := indexEvent(ctx, insertDoc, insertText, e, &docID); err != nil {
-			return false, fmt.Errorf("store: index event %d of %q: %w", e.Seq, id, err)
-		}
-	}
-	if through <= from {
-		_, err = tx.ExecContext(ctx, `DELETE FROM search_backlog WHERE session_id = ?`, id)
-	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE search_backlog SET to_seq = ? WHERE session_id = ?`, through-1, id)
-	}
-	if err != nil {
-		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("store: index older events: commit: %w", err)
-	}
-	return false, nil
-}
-
-// Snippet cuts the text around the first match of q in text (ignoring
-// case as the index does) into pieces, the matches marked: about 60 bytes
-// before it and 120 after, whitespace runs shown as one space, "…" where
-// the text goes on. A text without a match (an index of another case
-// folding) gives its start, unmarked.
-func Snippet(text, q string) []SnippetPart {
-	const before, after = 60, 120
-	ms := matchesFold(text, q, 1)
-	start, end := 0, min(len(text), before+after)
-	if len(ms) > 0 {
-		start = max(0, ms[0][0]-before)
-		end = min(len(text), ms[0][1]+after)
-	}
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	if len(ms) > 0 {
-		// The other matches shown are those after the first, within the
-		// snippet: looked for there only, not in the rest of a long text.
-		from := ms[0][1]
-		for _, m := range matchesFold(text[from:end], q, 7) {
-			ms = append(ms, [2]int{from + m[0], from + m[1]})
-		}
-	}
-	var parts []SnippetPart
-	add := func(s string, match bool) {
-		s = collapseSpace(s)
-		if s == "" {
-			return
-		}
-		parts = append(parts, SnippetPart{Text: s, Match: match})
-	}
-	if start > 0 {
-		add("…", false)
-	}
-	at := start
+	const k1, b = 1.2, 0.75
+	avg := 0.0
 	for _, m := range ms {
-		if m[0] < at || m[1] > end {
-			continue
-		}
-		add(text[at:m[0]], false)
-		add(text[m[0]:m[1]], true)
-		at = m[1]
+		avg += float64(len(m.text))
 	}
-	add(text[at:end], false)
-	if end < len(text) {
-		add("…", false)
+	avg = max(1, avg/float64(len(ms)))
+	for i := range ms {
+		tf := float64(len(matchesFold(ms[i].text, q, math.MaxInt)))
+		ms[i].rank = tf * (k1 + 1) / (tf + k1*(1-b+b*float64(len(ms[i].text))/avg))
 	}
-	// A snippet starts and ends with text, not the space of a cut line.
-	if len(parts) > 0 && !parts[0].Match {
-		parts[0].Text = strings.TrimLeft(parts[0].Text, " ")
-	}
-	if n := len(parts); n > 0 && !parts[n-1].Match {
-		parts[n-1].Text = strings.TrimRight(parts[n-1].Text, " ")
-	}
-	if parts == nil {
-		parts = []SnippetPart{}
-	}
-	return parts
-}
-
-// collapseSpace shows each run of whitespace as one space: a snippet is
-// one line.
-func collapseSpace(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t\v\f") && !strings.Contains(s, "  ") {
-		return s
-	}
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			if !space {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// matchesFold returns the byte ranges of the first max occurrences of q in
-// text, without overlaps, comparing runes lowercased (as the trigram
-// tokenizer folds case).
-func matchesFold(text, q string, max int) [][2]int {
-	qr := []rune(q)
-	for i, r := range qr {
-		qr[i] = unicode.ToLower(r)
-	}
-	if len(qr) == 0 {
-		return nil
-	}
-	// A query that starts with an ASCII letter or sign skips the bytes
-	// that cannot start a match without decoding them: most of a long
-	// output.
-	first := -1
-	if qr[0] < utf8.RuneSelf && unicode.ToUpper(qr[0]) < utf8.RuneSelf {
-		first = int(qr[0])
-	}
-	upper := int(unicode.ToUpper(qr[0]))
-	var out [][2]int
-	for i := 0; i < len(text) && len(out) < max; {
-		if b := int(text[i]); first >= 0 && b < utf8.RuneSelf && b != first && b != upper {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if unicode.ToLower(r) != qr[0] {
-			i += n
-			continue
-		}
-		j, k := i+n, 1
-		for ; k < len(qr) && j < len(text); k++ {
-			r2, n2 := utf8.DecodeRuneInString(text[j:])
-			if unicode.ToLower(r2) != qr[k] {
-				break
-			}
-			j += n2
-		}
-		if k == len(qr) {
-			out = append(out, [2]int{i, j})
-			i = j
-			continue
-		}
-		i += n
-	}
-	return out
-}
-
-// searchSQL is the query of a search's hits: FTS5 is the outer loop (CROSS
-// JOIN keeps it there), read by rank or in descending rowid order, which
-// is the order the events were written (see insertDocSQL); a filter is an
-// IN over sessions, which SQLite reads once, or the event's time, looked
-// up by primary key (TestSearchQueryPlans checks the plan).
-func searchSQL(phrase string, f SearchFilter, order string, limit int) (string, []any) {
-	sqlText := `SELECT d.session_id, d.seq FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
-	where := []string{`search_text MATCH ?`}
-	args := []any{phrase}
-	var sessWhere []string
-	for _, c := range []struct{ col, v string }{{"model", f.Model}, {"workspace", f.Workspace}, {"last_reason", f.Outcome}} {
-		if c.v != "" {
-			sessWhere = append(sessWhere, c.col+` = ?`)
-			args = append(args, c.v)
-		}
-	}
-	if len(sessWhere) > 0 {
-		where = append(where, `d.session_id IN (SELECT id FROM sessions WHERE `+strings.Join(sessWhere, ` AND `)+`)`)
-	}
-	if !f.From.IsZero() || !f.To.IsZero() {
-		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-		if !f.From.IsZero() {
-			where = append(where, `e.time >= ?`)
-			args = append(args, f.From.UnixNano())
-		}
-		if !f.To.IsZero() {
-			where = append(where, `e.time < ?`)
-			args = append(args, f.To.UnixNano())
-		}
-	}
-	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order + ` LIMIT ?`, append(args, limit)
+	// ms is newest first: a stable sort keeps that among equals.
+	slices.SortStableFunc(ms, func(x, y match) int { return cmp.Compare(y.rank, x.rank) })
 }

@@ -203,6 +203,7 @@ func BenchmarkSearch(b *testing.B) {
 		{"rare word", "xylophone", SearchFilter{}},
 		{"code substring", "parse_args(", SearchFilter{}},
 		{"phrase", "return value", SearchFilter{}},
+		{"phrase, few matches", "test error nil", SearchFilter{}},
 		{"no match", "zebra crossing", SearchFilter{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -415,4 +416,73 @@ func BenchmarkIndexBacklog(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(events)/took.Seconds(), "events/s")
+}
+
+// BenchmarkSearchIndexDetail measures what the FTS5 table's detail option
+// costs and saves: the text of 20,000 generated events (the corpus's mix)
+// indexed in three contentless trigram tables, detail=full (Loupe's),
+// detail=column and detail=none, each in a database of its own, vacuumed.
+// It reports each one's size against the text it indexes, and what a
+// phrase of common trigrams (`return value`) costs on each: on full, the
+// phrase query and its matches; on the others, which cannot run a phrase,
+// the AND of its trigrams and how many events it leaves to check in Go.
+func BenchmarkSearchIndexDetail(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var texts []string
+	textBytes := 0
+	for range 50 {
+		for _, e := range benchSession(r, benchEventsPerSess) {
+			if t := trace.SearchText(e); t != "" {
+				texts = append(texts, t)
+				textBytes += len(t)
+			}
+		}
+	}
+	const q = "return value"
+	var grams []string
+	for i := 0; i+3 <= len(q); i++ {
+		grams = append(grams, ftsPhrase(q[i:i+3]))
+	}
+	metrics := map[string]float64{"text-MB": float64(textBytes) / 1e6}
+	for _, detail := range []string{"full", "column", "none"} {
+		path := filepath.Join(b.TempDir(), detail+".db")
+		db := rawDB(b, path)
+		exec(b, db, `CREATE VIRTUAL TABLE t USING fts5(text, content='', contentless_delete=1, tokenize='trigram', detail=`+detail+`)`)
+		tx, err := db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, t := range texts {
+			if _, err := tx.Exec(`INSERT INTO t (rowid, text) VALUES (?, ?)`, i+1, t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		exec(b, db, `INSERT INTO t (t) VALUES ('optimize'); VACUUM`)
+		fi, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		metrics[detail+"-MB"] = float64(fi.Size()) / 1e6
+		metrics[detail+"/text"] = float64(fi.Size()) / float64(textBytes)
+		match := ftsPhrase(q)
+		if detail != "full" {
+			match = strings.Join(grams, " AND ")
+		}
+		start := time.Now()
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, match).Scan(&n); err != nil {
+			b.Fatalf("detail=%s: %v", detail, err)
+		}
+		metrics[detail+"-query-ms"] = float64(time.Since(start).Microseconds()) / 1000
+		metrics[detail+"-events"] = float64(n)
+		db.Close()
+	}
+	for b.Loop() {
+	}
+	for k, v := range metrics {
+		b.ReportMetric(v, k)
+	}
 }

@@ -591,34 +591,43 @@ func TestSnippet(t *testing.T) {
 }
 
 // A search reads the index first and finds everything else by key: no
-// step scans the events or the docs, whatever the filters and the order.
+// step scans the events or the docs, whatever the filters.
 func TestSearchQueryPlans(t *testing.T) {
 	s := openTemp(t)
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	for _, f := range []SearchFilter{{}, {Model: "m", Workspace: "/w", Outcome: "answered"}, {From: day, To: day.AddDate(0, 0, 1)}, {Model: "m", From: day}} {
-		for _, order := range []string{`f.rank`, `f.rowid DESC`} {
-			q, args := searchSQL(ftsPhrase("abc"), f, order, 51)
-			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
-			if err != nil {
+	plan := func(q string, args []any) []string {
+		t.Helper()
+		rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var steps []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
 				t.Fatal(err)
 			}
-			var steps []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				steps = append(steps, detail)
+			steps = append(steps, detail)
+		}
+		return steps
+	}
+	for _, f := range []SearchFilter{{}, {Model: "m", Workspace: "/w", Outcome: "answered"}, {From: day, To: day.AddDate(0, 0, 1)}, {Model: "m", From: day}} {
+		q, args := newestSQL(ftsPhrase("abc"), f, 51)
+		steps := plan(q, args)
+		if len(steps) == 0 || !strings.HasPrefix(steps[0], "SCAN f VIRTUAL TABLE") {
+			t.Errorf("%+v: the index is not the outer loop: %q", f, steps)
+		}
+		for _, st := range steps[1:] {
+			if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") || strings.Contains(st, "TEMP B-TREE") {
+				t.Errorf("%+v: plan step %q (of %q)", f, st, steps)
 			}
-			rows.Close()
-			if len(steps) == 0 || !strings.HasPrefix(steps[0], "SCAN f VIRTUAL TABLE") {
-				t.Errorf("%+v, %s: the index is not the outer loop: %q", f, order, steps)
-			}
-			for _, st := range steps[1:] {
-				if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") || strings.Contains(st, "TEMP B-TREE") {
-					t.Errorf("%+v, %s: plan step %q (of %q)", f, order, st, steps)
-				}
+		}
+		q, args = docEventSQL(f)
+		for _, st := range plan(q, append([]any{int64(1)}, args...)) {
+			if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") {
+				t.Errorf("%+v: a hit's event is read with a scan: %q", f, st)
 			}
 		}
 	}
@@ -644,5 +653,28 @@ func TestEventAfterDeletedNewestIsIndexed(t *testing.T) {
 	}
 	if docs, texts := countRows(t, s); docs != 3 || texts != 3 {
 		t.Fatalf("%d docs, %d texts; want 3, 3", docs, texts)
+	}
+}
+
+// A query that matches few events gives them best first: the text that
+// holds it most often for its length first, the newest first among equals.
+func TestFewMatchesAreRankedBestFirst(t *testing.T) {
+	s := openTemp(t)
+	say := func(text string) string {
+		sess := mustCreate(t, s, Session{})
+		mustAppend(t, s, in(sess.ID, trace.New(trace.KindUserMessage, 1, 0, trace.UserMessage{Text: text})))
+		return sess.ID
+	}
+	long := say("an okapi " + strings.Repeat("and then a long story about something else ", 50))
+	once := say("one okapi here")
+	thrice := say("okapi, okapi and OKAPI")
+	again := say("one okapi here")
+	res := search(t, s, "okapi", SearchFilter{})
+	var got []string
+	for _, sh := range res.Sessions {
+		got = append(got, sh.SessionID)
+	}
+	if want := []string{thrice, again, once, long}; res.Order != OrderBest || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("order %s, sessions %v; want %v", res.Order, got, want)
 	}
 }

@@ -169,7 +169,7 @@ func open(abs string, migs []migration) (*Store, error) {
 		busyTimeout,
 		// Search reads pages of the index all over the file; mapped, they
 		// come from the OS's cache without a read call each.
-		"_pragma=mmap_size(268435456)",
+		"_pragma=mmap_size(2147418112)", // SQLite's most on 64-bit Linux
 	))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s for reading: %w", abs, err)

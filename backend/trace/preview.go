@@ -355,12 +355,15 @@ func unquote(q []byte) (string, bool) {
 	}
 	out := make([]byte, 0, len(q))
 	for i := 0; i < len(q); {
-		c := q[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
+		// The text up to the next escape goes in one copy: a log of code
+		// has an escape every few dozen bytes, not at every one.
+		j := bytes.IndexByte(q[i:], '\\')
+		if j < 0 {
+			out = append(out, q[i:]...)
+			break
 		}
+		out = append(out, q[i:i+j]...)
+		i += j
 		if i+1 >= len(q) {
 			return "", false
 		}

@@ -24,14 +24,27 @@ import (
 // with strings unescaped, so that code reads as it was written (`"a"` in a
 // command, not `\"a\"`). A payload that does not decode has no text.
 func SearchText(e Event) string {
-	var t textBuilder
+	if s, ok := searchText(e, true); ok {
+		return s
+	}
+	s, _ := searchText(e, false)
+	return s
+}
+
+// searchText is SearchText, its long strings decoded apart when fast is
+// set (search_decode.go). ok is false when a stand-in for one of them is
+// left in the text, changed: a payload type read it as something other
+// than a string, and the payload must be decoded whole. (A text has no NUL
+// of its own then: a payload that holds one is decoded whole.)
+func searchText(e Event, fast bool) (string, bool) {
+	t := textBuilder{fast: fast}
 	switch e.Kind {
 	case KindUserMessage:
-		if p, err := Decode[UserMessage](e); err == nil {
+		if p, err := decodeText[UserMessage](e, &t); err == nil {
 			t.add(p.Text)
 		}
 	case KindModelResponse:
-		if p, err := Decode[ModelResponse](e); err == nil {
+		if p, err := decodeText[ModelResponse](e, &t); err == nil {
 			t.add(p.Content)
 			t.add(p.Thinking)
 			for _, c := range p.ToolCalls {
@@ -40,13 +53,13 @@ func SearchText(e Event) string {
 			}
 		}
 	case KindToolCall:
-		if p, err := Decode[ToolCall](e); err == nil {
+		if p, err := decodeText[ToolCall](e, &t); err == nil {
 			t.add(p.Name)
 			t.json(p.Args)
 			t.add(p.Problem)
 		}
 	case KindPermission:
-		if p, err := Decode[Permission](e); err == nil {
+		if p, err := decodeText[Permission](e, &t); err == nil {
 			for _, r := range p.Reasons {
 				t.add(r)
 			}
@@ -60,38 +73,38 @@ func SearchText(e Event) string {
 			}
 		}
 	case KindToolResult:
-		if p, err := Decode[ToolResult](e); err == nil {
+		if p, err := decodeText[ToolResult](e, &t); err == nil {
 			t.add(p.Content)
 			for _, c := range p.Changes {
 				t.add(c.Path)
 			}
 		}
 	case KindNotice:
-		if p, err := Decode[Notice](e); err == nil {
+		if p, err := decodeText[Notice](e, &t); err == nil {
 			t.add(p.Code)
 			t.add(p.Message)
 		}
 	case KindError:
-		if p, err := Decode[Error](e); err == nil {
+		if p, err := decodeText[Error](e, &t); err == nil {
 			t.add(p.Code)
 			t.add(p.Message)
 		}
 	case KindRunEnd:
-		if p, err := Decode[RunEnd](e); err == nil {
+		if p, err := decodeText[RunEnd](e, &t); err == nil {
 			t.add(p.Reason)
 			t.add(p.Detail)
 			t.add(p.FinalText)
 		}
 	case KindCompaction:
-		if p, err := Decode[Compaction](e); err == nil {
+		if p, err := decodeText[Compaction](e, &t); err == nil {
 			t.add(p.Summary)
 		}
 	case KindEdit:
-		if p, err := Decode[Edit](e); err == nil {
+		if p, err := decodeText[Edit](e, &t); err == nil {
 			t.json(p.After)
 		}
 	case KindRestore:
-		if p, err := Decode[Restore](e); err == nil {
+		if p, err := decodeText[Restore](e, &t); err == nil {
 			for _, path := range p.Restored {
 				t.add(path)
 			}
@@ -100,14 +113,21 @@ func SearchText(e Event) string {
 			}
 		}
 	}
-	return t.String()
+	out := t.String()
+	return out, t.longs == nil || strings.IndexByte(out, 0) < 0
 }
 
 // textBuilder joins the parts of an event's text one per line, leaving out
-// the empty ones.
-type textBuilder struct{ strings.Builder }
+// the empty ones. longs are the long strings of the payload being read,
+// which add and json put back in place of their stand-ins.
+type textBuilder struct {
+	strings.Builder
+	fast  bool
+	longs *longStrings
+}
 
 func (t *textBuilder) add(s string) {
+	s = t.longs.swap(s)
 	if s == "" {
 		return
 	}
@@ -153,6 +173,7 @@ func (t *textBuilder) value(d *json.Decoder, key string) error {
 					return err
 				}
 				name, _ := k.(string)
+				name = t.longs.swap(name)
 				if key != "" {
 					name = key + "." + name
 				}
@@ -170,7 +191,7 @@ func (t *textBuilder) value(d *json.Decoder, key string) error {
 		_, err := d.Token() // the closing delimiter
 		return err
 	case string:
-		line(v)
+		line(t.longs.swap(v))
 	case json.Number:
 		line(v.String())
 	case bool:

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from 'vitest';
-import { aimedSince, bringIntoView, inView, stopAiming } from './dom';
+import { afterEach, describe, expect, it } from 'vitest';
+import { aimedSince, bringIntoView, inView, markMatches, SEARCH_HIGHLIGHT, stopAiming } from './dom';
 
 describe('inView', () => {
   const view = { top: 100, bottom: 500 };
@@ -76,5 +76,45 @@ describe('bringIntoView: one aim at a time', () => {
     void bringIntoView(() => null);
     expect(aimedSince(mark)).toBe(true);
     scroller.remove();
+  });
+});
+
+describe('markMatches', () => {
+  afterEach(() => {
+    document.body.innerHTML = '';
+    delete (globalThis as unknown as { CSS?: unknown }).CSS;
+    delete (globalThis as unknown as { Highlight?: unknown }).Highlight;
+  });
+  // A card whose code is drawn in pieces, as the highlighter draws it.
+  const card = () => {
+    document.body.innerHTML = '<article id="card-c1"><header>Result</header><pre><span>opts = </span><span>PARSE_</span>args(argv)\nparse_args(x)</pre></article>';
+  };
+
+  it('marks every place in the card, across the pieces a line is drawn in', async () => {
+    card();
+    const marked: Range[][] = [];
+    const highlights = new Map<string, unknown>();
+    (globalThis as unknown as { CSS: unknown }).CSS = { highlights };
+    (globalThis as unknown as { Highlight: unknown }).Highlight = class {
+      constructor(...r: Range[]) {
+        marked.push(r);
+      }
+    };
+    expect(await markMatches('c1', 'parse_args(')).toBe(2);
+    expect(marked[0]!.map((r) => r.toString())).toEqual(['PARSE_args(', 'parse_args(']);
+    expect(highlights.has(SEARCH_HIGHLIGHT)).toBe(true);
+    // Nothing to mark: the last marks go.
+    expect(await markMatches('c1', 'no such text')).toBe(0);
+    expect(highlights.has(SEARCH_HIGHLIGHT)).toBe(false);
+  });
+
+  it('selects the first place where the engine has no CSS highlights', async () => {
+    card();
+    expect(await markMatches('c1', 'Parse_Args(')).toBe(2);
+    expect(getSelection()?.toString()).toBe('PARSE_args(');
+  });
+
+  it('marks nothing in a card that is not there', async () => {
+    expect(await markMatches('nope', 'parse_args(')).toBe(0);
   });
 });

@@ -1,4 +1,6 @@
-// DOM helpers for the views: keyboard focus of timeline cards.
+// DOM helpers for the views: keyboard focus of timeline cards, and the marks
+// of a search's text in the card it opened.
+import { foldRanges } from '../lib/timeline/fold';
 
 /** True when keys typed now go into a text field. */
 export function isTyping(target: EventTarget | null): boolean {
@@ -166,4 +168,52 @@ export function focusPauseEditor(intoField = true): boolean {
   target?.focus({ preventScroll: true });
   void bringIntoView(() => document.querySelector<HTMLElement>('[data-part="pause-editor"]'));
   return target != null;
+}
+
+/** The name of the highlight that marks a search's text in the card it opened (app.css draws it). */
+export const SEARCH_HIGHLIGHT = 'loupe-search';
+
+/**
+ * Marks where `q` is in the text a card shows (the card a search result
+ * opened), drawing the card first when it is far off screen, and returns
+ * how many places it marked. The marks are a CSS highlight over ranges of
+ * the card's text: nothing is added to the card's DOM, and the next mark
+ * replaces them. Where the engine has no CSS highlights, the first place
+ * is selected instead. Text split across elements (a highlighted line of
+ * code) is matched as one.
+ */
+export async function markMatches(id: string, q: string): Promise<number> {
+  const el = await cardElement(id);
+  const registry = typeof CSS !== 'undefined' ? (CSS as unknown as { highlights?: Map<string, unknown> }).highlights : undefined;
+  registry?.delete(SEARCH_HIGHLIGHT);
+  if (!el) return 0;
+  const nodes: { node: Text; from: number }[] = [];
+  let text = '';
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    nodes.push({ node: n as Text, from: text.length });
+    text += (n as Text).data;
+  }
+  // The text node holding offset `at` (an end goes in the node it ends).
+  const place = (at: number, end: boolean): [Text, number] => {
+    let i = nodes.length - 1;
+    while (i > 0 && (end ? nodes[i]!.from >= at : nodes[i]!.from > at)) i--;
+    return [nodes[i]!.node, at - nodes[i]!.from];
+  };
+  const ranges = foldRanges(text, q).map(([a, b]) => {
+    const r = document.createRange();
+    r.setStart(...place(a, false));
+    r.setEnd(...place(b, true));
+    return r;
+  });
+  if (ranges.length === 0) return 0;
+  const H = (globalThis as unknown as { Highlight?: new (...r: Range[]) => unknown }).Highlight;
+  if (registry && H) {
+    registry.set(SEARCH_HIGHLIGHT, new H(...ranges));
+  } else {
+    const sel = getSelection();
+    sel?.removeAllRanges();
+    sel?.addRange(ranges[0]!);
+  }
+  return ranges.length;
 }

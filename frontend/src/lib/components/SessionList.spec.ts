@@ -36,6 +36,24 @@ describe('SessionList', () => {
     expect(ondelete).toHaveBeenCalledWith('b');
   });
 
+  it('shows what a copy was copied from, and opens the original in one click', async () => {
+    const onopen = vi.fn();
+    const list = [
+      makeSummary({ id: 'orig', title: 'The original' }),
+      makeSummary({ id: 'copy', title: 'The original (copy)', copied_from: 'orig' }),
+      makeSummary({ id: 'orphan', title: 'An older copy', copied_from: 'gone' }),
+    ];
+    render(SessionList, { props: { sessions: list, currentId: null, waiting: new Set<string>(), onopen, ondelete: () => {} } });
+    const row = (id: string) => screen.getAllByTestId('session-item').find((li) => li.dataset['sessionId'] === id)!;
+    expect(within(row('orig')).queryByTestId('session-copied-from')).toBeNull();
+    const link = within(row('copy')).getByTestId('session-copied-from-open');
+    expect(link.textContent).toBe('The original');
+    await fireEvent.click(link);
+    expect(onopen).toHaveBeenCalledWith('orig');
+    expect(within(row('orphan')).getByTestId('session-copied-from').textContent).toContain('since deleted');
+    expect(within(row('orphan')).queryByTestId('session-copied-from-open')).toBeNull();
+  });
+
   it('flags a session that waits for an approval', () => {
     render(SessionList, { props: { sessions, currentId: 'a', waiting: new Set(['a']), onopen: () => {}, ondelete: () => {} } });
     expect(screen.getByTestId('session-waiting').textContent).toContain('Needs approval');

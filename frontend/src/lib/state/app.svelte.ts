@@ -252,9 +252,9 @@ export class LoupeApp {
     this.#router.helpOpen = v;
   }
 
-  /** Opens a session; with `at`, scrolled to the card of that event. */
-  openSession(id: string, at: number | null = null): Promise<void> {
-    return this.#router.openSession(id, at);
+  /** Opens a session; with `at`, scrolled to the card of that event, and `match` marked in it. */
+  openSession(id: string, at: number | null = null, match: string | null = null): Promise<void> {
+    return this.#router.openSession(id, at, match);
   }
 
   /** Opens the Settings page at a section. */

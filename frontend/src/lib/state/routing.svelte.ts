@@ -28,15 +28,22 @@ export class Router {
     this.#settings = settings;
   }
 
-  /** Opens a session; with `at`, scrolled to the card of that event (a search result). */
-  async openSession(id: string, at: number | null = null): Promise<void> {
+  /**
+   * Opens a session; with `at`, scrolled to the card of that event (a
+   * search result), and with `match`, that text marked in the card.
+   */
+  async openSession(id: string, at: number | null = null, match: string | null = null): Promise<void> {
     if (this.current?.id === id) {
-      if (at != null) this.current.revealSeq = at;
+      if (at != null) {
+        this.current.revealSeq = at;
+        this.current.revealMatch = match;
+      }
       this.view = 'session';
       return;
     }
     const state = new SessionState(this.#sessions.find(id) ?? blankSummary(id));
     state.revealSeq = at;
+    state.revealMatch = at != null ? match : null;
     this.current = state;
     this.view = 'session';
     try {

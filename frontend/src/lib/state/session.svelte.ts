@@ -60,6 +60,8 @@ export class SessionState {
   focusedCard = $state<string | null>(null);
   /** An event to bring into view once the log is in (a search result opened): its seq. */
   revealSeq = $state<number | null>(null);
+  /** The text the search matched in that event, to mark in its card. */
+  revealMatch = $state<string | null>(null);
 
   // --- playback ----------------------------------------------------------------
 

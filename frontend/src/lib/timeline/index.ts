@@ -23,3 +23,4 @@ export * from './models';
 export * from './visible';
 export * from './ollama';
 export * from './tries';
+export * from './fold';
