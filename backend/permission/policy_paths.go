@@ -185,21 +185,56 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 // includedSettings protects the files that any settings git reads for a
 // repository in or above the workspace include (include.path, includeIf,
 // nested, whatever the condition, existing or not: sandbox.IncludedSettings):
-// git reads them as its own settings. They are found once per list, when
-// a path is first judged against it (a read judges none), by a walk of the
-// workspace for its repositories. The sandbox's view finds them itself
-// from its own walk (and makes the missing ones so that it can cover
-// them), so the command guard skips this one.
-func (p Policy) includedSettings() protectedPath {
+// git reads them as its own settings. They come from sandbox.FactsOf,
+// once per list, when a path is first judged against it (a read judges
+// none); FactsOf walks the workspace only when something they were worked
+// out from may have changed. The sandbox's view finds them itself from its
+// own walk (and makes the missing ones so that it can cover them), so the
+// command guard skips this one.
+func (p Policy) includedSettings(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once
 	files := map[string]bool{}
 	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
 		once.Do(func() {
-			for _, f := range sandbox.IncludedSettings(p.Workspace) {
+			for _, f := range facts().Included {
 				files[f] = true
 			}
 		})
 		return files[path.Clean(rel)]
+	}}
+}
+
+// programsOfSettings protects, from the file tools, what a setting has git
+// run in the working tree: a program file a command line names
+// (core.fsmonitor = tools/w.sh) and everything in a hooks folder the
+// settings name (core.hooksPath = .githooks, init.templateDir), there or
+// not yet, from any settings file git reads for a repository of the
+// workspace (sandbox.FactsOf). Written by a file tool, it would run on the
+// user's next git. The view holds the same paths for commands itself
+// (read-only, and an empty folder where a hooks folder is not there yet).
+func (p Policy) programsOfSettings(facts func() sandbox.GitFacts) protectedPath {
+	var once sync.Once
+	var files map[string]bool
+	var folders []string
+	return protectedPath{pattern: "a program or hooks folder a git setting names", viewCovers: true, is: func(rel string) bool {
+		once.Do(func() {
+			f := facts()
+			files = map[string]bool{}
+			for _, p := range f.Programs {
+				files[p] = true
+			}
+			folders = f.Folders
+		})
+		rel = path.Clean(rel)
+		if files[rel] {
+			return true
+		}
+		for _, d := range folders {
+			if rel == d || strings.HasPrefix(rel, d+"/") {
+				return true
+			}
+		}
+		return false
 	}}
 }
 
@@ -262,8 +297,7 @@ func (p Policy) gitOwnFiles() protectedPath {
 // list and only when a path to judge could be one of those files (most
 // paths cannot). Commands are not judged by it: the sandbox's view finds
 // the same folders in its own walk and makes their files read-only.
-func (p Policy) namedGitDirFiles() protectedPath {
-	ws := p.Workspace
+func (p Policy) namedGitDirFiles(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once
 	var named map[string]bool
 	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, is: func(rel string) bool {
@@ -277,7 +311,7 @@ func (p Policy) namedGitDirFiles() protectedPath {
 			if sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs" {
 				once.Do(func() {
 					named = map[string]bool{}
-					for _, n := range sandbox.NamedGitDirs(ws) {
+					for _, n := range facts().Named {
 						named[n] = true
 					}
 				})
@@ -322,9 +356,17 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
+	// The git layout the walk finds, asked for once per list and only
+	// when a path is judged that needs it.
+	var once sync.Once
+	var f sandbox.GitFacts
+	facts := func() sandbox.GitFacts {
+		once.Do(func() { f = sandbox.FactsOf(p.Workspace) })
+		return f
+	}
 	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(),
-		p.includedSettings())
-	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles())
+		p.includedSettings(facts), p.programsOfSettings(facts))
+	out = append(out, p.namedGitDirFiles(facts), p.linkedGitFiles())
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,40 +70,10 @@ func noteNamed(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
 // relative to it; "." for the workspace itself) that a commondir file or a
 // .git file in the workspace names as a git directory, for the policy: the
 // file tools ask before changing git's own files there (GitOwnFile) as
-// they do in a .git folder. It walks the whole workspace (never through a
-// link), bounded like the view's walk; a workspace past the bound yields
-// what was found so far.
-func NamedGitDirs(ws string) []string {
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	n := 0
-	errStop := errors.New("stop")
-	_ = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if n++; n > maxScanEntries {
-			return errStop
-		}
-		if d.IsDir() && skipInGitDir(p) {
-			return filepath.SkipDir
-		}
-		dir, ok := namedDir(p, d)
-		if !ok {
-			return nil
-		}
-		if rel, inside := within(real, dir); inside && !seen[rel] {
-			seen[rel] = true
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	return out
-}
+// they do in a .git folder. They are found by a walk of the whole
+// workspace (never through a link), bounded like the view's walk, which
+// FactsOf keeps while nothing it read changed.
+func NamedGitDirs(ws string) []string { return FactsOf(ws).Named }
 
 // LinkedGitFiles lists where the workspace ws's own git directories (its
 // .git folder or the folder its .git file names, the workspace itself when
