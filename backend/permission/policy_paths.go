@@ -184,7 +184,7 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 
 // includedSettings protects the files that any settings git reads for a
 // repository in or above the workspace include (include.path, includeIf,
-// nested, whatever the condition, existing or not: sandbox.IncludedSettings):
+// nested, whatever the condition, existing or not: sandbox.GitFacts.Included):
 // git reads them as its own settings. They come from sandbox.FactsOf,
 // once per list, when a path is first judged against it (a read judges
 // none); FactsOf walks the workspace only when something they were worked
@@ -290,12 +290,13 @@ func (p Policy) gitOwnFiles() protectedPath {
 // namedGitDirFiles protects, from the file tools, git's own files
 // (sandbox.GitOwnFile) and what makes a repository (HEAD, objects/, refs/)
 // in every folder of the workspace that a commondir file or a .git file
-// names as a git directory (sandbox.NamedGitDirs): git takes the settings
+// names as a git directory (sandbox.GitFacts.Named): git takes the settings
 // and hooks of a linked worktree from the folder its commondir names, and
 // that folder needs no HEAD of its own, so nothing in it says
-// "repository". Finding them walks the workspace, so it is done once per
-// list and only when a path to judge could be one of those files (most
-// paths cannot). Commands are not judged by it: the sandbox's view finds
+// "repository". Finding them walks the workspace (sandbox.FactsOf keeps
+// what the walk found while nothing it read changed), so they are asked
+// for once per list and only when a path to judge could be one of those
+// files (most paths cannot). Commands are not judged by it: the sandbox's view finds
 // the same folders in its own walk and makes their files read-only.
 func (p Policy) namedGitDirFiles(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once

@@ -17,11 +17,15 @@ import (
 // slash-separated and relative to the workspace (as given and with its
 // symlinks resolved, when different).
 type GitFacts struct {
-	// Included are the files some settings git reads include
-	// (IncludedSettings).
+	// Included are the files of the workspace that any settings git
+	// reads for a repository in or above it include, there or not yet
+	// (where git opens them and as the settings spell them): the file
+	// tools ask before changing them, as they do for .git/config.
 	Included []string
-	// Named are the folders a commondir or a .git file names as a git
-	// directory ("." for the workspace itself; NamedGitDirs).
+	// Named are the folders a commondir or a .git file in the
+	// workspace names as a git directory ("." for the workspace
+	// itself): the file tools ask before changing git's own files there
+	// (GitOwnFile) as they do in a .git folder.
 	Named []string
 	// Programs are the files a setting has git run (core.fsmonitor =
 	// tools/w.sh, there or not yet), and Folders the hooks folders the

@@ -285,16 +285,11 @@ func lexicalRest(first string, rest []string, dirs *[]string) string {
 	return cur
 }
 
-// settingsOf returns the settings git reads for the git directory dir:
+// settingsRead returns the settings git reads for the git directory dir:
 // the repository's own files (gitSettingsFiles), the user's and the
-// system's (userSettingsFiles), and every file they include, in turn.
-func settingsOf(dir string) []configEntry {
-	out, _ := settingsRead(dir)
-	return out
-}
-
-// settingsRead is settingsOf, with the settings files it read (or looked
-// for): what changes them changes the settings.
+// system's (userSettingsFiles), and every file they include, in turn; and
+// the settings files it read (or looked for): what changes them changes
+// the settings.
 func settingsRead(dir string) ([]configEntry, []string) {
 	var in includes
 	var out []configEntry
@@ -375,14 +370,6 @@ func includeTargetsRead(ws string, repos map[string]gitRepo) ([]includeTarget, [
 	}
 	return out, read
 }
-
-// IncludedSettings lists the files of the workspace ws (slash-separated,
-// relative to it; where git opens them and as the settings spell them,
-// when different) that any settings git reads for a repository in or
-// above the workspace include, whether they exist or not: the file tools
-// ask before changing them, as they do for .git/config. FactsOf keeps
-// them while nothing they were read from changed.
-func IncludedSettings(ws string) []string { return FactsOf(ws).Included }
 
 // includedReadOnly lists what the view makes read-only so that no file
 // git reads as included settings can be written, created or renamed into

@@ -16,7 +16,7 @@ import (
 // it says "repository". Loupe therefore treats every folder a commondir
 // file or a .git file names as a git directory, whether the pointer is
 // live yet or not: its config, hooks, info/attributes and the rest of
-// gitProtected are git's own, to the file tools (NamedGitDirs, for the
+// gitProtected are git's own, to the file tools (GitFacts.Named, for the
 // policy), to the view (read-only) and to the check after a round (what a
 // command added there is renamed, what was there before it became live is
 // read).
@@ -65,15 +65,6 @@ func noteNamed(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
 		repos[dir] = r
 	}
 }
-
-// NamedGitDirs lists the folders of the workspace ws (slash-separated,
-// relative to it; "." for the workspace itself) that a commondir file or a
-// .git file in the workspace names as a git directory, for the policy: the
-// file tools ask before changing git's own files there (GitOwnFile) as
-// they do in a .git folder. They are found by a walk of the whole
-// workspace (never through a link), bounded like the view's walk, which
-// FactsOf keeps while nothing it read changed.
-func NamedGitDirs(ws string) []string { return FactsOf(ws).Named }
 
 // LinkedGitFiles lists where the workspace ws's own git directories (its
 // .git folder or the folder its .git file names, the workspace itself when

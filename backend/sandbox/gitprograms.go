@@ -10,7 +10,7 @@ import (
 // because a setting names them, so the view makes them read-only: a
 // command that rewrote one would have the user's next git run what it
 // wrote. Settings are read from every file git reads for the repository
-// (settingsOf: the system's, the user's, the repository's, config.worktree,
+// (settingsRead: the system's, the user's, the repository's, config.worktree,
 // and all they include), since any of them can name a program of the
 // working tree (a relative core.hooksPath in ~/.gitconfig names a folder
 // of every repository).
@@ -54,27 +54,6 @@ func runsProgram(kv configEntry) bool {
 	return false
 }
 
-// programsInWorktree returns the files and folders under ws that the
-// settings git reads for the repository r have git run: a hooks folder
-// (core.hooksPath = .husky, ~/proj/.githooks, relative to the working
-// tree, where git runs hooks), and every word of a command line that names
-// an existing file (core.fsmonitor = sh tools/fsmon.sh holds
-// tools/fsmon.sh; "!" and quotes taken off, "~/" and "$HOME/" expanded as
-// git or the shell would). A relative word is taken from the top of the
-// working tree (where git runs hooks, filters, fsmonitor and "!" aliases)
-// and from the workspace. A hooks folder named "_" (how husky lays out its
-// hooks: "_/h" runs the scripts beside it) counts with its parent.
-//
-// A program or folder reached through symlinks of the workspace
-// (node_modules/.bin/x) is held where it leads, and the links on the way
-// are returned as links, for the view to hold as they are: a link made
-// read-only would be refused, and one left writable could be pointed at a
-// file of the command's own.
-func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
-	pp := programsOf(r, ws)
-	return pp.paths, pp.links
-}
-
 // programPaths is what the settings git reads for one repository have git
 // run in the workspace.
 type programPaths struct {
@@ -108,7 +87,22 @@ func holdsFolder(key string) bool {
 	return key == "core.hookspath" || key == "init.templatedir"
 }
 
-// programsOf finds programPaths for the repository r of the workspace ws.
+// programsOf finds the files and folders under ws that the
+// settings git reads for the repository r have git run: a hooks folder
+// (core.hooksPath = .husky, ~/proj/.githooks, relative to the working
+// tree, where git runs hooks), and every word of a command line that names
+// an existing file (core.fsmonitor = sh tools/fsmon.sh holds
+// tools/fsmon.sh; "!" and quotes taken off, "~/" and "$HOME/" expanded as
+// git or the shell would). A relative word is taken from the top of the
+// working tree (where git runs hooks, filters, fsmonitor and "!" aliases)
+// and from the workspace. A hooks folder named "_" (how husky lays out its
+// hooks: "_/h" runs the scripts beside it) counts with its parent.
+//
+// A program or folder reached through symlinks of the workspace
+// (node_modules/.bin/x) is held where it leads, and the links on the way
+// are returned as links, for the view to hold as they are: a link made
+// read-only would be refused, and one left writable could be pointed at a
+// file of the command's own.
 func programsOf(r gitRepo, ws string) programPaths {
 	var pp programPaths
 	top := worktreeOf(r)
