@@ -50,6 +50,7 @@ func (r *Root) MkdirAll(rel string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer Changed()
 	fd, err := r.openDirFd(c, c, true)
 	if err != nil {
 		return nil, err
@@ -212,6 +213,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
 		_ = unix.Unlinkat(d.fd, tmp, 0)
 		return d.explainEntry(name, &fs.PathError{Op: "rename", Path: rel, Err: err})
 	}
+	Changed()
 	return nil
 }
 
@@ -285,6 +287,7 @@ func (d *Dir) Remove(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	defer Changed()
 	rel := join(d.rel, name)
 	if err := d.root.guard(rel); err != nil {
 		return err
@@ -305,6 +308,7 @@ func (d *Dir) RemoveFile(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	defer Changed()
 	rel := join(d.rel, name)
 	if err := d.root.guard(rel); err != nil {
 		return err
@@ -335,6 +339,7 @@ func (d *Dir) RemoveAll(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	defer Changed()
 	return d.removeAll(name, 0)
 }
 
@@ -405,6 +410,7 @@ func (d *Dir) Rename(name string, to *Dir, newName string) error {
 	if err := checkName(newName); err != nil {
 		return err
 	}
+	defer Changed()
 	from, dest := join(d.rel, name), join(to.rel, newName)
 	if err := d.root.guard(from); err != nil {
 		return err

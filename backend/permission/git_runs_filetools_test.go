@@ -63,7 +63,7 @@ git config core.fsmonitor 'sh tools/fsmon.sh'; git config core.hooksPath .githoo
 				d := decideTool(t, p, tool, args)
 				if d.Verdict == Run {
 					t.Errorf("%s %s runs in auto mode, though git runs that file", tool, c.file)
-				} else if !strings.Contains(strings.Join(d.Reasons, " "), "a program the repository's settings have git run") {
+				} else if !strings.Contains(strings.Join(d.Reasons, " "), "a program or hooks folder a git setting names") {
 					t.Errorf("%s %s asks without saying why: %q", tool, c.file, d.Reasons)
 				}
 			}

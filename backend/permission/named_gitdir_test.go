@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // A folder that a commondir file or a .git file names is a git directory
@@ -67,10 +70,14 @@ func TestFoldersAPointerNamesAreGitDirs(t *testing.T) {
 
 // BenchmarkDecideNamedGitDirs is what a file tool's decision costs when
 // its path could be git's own file of a folder a pointer names
-// (src/hooks/…, …/config): the workspace is walked for commondir and .git
-// files, here one of 20 000 files in 2 000 folders, with one linked
-// worktree laid out by hand. A path no git file could be (src/main.go)
-// is the baseline: no walk.
+// (src/hooks/…, …/config), or any path at all now that every write is
+// judged against the files the settings include and the programs and
+// hooks folders they name: all of those come from a walk of the whole
+// workspace, here one of 20 000 files in 2 000 folders, with one linked
+// worktree laid out by hand. sandbox.FactsOf keeps what the walk found
+// while nothing it read changed, so a decision stats what it stamped
+// instead; "after a write" is the same decision right after Loupe changed
+// a file (hands.Changed), which walks again.
 func BenchmarkDecideNamedGitDirs(b *testing.B) {
 	ws := b.TempDir()
 	for i := 0; i < 2000; i++ {
@@ -87,6 +94,9 @@ func BenchmarkDecideNamedGitDirs(b *testing.B) {
 	os.MkdirAll(filepath.Join(ws, "wt"), 0o755)
 	os.WriteFile(filepath.Join(ws, "wt", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "wt", "commondir"), []byte("../common\n"), 0o644)
+	// Past the window in which a change could share a clock tick with
+	// the walk (a walk that close is never kept).
+	time.Sleep(200 * time.Millisecond)
 	p := Policy{Mode: ModeAuto, Workspace: ws}
 	for _, q := range []string{"src/main.go", "src/hooks/useThing.ts"} {
 		b.Run(q, func(b *testing.B) {
@@ -95,4 +105,10 @@ func BenchmarkDecideNamedGitDirs(b *testing.B) {
 			}
 		})
 	}
+	b.Run("src/hooks/useThing.ts after a write", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			hands.Changed()
+			p.Decide(Call{Tool: "write_file", Paths: []string{"src/hooks/useThing.ts"}})
+		}
+	})
 }

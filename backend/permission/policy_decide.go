@@ -114,7 +114,9 @@ func (p Policy) decide(c Call, ps paths, prot []protectedPath) Decision {
 	}
 	// What a command names is judged without the file tools' own
 	// protections (git writes HEAD).
-	prot = slices.DeleteFunc(prot, func(pr protectedPath) bool { return pr.toolsOnly })
+	// A copy: the guard that holds the tool to this decision keeps the
+	// whole list, the file tools' own protections included.
+	prot = slices.DeleteFunc(slices.Clone(prot), func(pr protectedPath) bool { return pr.toolsOnly })
 	for _, q := range writes {
 		if pat, ok := protectedBy(prot, q); ok {
 			once = appendNew(once, fmt.Sprintf("it writes to %s, which is protected (%s)", q, pat))

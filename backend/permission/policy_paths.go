@@ -190,22 +190,23 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 
 // includedSettings protects the files that any settings git reads for a
 // repository in or above the workspace include (include.path, includeIf,
-// nested, whatever the condition, existing or not: sandbox.IncludedSettings):
-// git reads them as its own settings. They are found once per list, when
-// a path is first judged against it (a read judges none), by a walk of the
-// workspace for its repositories. The sandbox's view finds them itself
-// from its own walk (and makes the missing ones so that it can cover
-// them), so the command guard skips this one.
-func (p Policy) includedSettings() protectedPath {
+// nested, whatever the condition, existing or not: sandbox.GitFacts.Included):
+// git reads them as its own settings. They come from sandbox.FactsOf,
+// once per list, when a path is first judged against it (a read judges
+// none); FactsOf walks the workspace only when something they were worked
+// out from may have changed. The sandbox's view finds them itself from its
+// own walk (and makes the missing ones so that it can cover them), so the
+// command guard skips this one.
+func (p Policy) includedSettings(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once
 	files := map[string]bool{}
 	var unseen string
 	load := func() {
-		list, err := sandbox.IncludedSettings(p.Workspace)
-		for _, f := range list {
-			files[f] = true
+		f := facts()
+		for _, inc := range f.Included {
+			files[inc] = true
 		}
-		unseen = unseenWhy("files git reads as settings", err)
+		unseen = unseenWhy("files git reads as settings", f.Unseen)
 	}
 	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
 		once.Do(load)
@@ -234,31 +235,6 @@ func unseenWhy(what string, err error) string {
 	return "Loupe could not check the whole workspace for " + what + " (" + err.Error() + "), so every file it writes could be one"
 }
 
-// programsGitRuns protects the files and folders of the working tree that
-// the settings git reads for a repository of the workspace have git run
-// (core.fsmonitor = sh tools/fsmon.sh, a hook in core.hooksPath's folder):
-// the same list the sandbox's view makes read-only for commands
-// (sandbox.ProgramsGitRuns), found once per list when a path is first
-// judged.
-func (p Policy) programsGitRuns() protectedPath {
-	var once sync.Once
-	var list []string
-	return protectedPath{pattern: "a program the repository's settings have git run", viewCovers: true, is: func(rel string) bool {
-		once.Do(func() {
-			// A walk that could not see the whole workspace is
-			// unseenWorkspace's to answer.
-			list, _ = sandbox.ProgramsGitRuns(p.Workspace)
-		})
-		rel = path.Clean(rel)
-		for _, t := range list {
-			if rel == t || strings.HasPrefix(rel, t+"/") {
-				return true
-			}
-		}
-		return false
-	}}
-}
-
 // sequencerState protects, from the file tools, what git keeps of a
 // rebase, cherry-pick or revert under way in a git directory of any
 // layout (sandbox.SequencerFile): the todo list's exec lines run on the
@@ -280,6 +256,40 @@ func (p Policy) sequencerState() protectedPath {
 				return false
 			}
 		}
+	}}
+}
+
+// programsOfSettings protects, from the file tools, what a setting has git
+// run in the working tree: a program file a command line names
+// (core.fsmonitor = tools/w.sh) and everything in a hooks folder the
+// settings name (core.hooksPath = .githooks, init.templateDir), there or
+// not yet, from any settings file git reads for a repository of the
+// workspace (sandbox.FactsOf). Written by a file tool, it would run on the
+// user's next git. The view holds the same paths for commands itself
+// (read-only, and an empty folder where a hooks folder is not there yet).
+func (p Policy) programsOfSettings(facts func() sandbox.GitFacts) protectedPath {
+	var once sync.Once
+	var files map[string]bool
+	var folders []string
+	return protectedPath{pattern: "a program or hooks folder a git setting names", viewCovers: true, is: func(rel string) bool {
+		once.Do(func() {
+			f := facts()
+			files = map[string]bool{}
+			for _, p := range f.Programs {
+				files[p] = true
+			}
+			folders = f.Folders
+		})
+		rel = path.Clean(rel)
+		if files[rel] {
+			return true
+		}
+		for _, d := range folders {
+			if rel == d || strings.HasPrefix(rel, d+"/") {
+				return true
+			}
+		}
+		return false
 	}}
 }
 
@@ -335,15 +345,15 @@ func (p Policy) gitOwnFiles() protectedPath {
 // namedGitDirFiles protects, from the file tools, git's own files
 // (sandbox.GitOwnFile) and what makes a repository (HEAD, objects/, refs/)
 // in every folder of the workspace that a commondir file or a .git file
-// names as a git directory (sandbox.NamedGitDirs): git takes the settings
+// names as a git directory (sandbox.GitFacts.Named): git takes the settings
 // and hooks of a linked worktree from the folder its commondir names, and
 // that folder needs no HEAD of its own, so nothing in it says
-// "repository". Finding them walks the workspace, so it is done once per
-// list and only when a path to judge could be one of those files (most
-// paths cannot). Commands are not judged by it: the sandbox's view finds
+// "repository". Finding them walks the workspace (sandbox.FactsOf keeps
+// what the walk found while nothing it read changed), so they are asked
+// for once per list and only when a path to judge could be one of those
+// files (most paths cannot). Commands are not judged by it: the sandbox's view finds
 // the same folders in its own walk and makes their files read-only.
-func (p Policy) namedGitDirFiles() protectedPath {
-	ws := p.Workspace
+func (p Policy) namedGitDirFiles(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once
 	var named map[string]bool
 	var unseen string
@@ -358,11 +368,11 @@ func (p Policy) namedGitDirFiles() protectedPath {
 			if sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs" {
 				once.Do(func() {
 					named = map[string]bool{}
-					list, err := sandbox.NamedGitDirs(ws)
-					for _, n := range list {
+					f := facts()
+					for _, n := range f.Named {
 						named[n] = true
 					}
-					unseen = unseenWhy("folders git is sent to as git directories", err)
+					unseen = unseenWhy("folders git is sent to as git directories", f.Unseen)
 				})
 				if named[d] || unseen != "" {
 					return true
@@ -415,9 +425,17 @@ func (p Policy) protectedPaths() []protectedPath {
 	if p.Workspace == "" {
 		return out
 	}
-	inc := p.includedSettings()
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc)
-	out = append(out, p.namedGitDirFiles(), p.linkedGitFiles(), p.programsGitRuns(), p.sequencerState(), unseenWorkspace(inc))
+	// The git layout the walk finds, asked for once per list and only
+	// when a path is judged that needs it.
+	var once sync.Once
+	var f sandbox.GitFacts
+	facts := func() sandbox.GitFacts {
+		once.Do(func() { f = sandbox.FactsOf(p.Workspace) })
+		return f
+	}
+	inc := p.includedSettings(facts)
+	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc, p.programsOfSettings(facts))
+	out = append(out, p.namedGitDirFiles(facts), p.linkedGitFiles(), p.sequencerState(), unseenWorkspace(inc))
 	for _, f := range p.ProtectedFiles {
 		if f == "" {
 			continue

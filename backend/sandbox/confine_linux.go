@@ -81,6 +81,19 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		MaxFileSize: maxFile,
 		MaxMemory:   c.maxMemory(),
 	}
+	// Counted from before its view is made (which may make placeholders)
+	// to after what it left is checked: what FactsOf keeps is stale
+	// meanwhile, and what it holds is removed only once no command of
+	// the workspace runs.
+	commandStarted(ws)
+	var handedOver []placeholder
+	swept := false
+	defer func() {
+		commandEnded(ws)
+		if !swept {
+			releasePlaceholders(ws, handedOver)
+		}
+	}()
 	var env []string
 	if s.MountNS {
 		v, err := c.view(ws, home, scratch)
@@ -91,6 +104,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 			v.MaxPIDs = pidMaxFor(c.maxProcesses())
 		}
 		hc.View = &v
+		handedOver = v.Plan.placeholders
 		env = append(commandEnv(os.Environ(), ws, v.Home, "/tmp", filepath.Join(v.Home, ".cache")), gitIdentity()...)
 	} else {
 		// No view of its own: the command sees the host's files, and
@@ -135,8 +149,10 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		return out, err
 	}
 	if hc.View != nil && cmd.Sweep != nil {
-		// Checked once every command of the round has ended.
+		// Checked once every command of the round has ended, and what
+		// was made to hold paths removed then.
 		cmd.Sweep.add(ws, hc.View.Plan)
+		swept = true
 	} else if hc.View != nil {
 		// A repository the command made would run its settings' programs
 		// the next time the user runs git there.
@@ -231,11 +247,14 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		}
 	}
 	v.Hide = hide
-	v.Git = worktreeShares(ws)
+	shares, made := worktreeShares(ws)
+	v.Git = shares
 	plan, err := planWorkspace(ws, c.Guard, hide)
 	if err != nil {
+		releasePlaceholders(ws, made)
 		return v, err
 	}
+	plan.placeholders = append(made, plan.placeholders...)
 	v.Plan = plan
 	return v, nil
 }

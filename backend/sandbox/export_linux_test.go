@@ -14,3 +14,11 @@ func PlanWorkspace(ws string, guard PathGuard, hide []string) (pins, readOnly, h
 	p, err := planWorkspace(ws, guard, hide)
 	return p.Pins, p.ReadOnly, p.Hidden, err
 }
+
+// FactsKept says whether FactsOf keeps facts for ws now (tests check that
+// the case they make runs on kept facts, not on a fresh walk).
+func FactsKept(ws string) bool {
+	factsCache.Lock()
+	defer factsCache.Unlock()
+	return factsCache.m[ws] != nil
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/user"
@@ -284,10 +285,12 @@ func lexicalRest(first string, rest []string, dirs *[]string) string {
 	return cur
 }
 
-// settingsOf returns the settings git reads for the git directory dir:
+// settingsRead returns the settings git reads for the git directory dir:
 // the repository's own files (gitSettingsFiles), the user's and the
-// system's (userSettingsFiles), and every file they include, in turn.
-func settingsOf(dir string) []configEntry {
+// system's (userSettingsFiles), and every file they include, in turn; and
+// the settings files it read (or looked for): what changes them changes
+// the settings.
+func settingsRead(dir string) ([]configEntry, []string) {
 	var in includes
 	var out []configEntry
 	for _, f := range gitSettingsFiles(dir) {
@@ -296,11 +299,13 @@ func settingsOf(dir string) []configEntry {
 	for _, f := range userSettingsFiles() {
 		in.followUser(f)
 	}
+	read := make([]string, 0, len(in.read))
 	for f := range in.read {
+		read = append(read, f)
 		entries, _ := readGitConfig(f)
 		out = append(out, entries...)
 	}
-	return out
+	return out, read
 }
 
 // gitDirsAbove lists the git directories of the repository the workspace
@@ -332,6 +337,13 @@ func gitDirsAbove(ws string) []string {
 // .git files there point at, inside or not), of the repositories above ws,
 // and of the user and the system.
 func includeTargets(ws string, repos map[string]gitRepo) []includeTarget {
+	out, _ := includeTargetsRead(ws, repos)
+	return out
+}
+
+// includeTargetsRead is includeTargets, with the settings files it read
+// (or looked for).
+func includeTargetsRead(ws string, repos map[string]gitRepo) ([]includeTarget, []string) {
 	var in includes
 	var dirs []string
 	for _, r := range repos {
@@ -352,43 +364,11 @@ func includeTargets(ws string, repos map[string]gitRepo) []includeTarget {
 	for _, p := range in.order {
 		out = append(out, in.targets[p])
 	}
-	return out
-}
-
-// findRepos walks the workspace ws (symlinks resolved) for its git
-// directories of every layout and its .git files, as the view's walk does.
-// It fails when it cannot see the whole workspace (walkWorkspace).
-func findRepos(ws string) (map[string]gitRepo, error) {
-	repos := map[string]gitRepo{}
-	noteRoot(repos, ws)
-	err := walkWorkspace(ws, func(p string, d fs.DirEntry) { noteRepo(repos, ws, p, d) })
-	return repos, err
-}
-
-// IncludedSettings lists the files of the workspace ws (slash-separated,
-// relative to it; where git opens them and as the settings spell them,
-// when different) that any settings git reads for a repository in or
-// above the workspace include, whether they exist or not: the file tools
-// ask before changing them, as they do for .git/config. An error says the
-// list may lack some (Loupe could not see the whole workspace): the file
-// tools then ask before every write.
-func IncludedSettings(ws string) ([]string, error) {
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		return nil, nil
+	read := make([]string, 0, len(in.read))
+	for f := range in.read {
+		read = append(read, f)
 	}
-	repos, werr := findRepos(real)
-	var out []string
-	for _, t := range includeTargets(real, repos) {
-		for _, p := range []string{t.path, t.given} {
-			for _, base := range []string{real, ws} {
-				if rel, ok := within(base, p); ok && rel != "." {
-					out = append(out, filepath.ToSlash(rel))
-				}
-			}
-		}
-	}
-	return out, werr
+	return out, read
 }
 
 // includedReadOnly lists what the view makes read-only so that no file
@@ -398,10 +378,11 @@ func IncludedSettings(ws string) ([]string, error) {
 // empty file as no settings, and a mount needs something to cover), and an
 // entry on the way that is not a folder (replaced by one, it would let the
 // file be made). links are the symlinks on the way, which the view holds
-// as they are. The folders above all of them are pinned by the plan, so
-// none can be renamed away and remade. Everything is made inside the
-// workspace's held handle, never through a link.
-func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (readOnly, links []string) {
+// as they are; made is what was made, for the caller to remove once no
+// command runs (placeholder.go). The folders above all of them are pinned
+// by the plan, so none can be renamed away and remade. Everything is made
+// inside the workspace's held handle, never through a link.
+func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (readOnly, links []string, made []placeholder, err error) {
 	for _, t := range includeTargets(ws, repos) {
 		// A link of the workspace on the way matters also when it leads
 		// out now: pointed back in, it would have git read a file there.
@@ -410,34 +391,62 @@ func includedReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (re
 				links = append(links, l)
 			}
 		}
-		rel, ok := within(ws, t.path)
-		if !ok || rel == "." {
-			continue
+		ro, m, herr := holdPath(root, ws, t, false)
+		made = append(made, m...)
+		if herr != nil {
+			return nil, nil, made, herr
 		}
-		if t.blocker != "" {
-			if _, ok := within(ws, t.blocker); ok {
-				readOnly = append(readOnly, t.blocker)
+		readOnly = append(readOnly, ro...)
+	}
+	return readOnly, links, made, nil
+}
+
+// holdPath is what the view makes read-only to hold the path t names in
+// the workspace ws (a file when !dir, a folder when dir), so that a
+// command can neither make it nor change it: the path itself, made empty
+// first when it is not there (with the folders missing on its way, each
+// of which is read-only too where the path leaves it again by ".."), or
+// the entry on the way that is not a folder. made is what it made. A path
+// that cannot be held is an error: the command would be free to make it.
+func holdPath(root *hands.Root, ws string, t includeTarget, dir bool) (readOnly []string, made []placeholder, err error) {
+	rel, ok := relIn(ws, t.path)
+	if !ok {
+		return nil, nil, nil
+	}
+	if t.blocker != "" {
+		if _, ok := within(ws, t.blocker); ok {
+			readOnly = append(readOnly, t.blocker)
+		}
+		return readOnly, nil, nil
+	}
+	if !exists(t.path) && root != nil {
+		for _, d := range t.missingDirs {
+			r, ok := relIn(ws, d)
+			if !ok {
+				continue
 			}
-			continue
-		}
-		if !exists(t.path) && root != nil {
-			for _, d := range t.missingDirs {
-				if r, ok := within(ws, d); ok && r != "." {
-					if h, err := root.MkdirAll(filepath.ToSlash(r)); err == nil {
-						h.Close()
-					}
-					if _, above := within(d, t.path); !above {
-						// A folder the walk leaves again by "..": as a
-						// link, it would send git elsewhere.
-						readOnly = append(readOnly, d)
-					}
-				}
+			m, _ := holdDirs(root, r)
+			made = append(made, m...)
+			if _, above := within(d, t.path); !above {
+				// A folder the walk leaves again by "..": as a link,
+				// it would send git elsewhere.
+				readOnly = append(readOnly, d)
 			}
-			ensureEmptyFile(root, filepath.ToSlash(rel))
 		}
-		if exists(t.path) {
-			readOnly = append(readOnly, t.path)
+		if dir {
+			m, _ := holdDirs(root, rel)
+			made = append(made, m...)
+		} else if p, ok := holdFile(root, rel); ok {
+			made = append(made, p)
 		}
 	}
-	return readOnly, links
+	if !exists(t.path) {
+		what := "file some settings include"
+		if dir {
+			what = "folder a setting has git take hooks from"
+		}
+		return readOnly, made, fmt.Errorf("sandbox: %s is a %s and is not there; Loupe could not make an empty one to keep commands from making it (something on the way is not a folder Loupe can open); make %s yourself, or change the setting, and run the command again",
+			filepath.ToSlash(rel), what, filepath.ToSlash(rel))
+	}
+	return append(readOnly, t.path), made, nil
 }

@@ -16,7 +16,7 @@ import (
 // it says "repository". Loupe therefore treats every folder a commondir
 // file or a .git file names as a git directory, whether the pointer is
 // live yet or not: its config, hooks, info/attributes and the rest of
-// gitProtected are git's own, to the file tools (NamedGitDirs, for the
+// gitProtected are git's own, to the file tools (GitFacts.Named, for the
 // policy), to the view (read-only) and to the check after a round (what a
 // command added there is renamed, what was there before it became live is
 // read).
@@ -64,33 +64,6 @@ func noteNamed(repos map[string]gitRepo, ws, p string, d fs.DirEntry) {
 		r.named = true
 		repos[dir] = r
 	}
-}
-
-// NamedGitDirs lists the folders of the workspace ws (slash-separated,
-// relative to it; "." for the workspace itself) that a commondir file or a
-// .git file in the workspace names as a git directory, for the policy: the
-// file tools ask before changing git's own files there (GitOwnFile) as
-// they do in a .git folder. It walks the whole workspace (never through a
-// link, skipping nothing: walkWorkspace); an error says the list may lack
-// some, and the file tools then ask before every write.
-func NamedGitDirs(ws string) ([]string, error) {
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		return nil, nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	err = walkWorkspace(real, func(p string, d fs.DirEntry) {
-		dir, ok := namedDir(p, d)
-		if !ok {
-			return
-		}
-		if rel, inside := within(real, dir); inside && !seen[rel] {
-			seen[rel] = true
-			out = append(out, filepath.ToSlash(rel))
-		}
-	})
-	return out, err
 }
 
 // LinkedGitFiles lists where the workspace ws's own git directories (its

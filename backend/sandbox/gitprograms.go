@@ -10,7 +10,7 @@ import (
 // because a setting names them, so the view makes them read-only: a
 // command that rewrote one would have the user's next git run what it
 // wrote. Settings are read from every file git reads for the repository
-// (settingsOf: the system's, the user's, the repository's, config.worktree,
+// (settingsRead: the system's, the user's, the repository's, config.worktree,
 // and all they include), since any of them can name a program of the
 // working tree (a relative core.hooksPath in ~/.gitconfig names a folder
 // of every repository).
@@ -54,13 +54,40 @@ func runsProgram(kv configEntry) bool {
 	return false
 }
 
-// holdsFolder says whether a setting names a folder git takes programs
-// from (hooks), rather than a command line.
+// programPaths is what the settings git reads for one repository have git
+// run in the workspace.
+type programPaths struct {
+	// paths are the existing files and folders (where they lead), for
+	// the view to make read-only; links the symlinks on their way.
+	paths, links []string
+	// folders are the hooks folders the settings name in the workspace
+	// (core.hooksPath, init.templateDir), there or not yet: git runs
+	// what is put in them. The file tools ask before writing anything
+	// under them.
+	folders []includeTarget
+	// missing are those of folders that are not there yet: the view
+	// holds an empty read-only folder in their place for the command's
+	// time, so that it cannot make one and fill it.
+	missing []includeTarget
+	// files are the program files a command line names by a path (a
+	// word with a "/"), there or not yet, and any existing file a word
+	// names: the file tools ask before writing them.
+	files []includeTarget
+	// read are the settings files read (there or not), for FactsOf to
+	// tell when they change.
+	read []string
+}
+
+// folderSettings are the settings whose value is a folder git takes
+// programs from: core.hooksPath (githooks(5): the hooks git runs) and
+// init.templateDir (git-init(1), TEMPLATE DIRECTORY: its hooks/ is copied
+// into every repository git init and git clone make, and run there).
+// git-config(1) names no other setting whose folder holds programs.
 func holdsFolder(key string) bool {
 	return key == "core.hookspath" || key == "init.templatedir"
 }
 
-// programsInWorktree returns the files and folders under ws that the
+// programsOf finds the files and folders under ws that the
 // settings git reads for the repository r have git run: a hooks folder
 // (core.hooksPath = .husky, ~/proj/.githooks, relative to the working
 // tree, where git runs hooks), and every word of a command line that names
@@ -76,46 +103,75 @@ func holdsFolder(key string) bool {
 // are returned as links, for the view to hold as they are: a link made
 // read-only would be refused, and one left writable could be pointed at a
 // file of the command's own.
-func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
+func programsOf(r gitRepo, ws string) programPaths {
+	var pp programPaths
 	top := worktreeOf(r)
-	note := func(p string, folder bool) {
+	// A bare repository runs its hooks in its git directory; a .git
+	// folder's, a .git file's and a linked worktree's in their working
+	// tree.
+	bare := r.pointer == "" && filepath.Base(r.gitDir) != ".git" && !isWorktreeGitDir(r.gitDir)
+	note := func(p string, folder, named bool) {
 		p = filepath.Clean(p)
 		if folder && filepath.Base(p) == "_" {
 			p = filepath.Dir(p)
 		}
 		// Resolved first: a path outside (~/bin/mon) can lead in.
 		t := resolveAsKernel(p)
-		if rel, ok := within(ws, t.path); !ok || rel == "." || !exists(t.path) {
+		if rel, ok := within(ws, t.path); !ok || rel == "." {
 			return
 		}
-		if fi, err := os.Lstat(t.path); err == nil && !folder && fi.IsDir() {
+		if !exists(t.path) {
+			switch {
+			case folder:
+				pp.folders = append(pp.folders, t)
+				pp.missing = append(pp.missing, t)
+			case named:
+				pp.files = append(pp.files, t)
+			}
+			return
+		}
+		fi, err := os.Lstat(t.path)
+		if err == nil && !folder && fi.IsDir() {
 			return // a word naming a folder (cd tools) is not a program
+		}
+		if folder {
+			pp.folders = append(pp.folders, t)
+		} else {
+			pp.files = append(pp.files, t)
 		}
 		for _, l := range t.links {
 			if rel, ok := within(ws, l); ok && rel != "." {
-				links = append(links, l)
+				pp.links = append(pp.links, l)
 			}
 		}
-		paths = append(paths, t.path)
+		pp.paths = append(pp.paths, t.path)
 	}
-	for _, kv := range settingsOf(r.gitDir) {
+	entries, read := settingsRead(r.gitDir)
+	pp.read = read
+	for _, kv := range entries {
 		if kv.value == "" || !runsProgram(kv) {
 			continue
 		}
 		if holdsFolder(kv.key) {
 			// A path-valued setting: git expands "~" (interpolate_path);
-			// relative is from where the hooks run.
+			// relative is from where the hooks run: the top of the
+			// working tree, the git directory in a bare repository.
 			p, ok := expandHome(kv.value)
 			if !ok {
 				continue
 			}
 			if filepath.IsAbs(p) {
-				note(p, true)
+				note(p, true, true)
 				continue
 			}
-			note(filepath.Join(top, p), true)
-			// A bare repository runs its hooks in the git directory.
-			note(filepath.Join(r.gitDir, p), true)
+			if !bare {
+				note(filepath.Join(top, p), true, true)
+			}
+			// A bare repository runs its hooks in the git directory; a
+			// folder there that exists is held in any repository.
+			if g := filepath.Join(r.gitDir, p); bare || exists(g) {
+				note(g, true, true)
+			}
 			continue
 		}
 		for _, w := range commandWords(kv.value) {
@@ -123,15 +179,16 @@ func programsInWorktree(r gitRepo, ws string) (paths, links []string) {
 			if !ok || p == "" {
 				continue
 			}
+			named := strings.Contains(w, "/")
 			if filepath.IsAbs(p) {
-				note(p, false)
+				note(p, false, named)
 				continue
 			}
-			note(filepath.Join(top, p), false)
-			note(filepath.Join(ws, p), false)
+			note(filepath.Join(top, p), false, named)
+			note(filepath.Join(ws, p), false, named)
 		}
 	}
-	return paths, links
+	return pp
 }
 
 // expandHome expands a leading "~", "~user" (as git's interpolate_path
@@ -191,31 +248,4 @@ func commandWords(v string) []string {
 		}
 	}
 	return words
-}
-
-// ProgramsGitRuns lists the files and folders of the workspace ws
-// (slash-separated, relative to it, as resolved and as the workspace path
-// spells it) that the settings git reads for a repository of the
-// workspace have git run (programsInWorktree, the list the view makes
-// read-only for commands): the file tools ask before changing them. An
-// error says the list may lack some (Loupe could not see the whole
-// workspace).
-func ProgramsGitRuns(ws string) ([]string, error) {
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		return nil, nil
-	}
-	repos, werr := findRepos(real)
-	var out []string
-	for _, r := range repos {
-		paths, _ := programsInWorktree(r, real)
-		for _, p := range paths {
-			for _, base := range []string{real, ws} {
-				if rel, ok := within(base, p); ok && rel != "." {
-					out = append(out, filepath.ToSlash(rel))
-				}
-			}
-		}
-	}
-	return out, werr
 }

@@ -241,8 +241,7 @@ func walkWorkspace(ws string, fn func(p string, d fs.DirEntry)) error {
 // (extensions.worktreeConfig) gets an empty one where it has none, so that
 // a command cannot create it: git would read what the command wrote there
 // the next time the user runs it.
-func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string {
-	var out []string
+func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) (out []string, made []placeholder) {
 	for _, r := range repos {
 		if r.pointer != "" {
 			continue
@@ -252,7 +251,9 @@ func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string
 		}
 		if readsWorktreeConfig(r.gitDir) && root != nil {
 			rel, _ := within(ws, filepath.Join(r.gitDir, "config.worktree"))
-			ensureEmptyFile(root, filepath.ToSlash(rel))
+			if p, ok := holdFile(root, filepath.ToSlash(rel)); ok {
+				made = append(made, p)
+			}
 			// Loupe's own: not one the command added.
 			r.present["config.worktree"] = exists(filepath.Join(r.gitDir, "config.worktree"))
 		}
@@ -262,20 +263,7 @@ func gitReadOnly(root *hands.Root, ws string, repos map[string]gitRepo) []string
 			}
 		}
 	}
-	return out
-}
-
-// ensureEmptyFile creates rel of root empty unless something is there
-// already, inside its held parent folder (no link on the way followed).
-func ensureEmptyFile(root *hands.Root, rel string) {
-	d, name, err := root.OpenParent(rel)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	if _, err := d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-		_ = d.WriteFile(name, nil, 0o644)
-	}
+	return out, made
 }
 
 // readsWorktreeConfig says whether git reads config.worktree in the git
@@ -358,12 +346,12 @@ type gitShare struct {
 // commit writes (objects, refs, logs) and the worktree's own git directory
 // writable, less its settings and its pointer to the common directory
 // (which a command could point at settings of its own).
-func worktreeShares(ws string) []gitShare {
+func worktreeShares(ws string) (shares []gitShare, made []placeholder) {
 	dir, common, ok := linkedWorktree(ws)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	shares := []gitShare{{Path: common}}
+	shares = []gitShare{{Path: common}}
 	for _, sub := range []string{"objects", "refs", "logs"} {
 		if fi, err := os.Stat(filepath.Join(common, sub)); err == nil && fi.IsDir() {
 			shares = append(shares, gitShare{Path: filepath.Join(common, sub), Writable: true})
@@ -375,7 +363,9 @@ func worktreeShares(ws string) []gitShare {
 		// created in its writable git folder would run on the user's
 		// next git. An empty one, read-only, leaves it nothing to create.
 		if r, err := hands.Open(dir, nil); err == nil {
-			ensureEmptyFile(r, "config.worktree")
+			if p, ok := holdFile(r, "config.worktree"); ok {
+				made = append(made, p)
+			}
 			r.Close()
 		}
 	}
@@ -391,9 +381,8 @@ func worktreeShares(ws string) []gitShare {
 	for _, m := range moduleGitDirs(dir) {
 		if r, err := hands.Open(m, nil); err == nil {
 			if _, err := r.Lstat("hooks"); errors.Is(err, fs.ErrNotExist) {
-				if h, err := r.MkdirAll("hooks"); err == nil {
-					h.Close()
-				}
+				h, _ := holdDirs(r, "hooks")
+				made = append(made, h...)
 			}
 			r.Close()
 		}
@@ -403,7 +392,7 @@ func worktreeShares(ws string) []gitShare {
 			}
 		}
 	}
-	return shares
+	return shares, made
 }
 
 // noteShared adds to repos the git directories outside the workspace ws

@@ -129,6 +129,9 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 	if shell == "" {
 		shell = cmdshell.Commands().Path
 	}
+	// Its workspace is not known here: it counts for every one.
+	commandStarted("")
+	defer commandEnded("")
 	return execute(ctx, c, l.OutputLimit, l.WaitDelay, func(runCtx context.Context) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)
 		cmd.Dir = c.Dir

@@ -29,6 +29,9 @@ type sweepBase struct {
 	// unreadable: folders every command of the round found unreadable
 	// when it started (read-only to them).
 	unreadable map[string]bool
+	// held is what the round's commands made to hold paths, removed
+	// after the check.
+	held []placeholder
 }
 
 // NewSweep returns an empty Sweep for one round.
@@ -49,9 +52,11 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 		for _, p := range plan.absent {
 			b.absent[p] = true
 		}
+		b.held = append(b.held, plan.placeholders...)
 		s.ws[ws] = b
 		return
 	}
+	b.held = append(b.held, plan.placeholders...)
 	for p, r := range b.repos {
 		n, ok := plan.repos[p]
 		if !ok || n.gitDir != r.gitDir || n.pointer != r.pointer || n.base != r.base {
@@ -92,6 +97,7 @@ func (s *Sweep) Run() []string {
 	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
 		b := s.ws[ws]
 		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable)...)
+		releasePlaceholders(ws, b.held)
 	}
 	clear(s.ws)
 	return notes

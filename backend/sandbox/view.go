@@ -88,6 +88,9 @@ type viewPlan struct {
 	// absolute path): they are read-only to the command, since what it
 	// would leave there could not be checked.
 	unreadable map[string]bool
+	// placeholders are what Loupe made to hold a path that was not there
+	// (placeholder.go), removed once no command of the workspace runs.
+	placeholders []placeholder
 }
 
 // Len is how many mounts the plan makes.
@@ -97,8 +100,7 @@ func (p viewPlan) Len() int { return len(p.Pins) + len(p.ReadOnly) + len(p.Hidde
 // resolved) and asks guard about every entry. hide adds absolute paths that
 // must be hidden wherever they are (Loupe's database and its companions);
 // those inside ws join the plan.
-func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) {
-	var plan viewPlan
+func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, err error) {
 	add := func(abs string, a Access) {
 		switch a {
 		case ReadOnly:
@@ -128,8 +130,16 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 		return viewPlan{}, fmt.Errorf("sandbox: open the workspace: %w", err)
 	}
 	defer root.Close()
+	// What is made here is released if the plan fails (the command does
+	// not run), else by the caller after the command or the round.
+	var held []placeholder
+	defer func() {
+		if err != nil {
+			releasePlaceholders(ws, held)
+		}
+	}()
 	plan.repos = map[string]gitRepo{}
-	ensureHooksDir(root, ws, ws)
+	held = append(held, ensureHooksDir(root, ws, ws)...)
 	noteRoot(plan.repos, ws)
 	noteShared(plan.repos, ws)
 	n := 0
@@ -159,7 +169,7 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 			return fmt.Errorf("the workspace has more than %d files and folders to check", maxScanEntries)
 		}
 		if d.IsDir() {
-			ensureHooksDir(root, ws, p)
+			held = append(held, ensureHooksDir(root, ws, p)...)
 		}
 		noteRepo(plan.repos, ws, p, d)
 		if d.Type()&fs.ModeSocket != 0 {
@@ -189,28 +199,50 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (viewPlan, error) 
 	var programLinks []string
 	if guard != nil {
 		for _, r := range plan.repos {
-			paths, links := programsInWorktree(r, ws)
-			for _, p := range paths {
+			pp := programsOf(r, ws)
+			for _, p := range pp.paths {
 				add(p, ReadOnly)
 			}
-			programLinks = append(programLinks, links...)
+			programLinks = append(programLinks, pp.links...)
+			// A hooks folder the settings name that is not there yet:
+			// made empty and read-only for the command's time, so that
+			// it cannot make it and put a hook in it.
+			for _, t := range pp.missing {
+				ro, made, herr := holdPath(root, ws, t, true)
+				held = append(held, made...)
+				if herr != nil {
+					err = herr
+					return viewPlan{}, err
+				}
+				for _, p := range ro {
+					add(p, ReadOnly)
+				}
+			}
 		}
 		// Git's own files, whatever the repository's layout (the guard
 		// judges paths by name, .git/config; a bare repository, a
 		// linked worktree's folder or the workspace itself has them
 		// under other names).
-		for _, p := range gitReadOnly(root, ws, plan.repos) {
+		gro, made := gitReadOnly(root, ws, plan.repos)
+		held = append(held, made...)
+		for _, p := range gro {
 			if p != ws {
 				add(p, ReadOnly)
 			}
 		}
 		// Files the settings of any of them include, existing or not.
-		ro, links := includedReadOnly(root, ws, plan.repos)
+		ro, links, made, ierr := includedReadOnly(root, ws, plan.repos)
+		held = append(held, made...)
+		if ierr != nil {
+			err = ierr
+			return viewPlan{}, err
+		}
 		for _, p := range ro {
 			add(p, ReadOnly)
 		}
 		plan.Links = append(links, programLinks...)
 	}
+	plan.placeholders = held
 	plan.ReadOnly, plan.Hidden = dedupe(plan.ReadOnly), dedupe(plan.Hidden)
 	if err := noLinks(ws, plan.ReadOnly); err != nil {
 		return viewPlan{}, err
@@ -274,24 +306,24 @@ func noLinks(ws string, readOnly []string) error {
 // read-only: otherwise a command could create it and plant a hook. It is
 // made inside the repository's folder as opened from the workspace's
 // handle, never through a link.
-func ensureHooksDir(root *hands.Root, ws, dir string) {
+func ensureHooksDir(root *hands.Root, ws, dir string) []placeholder {
 	if !isGitDir(dir) {
-		return
+		return nil
 	}
 	rel, ok := within(ws, dir)
 	if !ok {
-		return
+		return nil
 	}
 	d, err := root.OpenDir(filepath.ToSlash(rel))
 	if err != nil {
-		return
+		return nil
 	}
 	defer d.Close()
 	if _, err := d.Lstat("hooks"); errors.Is(err, fs.ErrNotExist) {
-		if h, err := root.MkdirAll(path.Join(filepath.ToSlash(rel), "hooks")); err == nil {
-			h.Close()
-		}
+		made, _ := holdDirs(root, path.Join(filepath.ToSlash(rel), "hooks"))
+		return made
 	}
+	return nil
 }
 
 // within says whether p is dir or under it, and gives p relative to dir.

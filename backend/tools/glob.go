@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
 const globMaxMatches = 1000
@@ -114,6 +115,7 @@ func (w *Workspace) walk(ctx context.Context, base string, fn func(p string, d f
 		return nil
 	}
 	n := 0
+	holding := sandbox.HoldsPaths()
 	return fs.WalkDir(fsys, base, func(p string, d fs.DirEntry, err error) error {
 		if n++; n%256 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -130,7 +132,28 @@ func (w *Workspace) walk(ctx context.Context, base string, fn func(p string, d f
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
+		if holding && isPlaceholder(d) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		fn(p, d)
 		return nil
 	})
+}
+
+// withoutPlaceholders drops from entries what the sandbox made to hold a
+// path for a running command (sandbox.IsPlaceholder): it is not the
+// workspace's, and goes once the command has ended.
+func withoutPlaceholders(entries []fs.DirEntry) []fs.DirEntry {
+	if !sandbox.HoldsPaths() {
+		return entries
+	}
+	return slices.DeleteFunc(entries, isPlaceholder)
+}
+
+func isPlaceholder(d fs.DirEntry) bool {
+	fi, err := d.Info()
+	return err == nil && sandbox.IsPlaceholder(fi)
 }

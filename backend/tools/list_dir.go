@@ -69,6 +69,7 @@ func (t listDir) Run(ctx context.Context, args json.RawMessage) (Result, error) 
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	entries = withoutPlaceholders(entries)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 
 	display := &trace.Display{Path: rel}

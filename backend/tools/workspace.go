@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/loupe-dev/loupe/backend/hands"
 )
 
 // ErrOutsideWorkspace is matched (errors.Is) by every error that refuses a
@@ -347,6 +349,10 @@ func (w *Workspace) writeAtomic(p, rel string, data []byte, perm fs.FileMode, g 
 		return err
 	}
 	defer d.Close()
+	// Whatever happens below may have changed the workspace (a folder
+	// made, a file renamed into place): what was worked out from its files
+	// (the git layout the policy keeps, sandbox.FactsOf) is stale after.
+	defer hands.Changed()
 	written := false
 	defer func() {
 		if !written {

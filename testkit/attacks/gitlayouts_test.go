@@ -46,6 +46,9 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 		watch []string
 		// user is what the user runs afterwards, outside Loupe.
 		user func(t *testing.T) string
+		// gone are paths of the workspace that must not be there after
+		// the run (what Loupe made to hold them goes with the round).
+		gone []string
 	}
 	cases := []struct {
 		name    string
@@ -227,6 +230,38 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 			},
 		},
 		{
+			// The settings name a hooks folder that is not there yet: the
+			// command makes it and puts a hook in it, through a name the
+			// classifier cannot read, and the file tools try too.
+			name: "a hooks folder not there yet",
+			setup: func(t *testing.T) setup {
+				ws := repo(t, "main")
+				l.mustGit(t, ws, "config", "core.hooksPath", ".githooks")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git", "config")}, gone: []string{".githooks"},
+					user: func(t *testing.T) string { return l.git(t, ws, "commit", "--allow-empty", "-q", "-m", "x") }}
+			},
+			command: func(m markers) string {
+				return `d=.git; d=${d}hooks; mkdir -p $d && printf '#!/bin/sh\ntouch ` + m.path("missing-hooks") + `\n' > $d/pre-commit && chmod +x $d/pre-commit`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall(".githooks/post-commit", "#!/bin/sh\ntouch "+m.path("missing-hooks-write-file")+"\n")
+				return &c
+			},
+		},
+		{
+			// The same, with folders missing on the way to it.
+			name: "a nested hooks folder not there yet",
+			setup: func(t *testing.T) setup {
+				ws := repo(t, "main")
+				l.mustGit(t, ws, "config", "core.hooksPath", "tools/git/hooks")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git", "config")}, gone: []string{"tools"},
+					user: func(t *testing.T) string { return l.git(t, ws, "commit", "--allow-empty", "-q", "-m", "x") }}
+			},
+			command: func(m markers) string {
+				return `d=tool; d=${d}s/git/hooks; mkdir -p $d && printf '#!/bin/sh\ntouch ` + m.path("nested-hooks") + `\n' > $d/pre-commit && chmod +x $d/pre-commit`
+			},
+		},
+		{
 			// The repository's settings include a shared file, which
 			// includes one that is not there yet: git reads it once it is.
 			name: "a nested include not there yet",
@@ -284,6 +319,11 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 					}
 					if _, err := os.Stat(s.ws); err != nil {
 						t.Errorf("the workspace is gone after the run: %v", err)
+					}
+					for _, g := range s.gone {
+						if _, err := os.Lstat(filepath.Join(s.ws, g)); err == nil {
+							t.Errorf("%s is in the workspace after the run: what Loupe made to hold it must go", g)
+						}
 					}
 					gitOut := s.user(t)
 					if got := m.present(); len(got) > 0 {

@@ -1,0 +1,169 @@
+package sandbox
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/loupe-dev/loupe/backend/hands"
+)
+
+// A path git would read or run from that is not there yet (a file some
+// settings include, a hooks folder core.hooksPath names) cannot be made
+// read-only by a mount: a mount needs something to cover. The view makes
+// an empty file or folder there first, and the command sees it read-only,
+// so it can neither make the path nor fill it. What Loupe made is its own
+// and goes once no command of the workspace runs any more: it is never
+// left in the user's tree, and the tools' listings do not show it
+// meanwhile (IsPlaceholder).
+
+// placeholder is one file or folder Loupe made to hold a path, known by
+// its inode so that only what Loupe made is removed.
+type placeholder struct {
+	base     string // the folder held open (the workspace, or a git folder outside)
+	rel      string // slash-separated, relative to base
+	dev, ino uint64
+	dir      bool
+}
+
+// holdDirs makes each folder of rel (under root) that is missing, one at a
+// time inside the one above (no link followed), and returns those it
+// made, parents first. An error says why the last could not be made.
+func holdDirs(root *hands.Root, rel string) ([]placeholder, error) {
+	var made []placeholder
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		if _, err := root.Lstat(p); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return made, err
+		}
+		d, err := root.MkdirAll(p)
+		if err != nil {
+			return made, err
+		}
+		fi, err := d.Stat()
+		d.Close()
+		if err != nil {
+			return made, err
+		}
+		made = append(made, newPlaceholder(root.Dir(), p, fi, true))
+	}
+	return made, nil
+}
+
+// holdFile makes rel (under root) an empty file unless something is there,
+// inside its held parent folder, and returns it when it made it.
+func holdFile(root *hands.Root, rel string) (placeholder, bool) {
+	d, name, err := root.OpenParent(rel)
+	if err != nil {
+		return placeholder{}, false
+	}
+	defer d.Close()
+	if _, err := d.Lstat(name); !errors.Is(err, fs.ErrNotExist) {
+		return placeholder{}, false
+	}
+	if d.WriteFile(name, nil, 0o644) != nil {
+		return placeholder{}, false
+	}
+	fi, err := d.Lstat(name)
+	if err != nil {
+		return placeholder{}, false
+	}
+	return newPlaceholder(root.Dir(), rel, fi, false), true
+}
+
+func newPlaceholder(base, rel string, fi fs.FileInfo, dir bool) placeholder {
+	dev, ino := fileID(fi)
+	p := placeholder{base: base, rel: rel, dev: dev, ino: ino, dir: dir}
+	activity.Lock()
+	activity.live[[2]uint64{dev, ino}] = true
+	activity.Unlock()
+	return p
+}
+
+// IsPlaceholder says whether fi (from an lstat) is a file or folder the
+// sandbox made to hold a path for a command and will remove: the tools'
+// listings leave it out, as it is not the workspace's.
+func IsPlaceholder(fi fs.FileInfo) bool {
+	dev, ino := fileID(fi)
+	if dev == 0 && ino == 0 {
+		return false
+	}
+	activity.Lock()
+	defer activity.Unlock()
+	return activity.live[[2]uint64{dev, ino}]
+}
+
+// HoldsPaths says whether any placeholder is there now: the listings
+// need to look (an lstat per entry) only then.
+func HoldsPaths() bool {
+	activity.Lock()
+	defer activity.Unlock()
+	return len(activity.live) > 0
+}
+
+// releasePlaceholders hands back what a command (or a round's commands)
+// made in the workspace ws. It is removed now if no command of ws (nor one
+// whose workspace is not known) runs, else when the last of them has
+// ended and released its own.
+func releasePlaceholders(ws string, list []placeholder) {
+	activity.Lock()
+	defer activity.Unlock()
+	activity.pending[ws] = append(activity.pending[ws], list...)
+	if activity.running[ws] > 0 || activity.running[""] > 0 {
+		return
+	}
+	// Held under the lock: no command of this process starts (and finds
+	// one of them there as if it were the workspace's) while they go.
+	todo := activity.pending[ws]
+	delete(activity.pending, ws)
+	for i := len(todo) - 1; i >= 0; i-- { // children first
+		removePlaceholder(todo[i])
+		delete(activity.live, [2]uint64{todo[i].dev, todo[i].ino})
+	}
+}
+
+// removePlaceholder removes p if it is still what Loupe made: the same
+// inode, and empty (a folder a command put something in, or a file it
+// wrote, is no longer Loupe's to remove). It works inside the held parent
+// folder, by name, never through a link.
+func removePlaceholder(p placeholder) {
+	root, err := hands.Open(p.base, nil)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	d, name, err := root.OpenParent(p.rel)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	fi, err := d.Lstat(name)
+	if err != nil {
+		return
+	}
+	if dev, ino := fileID(fi); dev != p.dev || ino != p.ino || fi.IsDir() != p.dir {
+		return
+	}
+	if p.dir {
+		// Removing a folder that is not empty fails: what is in it
+		// stays, and so does the folder.
+		_ = d.Remove(name)
+		return
+	}
+	if fi.Mode().IsRegular() && fi.Size() == 0 {
+		_ = d.RemoveFile(name)
+	}
+}
+
+// relIn is p relative to base, slash-separated, when it lies under it.
+func relIn(base, p string) (string, bool) {
+	r, ok := within(base, p)
+	if !ok || r == "." {
+		return "", false
+	}
+	return path.Clean(strings.ReplaceAll(r, "\\", "/")), true
+}
