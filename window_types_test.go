@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -82,18 +83,28 @@ func windowTypes() ([]byte, error) {
 		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
 		session.ToolInfo{},
 	)
-	// Each kind of command (session.Command), and the union the window
-	// sends, told apart by do.
-	var cmds strings.Builder
-	cmds.WriteString("/** One thing the window asks of a session (session.Command): do names the kind. */\nexport type CommandWire =")
+	// Each kind of command (session.Command), the union the window sends,
+	// told apart by do, and each kind's fields (what DecodeCommand takes).
+	var cmds, fields strings.Builder
+	cmds.WriteString("/** One thing the window asks of a session (session.Command): do names the kind, the other fields are the kind's. */\nexport type Command =")
+	fields.WriteString("/** The fields each kind of command takes besides do (session.DecodeCommand refuses any other). */\nexport const COMMAND_FIELDS = {\n")
 	for _, c := range session.CommandValues() {
 		name := commandTypeName(c.Kind())
 		g.Name(c, name)
 		g.Add(c)
 		cmds.WriteString("\n  | ({ do: '" + c.Kind() + "' } & " + name + ")")
+		var names []string
+		t := reflect.TypeOf(c)
+		for i := range t.NumField() {
+			n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			names = append(names, "'"+n+"'")
+		}
+		fields.WriteString("  " + c.Kind() + ": [" + strings.Join(names, ", ") + "],\n")
 	}
 	cmds.WriteString(";")
+	fields.WriteString("} as const satisfies Record<Command['do'], readonly string[]>;")
 	g.Raw(cmds.String())
+	g.Raw(fields.String())
 	// The values of the Go constants the window tells apart.
 	g.Consts("ERROR_KINDS", "ErrorKind", trace.Event{}, "Err")
 	g.Consts("STOP_REASONS", "StopReason", trace.Event{}, "End")

@@ -2,12 +2,11 @@
 // not timeline events. Field names are the Go json tags.
 import type { TraceEvent } from './events';
 import {
-  type Breakpoints,
   type CheckpointPoint,
   type Rule,
   type RunStanding,
   type SettingsWire,
-  type CommandWire,
+  type Command,
   type Display,
   type HostProfile,
   type Instructions,
@@ -17,8 +16,6 @@ import {
   type PolicyCall,
   type ReadinessReport,
   type RenderedPrompt,
-  type RequestEdit,
-  type Scope,
   type Summary,
   type SystemPromptView,
   type ToolResultPayload,
@@ -117,37 +114,9 @@ export interface SessionSnapshot {
   events: TraceEvent[];
 }
 
-/**
- * session.Command: one thing the window asks of a session (App.Do). do
- * says what; each kind carries the fields it needs.
- */
-export type Command =
-  | { do: 'create'; workspace: string; model: string; tools?: string[]; /** A name of Settings' Ollama hosts; absent or "" for the local one. */ host?: string }
-  /** The scripted demo (backend/demo) on a fresh copy of its project, in Step mode, its task sent. */
-  | { do: 'demo' }
-  | { do: 'delete'; session: string }
-  | { do: 'set_model'; session: string; model: string }
-  /** The tools offered from the next run on; tools absent: every tool. */
-  | { do: 'set_tools'; session: string; tools?: string[] }
-  | { do: 'send'; session: string; text: string }
-  | { do: 'stop'; session: string }
-  /** Stops one running call (a command) on its own; the run goes on. */
-  | { do: 'stop_call'; session: string; call_id: string }
-  | { do: 'answer'; session: string; call_id: string; allow?: boolean; scope: Scope }
-  | { do: 'set_stepping'; session: string; on?: boolean }
-  | { do: 'set_breakpoints'; session: string; breakpoints: Breakpoints }
-  | { do: 'step' | 'continue'; session: string; at: number }
-  | { do: 'edit_request'; session: string; at: number; request: RequestEdit }
-  | { do: 'edit_args' | 'skip' | 'edit_result'; session: string; at: number; text: string }
-  | { do: 'restore_files'; session: string; seq: number; force?: boolean }
-  | { do: 'undo_run'; session: string; run: number; force?: boolean }
-  | { do: 'compact'; session: string };
-
-// Every command above is a session.Command, and every change a
-// workspace.Change: a field Go renames or retypes fails to compile here.
-const commandIsGo = (c: Command): CommandWire => c;
+// A workspace change the window makes is a workspace.Change: a field Go
+// renames or retypes fails to compile here.
 const changeIsGo = (c: WorkspaceChange): WorkspaceChangeFields => c;
-void commandIsGo;
 void changeIsGo;
 
 /** A command's answer as the backend sends it, read into an Outcome. */

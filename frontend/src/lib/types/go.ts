@@ -3,8 +3,8 @@
 // pointer, slice or map arrives as null.
 import type { JsonValue } from './json';
 
-/** One thing the window asks of a session (session.Command): do names the kind. */
-export type CommandWire =
+/** One thing the window asks of a session (session.Command): do names the kind, the other fields are the kind's. */
+export type Command =
   | ({ do: 'create' } & CreateCommand)
   | ({ do: 'demo' } & DemoCommand)
   | ({ do: 'delete' } & DeleteCommand)
@@ -25,6 +25,30 @@ export type CommandWire =
   | ({ do: 'restore_files' } & RestoreFilesCommand)
   | ({ do: 'undo_run' } & UndoRunCommand)
   | ({ do: 'compact' } & CompactCommand);
+
+/** The fields each kind of command takes besides do (session.DecodeCommand refuses any other). */
+export const COMMAND_FIELDS = {
+  create: ['workspace', 'model', 'host', 'tools'],
+  demo: [],
+  delete: ['session'],
+  set_model: ['session', 'model'],
+  set_tools: ['session', 'tools'],
+  send: ['session', 'text'],
+  stop: ['session'],
+  stop_call: ['session', 'call_id'],
+  answer: ['session', 'call_id', 'allow', 'scope'],
+  set_stepping: ['session', 'on'],
+  set_breakpoints: ['session', 'breakpoints'],
+  step: ['session', 'at'],
+  continue: ['session', 'at'],
+  edit_request: ['session', 'at', 'request'],
+  edit_args: ['session', 'text', 'at'],
+  skip: ['session', 'text', 'at'],
+  edit_result: ['session', 'text', 'at'],
+  restore_files: ['session', 'seq', 'force'],
+  undo_run: ['session', 'run', 'force'],
+  compact: ['session'],
+} as const satisfies Record<Command['do'], readonly string[]>;
 
 /** The constants trace.Err*. */
 export const ERROR_KINDS = {
