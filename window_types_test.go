@@ -18,7 +18,6 @@ import (
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
-	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/tsgen"
 	"github.com/loupe-dev/loupe/backend/workspace"
@@ -29,9 +28,9 @@ var update = flag.Bool("update", false, "rewrite "+windowTypesFile+" and "+windo
 // windowTypesFile is the window's copy of the Go types it reads.
 const windowTypesFile = "frontend/src/lib/types/go.ts"
 
-// windowTypes declares every Go type the window reads or sends: what the
-// bound methods take and return, the events' envelope and payloads, the
-// deltas and a pull's progress.
+// windowTypes declares every Go type the window reads or sends: the bound
+// methods with what they take and return, the events' envelope and
+// payloads, the deltas and a pull's progress.
 func windowTypes() ([]byte, error) {
 	g := tsgen.New("github.com/loupe-dev/loupe", ".")
 	// Names the window gives these types (two packages' types of one
@@ -72,17 +71,10 @@ func windowTypes() ([]byte, error) {
 	} {
 		g.Name(v, name)
 	}
-	g.Add(
-		trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{},
-		// The bound methods' parameters and results (app.go).
-		Status{}, HostCheck{}, ollama.ModelInfo{}, ollama.Connection{},
-		session.SystemPrompt{}, session.Summary{}, session.Detail{}, session.Outcome{},
-		session.RenderedPrompt{}, session.ModelCheck{}, readiness.Report{},
-		settings.Settings{}, store.SearchFilter{}, store.SearchResults{}, store.SearchStatus{},
-		workspace.Info{}, workspace.Change{}, sandbox.Report{},
-		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
-		session.ToolInfo{},
-	)
+	// The bound methods (every exported method of App: Wails binds them
+	// all), with what they take and return.
+	g.Methods("BoundApp", (*App)(nil))
+	g.Add(trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{}, permission.Call{})
 	// Each kind of command (session.Command), the union the window sends,
 	// told apart by do, and each kind's fields (what DecodeCommand takes).
 	var cmds, fields strings.Builder

@@ -1,7 +1,7 @@
-// The only module that imports the Wails bindings (../../../wailsjs).
-// Results are converted to our own types here, so that the generated
-// binding classes never leak into the rest of the UI.
-import * as App from '../../../wailsjs/go/main/App';
+// The only module that talks to Wails: the bound methods of main.App, as
+// the window injects them, typed by go.ts' BoundApp (generated from App's
+// Go methods), and Wails' runtime (../../../wailsjs/runtime) for its
+// events.
 import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 import {
   CHANNELS,
@@ -9,6 +9,7 @@ import {
   deltaOf,
   isRecord,
   parseEvent,
+  type BoundApp,
   type Command,
   type Connection,
   type ModelCheck,
@@ -56,6 +57,14 @@ import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './t
 export function wailsAvailable(): boolean {
   const w = globalThis as { go?: { main?: { App?: unknown } }; runtime?: unknown };
   return Boolean(w.go?.main?.App && w.runtime);
+}
+
+/**
+ * The bound methods (window.go.main.App), read at each call: Wails injects
+ * them into the window after this module loads.
+ */
+function app(): BoundApp {
+  return (globalThis as unknown as { go: { main: { App: BoundApp } } }).go.main.App;
 }
 
 async function call<T>(command: string, run: () => Promise<unknown>): Promise<T> {
@@ -125,112 +134,106 @@ export class WailsBridge implements Bridge {
   }
 
   status(): Promise<StatusInfo> {
-    return call('Status', () => App.Status());
+    return call('Status', () => app().Status());
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    return list(await call('Models', () => App.Models()));
+    return list(await call('Models', () => app().Models()));
   }
 
   async listModelsOn(host: string): Promise<ModelInfo[]> {
-    return list(await call('ModelsOn', () => App.ModelsOn(host)));
+    return list(await call('ModelsOn', () => app().ModelsOn(host)));
   }
 
   async connections(): Promise<Connection[]> {
-    return list(await call('Connections', () => App.Connections()));
+    return list(await call('Connections', () => app().Connections()));
   }
 
   async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
-    const r = await call<unknown>('SystemPrompt', () => App.SystemPrompt(template, workspace));
+    const r = await call<unknown>('SystemPrompt', () => app().SystemPrompt(template, workspace));
     return systemPromptOf(r);
   }
 
   async listSessions(): Promise<Summary[]> {
-    return list<Record<string, unknown>>(await call('Sessions', () => App.Sessions())).map(summaryOf);
+    return list<Record<string, unknown>>(await call('Sessions', () => app().Sessions())).map(summaryOf);
   }
 
   async openSession(id: string): Promise<SessionSnapshot> {
-    const r = await call<unknown>('Open', () => App.Open(id));
+    const r = await call<unknown>('Open', () => app().Open(id));
     if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('Open', 'The session could not be read.');
     return { summary: summaryOf(r['summary']), events: parseEvents(r['events']) };
   }
 
   async do(cmd: Command): Promise<Outcome> {
-    // Plain JSON: the generated parameter type is a class, and the Go side
-    // reads the fields only.
-    const r = await call<unknown>(cmd.do, () => App.Do(commandJSON(cmd) as unknown as Parameters<typeof App.Do>[0]));
+    // Go's JSON of the command (empty fields left out), as a recording keeps it.
+    const r = await call<unknown>(cmd.do, () => app().Do(commandJSON(cmd)));
     if (cmd.do === 'delete') this.#hub.forget(cmd.session);
     return outcomeOf(r);
   }
 
   async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
-    const f = filter as unknown as Parameters<typeof App.Search>[1];
-    return searchResultsOf(await call<unknown>('Search', () => App.Search(query, f, limit)));
+    return searchResultsOf(await call<unknown>('Search', () => app().Search(query, filter, limit)));
   }
 
   async searchStatus(): Promise<SearchStatus> {
-    return searchStatusOf(await call<unknown>('SearchStatus', () => App.SearchStatus()));
+    return searchStatusOf(await call<unknown>('SearchStatus', () => app().SearchStatus()));
   }
 
   async renameSession(id: string, title: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('RenameSession', () => App.RenameSession(id, title)));
+    return summaryOf(await call<unknown>('RenameSession', () => app().RenameSession(id, title)));
   }
 
   async pinSession(id: string, on: boolean): Promise<Summary> {
-    return summaryOf(await call<unknown>('PinSession', () => App.PinSession(id, on)));
+    return summaryOf(await call<unknown>('PinSession', () => app().PinSession(id, on)));
   }
 
   async duplicateSession(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('DuplicateSession', () => App.DuplicateSession(id)));
+    return summaryOf(await call<unknown>('DuplicateSession', () => app().DuplicateSession(id)));
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {
-    const r = await call<{ session?: unknown; until?: unknown }>('DeleteSessionLater', () => App.DeleteSessionLater(id));
+    const r = await call<{ session?: unknown; until?: unknown }>('DeleteSessionLater', () => app().DeleteSessionLater(id));
     return { session: id, until: typeof r?.until === 'string' ? r.until : '' };
   }
 
   async undoDelete(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('UndoDelete', () => App.UndoDelete(id)));
+    return summaryOf(await call<unknown>('UndoDelete', () => app().UndoDelete(id)));
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('EventPayload', () => App.EventPayload(sessionId, seq));
+    const body = await call<unknown>('EventPayload', () => app().EventPayload(sessionId, seq));
     if (typeof body !== 'string') throw toBridgeError('EventPayload', 'The event could not be read.');
     return body;
   }
 
   async pickFolder(title: string): Promise<string> {
-    const dir = await call<unknown>('PickFolder', () => App.PickFolder(title));
+    const dir = await call<unknown>('PickFolder', () => app().PickFolder(title));
     return typeof dir === 'string' ? dir : '';
   }
 
   async rawRequest(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('RawRequest', () => App.RawRequest(sessionId, seq));
+    const body = await call<unknown>('RawRequest', () => app().RawRequest(sessionId, seq));
     return typeof body === 'string' ? body : JSON.stringify(body);
   }
 
   async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
-    return renderedPromptOf(await call<unknown>('RenderedPrompt', () => App.RenderedPrompt(sessionId, seq)));
+    return renderedPromptOf(await call<unknown>('RenderedPrompt', () => app().RenderedPrompt(sessionId, seq)));
   }
 
   async checkModel(check: ModelCheck): Promise<ReadinessReport> {
-    const plain = { ...check, ...(check.tools ? { tools: [...check.tools] } : {}) };
-    return readinessOf(await call<unknown>('CheckModel', () => App.CheckModel(plain as unknown as Parameters<typeof App.CheckModel>[0])));
+    return readinessOf(await call<unknown>('CheckModel', () => app().CheckModel(check)));
   }
 
   async getSettings(): Promise<Settings> {
-    return settingsOf(await call<unknown>('Settings', () => App.Settings()));
+    return settingsOf(await call<unknown>('Settings', () => app().Settings()));
   }
 
   async saveSettings(s: Settings): Promise<void> {
-    // The generated parameter type is a class with helper methods; the Go
-    // side only reads the JSON fields, which a plain object carries.
-    const plain = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
-    await call('SaveSettings', () => App.SaveSettings(plain as unknown as Parameters<typeof App.SaveSettings>[0]));
+    await call('SaveSettings', () => app().SaveSettings(s));
   }
 
   async checkHost(host: string): Promise<HostCheck> {
-    const r = await call<unknown>('CheckHost', () => App.CheckHost(host));
+    const r = await call<unknown>('CheckHost', () => app().CheckHost(host));
     const o = isRecord(r) ? r : {};
     return {
       host: typeof o['host'] === 'string' ? o['host'] : host,
@@ -241,46 +244,43 @@ export class WailsBridge implements Bridge {
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {
-    const plain = { ...rule };
-    return ruleLimitsOf(await call<unknown>('RuleLimits', () => App.RuleLimits(plain as unknown as Parameters<typeof App.RuleLimits>[0])));
+    return ruleLimitsOf(await call<unknown>('RuleLimits', () => app().RuleLimits(rule)));
   }
 
   async checkRule(rule: Rule): Promise<RuleCheck> {
-    const plain = { ...rule };
-    return call('CheckRule', () => App.CheckRule(plain as unknown as Parameters<typeof App.CheckRule>[0]));
+    return call('CheckRule', () => app().CheckRule(rule));
   }
 
   async tools(): Promise<ToolInfo[]> {
-    return list(await call('Tools', () => App.Tools()));
+    return list(await call('Tools', () => app().Tools()));
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call<unknown>('Workspace', () => App.Workspace(dir)));
+    return workspaceInfoOf(await call<unknown>('Workspace', () => app().Workspace(dir)));
   }
 
   async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
-    const plain = { ...change };
-    return workspaceInfoOf(await call<unknown>('SetWorkspace', () => App.SetWorkspace(dir, plain as unknown as Parameters<typeof App.SetWorkspace>[1])));
+    return workspaceInfoOf(await call<unknown>('SetWorkspace', () => app().SetWorkspace(dir, change)));
   }
 
   async protections(): Promise<Protections> {
-    return call('Protections', () => App.Protections());
+    return call('Protections', () => app().Protections());
   }
 
   startOllama(): Promise<StatusInfo> {
-    return call('StartOllama', () => App.StartOllama());
+    return call('StartOllama', () => app().StartOllama());
   }
 
   async pullModel(name: string): Promise<void> {
-    await call('PullModel', () => App.PullModel(name));
+    await call('PullModel', () => app().PullModel(name));
   }
 
   async cancelPull(name: string): Promise<boolean> {
-    return (await call<unknown>('CancelPull', () => App.CancelPull(name))) === true;
+    return (await call<unknown>('CancelPull', () => app().CancelPull(name))) === true;
   }
 
   async deleteModel(name: string): Promise<void> {
-    await call('DeleteModel', () => App.DeleteModel(name));
+    await call('DeleteModel', () => app().DeleteModel(name));
   }
 
   onPull(fn: Listener<PullProgress>): Unsubscribe {
