@@ -6,7 +6,6 @@ import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runti
 import {
   CHANNELS,
   commandJSON,
-  deltaOf,
   isRecord,
   parseEvent,
   type BoundApp,
@@ -38,15 +37,9 @@ import {
   type WorkspaceInfo,
   pullProgressOf,
   type PullProgress,
-  readinessOf,
-  renderedPromptOf,
-  restoreResultOf,
   ruleLimitsOf,
   settingsOf,
-  summaryOf,
-  systemPromptOf,
   workspaceInfoOf,
-  outcomeOf,
   searchResultsOf,
   searchStatusOf,
 } from '../types';
@@ -67,22 +60,23 @@ function app(): BoundApp {
   return (globalThis as unknown as { go: { main: { App: BoundApp } } }).go.main.App;
 }
 
-async function call<T>(command: string, run: () => Promise<unknown>): Promise<T> {
+async function call<T>(command: string, run: () => Promise<T>): Promise<T> {
   try {
-    return (await run()) as T;
+    return await run();
   } catch (e) {
     throw toBridgeError(command, e);
   }
 }
 
-function list<T>(v: unknown): T[] {
-  return Array.isArray(v) ? (v as T[]) : [];
+/** A list Go may send as null (a nil slice), as a list. */
+function list<T>(v: T[] | null | undefined): T[] {
+  return Array.isArray(v) ? v : [];
 }
 
 /** Parses a list of events from the backend, dropping anything malformed. */
 export function parseEvents(v: unknown): TraceEvent[] {
   const out: TraceEvent[] = [];
-  for (const raw of list<unknown>(v)) {
+  for (const raw of Array.isArray(v) ? (v as unknown[]) : []) {
     const e = parseEvent(raw);
     if (e) out.push(e);
     else console.warn('loupe: dropped a malformed event', raw);
@@ -119,8 +113,7 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.delta,
         (v: unknown) => {
-          const d = deltaOf(v);
-          if (d) this.#hub.push('deltas', d);
+          if (isRecord(v) && typeof v['session_id'] === 'string') this.#hub.push('deltas', v as unknown as Delta);
         },
         -1,
       ),
@@ -150,82 +143,75 @@ export class WailsBridge implements Bridge {
   }
 
   async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
-    const r = await call<unknown>('SystemPrompt', () => app().SystemPrompt(template, workspace));
-    return systemPromptOf(r);
+    return call('SystemPrompt', () => app().SystemPrompt(template, workspace));
   }
 
   async listSessions(): Promise<Summary[]> {
-    return list<Record<string, unknown>>(await call('Sessions', () => app().Sessions())).map(summaryOf);
+    return list(await call('Sessions', () => app().Sessions()));
   }
 
   async openSession(id: string): Promise<SessionSnapshot> {
-    const r = await call<unknown>('Open', () => app().Open(id));
-    if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('Open', 'The session could not be read.');
-    return { summary: summaryOf(r['summary']), events: parseEvents(r['events']) };
+    const r = await call('Open', () => app().Open(id));
+    return { summary: r.summary, events: parseEvents(r.events) };
   }
 
   async do(cmd: Command): Promise<Outcome> {
     // Go's JSON of the command (empty fields left out), as a recording keeps it.
-    const r = await call<unknown>(cmd.do, () => app().Do(commandJSON(cmd)));
+    const r = await call(cmd.do, () => app().Do(commandJSON(cmd)));
     if (cmd.do === 'delete') this.#hub.forget(cmd.session);
-    return outcomeOf(r);
+    return r;
   }
 
   async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
-    return searchResultsOf(await call<unknown>('Search', () => app().Search(query, filter, limit)));
+    return searchResultsOf(await call('Search', () => app().Search(query, filter, limit)));
   }
 
   async searchStatus(): Promise<SearchStatus> {
-    return searchStatusOf(await call<unknown>('SearchStatus', () => app().SearchStatus()));
+    return searchStatusOf(await call('SearchStatus', () => app().SearchStatus()));
   }
 
   async renameSession(id: string, title: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('RenameSession', () => app().RenameSession(id, title)));
+    return call('RenameSession', () => app().RenameSession(id, title));
   }
 
   async pinSession(id: string, on: boolean): Promise<Summary> {
-    return summaryOf(await call<unknown>('PinSession', () => app().PinSession(id, on)));
+    return call('PinSession', () => app().PinSession(id, on));
   }
 
   async duplicateSession(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('DuplicateSession', () => app().DuplicateSession(id)));
+    return call('DuplicateSession', () => app().DuplicateSession(id));
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {
-    const r = await call<{ session?: unknown; until?: unknown }>('DeleteSessionLater', () => app().DeleteSessionLater(id));
-    return { session: id, until: typeof r?.until === 'string' ? r.until : '' };
+    return call('DeleteSessionLater', () => app().DeleteSessionLater(id));
   }
 
   async undoDelete(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('UndoDelete', () => app().UndoDelete(id)));
+    return call('UndoDelete', () => app().UndoDelete(id));
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('EventPayload', () => app().EventPayload(sessionId, seq));
-    if (typeof body !== 'string') throw toBridgeError('EventPayload', 'The event could not be read.');
-    return body;
+    return call('EventPayload', () => app().EventPayload(sessionId, seq));
   }
 
   async pickFolder(title: string): Promise<string> {
-    const dir = await call<unknown>('PickFolder', () => app().PickFolder(title));
-    return typeof dir === 'string' ? dir : '';
+    return call('PickFolder', () => app().PickFolder(title));
   }
 
   async rawRequest(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('RawRequest', () => app().RawRequest(sessionId, seq));
-    return typeof body === 'string' ? body : JSON.stringify(body);
+    return call('RawRequest', () => app().RawRequest(sessionId, seq));
   }
 
   async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
-    return renderedPromptOf(await call<unknown>('RenderedPrompt', () => app().RenderedPrompt(sessionId, seq)));
+    return call('RenderedPrompt', () => app().RenderedPrompt(sessionId, seq));
   }
 
   async checkModel(check: ModelCheck): Promise<ReadinessReport> {
-    return readinessOf(await call<unknown>('CheckModel', () => app().CheckModel(check)));
+    return call('CheckModel', () => app().CheckModel(check));
   }
 
   async getSettings(): Promise<Settings> {
-    return settingsOf(await call<unknown>('Settings', () => app().Settings()));
+    return settingsOf(await call('Settings', () => app().Settings()));
   }
 
   async saveSettings(s: Settings): Promise<void> {
@@ -233,18 +219,11 @@ export class WailsBridge implements Bridge {
   }
 
   async checkHost(host: string): Promise<HostCheck> {
-    const r = await call<unknown>('CheckHost', () => app().CheckHost(host));
-    const o = isRecord(r) ? r : {};
-    return {
-      host: typeof o['host'] === 'string' ? o['host'] : host,
-      reachable: o['reachable'] === true,
-      version: typeof o['version'] === 'string' ? o['version'] : '',
-      message: typeof o['message'] === 'string' ? o['message'] : '',
-    };
+    return call('CheckHost', () => app().CheckHost(host));
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {
-    return ruleLimitsOf(await call<unknown>('RuleLimits', () => app().RuleLimits(rule)));
+    return ruleLimitsOf(await call('RuleLimits', () => app().RuleLimits(rule)));
   }
 
   async checkRule(rule: Rule): Promise<RuleCheck> {
@@ -256,11 +235,11 @@ export class WailsBridge implements Bridge {
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call<unknown>('Workspace', () => app().Workspace(dir)));
+    return workspaceInfoOf(await call('Workspace', () => app().Workspace(dir)));
   }
 
   async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call<unknown>('SetWorkspace', () => app().SetWorkspace(dir, change)));
+    return workspaceInfoOf(await call('SetWorkspace', () => app().SetWorkspace(dir, change)));
   }
 
   async protections(): Promise<Protections> {
@@ -276,7 +255,7 @@ export class WailsBridge implements Bridge {
   }
 
   async cancelPull(name: string): Promise<boolean> {
-    return (await call<unknown>('CancelPull', () => app().CancelPull(name))) === true;
+    return call('CancelPull', () => app().CancelPull(name));
   }
 
   async deleteModel(name: string): Promise<void> {

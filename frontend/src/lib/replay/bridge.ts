@@ -10,18 +10,12 @@ import { BridgeError, type Bridge, type Listener, type Unsubscribe } from '../br
 import { EventHub, type Scheduler } from '../bridge/hub';
 import {
   commandJSON,
-  deltaOf,
   isRecord,
   parseEvent,
-  readinessOf,
-  renderedPromptOf,
   restoreResultOf,
   ruleLimitsOf,
   settingsOf,
-  summaryOf,
-  systemPromptOf,
   workspaceInfoOf,
-  outcomeOf,
   type Command,
   type Connection,
   type ModelCheck,
@@ -42,6 +36,7 @@ import {
   type SearchStatus,
   type SessionSnapshot,
   type Settings,
+  type SettingsWire,
   type StatusInfo,
   type Summary,
   type SystemPromptView,
@@ -155,8 +150,9 @@ export class ReplayBridge implements Bridge {
     this.pulls = opts.pulls ?? {};
     this.pullStepMs = opts.pullStepMs ?? 0;
     this.start = opts.start ?? {};
-    this.#summary = recording.session ? summaryOf(recording.session) : null;
-    this.#settings = settingsOf(recording.settings);
+    // What a recording holds Go wrote from the types go.ts declares.
+    this.#summary = recording.session ? (recording.session as unknown as Summary) : null;
+    this.#settings = settingsOf(recording.settings as unknown as SettingsWire);
     if (opts.from !== undefined) {
       const at = this.#steps.findIndex((s) => s.mark === opts.from);
       if (at < 0) throw new Error(`${REPLAY_MARK}: ${recording.scenario} has no mark "${opts.from}"`);
@@ -254,8 +250,7 @@ export class ReplayBridge implements Bridge {
       if (this.#summary) this.#summary = summaryAfter(this.#summary, e);
       if (live) this.#hub.push('events', e);
     } else if (s.delta !== undefined) {
-      const d = deltaOf(s.delta);
-      if (d && live) this.#hub.push('deltas', d);
+      if (live) this.#hub.push('deltas', s.delta as unknown as Delta);
     }
   }
 
@@ -296,10 +291,10 @@ export class ReplayBridge implements Bridge {
   /** A command the recording took: what it changes of the replay's own state. */
   #took(c: RecordedCall, args: unknown[]): void {
     if (c.error !== undefined) return;
-    if (c.method === 'saveSettings') this.#settings = settingsOf(args[0]);
+    if (c.method === 'saveSettings') this.#settings = settingsOf(args[0] as SettingsWire);
     const cmd = commandOf(c.method, args);
     if (!cmd) return;
-    if (isRecord(c.result) && isRecord(c.result['summary'])) this.#summary = summaryOf(c.result['summary']);
+    if (isRecord(c.result) && isRecord(c.result['summary'])) this.#summary = c.result['summary'] as unknown as Summary;
     if (cmd['do'] === 'delete') {
       this.#summary = null;
       this.#events = [];
@@ -458,7 +453,7 @@ export class ReplayBridge implements Bridge {
   /** The engine's answer when the recording has one; else systemPromptInfo, or the template as it is. */
   async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
     const recorded = this.#recorded('systemPrompt', [template, workspace]);
-    if (recorded) return systemPromptOf(this.#query('systemPrompt', [template, workspace]));
+    if (recorded) return this.#query('systemPrompt', [template, workspace]) as unknown as SystemPromptView;
     this.calls.push({ method: 'systemPrompt', args: [template, workspace] });
     return structuredClone(this.systemPromptInfo ?? { text: template });
   }
@@ -569,7 +564,7 @@ export class ReplayBridge implements Bridge {
     if (recorded && isRecord(recorded.result)) {
       const r = recorded.result;
       return {
-        summary: summaryOf(r['summary']),
+        summary: r['summary'] as unknown as Summary,
         events: (Array.isArray(r['events']) ? r['events'] : []).map(parseEvent).filter((e): e is TraceEvent => e != null),
       };
     }
@@ -588,8 +583,7 @@ export class ReplayBridge implements Bridge {
   }
 
   async do(cmd: Command): Promise<Outcome> {
-    const r = await this.#command('do', [commandJSON(cmd)]);
-    return outcomeOf(r);
+    return ((await this.#command('do', [commandJSON(cmd)])) ?? {}) as unknown as Outcome;
   }
 
   async pickFolder(title: string): Promise<string> {
@@ -607,11 +601,11 @@ export class ReplayBridge implements Bridge {
   }
 
   async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
-    return renderedPromptOf(this.#query('renderedPrompt', [sessionId, seq]));
+    return this.#query('renderedPrompt', [sessionId, seq]) as unknown as RenderedPrompt;
   }
 
   async checkModel(check: ModelCheck): Promise<ReadinessReport> {
-    return readinessOf(this.#query('checkModel', [check]));
+    return this.#query('checkModel', [check]) as unknown as ReadinessReport;
   }
 
   async getSettings(): Promise<Settings> {
