@@ -72,5 +72,3 @@ func (*Service) Save(Outer) error { return nil }
 
 // Ping gives nothing.
 func (*Service) Ping() {}
-
-func (*Service) hidden() {}
