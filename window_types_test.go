@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -28,9 +29,9 @@ var update = flag.Bool("update", false, "rewrite "+windowTypesFile+" and "+windo
 // windowTypesFile is the window's copy of the Go types it reads.
 const windowTypesFile = "frontend/src/lib/types/go.ts"
 
-// windowTypes declares every Go type the window reads or sends: what the
-// bound methods take and return, the events' envelope and payloads, the
-// deltas and a pull's progress.
+// windowTypes declares every Go type the window reads or sends: the bound
+// methods with what they take and return, the events' envelope and
+// payloads, the deltas and a pull's progress.
 func windowTypes() ([]byte, error) {
 	g := tsgen.New("github.com/loupe-dev/loupe", ".")
 	// Names the window gives these types (two packages' types of one
@@ -81,29 +82,32 @@ func windowTypes() ([]byte, error) {
 	} {
 		g.Name(v, name)
 	}
-	g.Add(
-		trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{},
-		// The bound methods' parameters and results (app.go).
-		Status{}, HostCheck{}, ollama.ModelInfo{}, ollama.Connection{},
-		session.SystemPrompt{}, session.Summary{}, session.Detail{}, session.Outcome{},
-		session.RenderedPrompt{}, session.ModelCheck{}, readiness.Report{},
-		settings.Settings{}, store.SearchFilter{}, store.SearchResults{}, store.SearchStatus{},
-		workspace.Info{}, workspace.Change{}, sandbox.Report{},
-		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
-		session.ToolInfo{}, session.Try{}, session.TryResult{}, session.TryDelta{}, session.Comparison{},
-	)
-	// Each kind of command (session.Command), and the union the window
-	// sends, told apart by do.
-	var cmds strings.Builder
-	cmds.WriteString("/** One thing the window asks of a session (session.Command): do names the kind. */\nexport type CommandWire =")
+	// The bound methods (every exported method of App: Wails binds them
+	// all), with what they take and return.
+	g.Methods("BoundApp", (*App)(nil))
+	g.Add(trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{}, permission.Call{}, session.TryDelta{})
+	// Each kind of command (session.Command), the union the window sends,
+	// told apart by do, and each kind's fields (what DecodeCommand takes).
+	var cmds, fields strings.Builder
+	cmds.WriteString("/** One thing the window asks of a session (session.Command): do names the kind, the other fields are the kind's. */\nexport type Command =")
+	fields.WriteString("/** The fields each kind of command takes besides do (session.DecodeCommand refuses any other). */\nexport const COMMAND_FIELDS = {\n")
 	for _, c := range session.CommandValues() {
 		name := commandTypeName(c.Kind())
 		g.Name(c, name)
 		g.Add(c)
 		cmds.WriteString("\n  | ({ do: '" + c.Kind() + "' } & " + name + ")")
+		var names []string
+		t := reflect.TypeOf(c)
+		for i := range t.NumField() {
+			n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			names = append(names, "'"+n+"'")
+		}
+		fields.WriteString("  " + c.Kind() + ": [" + strings.Join(names, ", ") + "],\n")
 	}
 	cmds.WriteString(";")
+	fields.WriteString("} as const satisfies Record<Command['do'], readonly string[]>;")
 	g.Raw(cmds.String())
+	g.Raw(fields.String())
 	// The values of the Go constants the window tells apart.
 	g.Consts("ERROR_KINDS", "ErrorKind", trace.Event{}, "Err")
 	g.Consts("STOP_REASONS", "StopReason", trace.Event{}, "End")

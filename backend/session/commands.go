@@ -418,7 +418,7 @@ func withRestore(r RestoreResult, err error) (Outcome, error) {
 }
 
 func (c Create) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.CreateSetUp(ctx, c.Workspace, c.Model, Setup{Host: c.Host, Tools: c.Tools}))
+	return withSummary(m.create(ctx, c.Workspace, c.Model, Setup{Host: c.Host, Tools: c.Tools}))
 }
 
 func (Demo) run(ctx context.Context, m *Manager) (Outcome, error) {
@@ -426,11 +426,11 @@ func (Demo) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c Delete) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.Delete(ctx, c.Session)
+	return Outcome{}, m.deleteSession(ctx, c.Session)
 }
 
 func (c SetModel) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.SetModel(ctx, c.Session, c.Model))
+	return withSummary(m.setModel(ctx, c.Session, c.Model))
 }
 
 func (c SetTools) run(ctx context.Context, m *Manager) (Outcome, error) {
@@ -438,18 +438,18 @@ func (c SetTools) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c Send) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return withSummary(m.Start(ctx, c.Session, c.Text, RunOptions{}))
+	return withSummary(m.start(ctx, c.Session, c.Text, RunOptions{}))
 }
 
 func (c Stop) run(ctx context.Context, m *Manager) (Outcome, error) {
 	// Stop answers once the run has ended: its summary says how. A run
 	// left paused that no process runs (its resume failed) is ended here.
-	if !m.Stop(c.Session) {
+	if !m.stop(c.Session) {
 		if err := m.endLeftPaused(ctx, c.Session); err != nil {
 			return Outcome{}, err
 		}
 	}
-	m.Wait(c.Session)
+	m.wait(c.Session)
 	return withSummary(m.summaryOf(ctx, c.Session))
 }
 

@@ -146,13 +146,6 @@ func (m *Manager) summaryOf(ctx context.Context, id string) (Summary, error) {
 	return m.summary(ctx, s)
 }
 
-// Create starts a new, empty session on a workspace folder, on the local
-// Ollama host. The demo given no folder works in a fresh copy of its
-// project.
-func (m *Manager) Create(ctx context.Context, workspace, model string) (Summary, error) {
-	return m.CreateSetUp(ctx, workspace, model, Setup{})
-}
-
 // Setup is what a new session is set up with besides its folder and model.
 type Setup struct {
 	// Host is the Ollama host it runs on: "" or "local" for the local one,
@@ -163,8 +156,9 @@ type Setup struct {
 	Tools *[]string
 }
 
-// CreateSetUp is Create with a host and a choice of tools.
-func (m *Manager) CreateSetUp(ctx context.Context, workspace, model string, su Setup) (Summary, error) {
+// create starts a new, empty session on a workspace folder, set up with
+// su. The demo given no folder works in a fresh copy of its project.
+func (m *Manager) create(ctx context.Context, workspace, model string, su Setup) (Summary, error) {
 	workspace, err := workspaceFor(model, workspace)
 	if err != nil {
 		return Summary{}, err
@@ -354,11 +348,11 @@ func (m *Manager) Payload(ctx context.Context, id string, seq int64) (string, er
 	return string(e.Payload), nil
 }
 
-// Delete stops a session's run if any and removes it with its log (and
-// the demo's copy of its project, when no other session works there).
-func (m *Manager) Delete(ctx context.Context, id string) error {
-	m.Stop(id)
-	m.Wait(id)
+// deleteSession stops a session's run if any and removes it with its log
+// (and the demo's copy of its project, when no other session works there).
+func (m *Manager) deleteSession(ctx context.Context, id string) error {
+	m.stop(id)
+	m.wait(id)
 	s, err := m.store.GetSession(ctx, id)
 	if err != nil {
 		return err
@@ -381,8 +375,8 @@ func (m *Manager) forget(id string) {
 	m.grants.forget(id)
 }
 
-// SetModel changes the model used by the session's next run.
-func (m *Manager) SetModel(ctx context.Context, id, model string) (Summary, error) {
+// setModel changes the model used by the session's next run.
+func (m *Manager) setModel(ctx context.Context, id, model string) (Summary, error) {
 	if strings.TrimSpace(model) == "" {
 		return Summary{}, errors.New("choose a model")
 	}
@@ -393,12 +387,12 @@ func (m *Manager) SetModel(ctx context.Context, id, model string) (Summary, erro
 	return m.summary(ctx, s)
 }
 
-// Stop cancels a session's run, if one is going. Running commands are
+// stop cancels a session's run, if one is going. Running commands are
 // killed with their whole process tree; open calls get "cancelled".
-func (m *Manager) Stop(id string) bool { return m.StopBy(id, "") }
+func (m *Manager) stop(id string) bool { return m.StopBy(id, "") }
 
-// StopBy is Stop saying who stopped the run ("SIGTERM"), for its log; ""
-// is the user.
+// StopBy is stop saying who stopped the run ("SIGTERM"), for its log; ""
+// is the user (the command line's stop on a signal).
 func (m *Manager) StopBy(id, who string) bool {
 	m.mu.Lock()
 	r := m.running[id]
@@ -414,8 +408,8 @@ func (m *Manager) StopBy(id, who string) bool {
 	return true
 }
 
-// Wait blocks until the session's run (if any) has ended.
-func (m *Manager) Wait(id string) {
+// wait blocks until the session's run (if any) has ended.
+func (m *Manager) wait(id string) {
 	m.mu.Lock()
 	r := m.running[id]
 	m.mu.Unlock()
@@ -423,10 +417,6 @@ func (m *Manager) Wait(id string) {
 		<-r.done
 	}
 }
-
-// StopAll stops every run as Stop does, and waits for them: the command
-// line on a signal.
-func (m *Manager) StopAll() { m.cancelAll(nil) }
 
 // Close is for Loupe closing: a run paused at a checkpoint is left paused
 // (it waits there again when Loupe opens), a working run ends as

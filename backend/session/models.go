@@ -4,7 +4,6 @@ import (
 	"context"
 	"log"
 	"strings"
-	"time"
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/demo"
@@ -41,14 +40,6 @@ func (m *Manager) chatModel(host onHost, name string) agent.Model {
 		pace = 0
 	}
 	return demo.Model{Pace: pace}
-}
-
-// SetDemoPace sets the wait between the demo's streamed pieces (0: none,
-// for tests).
-func (m *Manager) SetDemoPace(d time.Duration) {
-	m.mu.Lock()
-	m.demoPace = d
-	m.mu.Unlock()
 }
 
 // workspaceFor is the folder a new session works in: the one given, or,
@@ -88,14 +79,14 @@ func (m *Manager) removeDemoCopy(ctx context.Context, dir string) {
 // through), with its task sent. It returns the session's summary as the
 // run begins; the run pauses before its first request.
 func (m *Manager) startDemo(ctx context.Context) (Summary, error) {
-	s, err := m.Create(ctx, "", demo.Name)
+	s, err := m.create(ctx, "", demo.Name, Setup{})
 	if err != nil {
 		return Summary{}, err
 	}
 	if err := m.steps.set(ctx, s.ID, true); err != nil {
 		return Summary{}, err
 	}
-	return m.Start(ctx, s.ID, demo.Task, RunOptions{})
+	return m.start(ctx, s.ID, demo.Task, RunOptions{})
 }
 
 // requestHost is what each model_request records as where it went: the

@@ -35,7 +35,7 @@ type RunOptions struct {
 	compact bool
 }
 
-// Start checks that the run can begin, then runs it in the background.
+// start checks that the run can begin, then runs it in the background.
 // Errors that stop it from starting (unknown model, Ollama not running,
 // busy) come back here, before anything is written to the session.
 // It returns the session's summary as the run begins (its title set from
@@ -43,7 +43,7 @@ type RunOptions struct {
 // the checks (the summary could not be read) gives the run up before it
 // writes anything, so the window is never told of a failure while a run
 // goes on.
-func (m *Manager) Start(ctx context.Context, id, text string, opt RunOptions) (Summary, error) {
+func (m *Manager) start(ctx context.Context, id, text string, opt RunOptions) (Summary, error) {
 	p, err := m.prepare(ctx, id, text, opt)
 	if err != nil {
 		return Summary{}, err

@@ -140,7 +140,7 @@ func (m *Manager) deleteNow(id string) {
 	if !waiting {
 		return
 	}
-	if err := m.Delete(context.Background(), id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := m.deleteSession(context.Background(), id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		log.Printf("loupe: deleting session %s: %v", id, err)
 	}
 }

@@ -92,6 +92,64 @@ func (g *Gen) Consts(name, typeName string, v any, prefix string) {
 	g.Raw(b.String())
 }
 
+// Methods declares an interface named name with the exported methods of
+// v (a pointer, for its whole method set) as Wails binds them: each takes
+// the method's parameters, under their names in the source, and returns a
+// Promise of its result (void for none or an error alone; an error after
+// a result is the promise's rejection). The types of the parameters and
+// results are declared too.
+func (g *Gen) Methods(name string, v any) {
+	t := reflect.TypeOf(v)
+	base := typeOf(v)
+	info := g.pkg(base.PkgPath())
+	var b strings.Builder
+	where := strings.TrimPrefix(strings.TrimPrefix(base.PkgPath(), g.module), "/")
+	if where == "" {
+		where = "main"
+	}
+	fmt.Fprintf(&b, "/** The methods of %s.%s the window calls (bound by Wails). */\nexport interface %s {\n", filepath.Base(where), base.Name(), name)
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	for i := range t.NumMethod() {
+		m := t.Method(i)
+		key := base.Name() + "." + m.Name
+		if doc := info.funcDocs[key]; doc != "" {
+			fmt.Fprintf(&b, "  /** %s */\n", comment(doc, "  "))
+		}
+		names := info.params[key]
+		var params []string
+		for j := 1; j < m.Type.NumIn(); j++ {
+			pn := fmt.Sprintf("arg%d", j)
+			if j-1 < len(names) && names[j-1] != "" && names[j-1] != "_" {
+				pn = names[j-1]
+			}
+			ts, null := g.expr(m.Type.In(j))
+			if null {
+				ts += " | null"
+			}
+			params = append(params, pn+": "+ts)
+		}
+		res := "void"
+		outs := m.Type.NumOut()
+		if outs > 0 && m.Type.Out(outs-1) == errType {
+			outs--
+		}
+		switch outs {
+		case 0:
+		case 1:
+			ts, null := g.expr(m.Type.Out(0))
+			if null {
+				ts += " | null"
+			}
+			res = ts
+		default:
+			g.fail(fmt.Errorf("tsgen: %s returns %d values: Wails binds a result and an error at most", key, m.Type.NumOut()))
+		}
+		fmt.Fprintf(&b, "  %s(%s): Promise<%s>;\n", m.Name, strings.Join(params, ", "), res)
+	}
+	b.WriteString("}")
+	g.Raw(b.String())
+}
+
 // NameOf is the TypeScript name of the type of v once added.
 func (g *Gen) NameOf(v any) string { return g.nameOf(typeOf(v)) }
 
@@ -376,14 +434,16 @@ type pkgInfo struct {
 	consts    map[string][]string // type name → its string constants' values, in source order
 	untyped   []constant          // the untyped string constants, in source order
 	typeDocs  map[string]string
-	fieldDocs map[string]string // "Type.Field" → doc
+	fieldDocs map[string]string   // "Type.Field" → doc
+	funcDocs  map[string]string   // "Type.Method" → doc
+	params    map[string][]string // "Type.Method" → its parameters' names
 }
 
 func (g *Gen) pkg(path string) *pkgInfo {
 	if p, ok := g.pkgs[path]; ok {
 		return p
 	}
-	p := &pkgInfo{consts: map[string][]string{}, typeDocs: map[string]string{}, fieldDocs: map[string]string{}}
+	p := &pkgInfo{consts: map[string][]string{}, typeDocs: map[string]string{}, fieldDocs: map[string]string{}, funcDocs: map[string]string{}, params: map[string][]string{}}
 	g.pkgs[path] = p
 	if !strings.HasPrefix(path, g.module) {
 		return p
@@ -412,6 +472,10 @@ func (g *Gen) pkg(path string) *pkgInfo {
 
 func (p *pkgInfo) read(f *ast.File) {
 	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			p.readMethod(fd)
+			continue
+		}
 		gd, ok := d.(*ast.GenDecl)
 		if !ok {
 			continue
@@ -471,4 +535,33 @@ func (p *pkgInfo) read(f *ast.File) {
 			}
 		}
 	}
+}
+
+// readMethod keeps a method's doc and its parameters' names.
+func (p *pkgInfo) readMethod(fd *ast.FuncDecl) {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 {
+		return
+	}
+	rt := fd.Recv.List[0].Type
+	if st, ok := rt.(*ast.StarExpr); ok {
+		rt = st.X
+	}
+	id, ok := rt.(*ast.Ident)
+	if !ok {
+		return
+	}
+	key := id.Name + "." + fd.Name.Name
+	if fd.Doc != nil {
+		p.funcDocs[key] = fd.Doc.Text()
+	}
+	var names []string
+	for _, f := range fd.Type.Params.List {
+		if len(f.Names) == 0 {
+			names = append(names, "")
+		}
+		for _, n := range f.Names {
+			names = append(names, n.Name)
+		}
+	}
+	p.params[key] = names
 }

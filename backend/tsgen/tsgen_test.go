@@ -108,3 +108,28 @@ func TestConstantsThatDoNotExistAreAnError(t *testing.T) {
 		t.Fatal("no error")
 	}
 }
+
+// A bound type's methods are written as Wails calls them: the source's
+// parameter names (argN for one without), a Promise of the result with
+// the error left to the rejection, void for none.
+func TestMethodsAreWrittenAsWailsBindsThem(t *testing.T) {
+	g := gen()
+	g.Methods("Bound", (*sample.Service)(nil))
+	out, err := g.Write("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{
+		"export interface Bound {\n",
+		"  /** Get finds one by id. */\n  Get(id: string, n: number): Promise<Inner>;\n",
+		"  List(): Promise<Inner[] | null>;\n",
+		"  Ping(): Promise<void>;\n",
+		"  Save(arg1: Outer): Promise<void>;\n",
+		"export interface Inner {", "export interface Outer {",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func newRig(t testing.TB, srv *realollama.Server) *rig {
 	t.Cleanup(func() { st.Close() })
 	r := &rig{t: t, srv: srv, st: st, sink: &sink{}, wire: newWire()}
 	r.m = session.NewManager(st, ollama.New(srv.URL(), &http.Client{Transport: r.wire}), permission.NewBroker(), r.sink)
-	t.Cleanup(r.m.StopAll)
+	t.Cleanup(r.m.Close)
 	s := settings.Defaults()
 	s.PermissionMode = permission.ModeAuto
 	if err := settings.Save(context.Background(), st, s); err != nil {
@@ -84,11 +84,23 @@ func newRig(t testing.TB, srv *realollama.Server) *rig {
 
 func (r *rig) newSession() string {
 	r.t.Helper()
-	sum, err := r.m.Create(context.Background(), r.ws, modelName)
+	out, err := r.m.Do(context.Background(), session.Create{Workspace: r.ws, Model: modelName})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return sum.ID
+	return out.Summary.ID
+}
+
+// waitEnd waits for the session's run, started in the background (Send),
+// to write its end.
+func (r *rig) waitEnd() {
+	r.t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if evs := r.events(); len(evs) > 0 && evs[len(evs)-1].Kind == trace.KindRunEnd {
+			return
+		}
+	}
+	r.t.Fatal("the run did not end within 2 minutes")
 }
 
 func (r *rig) write(name, content string) {

@@ -30,11 +30,11 @@ func TestRenderedPromptOnRealOllama(t *testing.T) {
 	r := newRig(t, srv)
 	ctx := context.Background()
 	one := []string{"list_dir"}
-	sum, err := r.m.CreateSetUp(ctx, r.ws, modelName, session.Setup{Tools: &one})
+	out, err := r.m.Do(ctx, session.Create{Workspace: r.ws, Model: modelName, Tools: &one})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.id = sum.ID
+	r.id = out.Summary.ID
 	if end := r.run("What is in this folder?"); end.Reason != trace.EndAnswered {
 		t.Fatalf("end = %+v", end)
 	}

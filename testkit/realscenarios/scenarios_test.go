@@ -369,7 +369,7 @@ func TestOllamaKilledMidStream(t *testing.T) {
 			callOnce.Do(func() { close(sawCall) })
 		}
 	})
-	if _, err := r.m.Start(context.Background(), r.id, "Write evil.txt", session.RunOptions{}); err != nil {
+	if _, err := r.m.Do(context.Background(), session.Send{Session: r.id, Text: "Write evil.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	for what, ch := range map[string]chan struct{}{"the first delta at the sink": firstDelta, "the tool call on the wire": sawCall} {
@@ -380,7 +380,7 @@ func TestOllamaKilledMidStream(t *testing.T) {
 		}
 	}
 	srv.Kill()
-	r.m.Wait(r.id)
+	r.waitEnd()
 	r.wire.watch(nil)
 
 	evs := r.events()
@@ -523,13 +523,13 @@ func TestUnknownModel(t *testing.T) {
 	srv := startServer(t, gguf.Script{Steps: []gguf.Step{{Answer: "unused"}}})
 	r := newRig(t, srv)
 	const missing = "loupe-missing-model"
-	if _, err := r.m.SetModel(context.Background(), r.id, missing); err != nil {
+	if _, err := r.m.Do(context.Background(), session.SetModel{Session: r.id, Model: missing}); err != nil {
 		t.Fatal(err)
 	}
 	for _, start := range []bool{false, true} {
 		var err error
 		if start {
-			_, err = r.m.Start(context.Background(), r.id, "Hi", session.RunOptions{})
+			_, err = r.m.Do(context.Background(), session.Send{Session: r.id, Text: "Hi"})
 		} else {
 			_, err = r.m.Run(context.Background(), r.id, "Hi", session.RunOptions{})
 		}
@@ -538,7 +538,7 @@ func TestUnknownModel(t *testing.T) {
 			t.Fatalf("start=%v: err = %v, want a model-not-found error saying `ollama pull %s`", start, err, missing)
 		}
 	}
-	r.m.Wait(r.id)
+	// Neither started a run (an error from Send means none started).
 	if evs := r.events(); len(evs) != 0 {
 		t.Fatalf("%d events written for a run that could not start: %s", len(evs), kinds(evs))
 	}

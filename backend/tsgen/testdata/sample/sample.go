@@ -57,3 +57,18 @@ type Outer struct {
 	Dashed   string            `json:"with-dash"`
 	Colors   map[string][]bool `json:"colors"`
 }
+
+// Service has methods of each shape Wails binds.
+type Service struct{}
+
+// Get finds one by id.
+func (*Service) Get(id string, n int) (Inner, error) { return Inner{}, nil }
+
+// List has a nil slice to give.
+func (*Service) List() []Inner { return nil }
+
+// Save only fails or not.
+func (*Service) Save(Outer) error { return nil }
+
+// Ping gives nothing.
+func (*Service) Ping() {}

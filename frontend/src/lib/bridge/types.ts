@@ -44,7 +44,7 @@ export type Listener<T> = (batch: T[]) => void;
  * log's events and the deltas (the streamed text of answers, the output of
  * running commands). Every state of a session (running,
  * paused, waiting for an answer) is read from its events. The Wails
- * implementation is the only code that touches wailsjs; specs and the demo
+ * implementation is the only code that talks to Wails; specs and the demo
  * use lib/replay's ReplayBridge, which plays recordings of the Go engine.
  * Commands reject with an Error whose message is readable.
  */

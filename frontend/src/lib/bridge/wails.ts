@@ -1,14 +1,14 @@
-// The only module that imports the Wails bindings (../../../wailsjs).
-// Results are converted to our own types here, so that the generated
-// binding classes never leak into the rest of the UI.
-import * as App from '../../../wailsjs/go/main/App';
+// The only module that talks to Wails: the bound methods of main.App, as
+// the window injects them, typed by go.ts' BoundApp (generated from App's
+// Go methods), and Wails' runtime (../../../wailsjs/runtime) for its
+// events.
 import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 import {
   CHANNELS,
   commandJSON,
-  deltaOf,
   isRecord,
   parseEvent,
+  type BoundApp,
   type Command,
   type Connection,
   type ModelCheck,
@@ -40,15 +40,9 @@ import {
   type WorkspaceInfo,
   pullProgressOf,
   type PullProgress,
-  readinessOf,
-  renderedPromptOf,
-  restoreResultOf,
   ruleLimitsOf,
   settingsOf,
-  summaryOf,
-  systemPromptOf,
   workspaceInfoOf,
-  outcomeOf,
   searchResultsOf,
   comparisonOf,
   type Comparison,
@@ -63,22 +57,31 @@ export function wailsAvailable(): boolean {
   return Boolean(w.go?.main?.App && w.runtime);
 }
 
-async function call<T>(command: string, run: () => Promise<unknown>): Promise<T> {
+/**
+ * The bound methods (window.go.main.App), read at each call: Wails injects
+ * them into the window after this module loads.
+ */
+function app(): BoundApp {
+  return (globalThis as unknown as { go: { main: { App: BoundApp } } }).go.main.App;
+}
+
+async function call<T>(command: string, run: () => Promise<T>): Promise<T> {
   try {
-    return (await run()) as T;
+    return await run();
   } catch (e) {
     throw toBridgeError(command, e);
   }
 }
 
-function list<T>(v: unknown): T[] {
-  return Array.isArray(v) ? (v as T[]) : [];
+/** A list Go may send as null (a nil slice), as a list. */
+function list<T>(v: T[] | null | undefined): T[] {
+  return Array.isArray(v) ? v : [];
 }
 
 /** Parses a list of events from the backend, dropping anything malformed. */
 export function parseEvents(v: unknown): TraceEvent[] {
   const out: TraceEvent[] = [];
-  for (const raw of list<unknown>(v)) {
+  for (const raw of Array.isArray(v) ? (v as unknown[]) : []) {
     const e = parseEvent(raw);
     if (e) out.push(e);
     else console.warn('loupe: dropped a malformed event', raw);
@@ -122,8 +125,7 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.delta,
         (v: unknown) => {
-          const d = deltaOf(v);
-          if (d) this.#hub.push('deltas', d);
+          if (isRecord(v) && typeof v['session_id'] === 'string') this.#hub.push('deltas', v as unknown as Delta);
         },
         -1,
       ),
@@ -137,162 +139,139 @@ export class WailsBridge implements Bridge {
   }
 
   status(): Promise<StatusInfo> {
-    return call('Status', () => App.Status());
+    return call('Status', () => app().Status());
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    return list(await call('Models', () => App.Models()));
+    return list(await call('Models', () => app().Models()));
   }
 
   async listModelsOn(host: string): Promise<ModelInfo[]> {
-    return list(await call('ModelsOn', () => App.ModelsOn(host)));
+    return list(await call('ModelsOn', () => app().ModelsOn(host)));
   }
 
   async connections(): Promise<Connection[]> {
-    return list(await call('Connections', () => App.Connections()));
+    return list(await call('Connections', () => app().Connections()));
   }
 
   async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
-    const r = await call<unknown>('SystemPrompt', () => App.SystemPrompt(template, workspace));
-    return systemPromptOf(r);
+    return call('SystemPrompt', () => app().SystemPrompt(template, workspace));
   }
 
   async listSessions(): Promise<Summary[]> {
-    return list<Record<string, unknown>>(await call('Sessions', () => App.Sessions())).map(summaryOf);
+    return list(await call('Sessions', () => app().Sessions()));
   }
 
   async openSession(id: string): Promise<SessionSnapshot> {
-    const r = await call<unknown>('Open', () => App.Open(id));
-    if (!isRecord(r) || !isRecord(r['summary'])) throw toBridgeError('Open', 'The session could not be read.');
-    return { summary: summaryOf(r['summary']), events: parseEvents(r['events']) };
+    const r = await call('Open', () => app().Open(id));
+    return { summary: r.summary, events: parseEvents(r.events) };
   }
 
   async do(cmd: Command): Promise<Outcome> {
-    // Plain JSON: the generated parameter type is a class, and the Go side
-    // reads the fields only.
-    const r = await call<unknown>(cmd.do, () => App.Do(commandJSON(cmd) as unknown as Parameters<typeof App.Do>[0]));
+    // Go's JSON of the command (empty fields left out), as a recording keeps it.
+    const r = await call(cmd.do, () => app().Do(commandJSON(cmd)));
     if (cmd.do === 'delete') this.#hub.forget(cmd.session);
-    return outcomeOf(r);
+    return r;
   }
 
   async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
-    const f = filter as unknown as Parameters<typeof App.Search>[1];
-    return searchResultsOf(await call<unknown>('Search', () => App.Search(query, f, limit)));
+    return searchResultsOf(await call('Search', () => app().Search(query, filter, limit)));
   }
 
   async searchStatus(): Promise<SearchStatus> {
-    return searchStatusOf(await call<unknown>('SearchStatus', () => App.SearchStatus()));
+    return searchStatusOf(await call('SearchStatus', () => app().SearchStatus()));
   }
 
   async renameSession(id: string, title: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('RenameSession', () => App.RenameSession(id, title)));
+    return call('RenameSession', () => app().RenameSession(id, title));
   }
 
   async pinSession(id: string, on: boolean): Promise<Summary> {
-    return summaryOf(await call<unknown>('PinSession', () => App.PinSession(id, on)));
+    return call('PinSession', () => app().PinSession(id, on));
   }
 
   async duplicateSession(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('DuplicateSession', () => App.DuplicateSession(id)));
+    return call('DuplicateSession', () => app().DuplicateSession(id));
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {
-    const r = await call<{ session?: unknown; until?: unknown }>('DeleteSessionLater', () => App.DeleteSessionLater(id));
-    return { session: id, until: typeof r?.until === 'string' ? r.until : '' };
+    return call('DeleteSessionLater', () => app().DeleteSessionLater(id));
   }
 
   async undoDelete(id: string): Promise<Summary> {
-    return summaryOf(await call<unknown>('UndoDelete', () => App.UndoDelete(id)));
+    return call('UndoDelete', () => app().UndoDelete(id));
   }
 
   async compareSessions(a: string, b: string): Promise<Comparison> {
-    return comparisonOf(await call<unknown>('CompareSessions', () => App.CompareSessions(a, b)));
+    return comparisonOf(await call('CompareSessions', () => app().CompareSessions(a, b)));
   }
 
   async eventPayload(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('EventPayload', () => App.EventPayload(sessionId, seq));
-    if (typeof body !== 'string') throw toBridgeError('EventPayload', 'The event could not be read.');
-    return body;
+    return call('EventPayload', () => app().EventPayload(sessionId, seq));
   }
 
   async pickFolder(title: string): Promise<string> {
-    const dir = await call<unknown>('PickFolder', () => App.PickFolder(title));
-    return typeof dir === 'string' ? dir : '';
+    return call('PickFolder', () => app().PickFolder(title));
   }
 
   async rawRequest(sessionId: string, seq: number): Promise<string> {
-    const body = await call<unknown>('RawRequest', () => App.RawRequest(sessionId, seq));
-    return typeof body === 'string' ? body : JSON.stringify(body);
+    return call('RawRequest', () => app().RawRequest(sessionId, seq));
   }
 
   async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
-    return renderedPromptOf(await call<unknown>('RenderedPrompt', () => App.RenderedPrompt(sessionId, seq)));
+    return call('RenderedPrompt', () => app().RenderedPrompt(sessionId, seq));
   }
 
   async checkModel(check: ModelCheck): Promise<ReadinessReport> {
-    const plain = { ...check, ...(check.tools ? { tools: [...check.tools] } : {}) };
-    return readinessOf(await call<unknown>('CheckModel', () => App.CheckModel(plain as unknown as Parameters<typeof App.CheckModel>[0])));
+    return call('CheckModel', () => app().CheckModel(check));
   }
 
   async getSettings(): Promise<Settings> {
-    return settingsOf(await call<unknown>('Settings', () => App.Settings()));
+    return settingsOf(await call('Settings', () => app().Settings()));
   }
 
   async saveSettings(s: Settings): Promise<void> {
-    // The generated parameter type is a class with helper methods; the Go
-    // side only reads the JSON fields, which a plain object carries.
-    const plain = { ...s, tools: { ...s.tools }, rules: s.rules.map((r) => ({ ...r })) };
-    await call('SaveSettings', () => App.SaveSettings(plain as unknown as Parameters<typeof App.SaveSettings>[0]));
+    await call('SaveSettings', () => app().SaveSettings(s));
   }
 
   async checkHost(host: string): Promise<HostCheck> {
-    const r = await call<unknown>('CheckHost', () => App.CheckHost(host));
-    const o = isRecord(r) ? r : {};
-    return {
-      host: typeof o['host'] === 'string' ? o['host'] : host,
-      reachable: o['reachable'] === true,
-      version: typeof o['version'] === 'string' ? o['version'] : '',
-      message: typeof o['message'] === 'string' ? o['message'] : '',
-    };
+    return call('CheckHost', () => app().CheckHost(host));
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {
-    const plain = { ...rule };
-    return ruleLimitsOf(await call<unknown>('RuleLimits', () => App.RuleLimits(plain as unknown as Parameters<typeof App.RuleLimits>[0])));
+    return ruleLimitsOf(await call('RuleLimits', () => app().RuleLimits(rule)));
   }
 
   async checkRule(rule: Rule): Promise<RuleCheck> {
-    const plain = { ...rule };
-    return call('CheckRule', () => App.CheckRule(plain as unknown as Parameters<typeof App.CheckRule>[0]));
+    return call('CheckRule', () => app().CheckRule(rule));
   }
 
   async tools(): Promise<ToolInfo[]> {
-    return list(await call('Tools', () => App.Tools()));
+    return list(await call('Tools', () => app().Tools()));
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call<unknown>('Workspace', () => App.Workspace(dir)));
+    return workspaceInfoOf(await call('Workspace', () => app().Workspace(dir)));
   }
 
   async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
-    const plain = { ...change };
-    return workspaceInfoOf(await call<unknown>('SetWorkspace', () => App.SetWorkspace(dir, plain as unknown as Parameters<typeof App.SetWorkspace>[1])));
+    return workspaceInfoOf(await call('SetWorkspace', () => app().SetWorkspace(dir, change)));
   }
 
   async protections(): Promise<Protections> {
-    return call('Protections', () => App.Protections());
+    return call('Protections', () => app().Protections());
   }
 
   startOllama(): Promise<StatusInfo> {
-    return call('StartOllama', () => App.StartOllama());
+    return call('StartOllama', () => app().StartOllama());
   }
 
   tryRequest(t: Try): Promise<TryResult> {
-    return call<TryResult>('TryRequest', () => App.TryRequest(t as never));
+    return call('TryRequest', () => app().TryRequest(t));
   }
 
   async cancelTry(id: string): Promise<boolean> {
-    return (await call<unknown>('CancelTry', () => App.CancelTry(id))) === true;
+    return call('CancelTry', () => app().CancelTry(id));
   }
 
   onTry(fn: Listener<TryDelta>): Unsubscribe {
@@ -300,15 +279,15 @@ export class WailsBridge implements Bridge {
   }
 
   async pullModel(name: string): Promise<void> {
-    await call('PullModel', () => App.PullModel(name));
+    await call('PullModel', () => app().PullModel(name));
   }
 
   async cancelPull(name: string): Promise<boolean> {
-    return (await call<unknown>('CancelPull', () => App.CancelPull(name))) === true;
+    return call('CancelPull', () => app().CancelPull(name));
   }
 
   async deleteModel(name: string): Promise<void> {
-    await call('DeleteModel', () => App.DeleteModel(name));
+    await call('DeleteModel', () => app().DeleteModel(name));
   }
 
   onPull(fn: Listener<PullProgress>): Unsubscribe {

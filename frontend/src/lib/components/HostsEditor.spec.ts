@@ -4,7 +4,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostCheck } from '../types';
-import { settingsOf } from '../types';
+import { goSettings } from '../testing/settings';
 import SettingsForm from './SettingsForm.svelte';
 import { judged } from '../testing/judged';
 
@@ -12,7 +12,7 @@ const formJudged = { builtinTools: judged.tools, ruleChecks: judged.checks, chec
 
 afterEach(cleanup);
 
-const saved = settingsOf({
+const saved = goSettings({
   max_rounds: 50,
   num_ctx_cap: 16384,
   temperature: 0.2,

@@ -2,7 +2,7 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recording } from '../replay/recordings';
-import { readinessOf, renderedPromptOf, type ReadinessReport, type RenderedPrompt } from '../types';
+import type { ReadinessReport, RenderedPrompt } from '../types';
 import ReadinessChecklist from './ReadinessChecklist.svelte';
 import RenderedPromptView from './RenderedPromptView.svelte';
 
@@ -14,8 +14,9 @@ function answers(method: string): unknown[] {
     .steps.filter((s) => s.query?.method === method)
     .map((s) => s.query!.result);
 }
-const rendered = (): RenderedPrompt => renderedPromptOf(answers('renderedPrompt')[0]);
-const reports = (): ReadinessReport[] => answers('checkModel').map(readinessOf);
+// What the engine recorded is what Go encoded from these types.
+const rendered = (): RenderedPrompt => answers('renderedPrompt')[0] as RenderedPrompt;
+const reports = (): ReadinessReport[] => answers('checkModel') as ReadinessReport[];
 
 describe('As the model read it', () => {
   it('shows the rendered text with the markup marked, and says it was rendered now with the current template', async () => {

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { settingsOf } from '../types';
+import { goSettings } from '../testing/settings';
 import SettingsForm from './SettingsForm.svelte';
 import { judged } from '../testing/judged';
 
@@ -9,7 +9,7 @@ const formJudged = { builtinTools: judged.tools, ruleChecks: judged.checks, chec
 
 afterEach(cleanup);
 
-const saved = settingsOf({ max_rounds: 50, num_ctx_cap: 16384, temperature: 0.2, permission_mode: 'ask', tools: {}, rules: [], system_prompt: 'x', first_token_timeout_s: 600, stall_timeout_s: 300 });
+const saved = goSettings({ max_rounds: 50, num_ctx_cap: 16384, temperature: 0.2, permission_mode: 'ask', tools: {}, rules: [], system_prompt: 'x', first_token_timeout_s: 600, stall_timeout_s: 300 });
 
 describe('SettingsForm', () => {
   it('saves the waits for Ollama, and refuses one that is not a number of seconds', async () => {

@@ -11,18 +11,12 @@ import { EventHub, type Scheduler } from '../bridge/hub';
 import {
   type Comparison,
   commandJSON,
-  deltaOf,
   isRecord,
   parseEvent,
-  readinessOf,
-  renderedPromptOf,
   restoreResultOf,
   ruleLimitsOf,
   settingsOf,
-  summaryOf,
-  systemPromptOf,
   workspaceInfoOf,
-  outcomeOf,
   type Command,
   type Connection,
   type ModelCheck,
@@ -46,6 +40,7 @@ import {
   type SearchStatus,
   type SessionSnapshot,
   type Settings,
+  type SettingsWire,
   type StatusInfo,
   type Summary,
   type SystemPromptView,
@@ -57,57 +52,15 @@ import {
 } from '../types';
 import { summaryAfter } from '../timeline/standing';
 import { builtinTools, models as machineModels, reachableStatus, recordedRuleCheck, sandboxedProtections } from './machine';
-import { sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
-import type { RecordedPull } from './pulls';
+import { commandOf, describe, sameJson, stepKind, type RecordedCall, type Recording, type Step } from './recording';
+import type { ReplayCall, ReplayOptions } from './options';
+
+export type { ReplayCall, ReplayOptions } from './options';
+import { playPull, type RecordedPull } from './pulls';
+import { searchPlayed } from './search';
 
 /** Names replay errors in the UI and marks replay code in a bundle (scripts/check-bundle.mjs). */
 export const REPLAY_MARK = 'loupe:replay';
-
-export interface ReplayOptions {
-  /** A mark of the recording: everything before it has already happened (stored, as when a session is reopened). */
-  from?: string;
-  /** How event batches are flushed; a microtask by default. */
-  schedule?: Scheduler;
-  /** Ollama's state and the installed models: the machine's, not the engine's, so not recorded. */
-  status?: Partial<StatusInfo>;
-  models?: ModelInfo[];
-  /** What commands get on this machine (not recorded: it differs by machine). */
-  protections?: Protections;
-  /** What the native folder pickers return ("" = cancelled). */
-  pick?: string;
-  /** The pulls the machine can make, by the name pulled (lib/replay/pulls.ts, recorded from the Go client). */
-  pulls?: Record<string, RecordedPull>;
-  /** Milliseconds between a pull's progress lines; 0 sends the next as soon as the last is out. */
-  pullStepMs?: number;
-  /** What Start Ollama does: the status it leads to, or the error it rejects with. */
-  start?: { status?: Partial<StatusInfo>; error?: string };
-  /** Milliseconds between played steps, so a person can follow (the demo); 0 plays at once. */
-  paceMs?: number;
-  /**
-   * For the demo: a message sent may say anything (the recorded run plays),
-   * and a command the recording does not have next is refused with what
-   * it can do instead, without counting as a problem.
-   */
-  lenient?: boolean;
-}
-
-/** A call the UI made, in order. */
-export interface ReplayCall {
-  method: string;
-  args: unknown[];
-}
-
-/** A recorded command in words, for the demo's refusals. */
-function describe(c: RecordedCall): string {
-  const cmd = c.method === 'do' && isRecord(c.args[0]) ? c.args[0] : null;
-  if (cmd?.['do'] === 'answer') return `"${cmd['allow'] ? 'Approve' : 'Deny'}${cmd['scope'] === 'once' ? ' once' : ` for the ${String(cmd['scope'])}`}"`;
-  return `"${cmd ? String(cmd['do']) : c.method}"`;
-}
-
-/** The command a recorded call sends, if it is one (App.Do). */
-function commandOf(method: string, args: readonly unknown[]): Record<string, unknown> | null {
-  return method === 'do' && isRecord(args[0]) ? args[0] : null;
-}
 
 export class ReplayBridge implements Bridge {
   readonly recording: Recording;
@@ -159,8 +112,9 @@ export class ReplayBridge implements Bridge {
     this.pulls = opts.pulls ?? {};
     this.pullStepMs = opts.pullStepMs ?? 0;
     this.start = opts.start ?? {};
-    this.#summary = recording.session ? summaryOf(recording.session) : null;
-    this.#settings = settingsOf(recording.settings);
+    // What a recording holds Go wrote from the types go.ts declares.
+    this.#summary = recording.session ? (recording.session as unknown as Summary) : null;
+    this.#settings = settingsOf(recording.settings as unknown as SettingsWire);
     if (opts.from !== undefined) {
       const at = this.#steps.findIndex((s) => s.mark === opts.from);
       if (at < 0) throw new Error(`${REPLAY_MARK}: ${recording.scenario} has no mark "${opts.from}"`);
@@ -258,8 +212,7 @@ export class ReplayBridge implements Bridge {
       if (this.#summary) this.#summary = summaryAfter(this.#summary, e);
       if (live) this.#hub.push('events', e);
     } else if (s.delta !== undefined) {
-      const d = deltaOf(s.delta);
-      if (d && live) this.#hub.push('deltas', d);
+      if (live) this.#hub.push('deltas', s.delta as unknown as Delta);
     }
   }
 
@@ -300,10 +253,10 @@ export class ReplayBridge implements Bridge {
   /** A command the recording took: what it changes of the replay's own state. */
   #took(c: RecordedCall, args: unknown[]): void {
     if (c.error !== undefined) return;
-    if (c.method === 'saveSettings') this.#settings = settingsOf(args[0]);
+    if (c.method === 'saveSettings') this.#settings = settingsOf(args[0] as SettingsWire);
     const cmd = commandOf(c.method, args);
     if (!cmd) return;
-    if (isRecord(c.result) && isRecord(c.result['summary'])) this.#summary = summaryOf(c.result['summary']);
+    if (isRecord(c.result) && isRecord(c.result['summary'])) this.#summary = c.result['summary'] as unknown as Summary;
     if (cmd['do'] === 'delete') {
       this.#summary = null;
       this.#events = [];
@@ -390,31 +343,18 @@ export class ReplayBridge implements Bridge {
       this.problems.push(`the UI pulled ${name}, which no recorded pull is of`);
       return Promise.reject(new BridgeError(`${REPLAY_MARK}: no recorded pull of ${name}`, 'PullModel'));
     }
-    return new Promise<void>((resolve, reject) => {
-      let i = 0;
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      this.#pulling.set(name, () => {
-        if (timer) clearTimeout(timer);
-        this.#pulling.delete(name);
-        resolve(); // a cancelled pull is not an error
-      });
-      const next = () => {
-        timer = null;
-        if (i < rec.progress.length) {
-          this.#hub.push('pulls', rec.progress[i++]!);
-          timer = setTimeout(next, this.pullStepMs);
-          return;
-        }
-        this.#pulling.delete(name);
-        if (rec.error !== undefined) {
-          reject(new BridgeError(rec.error, 'PullModel'));
-          return;
-        }
-        if (rec.model) this.models = [rec.model, ...this.models.filter((m) => m.name !== rec.model!.name)];
-        resolve();
-      };
-      timer = setTimeout(next, 0);
-    });
+    const pull = playPull(rec, this.pullStepMs, (p) => this.#hub.push('pulls', p));
+    this.#pulling.set(name, pull.cancel);
+    return pull.done.then(
+      (model) => {
+        if (this.#pulling.get(name) === pull.cancel) this.#pulling.delete(name);
+        if (model) this.models = [model, ...this.models.filter((m) => m.name !== model.name)];
+      },
+      (err: unknown) => {
+        if (this.#pulling.get(name) === pull.cancel) this.#pulling.delete(name);
+        throw err;
+      },
+    );
   }
 
   async cancelPull(name: string): Promise<boolean> {
@@ -477,7 +417,7 @@ export class ReplayBridge implements Bridge {
   /** The engine's answer when the recording has one; else systemPromptInfo, or the template as it is. */
   async systemPrompt(template: string, workspace: string): Promise<SystemPromptView> {
     const recorded = this.#recorded('systemPrompt', [template, workspace]);
-    if (recorded) return systemPromptOf(this.#query('systemPrompt', [template, workspace]));
+    if (recorded) return this.#query('systemPrompt', [template, workspace]) as unknown as SystemPromptView;
     this.calls.push({ method: 'systemPrompt', args: [template, workspace] });
     return structuredClone(this.systemPromptInfo ?? { text: template });
   }
@@ -490,37 +430,10 @@ export class ReplayBridge implements Bridge {
   /** A delete waiting for its time (deleteSessionLater). */
   #deleting: ReturnType<typeof setTimeout> | null = null;
 
-  /**
-   * Search over the events played so far, as a substring of their
-   * payloads' text ignoring case; refuses what the engine refuses
-   * (store.CheckQuery), in its words.
-   */
+  /** Search over the events played so far, as searchPlayed looks (none while the session's delete waits). */
   async search(query: string, filter: SearchFilter, limit: number): Promise<SearchResults> {
     this.calls.push({ method: 'search', args: [query, filter, limit] });
-    const q = query.trim();
-    if (q !== '' && q.replace(/["'`\s]/g, '') === '') {
-      throw new BridgeError(`search for some text: ${q} holds only quotes (the query is matched as typed, quotes included; type at least 3 characters)`, 'search');
-    }
-    if ([...q].length < 3) throw new BridgeError(`type at least 3 characters to search ("${q}" has ${[...q].length})`, 'search');
-    const out: SearchResults = { query: q, sessions: [], more: false, order: 'best', partial: false, status: { indexed: this.#events.length, total: this.#events.length } };
-    const s = this.#summary;
-    if (!s || this.#deleting) return out;
-    if ((filter.model && filter.model !== s.model) || (filter.workspace && filter.workspace !== s.workspace) || (filter.outcome && filter.outcome !== s.last_reason)) return out;
-    const lower = q.toLowerCase();
-    const hits = [];
-    for (const e of this.#events) {
-      const text = payloadText(e.payload);
-      const at = text.toLowerCase().indexOf(lower);
-      if (at < 0) continue;
-      const from = Math.max(0, at - 40);
-      hits.push({
-        seq: e.seq, kind: e.kind, run: e.run, round: e.round, time: e.time,
-        snippet: [{ text: text.slice(from, at) }, { text: text.slice(at, at + q.length), match: true }, { text: text.slice(at + q.length, at + q.length + 60) }],
-      });
-      if (hits.length >= limit) break;
-    }
-    if (hits.length) out.sessions.push({ session_id: s.id, title: s.title, model: s.model, workspace: s.workspace, last_reason: s.last_reason, updated_at: s.updated_at, hits });
-    return out;
+    return searchPlayed(query, filter, limit, this.#events, this.#deleting ? null : this.#summary);
   }
 
   async searchStatus(): Promise<SearchStatus> {
@@ -593,7 +506,7 @@ export class ReplayBridge implements Bridge {
     if (recorded && isRecord(recorded.result)) {
       const r = recorded.result;
       return {
-        summary: summaryOf(r['summary']),
+        summary: r['summary'] as unknown as Summary,
         events: (Array.isArray(r['events']) ? r['events'] : []).map(parseEvent).filter((e): e is TraceEvent => e != null),
       };
     }
@@ -612,8 +525,7 @@ export class ReplayBridge implements Bridge {
   }
 
   async do(cmd: Command): Promise<Outcome> {
-    const r = await this.#command('do', [commandJSON(cmd)]);
-    return outcomeOf(r);
+    return ((await this.#command('do', [commandJSON(cmd)])) ?? {}) as unknown as Outcome;
   }
 
   async pickFolder(title: string): Promise<string> {
@@ -631,11 +543,11 @@ export class ReplayBridge implements Bridge {
   }
 
   async renderedPrompt(sessionId: string, seq: number): Promise<RenderedPrompt> {
-    return renderedPromptOf(this.#query('renderedPrompt', [sessionId, seq]));
+    return this.#query('renderedPrompt', [sessionId, seq]) as unknown as RenderedPrompt;
   }
 
   async checkModel(check: ModelCheck): Promise<ReadinessReport> {
-    return readinessOf(this.#query('checkModel', [check]));
+    return this.#query('checkModel', [check]) as unknown as ReadinessReport;
   }
 
   async getSettings(): Promise<Settings> {
@@ -704,12 +616,4 @@ export class ReplayBridge implements Bridge {
   onDeltas(fn: Listener<Delta>): Unsubscribe {
     return this.#hub.on('deltas', fn);
   }
-}
-
-/** The strings of a payload, one a line: what the replay's search looks in. */
-function payloadText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) return v.map(payloadText).filter(Boolean).join('\n');
-  if (isRecord(v)) return Object.values(v).map(payloadText).filter(Boolean).join('\n');
-  return '';
 }

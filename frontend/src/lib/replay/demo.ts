@@ -4,7 +4,7 @@
 // (lib/bridge/index.ts); scripts/check-bundle.mjs fails a production
 // build that holds it.
 import type { Bridge } from '../bridge/types';
-import { summaryOf, type LocalOllama } from '../types';
+import type { LocalOllama, Summary } from '../types';
 import { ReplayBridge } from './bridge';
 import { repeatRun, runOf } from './long';
 import { unconfinedProtections } from './machine';
@@ -31,7 +31,7 @@ export function longRecording(runs: number): Recording {
     scenario: 'long',
     about: `${runs} copies of one recorded run, to see that long timelines stay fast.`,
     session: {
-      ...summaryOf(base.session),
+      ...(base.session as unknown as Summary),
       id: 'demo-long',
       title: `A long session (${runs} runs)`,
       last_reason: 'answered',

@@ -3,6 +3,7 @@
 // progress of each line, then the model installed or the error. For specs
 // and the demo: the machine's side of a pull, never computed here.
 import json from './pulls.json';
+import { BridgeError } from '../bridge/types';
 import { isRecord, pullProgressOf, type ModelInfo, type PullProgress } from '../types';
 
 export interface RecordedPull {
@@ -34,4 +35,34 @@ export const missing: RecordedPull = parse(all['missing']);
 /** The recorded pulls, by the name pulled. */
 export function recordedPulls(): Record<string, RecordedPull> {
   return { [installs.name]: installs, [offline.name]: offline, [missing.name]: missing };
+}
+
+/**
+ * Plays a recorded pull: its progress lines through push, stepMs apart,
+ * then done resolves with the model it installs (or none) or rejects with
+ * its error. cancel resolves done at once with none: a cancelled pull is
+ * not an error.
+ */
+export function playPull(rec: RecordedPull, stepMs: number, push: (p: PullProgress) => void): { done: Promise<ModelInfo | undefined>; cancel: () => void } {
+  let cancel = () => {};
+  const done = new Promise<ModelInfo | undefined>((resolve, reject) => {
+    let i = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    cancel = () => {
+      if (timer) clearTimeout(timer);
+      resolve(undefined);
+    };
+    const next = () => {
+      timer = null;
+      if (i < rec.progress.length) {
+        push(rec.progress[i++]!);
+        timer = setTimeout(next, stepMs);
+        return;
+      }
+      if (rec.error !== undefined) reject(new BridgeError(rec.error, 'PullModel'));
+      else resolve(rec.model);
+    };
+    timer = setTimeout(next, 0);
+  });
+  return { done, cancel };
 }

@@ -97,3 +97,15 @@ function canonical(v: unknown): string {
   }
   return JSON.stringify(v);
 }
+
+/** A recorded command in words, for the demo's refusals. */
+export function describe(c: RecordedCall): string {
+  const cmd = c.method === 'do' && isRecord(c.args[0]) ? c.args[0] : null;
+  if (cmd?.['do'] === 'answer') return `"${cmd['allow'] ? 'Approve' : 'Deny'}${cmd['scope'] === 'once' ? ' once' : ` for the ${String(cmd['scope'])}`}"`;
+  return `"${cmd ? String(cmd['do']) : c.method}"`;
+}
+
+/** The command a recorded call sends, if it is one (App.Do). */
+export function commandOf(method: string, args: readonly unknown[]): Record<string, unknown> | null {
+  return method === 'do' && isRecord(args[0]) ? args[0] : null;
+}

@@ -2,14 +2,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ReplayBridge } from '../replay/bridge';
 import { recording } from '../replay/recordings';
-import { settingsOf, type Settings } from '../types';
+import { settingsOf, type Settings, type SettingsWire } from '../types';
 import { SettingsState } from './settings.svelte';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 /** The settings the recording's user saves, in order. */
 function saves(replay: ReplayBridge): Settings[] {
-  return replay.recording.steps.flatMap((s) => (s.command?.method === 'saveSettings' ? [settingsOf(s.command.args[0])] : []));
+  return replay.recording.steps.flatMap((s) => (s.command?.method === 'saveSettings' ? [settingsOf(s.command.args[0] as unknown as SettingsWire)] : []));
 }
 
 describe('SettingsState', () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRecordings, recording } from '../replay/recordings';
 import type { Recording } from '../replay/recording';
-import { isRecord, parseEvent, summaryOf, type EditEvent, type Summary, type TraceEvent } from '../types';
+import { isRecord, parseEvent, type EditEvent, type Summary, type TraceEvent } from '../types';
 import { standingOf, summaryAfter } from './standing';
 
 /** A point of a recording where the engine waited for the window: the events so far and the command it got. */
@@ -194,7 +194,8 @@ describe('standingOf', () => {
 function fold(rec: Recording, events: readonly TraceEvent[]): Summary {
   // The demo command creates its session too (and starts its run).
   const created = waits(rec).waits.find((w) => w.cmd?.['do'] === 'create' || w.cmd?.['do'] === 'demo')?.result;
-  let s = summaryOf(rec.session ?? (isRecord(created) ? created['summary'] : null));
+  // A summary as Go wrote it (session.Summary).
+  let s = (rec.session ?? (isRecord(created) ? created['summary'] : null)) as unknown as Summary;
   for (const e of events) s = summaryAfter(s, e);
   return s;
 }
@@ -226,7 +227,7 @@ describe('summaryAfter', () => {
     const all = waits(rec).events;
     const s = fold(rec, all);
     expect(summaryAfter(s, all[1]!)).toBe(s);
-    const other = summaryOf({ ...(rec.session as object), id: 'other' });
+    const other = { ...(rec.session as unknown as Summary), id: 'other' };
     expect(summaryAfter(other, all[0]!)).toBe(other);
   });
 
@@ -241,7 +242,7 @@ describe('summaryAfter', () => {
       for (const w of ws) {
         const r = isRecord(w.result) ? w.result['summary'] : undefined;
         if (!isRecord(r)) continue;
-        const goSum = summaryOf(r);
+        const goSum = r as unknown as Summary;
         // Send (and the demo, which sends its task) answers once the run is
         // started, before its user_message is written: the engine knows it
         // runs before the log says so.

@@ -3,8 +3,129 @@
 // pointer, slice or map arrives as null.
 import type { JsonValue } from './json';
 
-/** One thing the window asks of a session (session.Command): do names the kind. */
-export type CommandWire =
+/** The methods of main.App the window calls (bound by Wails). */
+export interface BoundApp {
+  /** CancelPull stops the pull of name; nothing of it is installed then. It
+   * reports whether a pull of that name was under way. */
+  CancelPull(name: string): Promise<boolean>;
+  /** CancelTry stops the try id; false when none was under way. */
+  CancelTry(id: string): Promise<boolean>;
+  /** CheckHost asks the Ollama host typed in Settings (not saved yet) for its
+   * version; "" checks where an empty field leads (--host, OLLAMA_HOST or
+   * the default). A host that cannot be used is an error saying what to
+   * type. */
+  CheckHost(host: string): Promise<HostCheck>;
+  /** CheckModel is the readiness checklist of a model for a new or open
+   * session: the tools capability, whether the system prompt and the tool
+   * schemas leave room in num_ctx, and, when asked, one round trip. */
+  CheckModel(c: ModelCheck): Promise<ReadinessReport>;
+  /** CheckRule says how a rule reads and what is wrong with it, exactly as
+   * saving it would judge it, for the rule editor as the rule is typed. */
+  CheckRule(r: Rule): Promise<RuleCheck>;
+  /** CompareSessions puts two sessions side by side, round by round, with
+   * the first round where they diverge (session.Compare). It reads only. */
+  CompareSessions(first: string, second: string): Promise<Comparison>;
+  /** Connections lists every network connection Loupe has made since it
+   * started: each address dialled, how often, and whether it stayed on this
+   * machine. Every connection goes through the Ollama client's transport. */
+  Connections(): Promise<Connection[] | null>;
+  /** DeleteModel removes an installed model from Ollama. */
+  DeleteModel(name: string): Promise<void>;
+  /** DeleteSessionLater deletes a session once UndoDeleteFor has passed, or
+   * when Loupe closes; until then it is left out of the list and search,
+   * and UndoDelete brings it back. If Loupe dies meanwhile, it is kept. */
+  DeleteSessionLater(id: string): Promise<PendingDelete>;
+  /** Do carries out one command on a session (create, send, stop, stop_call,
+   * answer, step, edit, restore…); what the run does in answer arrives as events.
+   * The command is the JSON the window sends (session.DecodeCommand): one
+   * object whose "do" names the kind. */
+  Do(cmd: JsonValue): Promise<Outcome>;
+  /** DuplicateSession makes a new session holding a copy of the session's
+   * log, linked to it (copied_from). */
+  DuplicateSession(id: string): Promise<Summary>;
+  /** EventPayload is the whole payload of a session's event seq, as stored
+   * (JSON), for an event Open sent cut. */
+  EventPayload(id: string, seq: number): Promise<string>;
+  /** Models lists installed models with their capabilities. */
+  Models(): Promise<ModelInfo[] | null>;
+  /** ModelsOn lists the models installed at a host as the new-session dialog
+   * names it: "" for the local host, or a name of Settings' Ollama hosts. */
+  ModelsOn(host: string): Promise<ModelInfo[] | null>;
+  /** Open returns a session with its log, each event with the payload its
+   * card draws (long texts of ended runs cut; EventPayload has the rest). */
+  Open(id: string): Promise<SessionDetail>;
+  /** PickFolder opens the native folder picker with the title given; "" when
+   * cancelled. */
+  PickFolder(title: string): Promise<string>;
+  /** PinSession pins a session on top of the list, or unpins it. */
+  PinSession(id: string, on: boolean): Promise<Summary>;
+  /** Protections says which OS protections commands get on this machine, and
+   * what the policy makes of them (sandboxed or not, what is missing). */
+  Protections(): Promise<Protections>;
+  /** PullModel pulls a model by name into Ollama, sending its progress on
+   * chanPull, and returns once it is installed, failed, or was cancelled
+   * (CancelPull), which is not an error. */
+  PullModel(name: string): Promise<void>;
+  /** RawRequest is the exact body sent to Ollama for a model_request event. */
+  RawRequest(id: string, seq: number): Promise<string>;
+  /** RenameSession gives a session a name of the user's. */
+  RenameSession(id: string, title: string): Promise<Summary>;
+  /** RenderedPrompt asks Ollama for the prompt the model's chat template
+   * makes, now, of the model_request event seq: "As the model read it". */
+  RenderedPrompt(id: string, seq: number): Promise<RenderedPrompt>;
+  /** RuleLimits says what a rule cannot hold (a command deny rule cannot see
+   * inside inline interpreter code or scripts) and which path rules would
+   * hold it whatever runs, for the rule editor. */
+  RuleLimits(r: Rule): Promise<RuleLimitsWire>;
+  /** SaveSettings validates and saves settings. The Ollama host saved is
+   * used from the next call to Ollama on, in every session (a --host given
+   * at start wins over it). */
+  SaveSettings(s: SettingsWire): Promise<void>;
+  /** Search finds text in every session's log (messages, answers, thinking,
+   * tool arguments and whole outputs, notices, reasons, paths): at most limit
+   * hits grouped by session, each with a snippet whose matched pieces are
+   * marked. A query of fewer than 3 characters, or only quotes, is an error
+   * that says so. */
+  Search(query: string, f: SearchFilter, limit: number): Promise<SearchResults>;
+  /** SearchStatus is how many events search covers, while older ones are
+   * indexed in the background (results meanwhile are marked partial). */
+  SearchStatus(): Promise<SearchStatus>;
+  /** Sessions lists stored sessions, most recent first. */
+  Sessions(): Promise<Summary[] | null>;
+  /** SetWorkspace changes one thing of a workspace folder (trust, network,
+   * exposed paths, remembered answers) and describes it as it is now. */
+  SetWorkspace(dir: string, c: WorkspaceChangeFields): Promise<WorkspaceInfo>;
+  /** Settings returns the current settings. */
+  Settings(): Promise<SettingsWire>;
+  /** StartOllama starts `ollama serve` on the host Loupe uses when nothing
+   * answers there (and does nothing when a server already does), and returns
+   * the status after. It fails, saying why and where the log is, when Ollama
+   * is not installed, the host is on another machine, or the server does not
+   * come up in time. Loupe stops a server it started when it exits. */
+  StartOllama(): Promise<StatusInfo>;
+  /** Status checks Ollama (quickly) and reports the database. */
+  Status(): Promise<StatusInfo>;
+  /** SystemPrompt is the whole system prompt a run would send, from the
+   * template given (Settings' field, saved or not) in the workspace given
+   * (with its AGENTS.md), or with a placeholder for the folder when "". */
+  SystemPrompt(template: string, workspace: string): Promise<SystemPromptView>;
+  /** Tools lists the built-in tools in the order the model sees them, each
+   * with whether it takes a path (and so can be named by a path rule). */
+  Tools(): Promise<ToolInfo[] | null>;
+  /** TryRequest sends a recorded request again (as recorded, or edited, to
+   * another model, temperature, num_ctx or host) and returns its answer
+   * beside the recorded one, compared. The text streams on chanTry; CancelTry
+   * stops it. Nothing of the session changes. */
+  TryRequest(t: Try): Promise<TryResult>;
+  /** UndoDelete takes back DeleteSessionLater while its time is not up. */
+  UndoDelete(id: string): Promise<Summary>;
+  /** Workspace describes a workspace folder's trust, network, exposed paths
+   * and remembered answers. */
+  Workspace(dir: string): Promise<WorkspaceInfo>;
+}
+
+/** One thing the window asks of a session (session.Command): do names the kind, the other fields are the kind's. */
+export type Command =
   | ({ do: 'create' } & CreateCommand)
   | ({ do: 'demo' } & DemoCommand)
   | ({ do: 'delete' } & DeleteCommand)
@@ -25,6 +146,30 @@ export type CommandWire =
   | ({ do: 'restore_files' } & RestoreFilesCommand)
   | ({ do: 'undo_run' } & UndoRunCommand)
   | ({ do: 'compact' } & CompactCommand);
+
+/** The fields each kind of command takes besides do (session.DecodeCommand refuses any other). */
+export const COMMAND_FIELDS = {
+  create: ['workspace', 'model', 'host', 'tools'],
+  demo: [],
+  delete: ['session'],
+  set_model: ['session', 'model'],
+  set_tools: ['session', 'tools'],
+  send: ['session', 'text'],
+  stop: ['session'],
+  stop_call: ['session', 'call_id'],
+  answer: ['session', 'call_id', 'allow', 'scope'],
+  set_stepping: ['session', 'on'],
+  set_breakpoints: ['session', 'breakpoints'],
+  step: ['session', 'at'],
+  continue: ['session', 'at'],
+  edit_request: ['session', 'at', 'request'],
+  edit_args: ['session', 'text', 'at'],
+  skip: ['session', 'text', 'at'],
+  edit_result: ['session', 'text', 'at'],
+  restore_files: ['session', 'seq', 'force'],
+  undo_run: ['session', 'run', 'force'],
+  compact: ['session'],
+} as const satisfies Record<Command['do'], readonly string[]>;
 
 /** The constants trace.Err*. */
 export const ERROR_KINDS = {
@@ -783,6 +928,12 @@ export interface Outcome {
 export interface OutputPiece {
   stream: string;
   text: string;
+}
+
+/** main.PendingDelete: PendingDelete is a delete that UndoDelete can take back until Until. */
+export interface PendingDelete {
+  session: string;
+  until: string;
 }
 
 /** trace.PendingMessage: PendingMessage is one history message of a pending request, with the

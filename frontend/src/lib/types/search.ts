@@ -16,12 +16,6 @@ export type SessionHits = Omit<WireSessionHits, 'hits'> & { hits: SearchHit[] };
 /** The hits of a query (store.SearchResults), its lists filled in. */
 export type SearchResults = Omit<WireResults, 'sessions'> & { sessions: SessionHits[] };
 
-/** A delete the user can take back until `until`. */
-export interface PendingDelete {
-  session: string;
-  until: string;
-}
-
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
