@@ -80,7 +80,7 @@ func windowTypes() ([]byte, error) {
 		settings.Settings{}, store.SearchFilter{}, store.SearchResults{}, store.SearchStatus{},
 		workspace.Info{}, workspace.Change{}, sandbox.Report{},
 		permission.Rule{}, permission.RuleLimits{}, permission.RuleCheck{}, permission.Call{}, agent.RequestEdit{},
-		session.ToolInfo{},
+		session.ToolInfo{}, session.Fork{}, session.Forked{}, session.ForkPreview{},
 	)
 	// Each kind of command (session.Command), and the union the window
 	// sends, told apart by do.

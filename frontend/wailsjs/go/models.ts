@@ -21,6 +21,30 @@ export namespace agent {
 
 export namespace llm {
 	
+	export class Metrics {
+	    prompt_eval_count: number;
+	    eval_count: number;
+	    total_duration: number;
+	    load_duration: number;
+	    prompt_eval_duration: number;
+	    eval_duration: number;
+	    time_to_first_token: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Metrics(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.prompt_eval_count = source["prompt_eval_count"];
+	        this.eval_count = source["eval_count"];
+	        this.total_duration = source["total_duration"];
+	        this.load_duration = source["load_duration"];
+	        this.prompt_eval_duration = source["prompt_eval_duration"];
+	        this.eval_duration = source["eval_duration"];
+	        this.time_to_first_token = source["time_to_first_token"];
+	    }
+	}
 	export class ToolCall {
 	    id: string;
 	    index: number;
@@ -635,6 +659,8 @@ export namespace session {
 	    host?: string;
 	    pinned: boolean;
 	    copied_from?: string;
+	    forked_from?: string;
+	    fork_seq?: number;
 	    rounds: number;
 	    running: boolean;
 	    standing: string;
@@ -660,6 +686,8 @@ export namespace session {
 	        this.host = source["host"];
 	        this.pinned = source["pinned"];
 	        this.copied_from = source["copied_from"];
+	        this.forked_from = source["forked_from"];
+	        this.fork_seq = source["fork_seq"];
 	        this.rounds = source["rounds"];
 	        this.running = source["running"];
 	        this.standing = source["standing"];
@@ -697,6 +725,142 @@ export namespace session {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.summary = this.convertValues(source["summary"], Summary);
 	        this.events = this.convertValues(source["events"], trace.Event);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class FileNote {
+	    path: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileNote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.note = source["note"];
+	    }
+	}
+	export class Fork {
+	    session: string;
+	    at: number;
+	    model?: string;
+	    host?: string;
+	    tools?: string[];
+	    files?: string;
+	    folder?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Fork(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.at = source["at"];
+	        this.model = source["model"];
+	        this.host = source["host"];
+	        this.tools = source["tools"];
+	        this.files = source["files"];
+	        this.folder = source["folder"];
+	    }
+	}
+	export class ForkFiles {
+	    workspace: string;
+	    copy: boolean;
+	    changed: string[];
+	    restored: FileNote[];
+	    not_restored: FileNote[];
+	    not_copied: FileNote[];
+	    commands: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkFiles(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.copy = source["copy"];
+	        this.changed = source["changed"];
+	        this.restored = this.convertValues(source["restored"], FileNote);
+	        this.not_restored = this.convertValues(source["not_restored"], FileNote);
+	        this.not_copied = this.convertValues(source["not_copied"], FileNote);
+	        this.commands = source["commands"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ForkPreview {
+	    at: number;
+	    problem?: string;
+	    workspace: string;
+	    changed: string[];
+	    commands: number[];
+	    copy_folder: string;
+	    pause?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkPreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.problem = source["problem"];
+	        this.workspace = source["workspace"];
+	        this.changed = source["changed"];
+	        this.commands = source["commands"];
+	        this.copy_folder = source["copy_folder"];
+	        this.pause = source["pause"];
+	    }
+	}
+	export class Forked {
+	    summary: Summary;
+	    files: ForkFiles;
+	
+	    static createFrom(source: any = {}) {
+	        return new Forked(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.summary = this.convertValues(source["summary"], Summary);
+	        this.files = this.convertValues(source["files"], ForkFiles);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1314,6 +1478,164 @@ export namespace trace {
 	        this.cut = source["cut"];
 	    }
 	}
+	export class Parts {
+	    system: number;
+	    tools: number;
+	    history: number;
+	    new: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Parts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.system = source["system"];
+	        this.tools = source["tools"];
+	        this.history = source["history"];
+	        this.new = source["new"];
+	    }
+	}
+	export class Meter {
+	    prompt: number;
+	    source: string;
+	    counted?: number;
+	    output?: number;
+	    num_ctx: number;
+	    loaded?: number;
+	    parts: Parts;
+	    bytes_per_token?: number;
+	    dropped?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Meter(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.prompt = source["prompt"];
+	        this.source = source["source"];
+	        this.counted = source["counted"];
+	        this.output = source["output"];
+	        this.num_ctx = source["num_ctx"];
+	        this.loaded = source["loaded"];
+	        this.parts = this.convertValues(source["parts"], Parts);
+	        this.bytes_per_token = source["bytes_per_token"];
+	        this.dropped = source["dropped"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Unrecovered {
+	    form: string;
+	    why: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Unrecovered(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.form = source["form"];
+	        this.why = source["why"];
+	        this.text = source["text"];
+	    }
+	}
+	export class Rescue {
+	    call_id: string;
+	    recovered?: boolean;
+	    form?: string;
+	    text?: string;
+	    repaired?: string;
+	    original?: string;
+	    unparsed?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Rescue(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.recovered = source["recovered"];
+	        this.form = source["form"];
+	        this.text = source["text"];
+	        this.repaired = source["repaired"];
+	        this.original = source["original"];
+	        this.unparsed = source["unparsed"];
+	    }
+	}
+	export class ModelResponse {
+	    request_seq: number;
+	    content: string;
+	    thinking?: string;
+	    tool_calls?: llm.ToolCall[];
+	    done_reason: string;
+	    incomplete: boolean;
+	    metrics: llm.Metrics;
+	    context?: Meter;
+	    chunks: number;
+	    raw?: number[];
+	    rescued?: Rescue[];
+	    printed?: string;
+	    unrecovered?: Unrecovered;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelResponse(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_seq = source["request_seq"];
+	        this.content = source["content"];
+	        this.thinking = source["thinking"];
+	        this.tool_calls = this.convertValues(source["tool_calls"], llm.ToolCall);
+	        this.done_reason = source["done_reason"];
+	        this.incomplete = source["incomplete"];
+	        this.metrics = this.convertValues(source["metrics"], llm.Metrics);
+	        this.context = this.convertValues(source["context"], Meter);
+	        this.chunks = source["chunks"];
+	        this.raw = source["raw"];
+	        this.rescued = this.convertValues(source["rescued"], Rescue);
+	        this.printed = source["printed"];
+	        this.unrecovered = this.convertValues(source["unrecovered"], Unrecovered);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Notice {
 	    code: string;
 	    message: string;
@@ -1328,6 +1650,8 @@ export namespace trace {
 	        this.message = source["message"];
 	    }
 	}
+	
+	
 
 }
 

@@ -31,6 +31,8 @@ export function DuplicateSession(arg1:string):Promise<session.Summary>;
 
 export function EventPayload(arg1:string,arg2:number):Promise<string>;
 
+export function ForkSession(arg1:session.Fork):Promise<session.Forked>;
+
 export function Models():Promise<Array<ollama.ModelInfo>>;
 
 export function ModelsOn(arg1:string):Promise<Array<ollama.ModelInfo>>;
@@ -40,6 +42,8 @@ export function Open(arg1:string):Promise<session.Detail>;
 export function PickFolder(arg1:string):Promise<string>;
 
 export function PinSession(arg1:string,arg2:boolean):Promise<session.Summary>;
+
+export function PreviewFork(arg1:string,arg2:number):Promise<session.ForkPreview>;
 
 export function Protections():Promise<sandbox.Report>;
 

@@ -42,6 +42,10 @@ export function EventPayload(arg1, arg2) {
   return window['go']['main']['App']['EventPayload'](arg1, arg2);
 }
 
+export function ForkSession(arg1) {
+  return window['go']['main']['App']['ForkSession'](arg1);
+}
+
 export function Models() {
   return window['go']['main']['App']['Models']();
 }
@@ -60,6 +64,10 @@ export function PickFolder(arg1) {
 
 export function PinSession(arg1, arg2) {
   return window['go']['main']['App']['PinSession'](arg1, arg2);
+}
+
+export function PreviewFork(arg1, arg2) {
+  return window['go']['main']['App']['PreviewFork'](arg1, arg2);
 }
 
 export function Protections() {
