@@ -19,6 +19,9 @@ import {
   type ModelInfo,
   type Outcome,
   type PendingDelete,
+  type Fork,
+  type Forked,
+  type ForkPreview,
   type Protections,
   type Rule,
   type RuleLimits,
@@ -182,6 +185,27 @@ export class WailsBridge implements Bridge {
 
   async duplicateSession(id: string): Promise<Summary> {
     return summaryOf(await call<unknown>('DuplicateSession', () => App.DuplicateSession(id)));
+  }
+
+  async previewFork(id: string, at: number): Promise<ForkPreview> {
+    const r = await call<ForkPreview>('PreviewFork', () => App.PreviewFork(id, at));
+    return { ...r, changed: r?.changed ?? [], commands: r?.commands ?? [] };
+  }
+
+  async forkSession(f: Fork): Promise<Forked> {
+    const r = await call<Record<string, unknown>>('ForkSession', () => App.ForkSession(f as never));
+    const files = (r['files'] ?? {}) as Forked['files'];
+    return {
+      summary: summaryOf(r['summary']),
+      files: {
+        ...files,
+        changed: files.changed ?? [],
+        restored: files.restored ?? [],
+        not_restored: files.not_restored ?? [],
+        not_copied: files.not_copied ?? [],
+        commands: files.commands ?? [],
+      },
+    };
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {

@@ -46,6 +46,7 @@ import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
 import { SearchState } from './search.svelte';
 import { SessionOps } from './sessionops.svelte';
+import { ForkState } from './fork.svelte';
 import type { SessionState } from './session.svelte';
 import { SettingsState, type SettingsSection } from './settings.svelte';
 import { OllamaStatus } from './status.svelte';
@@ -79,6 +80,8 @@ export class LoupeApp {
   readonly search: SearchState;
   /** Rename, pin, duplicate, and delete with Undo. */
   readonly ops: SessionOps;
+  /** The fork dialog: a session forked at one of its events. */
+  readonly fork: ForkState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -115,6 +118,7 @@ export class LoupeApp {
     this.network = new NetworkState(bridge);
     this.search = new SearchState(bridge);
     this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
+    this.fork = new ForkState(bridge, this.#sessions, this.#router, this.#toasts);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */

@@ -22,3 +22,4 @@ export * from './system';
 export * from './models';
 export * from './visible';
 export * from './ollama';
+export * from './forks';
