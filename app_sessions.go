@@ -52,3 +52,16 @@ func (a *App) UndoDelete(id string) (session.Summary, error) {
 func (a *App) CompareSessions(first, second string) (session.Comparison, error) {
 	return withManager(a, func(m *session.Manager) (session.Comparison, error) { return m.Compare(a.ctx, first, second) })
 }
+
+// PreviewFork says what a fork of the session at event at would be (or why
+// there is none there): the files changed since, the commands run since,
+// where a copy would go. It changes nothing.
+func (a *App) PreviewFork(id string, at int64) (session.ForkPreview, error) {
+	return withManager(a, func(m *session.Manager) (session.ForkPreview, error) { return m.PreviewFork(a.ctx, id, at) })
+}
+
+// ForkSession makes a session whose log is the session's up to an event,
+// linked to it, working where the fork says (session.Manager.Fork).
+func (a *App) ForkSession(f session.Fork) (session.Forked, error) {
+	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.Fork(a.ctx, f) })
+}

@@ -197,6 +197,11 @@ func (r *run) takeUp(ctx context.Context, asked []llm.ToolCall, at *resumeAt) ([
 			c.answered, settled = l.result, true
 		case l.permitted != nil && l.permitted.Decision == trace.Deny:
 			c.outcome, settled = deniedResult(c, l.permitted.By), true
+		case l.permitted != nil && c.tool != nil && c.tool.ReadOnly():
+			// Allowed, and perhaps running, when the log stops (a fork
+			// made while it ran, an app that exited): a call that only
+			// reads changes nothing, so it runs again, decided anew, and
+			// the model gets its result.
 		case l.permitted != nil:
 			// Allowed, and perhaps running, when the app exited: whatever
 			// it did is not known, so it is not run again.

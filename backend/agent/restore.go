@@ -48,8 +48,14 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 		}
 		switch e.Kind {
 		case trace.KindModelRequest:
-			if mr, err := trace.Decode[trace.ModelRequest](e); err == nil {
-				r.cfg.System, r.cfg.Options, r.cfg.Instructions = mr.System, mr.Options, mr.Instructions
+			if mr, err := trace.Decode[trace.ModelRequest](e); err == nil && mr.Purpose != trace.PurposeCompaction {
+				r.cfg.System, r.cfg.Instructions = mr.System, mr.Instructions
+				if mr.Model == r.cfg.Model {
+					// Another model (a fork that goes on with one) runs
+					// with the options set up for it: its context length
+					// is its own.
+					r.cfg.Options = mr.Options
+				}
 			}
 		case trace.KindModelResponse:
 			if p, err := trace.Decode[trace.ModelResponse](e); err == nil {

@@ -66,7 +66,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "search", "try", "compare", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "search", "try", "compare", "fork", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -99,6 +99,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return tryCmd(args[1:], stdout, stderr)
 	case "compare":
 		return compareCmd(args[1:], stdout, stderr)
+	case "fork":
+		return forkCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
@@ -126,6 +128,10 @@ func usage(w io.Writer) {
                              send one recorded request again and compare the answers
   loupe compare SESSION SESSION [--json] [--db FILE]
                              two sessions side by side, round by round
+  loupe fork SESSION --at SEQ [--model NAME] [--host NAME|URL] [--copy [--folder DIR]] [--json] [--db FILE]
+                             make a session whose log is SESSION's up to event SEQ, waiting there
+  loupe run --continue SESSION [--auto] [--json] [--model NAME] ["message"]
+                             go on with a stored session (a fork) from where it waits, then the message
 
 run exits 0 only when the model answered. Without --auto, anything that would
 ask for permission (writes, commands) is denied: there is no one to ask.
@@ -209,6 +215,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "folder the agent works in")
+	cont := fs.String("continue", "", "go on with the stored `SESSION` instead of making one: a run waiting at a pause (a fork) goes on to its end, then the message, if given, starts the next run (the session's workspace, host and tools; --model changes its model)")
 	model := fs.String("model", "", "Ollama model name (required); "+demo.Name+" is the built-in scripted demo, which needs no Ollama and, without --workspace, works in a fresh copy of its project")
 	host := fs.String("host", "", "the Ollama host: a `NAME` from Settings' Ollama hosts, or a URL (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
@@ -245,10 +252,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
-	if demo.Is(*model) && prompt == "" {
+	if demo.Is(*model) && prompt == "" && *cont == "" {
 		prompt = demo.Task // the demo plays its one task whatever it is told
 	}
-	if *model == "" || prompt == "" {
+	if *cont == "" && (*model == "" || prompt == "") {
 		fmt.Fprintln(stderr, "loupe run: --model and a prompt are required")
 		usage(stderr)
 		return ExitUsage
@@ -356,6 +363,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if none && len(*offered) > 0 {
 		fmt.Fprintf(stderr, "loupe run: --tools: \"none\" offers no tool, so it cannot come with tool names (%s)\n", *toolList)
 		return sig.code(ExitUsage)
+	}
+	if *cont != "" {
+		return sig.code(continueRun(ctx, m, *cont, *model, prompt, *auto, *asJSON, stderr, sig))
 	}
 	s, lease, err := m.CreateWith(ctx, *workspace, *model, session.Setup{Host: ref, Tools: offered}, prompt)
 	if err != nil {

@@ -478,3 +478,54 @@ func (i *info) IsDir() bool        { return i.Mode().IsDir() }
 func (i *info) Sys() any           { return &i.st }
 
 func modTime(st *unix.Stat_t) time.Time { return time.Unix(st.Mtim.Unix()) }
+
+// Symlink makes the entry name of d a symbolic link to target, which is
+// stored as given and never looked at (a copy of a folder keeps its links
+// as links). An entry already there is an error. A protected path is a
+// *ProtectedError.
+func (d *Dir) Symlink(target, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	rel := join(d.rel, name)
+	if err := d.root.guard(rel); err != nil {
+		return err
+	}
+	if err := unix.Symlinkat(target, d.fd, name); err != nil {
+		return &fs.PathError{Op: "symlink", Path: rel, Err: err}
+	}
+	return nil
+}
+
+// Mkdir makes the directory name of d (perm, before the umask) and opens
+// it; an entry already there is an error (fs.ErrExist), so what is opened
+// is the directory just made. A protected path is a *ProtectedError.
+func (d *Dir) Mkdir(name string, perm fs.FileMode) (*Dir, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	rel := join(d.rel, name)
+	if err := d.root.guard(rel); err != nil {
+		return nil, err
+	}
+	if err := unix.Mkdirat(d.fd, name, uint32(perm&fs.ModePerm)); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return nil, &fs.PathError{Op: "mkdir", Path: rel, Err: fs.ErrExist}
+		}
+		return nil, &fs.PathError{Op: "mkdir", Path: rel, Err: err}
+	}
+	return d.OpenDir(name)
+}
+
+// Root holds the directory d as a root of its own, at path dir (for
+// messages), with its own protected paths: a folder made inside one held
+// folder becomes the root of what is written in it, with no path looked
+// up again.
+func (d *Dir) Root(dir string, protected Protected) (*Root, error) {
+	fd, err := unix.Dup(d.fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "dup", Path: dir, Err: err}
+	}
+	unix.CloseOnExec(fd)
+	return &Root{dir: dir, fd: fd, protected: protected}, nil
+}

@@ -146,6 +146,42 @@ var ops = []op{
 		}
 		return err
 	}, false},
+	// A fork's copy makes folders and links by name (an entry there is
+	// an error, never followed), and writes inside a folder it made,
+	// held as a root of its own.
+	{"Dir.Mkdir", func(r *Root, p string) error {
+		d, name, err := r.OpenParent(p)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		sub, err := d.Mkdir(name, 0o755)
+		if err == nil {
+			sub.Close()
+		}
+		return err
+	}, true},
+	{"Dir.Symlink", func(r *Root, p string) error {
+		d, name, err := r.OpenParent(p)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Symlink("/etc/passwd", name)
+	}, true},
+	{"Dir.Root+WriteFile", func(r *Root, p string) error {
+		d, err := r.OpenDir(p)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		sub, err := d.Root(p, nil)
+		if err != nil {
+			return err
+		}
+		defer sub.Close()
+		return sub.WriteFile("config", []byte("core.fsmonitor = ./evil\n"))
+	}, false},
 	{"Dir.Remove", func(r *Root, p string) error {
 		d, name, err := r.OpenParent(p)
 		if err != nil {

@@ -54,6 +54,9 @@ func (d *Dir) Remove(string) error                                 { return errU
 func (d *Dir) RemoveFile(string) error                             { return errUnsupported }
 func (d *Dir) RemoveAll(string) error                              { return errUnsupported }
 func (d *Dir) Rename(string, *Dir, string) error                   { return errUnsupported }
+func (d *Dir) Symlink(string, string) error                        { return errUnsupported }
+func (d *Dir) Mkdir(string, fs.FileMode) (*Dir, error)             { return nil, errUnsupported }
+func (d *Dir) Root(string, Protected) (*Root, error)               { return nil, errUnsupported }
 
 type FoundError struct{ Path, For, Kind, Target string }
 

@@ -31,10 +31,59 @@ type RunOptions struct {
 	Approver agent.Approver
 	// Mode overrides the saved permission mode when set.
 	Mode permission.Mode
+	// Unattended runs with no one to step it (loupe run --continue): it
+	// pauses nowhere, and a pause it is restored at goes on at once.
+	Unattended bool
 	// compact sets up Compact now instead of a run.
 	compact bool
 }
 
+// unattended is the Pauser of a run no one steps: it stops at no
+// checkpoint, and the one pause a restored run waits at first is answered
+// with Continue.
+type unattended struct{ cmds chan agent.Command }
+
+func newUnattended() unattended {
+	u := unattended{cmds: make(chan agent.Command, 1)}
+	u.cmds <- agent.Command{Action: trace.ActionContinue}
+	return u
+}
+
+func (unattended) Stops(agent.Checkpoint) (bool, bool) { return false, false }
+func (unattended) Waiting(int, int64)                  {}
+func (u unattended) Commands() <-chan agent.Command    { return u.cmds }
+
+// GoOn takes up the run of session id where it waits at a pause (a fork
+// waits at its fork point) and runs it to its end with no one stepping
+// it: what loupe run --continue does first. A session whose run is not
+// waiting at a pause is refused with where it stands.
+func (m *Manager) GoOn(ctx context.Context, id string, opt RunOptions) (trace.RunEnd, error) {
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	if s.OpenRun == 0 {
+		return trace.RunEnd{}, fmt.Errorf("“%s” has no run waiting at a pause: send it a message to go on", s.Title)
+	}
+	if err := m.store.HeldElsewhere(ctx, id); err != nil {
+		return trace.RunEnd{}, err
+	}
+	evs, err := m.store.RunEvents(ctx, id, s.OpenRun)
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	if trace.StateOf(evs).Paused == nil {
+		return trace.RunEnd{}, fmt.Errorf("the run of “%s” is open but waits at no pause (a Loupe that is gone left it): open it in the window, which closes it, then send a message", s.Title)
+	}
+	opt.Unattended = true
+	p, err := m.setUp(ctx, id, "", true, opt)
+	if err != nil {
+		return trace.RunEnd{}, err
+	}
+	return p.run()
+}
+
+// Start checks that the run can begin, then runs it in the background.
 // start checks that the run can begin, then runs it in the background.
 // Errors that stop it from starting (unknown model, Ollama not running,
 // busy) come back here, before anything is written to the session.
@@ -218,8 +267,10 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		think := true
 		cfg.Think = &think
 	}
-	gate, err := m.steps.gate(ctx, id)
-	if err != nil {
+	var gate agent.Pauser
+	if opt.Unattended {
+		gate = newUnattended()
+	} else if gate, err = m.steps.gate(ctx, id); err != nil {
 		return nil, err
 	}
 	ws, err := tools.OpenWorkspace(s.Workspace)

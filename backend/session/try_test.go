@@ -45,9 +45,9 @@ func tryHarness(t *testing.T) (*harness, []int64) {
 	return h, seqs
 }
 
-// exported is the session as `loupe export --format json` writes it: what
+// exportedJSON is the session as `loupe export --format json` writes it: what
 // must not change by a try.
-func exported(t *testing.T, h *harness) []byte {
+func exportedJSON(t *testing.T, h *harness) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := session.Export(context.Background(), h.st, h.id, "json", &b); err != nil {
@@ -61,7 +61,7 @@ func exported(t *testing.T, h *harness) []byte {
 // recorded one, its calls are not run, and the session is as it was.
 func TestTryResendsTheRecordedBytes(t *testing.T) {
 	h, seqs := tryHarness(t)
-	before := exported(t, h)
+	before := exportedJSON(t, h)
 	first := h.srv.Requests()[0].Body
 	h.srv.Script(calls(
 		call("call_9", "read_file", `{"limit":5,"path":"README.md"}`),
@@ -92,7 +92,7 @@ func TestTryResendsTheRecordedBytes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "tried.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the alternative's write_file ran: %v", err)
 	}
-	if !bytes.Equal(exported(t, h), before) {
+	if !bytes.Equal(exportedJSON(t, h), before) {
 		t.Fatal("the session changed by a try")
 	}
 }
@@ -168,7 +168,7 @@ func hasLine(lines []trace.DiffLine, op, text string) bool {
 // changes nothing.
 func TestTryRefusesWhatCannotBeSent(t *testing.T) {
 	h, seqs := tryHarness(t)
-	before := exported(t, h)
+	before := exportedJSON(t, h)
 	sent := len(h.srv.Requests())
 	down := closedPort(t)
 	cases := []struct {
@@ -203,7 +203,7 @@ func TestTryRefusesWhatCannotBeSent(t *testing.T) {
 	if n := len(h.srv.Requests()); n != sent {
 		t.Fatalf("%d chat requests sent by refused tries", n-sent)
 	}
-	if !bytes.Equal(exported(t, h), before) {
+	if !bytes.Equal(exportedJSON(t, h), before) {
 		t.Fatal("the session changed by a refused try")
 	}
 }
@@ -226,7 +226,7 @@ func closedPort(t *testing.T) string {
 // session is as it was.
 func TestTryCanBeCancelled(t *testing.T) {
 	h, seqs := tryHarness(t)
-	before := exported(t, h)
+	before := exportedJSON(t, h)
 	h.srv.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "one "}, {Content: "two "}, {Content: "three"}}, Delay: 10 * time.Second})
 	var tries session.Tries
 	done := make(chan error, 1)
@@ -252,7 +252,7 @@ func TestTryCanBeCancelled(t *testing.T) {
 	if tries.Cancel("t1") {
 		t.Fatal("a try that ended is still listed")
 	}
-	if !bytes.Equal(exported(t, h), before) {
+	if !bytes.Equal(exportedJSON(t, h), before) {
 		t.Fatal("the session changed by a cancelled try")
 	}
 }

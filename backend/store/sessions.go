@@ -41,6 +41,12 @@ type Session struct {
 	// CopiedFrom is the session this one is a copy of (CopySession), or
 	// "". The source may be gone since.
 	CopiedFrom string `json:"copied_from,omitempty"`
+	// ForkedFrom is the session this one is a fork of (store.Fork), or
+	// "", and ForkSeq the parent's last event its log holds: up to there
+	// the two logs are the same, byte for byte. The parent may be gone
+	// since; its forks are ListForks.
+	ForkedFrom string `json:"forked_from,omitempty"`
+	ForkSeq    int64  `json:"fork_seq,omitempty"`
 	// Rounds is how many requests to the model the log holds, compaction's
 	// left out (kept by the database as events arrive: 0009_session_list.sql).
 	Rounds int `json:"rounds"`
@@ -53,13 +59,13 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host, pinned, copied_from, rounds`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host, pinned, copied_from, rounds, forked_from, fork_seq`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
 	var offered sql.NullString
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host, &s.Pinned, &s.CopiedFrom, &s.Rounds)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host, &s.Pinned, &s.CopiedFrom, &s.Rounds, &s.ForkedFrom, &s.ForkSeq)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	if err == nil && offered.Valid {
@@ -193,9 +199,9 @@ func insertSession(ctx context.Context, w interface {
 		return fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host, pinned, copied_from)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host, in.Pinned, in.CopiedFrom)
+		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host, pinned, copied_from, forked_from, fork_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host, in.Pinned, in.CopiedFrom, in.ForkedFrom, in.ForkSeq)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}

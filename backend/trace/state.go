@@ -77,6 +77,12 @@ func StateOf(events []Event) RunState {
 			}
 			if cp.State == Paused {
 				st.Paused, st.PausedSeq = &cp, e.Seq
+				if cp.Point == PointBeforeTool {
+					// Before a call nothing is decided about it: a question
+					// the log holds for it before this pause (a fork made
+					// at that question) is asked again when it goes on.
+					delete(st.Asking, cp.CallID)
+				}
 				// A pause before a request comes before the request is
 				// recorded: its round is the one about to be sent.
 				st.Round = e.Round

@@ -1,6 +1,9 @@
 import type {
   Command,
   Comparison,
+  Fork,
+  Forked,
+  ForkPreview,
   Connection,
   Delta,
   HostCheck,
@@ -83,6 +86,10 @@ export interface Bridge {
   pinSession(id: string, on: boolean): Promise<Summary>;
   /** A new session holding a copy of the session's log, linked to it; rejects while its run has not ended. */
   duplicateSession(id: string): Promise<Summary>;
+  /** What a fork of the session at event at would be (or why there is none there): the files changed since, the commands run since, where a copy would go. Changes nothing. */
+  previewFork(id: string, at: number): Promise<ForkPreview>;
+  /** A new session whose log is the session's up to an event, linked to it, working where the fork says; rejects with why not, and nothing is made. */
+  forkSession(f: Fork): Promise<Forked>;
   /** Deletes a session once a few seconds have passed (or when Loupe closes); undoDelete takes it back until then. */
   deleteSessionLater(id: string): Promise<PendingDelete>;
   /** Takes back deleteSessionLater while its time is not up. */

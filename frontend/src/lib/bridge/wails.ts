@@ -19,6 +19,9 @@ import {
   type ModelInfo,
   type Outcome,
   type PendingDelete,
+  type Fork,
+  type Forked,
+  type ForkPreview,
   type Protections,
   type Rule,
   type RuleLimits,
@@ -192,6 +195,28 @@ export class WailsBridge implements Bridge {
 
   async duplicateSession(id: string): Promise<Summary> {
     return call('DuplicateSession', () => app().DuplicateSession(id));
+  }
+
+  async previewFork(id: string, at: number): Promise<ForkPreview> {
+    const r = await call('PreviewFork', () => app().PreviewFork(id, at));
+    return { ...r, changed: r?.changed ?? [], commands: r?.commands ?? [] };
+  }
+
+  async forkSession(f: Fork): Promise<Forked> {
+    // Go sends the lists it has none of as null; the window reads them as empty.
+    const r = await call('ForkSession', () => app().ForkSession(f));
+    const files = r.files;
+    return {
+      ...r,
+      files: {
+        ...files,
+        changed: files.changed ?? [],
+        restored: files.restored ?? [],
+        not_restored: files.not_restored ?? [],
+        not_copied: files.not_copied ?? [],
+        commands: files.commands ?? [],
+      },
+    };
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {

@@ -37,6 +37,7 @@ export const ICONS = {
   clock: 'M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18z M12 7v5l3 2',
   copy: 'M8 8h12v12H8z M4 16V4h12',
   compare: 'M4 5h6v14H4z M14 5h6v14h-6z',
+  branch: 'M6 3v12 M6 21a3 3 0 1 0 0-6a3 3 0 1 0 0 6z M18 9a3 3 0 1 0 0-6a3 3 0 1 0 0 6z M18 9a9 9 0 0 1-9 9',
   pin: 'M9 4h6 M10 4v6l-3 4h10l-3-4V4 M12 14v6',
   pencil: 'M4 20l4-1 11-11-3-3L5 16z M14 6l3 3',
   filter: 'M4 5h16l-6 8v5l-4 2v-7z',

@@ -35,6 +35,9 @@ import {
   type Rule,
   type RuleLimits,
   type PendingDelete,
+  type Fork,
+  type Forked,
+  type ForkPreview,
   type SearchFilter,
   type SearchResults,
   type SearchStatus,
@@ -465,6 +468,18 @@ export class ReplayBridge implements Bridge {
     this.calls.push({ method: 'duplicateSession', args: [id] });
     this.#ownSummary(id, 'duplicateSession');
     throw new BridgeError('a recorded session cannot be duplicated here: open Loupe to duplicate sessions', 'duplicateSession');
+  }
+
+  async previewFork(id: string, at: number): Promise<ForkPreview> {
+    this.calls.push({ method: 'previewFork', args: [id, at] });
+    const s = this.#ownSummary(id, 'previewFork');
+    return { at, workspace: s.workspace, changed: [], commands: [], copy_folder: '', problem: 'a recorded session cannot be forked here: open Loupe to fork sessions' };
+  }
+
+  async forkSession(f: Fork): Promise<Forked> {
+    this.calls.push({ method: 'forkSession', args: [f] });
+    this.#ownSummary(f.session, 'forkSession');
+    throw new BridgeError('a recorded session cannot be forked here: open Loupe to fork sessions', 'forkSession');
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {

@@ -1,6 +1,7 @@
 // The sidebar's list and search results as pure functions: how sessions
 // are grouped (pinned on top, then by the day of their last activity),
 // the order ↑ / ↓ walk, and the hits of a search in the order drawn.
+import { forkTree } from '../timeline/forks';
 import type { SearchResults, Summary } from '../types';
 
 export interface DayGroup {
@@ -9,6 +10,8 @@ export interface DayGroup {
   /** What the group's head says: Pinned, Today, Yesterday, or the date. */
   label: string;
   sessions: Summary[];
+  /** How deep in the tree of forks each session of the group is drawn (absent: 0). */
+  depth: Record<string, number>;
 }
 
 function dayKey(d: Date): string {
@@ -37,20 +40,39 @@ export function groupSessions(list: readonly Summary[], now: number): DayGroup[]
   const byTime = (a: Summary, b: Summary) => time(b) - time(a);
   const pinned = list.filter((s) => s.pinned).sort(byTime);
   const rest = list.filter((s) => !s.pinned).sort(byTime);
-  const groups: DayGroup[] = pinned.length ? [{ key: 'pinned', label: 'Pinned', sessions: pinned }] : [];
+  const groups: DayGroup[] = pinned.length ? [{ key: 'pinned', label: 'Pinned', sessions: pinned, depth: {} }] : [];
   const byDay = new Map<string, DayGroup>();
   for (const s of rest) {
     const t = time(s);
     const key = t > 0 ? dayKey(new Date(t)) : 'earlier';
     let g = byDay.get(key);
     if (!g) {
-      g = { key, label: t > 0 ? dayLabel(t, now) : 'Earlier', sessions: [] };
+      g = { key, label: t > 0 ? dayLabel(t, now) : 'Earlier', sessions: [], depth: {} };
       byDay.set(key, g);
       groups.push(g);
     }
     g.sessions.push(s);
   }
-  return groups;
+  return treeOf(groups);
+}
+
+/**
+ * The groups with each fork drawn right under the session it came from,
+ * in that session's group, and its depth: the tree of forks. A fork whose
+ * parent is not listed stays in its own place.
+ */
+function treeOf(groups: DayGroup[]): DayGroup[] {
+  const home = new Map<string, DayGroup>();
+  for (const g of groups) for (const s of g.sessions) home.set(s.id, g);
+  const out = groups.map((g) => ({ ...g, sessions: [] as Summary[], depth: {} as Record<string, number> }));
+  const byKey = new Map(out.map((g) => [g.key, g]));
+  let cur: DayGroup | undefined;
+  for (const { summary, depth } of forkTree(groups.flatMap((g) => g.sessions))) {
+    if (depth === 0 || !cur) cur = byKey.get(home.get(summary.id)!.key);
+    cur!.sessions.push(summary);
+    if (depth > 0) cur!.depth[summary.id] = depth;
+  }
+  return out.filter((g) => g.sessions.length > 0);
 }
 
 function time(s: Summary): number {

@@ -48,6 +48,7 @@ import { Router, type View } from './routing.svelte';
 import { SafetyState, type RestoreConfirm } from './safety.svelte';
 import { SearchState } from './search.svelte';
 import { SessionOps } from './sessionops.svelte';
+import { ForkState } from './fork.svelte';
 import type { SessionState } from './session.svelte';
 import { SettingsState, type SettingsSection } from './settings.svelte';
 import { OllamaStatus } from './status.svelte';
@@ -83,6 +84,8 @@ export class LoupeApp {
   readonly ops: SessionOps;
   /** Two sessions side by side (the compare view). */
   readonly compare: CompareState;
+  /** The fork dialog: a session forked at one of its events. */
+  readonly fork: ForkState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -120,6 +123,7 @@ export class LoupeApp {
     this.search = new SearchState(bridge);
     this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
     this.compare = new CompareState(bridge, this.#router);
+    this.fork = new ForkState(bridge, this.#sessions, this.#router, this.#toasts);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */

@@ -24,3 +24,4 @@ export * from './visible';
 export * from './ollama';
 export * from './tries';
 export * from './fold';
+export * from './forks';

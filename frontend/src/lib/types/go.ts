@@ -46,6 +46,9 @@ export interface BoundApp {
   /** EventPayload is the whole payload of a session's event seq, as stored
    * (JSON), for an event Open sent cut. */
   EventPayload(id: string, seq: number): Promise<string>;
+  /** ForkSession makes a session whose log is the session's up to an event,
+   * linked to it, working where the fork says (session.Manager.Fork). */
+  ForkSession(f: Fork): Promise<Forked>;
   /** Models lists installed models with their capabilities. */
   Models(): Promise<ModelInfo[] | null>;
   /** ModelsOn lists the models installed at a host as the new-session dialog
@@ -59,6 +62,10 @@ export interface BoundApp {
   PickFolder(title: string): Promise<string>;
   /** PinSession pins a session on top of the list, or unpins it. */
   PinSession(id: string, on: boolean): Promise<Summary>;
+  /** PreviewFork says what a fork of the session at event at would be (or why
+   * there is none there): the files changed since, the commands run since,
+   * where a copy would go. It changes nothing. */
+  PreviewFork(id: string, at: number): Promise<ForkPreview>;
   /** Protections says which OS protections commands get on this machine, and
    * what the policy makes of them (sandboxed or not, what is missing). */
   Protections(): Promise<Protections>;
@@ -641,6 +648,12 @@ export interface FileChange {
   after: string | null;
 }
 
+/** session.FileNote: FileNote is one file and what happened to it. */
+export interface FileNote {
+  path: string;
+  note: string;
+}
+
 /** trace.Fit: Fit is what a prompt needed against the context it was given: Loupe's
  * token estimate of the whole prompt and of its biggest parts, and the
  * ways out in words. */
@@ -658,6 +671,73 @@ export interface Fit {
 export interface FitPart {
   name: string;
   tokens: number;
+}
+
+/** session.Fork: Fork is what a fork is made with: the session and the event it forks at
+ * (its log is the parent's up to and including At), and what the fork
+ * goes on with. Empty fields keep the parent's. */
+export interface Fork {
+  session: string;
+  at: number;
+  /** Model and Host are the fork's model and Ollama host ("": the
+   * parent's). */
+  model?: string;
+  host?: string;
+  /** Tools are the tools the fork offers (nil: the parent's). */
+  tools?: string[];
+  /** Files says where the fork works: FilesHere (the parent's folder as
+   * it is now) or FilesCopy (a new folder holding the workspace as it
+   * was at the fork point, restored from the snapshots). */
+  files?: string;
+  /** Folder is the new folder of a FilesCopy ("": next to the
+   * workspace, named after it). It must not exist yet. */
+  folder?: string;
+}
+
+/** session.ForkFiles: ForkFiles says where a fork works and what its files are against the
+ * fork point, from the snapshots the tool results keep (each changed
+ * file's content before and after). */
+export interface ForkFiles {
+  workspace: string;
+  copy: boolean;
+  /** Changed are the files the tools changed after the fork point, which
+   * a fork in the same folder finds as they are now. */
+  changed: string[] | null;
+  /** Restored are the files a copy holds as they were at the fork point;
+   * NotRestored those it could not put back, each with why (the
+   * snapshots cannot say what it held then, or what is there now is no
+   * file); NotCopied what the copy of the folder left out. */
+  restored: FileNote[] | null;
+  not_restored: FileNote[] | null;
+  not_copied: FileNote[] | null;
+  /** Commands are the commands that ran after the fork point (the seq
+   * of each result): what they changed is in no snapshot, so a copy
+   * holds it as it is now. */
+  commands: number[] | null;
+}
+
+/** session.ForkPreview: ForkPreview is what the fork dialog shows before a fork: whether the
+ * point can be forked at, the files changed since it, the commands run
+ * since, and where a copy would go. */
+export interface ForkPreview {
+  at: number;
+  /** Problem is why there is no fork at At ("": there is one). */
+  problem?: string;
+  workspace: string;
+  changed: string[] | null;
+  commands: number[] | null;
+  /** CopyFolder is where "A copy as it was then" goes unless told. */
+  copy_folder: string;
+  /** Pause is where the fork waits when it is made ("": it waits for a
+   * message). */
+  pause?: string;
+}
+
+/** session.Forked: Forked is what a fork made: the new session and what was done with the
+ * files. */
+export interface Forked {
+  summary: Summary;
+  files: ForkFiles;
 }
 
 /** permission.Grant: Grant is a user's answer remembered beyond one call: the session layer
@@ -1533,6 +1613,12 @@ export interface StoredSession {
   /** CopiedFrom is the session this one is a copy of (CopySession), or
    * "". The source may be gone since. */
   copied_from?: string;
+  /** ForkedFrom is the session this one is a fork of (store.Fork), or
+   * "", and ForkSeq the parent's last event its log holds: up to there
+   * the two logs are the same, byte for byte. The parent may be gone
+   * since; its forks are ListForks. */
+  forked_from?: string;
+  fork_seq?: number;
   /** Rounds is how many requests to the model the log holds, compaction's
    * left out (kept by the database as events arrive: 0009_session_list.sql). */
   rounds: number;
@@ -1567,6 +1653,12 @@ export interface Summary {
   /** CopiedFrom is the session this one is a copy of (CopySession), or
    * "". The source may be gone since. */
   copied_from?: string;
+  /** ForkedFrom is the session this one is a fork of (store.Fork), or
+   * "", and ForkSeq the parent's last event its log holds: up to there
+   * the two logs are the same, byte for byte. The parent may be gone
+   * since; its forks are ListForks. */
+  forked_from?: string;
+  fork_seq?: number;
   /** Rounds is how many requests to the model the log holds, compaction's
    * left out (kept by the database as events arrive: 0009_session_list.sql). */
   rounds: number;

@@ -1,0 +1,96 @@
+// The fork dialog: which session and event it forks at, what Go says a
+// fork there would be (PreviewFork: or why there is none), what the user
+// picks (model, where the fork works), and the fork itself (ForkSession),
+// which opens the new session. Every judgement is Go's: the dialog shows
+// the preview's problem, files and commands as they come.
+import type { Bridge } from '../bridge/types';
+import type { ForkPreview, Forked, Summary } from '../types';
+import { message } from './errors';
+import type { Router } from './routing.svelte';
+import type { SessionList } from './summaries.svelte';
+import type { Toasts } from './toasts.svelte';
+
+export type ForkFilesChoice = 'here' | 'copy';
+
+export class ForkState {
+  /** The fork point the dialog is open for, or null when closed. */
+  target = $state.raw<{ session: string; at: number } | null>(null);
+  preview = $state.raw<ForkPreview | null>(null);
+  model = $state('');
+  files = $state<ForkFilesChoice>('here');
+  folder = $state('');
+  busy = $state(false);
+  error = $state<string | null>(null);
+  /** What the last fork made, for the dialog's report of its files. */
+  made = $state.raw<Forked | null>(null);
+
+  readonly #bridge: Bridge;
+  readonly #sessions: SessionList;
+  readonly #router: Router;
+  readonly #toasts: Toasts;
+
+  constructor(bridge: Bridge, sessions: SessionList, router: Router, toasts: Toasts) {
+    this.#bridge = bridge;
+    this.#sessions = sessions;
+    this.#router = router;
+    this.#toasts = toasts;
+  }
+
+  /** Opens the dialog for a fork of session at event at, and asks Go what it would be. */
+  async open(session: string, at: number): Promise<void> {
+    this.target = { session, at };
+    this.preview = null;
+    this.error = null;
+    this.made = null;
+    this.files = 'here';
+    this.folder = '';
+    this.model = this.#sessions.find(session)?.model ?? '';
+    try {
+      const p = await this.#bridge.previewFork(session, at);
+      if (this.target?.session === session && this.target.at === at) this.preview = p;
+    } catch (e) {
+      this.error = message(e);
+    }
+  }
+
+  close(): void {
+    this.target = null;
+    this.preview = null;
+    this.busy = false;
+  }
+
+  /** Makes the fork and opens it; false (the reason shown in the dialog) when refused. */
+  async submit(): Promise<boolean> {
+    const t = this.target;
+    if (!t || this.busy) return false;
+    this.busy = true;
+    this.error = null;
+    try {
+      const parent = this.#sessions.find(t.session);
+      const made = await this.#bridge.forkSession({
+        session: t.session,
+        at: t.at,
+        model: this.model && this.model !== parent?.model ? this.model : undefined,
+        files: this.files,
+        folder: this.files === 'copy' && this.folder.trim() ? this.folder.trim() : undefined,
+      });
+      this.made = made;
+      const s: Summary = this.#sessions.take(made.summary, null);
+      const skipped = made.files.not_restored?.length ?? 0;
+      this.#toasts.notify(
+        skipped
+          ? `Forked at event ${t.at}. ${skipped} file${skipped === 1 ? '' : 's'} could not be put back as ${skipped === 1 ? 'it was' : 'they were'}: ${made.files.not_restored!.map((n) => n.path).join(', ')}.`
+          : `Forked at event ${t.at}, working in ${made.files.workspace}.`,
+        skipped ? 'error' : undefined,
+      );
+      this.close();
+      await this.#router.openSession(s.id);
+      return true;
+    } catch (e) {
+      this.error = message(e);
+      return false;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
