@@ -273,15 +273,10 @@ func members(raw json.RawMessage) ([]string, map[string]json.RawMessage, bool) {
 }
 
 // sameJSON says whether two JSON texts hold the same value, key order and
-// spacing aside; texts that are not JSON compare as bytes.
+// spacing aside: the comparison the side-by-side view makes of calls
+// (CanonicalArgs), so a try and a compare never disagree on "same".
 func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
-	}
-	cx, _ := json.Marshal(x)
-	cy, _ := json.Marshal(y)
-	return bytes.Equal(cx, cy)
+	return CanonicalArgs(bytes.TrimSpace(a)) == CanonicalArgs(bytes.TrimSpace(b))
 }
 
 // figures are the meters and timings of both answers.
