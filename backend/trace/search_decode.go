@@ -27,9 +27,6 @@ type longStrings struct {
 	idx  map[string]int
 }
 
-// standIn is the text the stand-in of long string i decodes to.
-func standIn(i int) string { return "\x00" + strconv.Itoa(i) }
-
 // swap returns the long string s stands in for, or s.
 func (l *longStrings) swap(s string) string {
 	if l == nil || len(s) < 2 || s[0] != 0 {
