@@ -20,7 +20,7 @@ func TestASessionThatCannotBeRemovedIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	db, err := sql.Open("sqlite", e.db)
+	db, err := sql.Open("sqlite", "file:"+e.db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func processLog(t *testing.T) *lockedBuffer {
 // trigger's message.
 func refuse(t *testing.T, h *harness, triggers ...string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", h.st.Path())
+	db, err := sql.Open("sqlite", "file:"+h.st.Path()+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestIndexSearchKeepsUpWithEventsWrittenElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", st.Path())
+	db, err := sql.Open("sqlite", "file:"+st.Path()+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}

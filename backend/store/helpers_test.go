@@ -67,6 +67,11 @@ func rawDB(t testing.TB, path string) *sql.DB {
 	}
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
+	// The store under test may hold the write lock a moment (its indexer
+	// writes text in batches): wait for it, as the store itself does.
+	if _, err := db.Exec("PRAGMA busy_timeout = 10000"); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 
