@@ -23,13 +23,13 @@ var plainPrograms = setOf(
 	"csplit", "rev", "numfmt", "factor", "printenv", "tty", "nproc", "arch", "users", "who", "groups",
 	"sync", "diff", "cmp", "diff3", "grep", "egrep", "fgrep", "column", "expand", "unexpand", "strings",
 	"tsort", "pr", "ptx", "look", "cal", "ncal", "locate", "which", "whereis", "getconf", "locale",
-	"tput", "clear", "lsblk", "free", "uptime", "ps", "pgrep", "pkill", "kill", "killall", "lsof", "sha1",
+	"tput", "clear", "lsblk", "free", "uptime", "ps", "pgrep", "pkill", "kill", "killall", "lsof",
 	// archives and compression (tar, zip and gzip's options that run
 	// programs are read elsewhere)
 	"gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd",
 	"zstdcat", "lz4", "unzip", "zipinfo", "cpio",
 	// data
-	"jq", "bc", "wc", "sqlite3_analyzer", "nm", "objdump", "readelf", "size", "strip", "ar",
+	"jq", "bc", "sqlite3_analyzer", "nm", "objdump", "readelf", "size", "strip", "ar",
 	// version control and build tools' reading parts
 	"gofmt", "rustfmt", "clang-format", "prettier", "black", "ruff", "shellcheck", "shfmt",
 )
