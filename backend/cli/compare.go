@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,49 +34,48 @@ Exit codes: 0 compared; 2 bad command line; 3 could not open the database, or
 no such session.
 `
 
-func compareCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	jsonOut := fs.Bool("json", false, "print the comparison as one JSON object")
-	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: loupe compare SESSION SESSION [--json] [--db FILE]")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, compareNotes)
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return ExitUsage
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "loupe compare: name two session ids (loupe search or the window's session list shows them)")
-		return ExitUsage
-	}
-	if pos[0] == pos[1] {
-		fmt.Fprintf(stderr, "loupe compare: %v\n", session.ErrSameSession)
-		return ExitUsage
+// compareCommand is `loupe compare A B`: two sessions side by side,
+// round by round, and where they diverge.
+var compareCommand = &command{
+	name:      "compare",
+	synopsis:  "compare SESSION SESSION [--json] [--db FILE]",
+	short:     "two sessions side by side, round by round",
+	about:     "Puts two sessions side by side, round by round, and says where they diverge.",
+	notes:     compareNotes,
+	minArgs:   2,
+	maxArgs:   2,
+	wrongArgs: "name two session ids (loupe search or the window's session list shows them)",
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		jsonOut := fs.Bool("json", false, "print the comparison as one JSON object")
+		db := fs.String("db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
+		return func(c *call) int { return compare(c, *jsonOut, *db) }
+	},
+}
+
+// compare carries loupe compare out.
+func compare(c *call, jsonOut bool, db string) int {
+	stdout, stderr := c.stdout, c.stderr
+	if c.args[0] == c.args[1] {
+		return c.usage("%v", session.ErrSameSession)
 	}
 	// Only reads: the sessions are as they were, a run still going in
 	// another Loupe is left alone.
-	st, ok := openStore(store.OpenReadOnly, *db, stderr)
+	st, ok := openStore(store.OpenReadOnly, db, stderr)
 	if !ok {
 		return ExitFailed
 	}
 	defer st.Close()
-	c, err := session.Compare(context.Background(), st, pos[0], pos[1])
+	cmp, err := session.Compare(context.Background(), st, c.args[0], c.args[1])
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe compare: %v\n", err)
 		return ExitFailed
 	}
-	if *jsonOut {
-		b, _ := json.Marshal(c)
+	if jsonOut {
+		b, _ := json.Marshal(cmp)
 		fmt.Fprintf(stdout, "%s\n", visible.Text(string(b)))
 		return 0
 	}
-	printComparison(stdout, c)
+	printComparison(stdout, cmp)
 	return 0
 }
 

@@ -6,33 +6,39 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
 )
 
-// exportCmd is `loupe export SESSION [--format json|md|html] [--out FILE]`:
-// the session written out, read from the database without changing it.
-func exportCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "json, md or html")
-	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
-	outFile := fs.String("out", "", "write to this file instead of standard output")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "loupe export: name exactly one session id")
-		return ExitUsage
-	}
+// exportCommand is `loupe export SESSION [--format json|md|html] [--out
+// FILE]`: the session written out, read from the database without
+// changing it.
+var exportCommand = &command{
+	name:      "export",
+	synopsis:  "export SESSION [--format json|md|html] [--out FILE] [--db FILE]",
+	short:     "write a stored session out",
+	about:     "Writes a stored session out, as JSON (every event of its log), Markdown or HTML,\nto standard output or to --out FILE. It only reads the database.",
+	notes:     "Exit codes: 0 written; 2 bad command line or format; 3 could not open the\ndatabase, no such session, or the file could not be written.",
+	minArgs:   1,
+	maxArgs:   1,
+	wrongArgs: "name exactly one session id",
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		format := fs.String("format", "json", "write it as `json|md|html`")
+		db := fs.String("db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
+		outFile := fs.String("out", "", "write to this `FILE` instead of standard output")
+		return func(c *call) int { return export(c, *format, *db, *outFile) }
+	},
+}
+
+// export carries loupe export out.
+func export(c *call, format, db, outFile string) int {
+	stdout, stderr := c.stdout, c.stderr
 	// Only reads: a missing file is refused, not created, and one of an
 	// older schema is read as this build would migrate it, and left as it
 	// is (see store.OpenReadOnly).
-	st, ok := openStore(store.OpenReadOnly, *db, stderr)
+	st, ok := openStore(store.OpenReadOnly, db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -40,14 +46,14 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 	// The export is made first, so that a missing session or a bad
 	// format leaves no file behind.
 	var out bytes.Buffer
-	if err := session.Export(context.Background(), st, pos[0], *format, &out); err != nil {
+	if err := session.Export(context.Background(), st, c.args[0], format, &out); err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		if errors.Is(err, store.ErrNotFound) {
 			return ExitFailed
 		}
 		return ExitUsage
 	}
-	if *outFile == "" {
+	if outFile == "" {
 		_, err := stdout.Write(out.Bytes())
 		if err != nil {
 			fmt.Fprintf(stderr, "loupe: %v\n", err)
@@ -55,7 +61,7 @@ func exportCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := os.WriteFile(*outFile, out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(outFile, out.Bytes(), 0o644); err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return ExitFailed
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,51 +17,71 @@ import (
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
-// forkCmd is `loupe fork SESSION --at SEQ`: a new session whose log is
-// SESSION's up to event SEQ, linked to it, waiting there to go on (with
+// forkCommand is `loupe fork SESSION --at SEQ`: a new session whose log
+// is SESSION's up to event SEQ, linked to it, waiting there to go on (with
 // `loupe run --continue`, or in the window).
-func forkCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	at := fs.Int64("at", 0, "the event `SEQ` the fork holds the log up to (required; loupe export shows each event's seq)")
-	model := fs.String("model", "", "the model the fork goes on with (default: the session's)")
-	host := fs.String("host", "", "the Ollama host the fork goes on with: a `NAME` from Settings' hosts or a URL (default: the session's)")
-	copyTo := fs.Bool("copy", false, "work in a new folder holding the workspace as it was at SEQ (restored from the snapshots) instead of the folder as it is now")
-	folder := fs.String("folder", "", "with --copy: the new folder (must not exist; default: next to the workspace, named after it)")
-	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
-	asJSON := fs.Bool("json", false, "print what was made as one JSON object")
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+var forkCommand = &command{
+	name:     "fork",
+	synopsis: "fork SESSION --at SEQ [--model NAME] [--host NAME|URL] [--copy [--folder DIR]] [--json] [--db FILE]",
+	short:    "make a session whose log is SESSION's up to event SEQ, waiting there",
+	about: `Makes a new session whose log is SESSION's up to event SEQ, linked to it and
+waiting there to go on (loupe run --continue, or in the window). It prints the
+new session's id on standard output, and where it works and what its files
+are on standard error.`,
+	notes:     "Exit codes: 0 made; 2 bad command line; 3 could not open the database, or the\nfork could not be made (no such session or event, an event inside an\nunfinished step, a workspace that is gone, a --folder that exists).",
+	minArgs:   1,
+	maxArgs:   1,
+	wrongArgs: forkArgs,
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		o := &forkOptions{}
+		fs.Int64Var(&o.at, "at", 0, "the event `SEQ` the fork holds the log up to (required; loupe export shows each event's seq)")
+		fs.StringVar(&o.model, "model", "", "the model `NAME` the fork goes on with (default: the session's)")
+		fs.StringVar(&o.host, "host", "", "the Ollama host the fork goes on with: a `NAME` from Settings' hosts or a URL (default: the session's)")
+		fs.BoolVar(&o.copyTo, "copy", false, "work in a new folder holding the workspace as it was at SEQ (restored from the snapshots) instead of the folder as it is now")
+		fs.StringVar(&o.folder, "folder", "", "with --copy: the new folder `DIR` (must not exist; default: next to the workspace, named after it)")
+		fs.StringVar(&o.db, "db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
+		fs.BoolVar(&o.asJSON, "json", false, "print what was made as one JSON object")
+		return o.run
+	},
+}
+
+// forkArgs is what loupe fork says of a command line without one session
+// and the event to fork at.
+const forkArgs = "name one session and the event to fork at: loupe fork SESSION --at SEQ"
+
+// forkOptions are loupe fork's flags.
+type forkOptions struct {
+	at                      int64
+	model, host, folder, db string
+	copyTo, asJSON          bool
+}
+
+// run carries loupe fork out.
+func (o *forkOptions) run(c *call) int {
+	stdout, stderr := c.stdout, c.stderr
+	if o.at < 1 {
+		return c.usage("%s", forkArgs)
 	}
-	if err != nil {
-		return ExitUsage
+	if o.folder != "" && !o.copyTo {
+		return c.usage("--folder is where --copy makes its folder; give --copy too")
 	}
-	if len(pos) != 1 || *at < 1 {
-		fmt.Fprintln(stderr, "loupe fork: name one session and the event to fork at: loupe fork SESSION --at SEQ")
-		return ExitUsage
-	}
-	if *folder != "" && !*copyTo {
-		fmt.Fprintln(stderr, "loupe fork: --folder is where --copy makes its folder; give --copy too")
-		return ExitUsage
-	}
-	st, ok := openStore(store.Open, *db, stderr)
+	st, ok := openStore(store.Open, o.db, stderr)
 	if !ok {
 		return ExitFailed
 	}
 	defer st.Close()
 	set, _ := settings.Load(context.Background(), st)
 	m := session.NewManager(st, ollama.New(settings.ChooseHost("", set).Host, nil), nil, nil)
-	f := session.Fork{Session: pos[0], At: *at, Model: *model, Host: *host, Files: session.FilesHere}
-	if *copyTo {
-		f.Files, f.Folder = session.FilesCopy, *folder
+	f := session.Fork{Session: c.args[0], At: o.at, Model: o.model, Host: o.host, Files: session.FilesHere}
+	if o.copyTo {
+		f.Files, f.Folder = session.FilesCopy, o.folder
 	}
 	res, err := m.Fork(context.Background(), f)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
 		return ExitFailed
 	}
-	if *asJSON {
+	if o.asJSON {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0

@@ -17,43 +17,40 @@ import (
 	"github.com/loupe-dev/loupe/backend/visible"
 )
 
-// pullCmd is `loupe pull NAME`: it pulls a model into Ollama with the
+// pullCommand is `loupe pull NAME`: it pulls a model into Ollama with the
 // progress the window shows, on one line that updates on a terminal and
 // as plain lines otherwise. Ctrl-C cancels the pull; nothing of the model
 // is installed then.
-//
-// term is the standard output as it is, where the progress line is
-// rewritten in place on a terminal; stdout and stderr escape what they are
-// given (see Main).
-func pullCmd(args []string, term, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	host := fs.String("host", "", "Ollama `URL` (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
-	db := fs.String("db", "", "the database whose Settings name the Ollama host (default $LOUPE_DB or the user data dir)")
-	fs.Usage = func() {}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, "Usage: loupe pull NAME [--host URL] [--db FILE]\n\nPulls a model into Ollama (e.g. qwen3 or qwen3:8b; see https://ollama.com/library),\nshowing its progress. Ctrl-C cancels it.\n\nFlags:\n")
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fmt.Fprint(stdout, "\nExit codes: 0 the model is installed; 1 the pull failed (no network, no such\nmodel); 2 bad command line; 3 Ollama could not be reached; 130 cancelled.\n")
-		return 0
+var pullCommand = &command{
+	name:      "pull",
+	synopsis:  "pull NAME [--host URL] [--db FILE]",
+	short:     "pull a model into Ollama, showing its progress",
+	about:     "Pulls a model into Ollama (e.g. qwen3 or qwen3:8b; see https://ollama.com/library),\nshowing its progress. Ctrl-C cancels it.",
+	notes:     "Exit codes: 0 the model is installed; 1 the pull failed (no network, no such\nmodel); 2 bad command line; 3 Ollama could not be reached; 130 cancelled.",
+	minArgs:   1,
+	maxArgs:   1,
+	wrongArgs: "name one model to pull, e.g. loupe pull qwen3 (see https://ollama.com/library)",
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		host := fs.String("host", "", "Ollama `URL` (default: Settings' Ollama host, else $OLLAMA_HOST, else "+ollama.DefaultHost+")")
+		db := fs.String("db", "", "the database `FILE` whose Settings name the Ollama host (default $LOUPE_DB or the user data dir)")
+		return func(c *call) int { return pull(c, *host, *db) }
+	},
+}
+
+// pull carries loupe pull out. The progress line on a terminal is written
+// to c.term, to be rewritten in place.
+func pull(c *call, host, db string) int {
+	term, stdout, stderr := c.term, c.stdout, c.stderr
+	name := strings.TrimSpace(c.args[0])
+	if name == "" {
+		return c.usage("%s", c.cmd.wrongArgs)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "See loupe pull --help.")
-		return ExitUsage
-	}
-	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
-		fmt.Fprintln(stderr, "loupe pull: name one model to pull, e.g. loupe pull qwen3 (see https://ollama.com/library)")
-		return ExitUsage
-	}
-	name := strings.TrimSpace(pos[0])
-	oc := ollama.New(settings.ChooseHost(*host, savedSettings(*db)).Host, nil)
+	oc := ollama.New(settings.ChooseHost(host, savedSettings(db)).Host, nil)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := &pullBar{w: stdout, term: term, tty: isTerminal(term)}
-	err = oc.Pull(ctx, name, bar.show)
+	err := oc.Pull(ctx, name, bar.show)
 	bar.end()
 	switch {
 	case err == nil:

@@ -38,63 +38,67 @@ Exit codes: 0 something was found; 1 nothing was; 2 bad command line or
 query; 3 could not open the database (or there is none at --db).
 `
 
-// term is the terminal itself, unescaped: on one, the matches are shown in
-// bold, the only control sequence search writes; every text from the log
-// goes through visible.Line first.
-func searchCmd(args []string, term, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	jsonOut := fs.Bool("json", false, "print the results as one JSON object")
-	model := fs.String("model", "", "only sessions on this model")
-	workspace := fs.String("workspace", "", "only sessions in this folder")
-	outcome := fs.String("outcome", "", "only sessions whose last run ended so (answered, error, cancelled…)")
-	since := fs.String("since", "", "only events from this day (2006-01-02) or time (RFC 3339) on")
-	until := fs.String("until", "", "only events before this day or time")
-	limit := fs.Int("limit", 50, "at most this many hits")
-	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON] [--since DATE] [--until DATE] [--limit N] [--db FILE]")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, searchNotes)
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "loupe search: give one query (quote it when it has spaces: loupe search \"no such file\")")
-		return ExitUsage
-	}
-	f := store.SearchFilter{Model: *model, Outcome: *outcome}
-	if *workspace != "" {
-		abs, err := filepath.Abs(*workspace)
+// searchCommand is `loupe search QUERY`: the hits of a query in every
+// session's log, grouped by session.
+var searchCommand = &command{
+	name:      "search",
+	synopsis:  "search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON] [--since DATE] [--until DATE] [--limit N] [--db FILE]",
+	short:     "find text in every session's log",
+	about:     "Finds text in every session's log and prints the hits, grouped by session.",
+	notes:     searchNotes,
+	minArgs:   1,
+	maxArgs:   1,
+	wrongArgs: "give one query (quote it when it has spaces: loupe search \"no such file\")",
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		o := &searchOptions{}
+		fs.BoolVar(&o.jsonOut, "json", false, "print the results as one JSON object")
+		fs.StringVar(&o.model, "model", "", "only sessions on this model `NAME`")
+		fs.StringVar(&o.workspace, "workspace", "", "only sessions in this folder `DIR`")
+		fs.StringVar(&o.outcome, "outcome", "", "only sessions whose last run ended for this `REASON` (answered, error, cancelled…)")
+		fs.StringVar(&o.since, "since", "", "only events from this `DATE` (2006-01-02) or time (RFC 3339) on")
+		fs.StringVar(&o.until, "until", "", "only events before this `DATE` or time")
+		fs.IntVar(&o.limit, "limit", 50, "at most `N` hits")
+		fs.StringVar(&o.db, "db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
+		return o.run
+	},
+}
+
+// searchOptions are loupe search's flags.
+type searchOptions struct {
+	jsonOut                                     bool
+	model, workspace, outcome, since, until, db string
+	limit                                       int
+}
+
+// run carries loupe search out. c.term is the terminal itself, unescaped:
+// on one, the matches are shown in bold, the only control sequence search
+// writes; every text from the log goes through visible.Line first.
+func (o *searchOptions) run(c *call) int {
+	term, stdout, stderr := c.term, c.stdout, c.stderr
+	f := store.SearchFilter{Model: o.model, Outcome: o.outcome}
+	if o.workspace != "" {
+		abs, err := filepath.Abs(o.workspace)
 		if err != nil {
-			fmt.Fprintf(stderr, "loupe search: --workspace: %v\n", err)
-			return ExitUsage
+			return c.usage("--workspace: %v", err)
 		}
 		f.Workspace = abs
 	}
 	for _, d := range []struct {
 		flag, val string
 		dst       *time.Time
-	}{{"since", *since, &f.From}, {"until", *until, &f.To}} {
+	}{{"since", o.since, &f.From}, {"until", o.until, &f.To}} {
 		if d.val == "" {
 			continue
 		}
 		t, err := parseWhen(d.val)
 		if err != nil {
-			fmt.Fprintf(stderr, "loupe search: --%s %q: write a day as 2026-03-01 or a time as 2026-03-01T15:04:05Z\n", d.flag, d.val)
-			return ExitUsage
+			return c.usage("--%s %q: write a day as 2026-03-01 or a time as 2026-03-01T15:04:05Z", d.flag, d.val)
 		}
 		*d.dst = t
 	}
 	// A bad query is told before the database is opened (or migrated).
-	if _, err := store.CheckQuery(pos[0]); err != nil {
-		fmt.Fprintf(stderr, "loupe search: %v\n", err)
-		return ExitUsage
+	if _, err := store.CheckQuery(c.args[0]); err != nil {
+		return c.usage("%v", err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -107,7 +111,7 @@ func searchCmd(args []string, term, stdout, stderr io.Writer) int {
 			return nil, &store.OpenError{Path: path, Err: store.ErrNoDatabase}
 		}
 		return store.Open(path)
-	}, *db, stderr)
+	}, o.db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -116,16 +120,15 @@ func searchCmd(args []string, term, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe search: %v\n", err)
 		return ExitFailed
 	}
-	res, err := st.Search(ctx, pos[0], f, *limit)
+	res, err := st.Search(ctx, c.args[0], f, o.limit)
 	if errors.Is(err, store.ErrQuery) {
-		fmt.Fprintf(stderr, "loupe search: %v\n", err)
-		return ExitUsage
+		return c.usage("%v", err)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe search: %v\n", err)
 		return ExitFailed
 	}
-	if *jsonOut {
+	if o.jsonOut {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,64 +38,69 @@ be sent (no such session or request, a host that does not answer, a model
 that is not installed or cannot use the request's tools) or the answer failed.
 `
 
-func tryCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("try", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	at := fs.Int64("at", 0, "the seq of the model_request to send again")
-	model := fs.String("model", "", "the model to send it to (default: the request's)")
-	host := fs.String("host", "", "the Ollama host: a Settings name or an address (default: the session's)")
-	temp := fs.String("temperature", "", "the temperature, 0 to 2 (default: the request's)")
-	numCtx := fs.Int("num-ctx", 0, "the context size, num_ctx (default: the request's)")
-	bodyFile := fs.String("body", "", "send this file's JSON body instead of the recorded one (- for standard input)")
-	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
-	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--json] [--db FILE]")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, tryNotes)
+// tryCommand is `loupe try SESSION --at SEQ`: one recorded request sent
+// again, its answer compared with the recorded one.
+var tryCommand = &command{
+	name:      "try",
+	synopsis:  "try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--json] [--db FILE]",
+	short:     "send one recorded request again and compare the answers",
+	about:     "Sends one recorded request of a session again, as it was or changed, and prints\nthe new answer beside the recorded one.",
+	notes:     tryNotes,
+	minArgs:   1,
+	maxArgs:   1,
+	wrongArgs: "name exactly one session id, and the request with --at SEQ",
+	flags: func(fs *flag.FlagSet) func(*call) int {
+		o := &tryOptions{}
+		fs.Int64Var(&o.at, "at", 0, "the `SEQ` of the model_request to send again (required)")
+		fs.StringVar(&o.model, "model", "", "the model `NAME` to send it to (default: the request's)")
+		fs.StringVar(&o.host, "host", "", "the Ollama host: a Settings `NAME` or a URL (default: the session's)")
+		fs.StringVar(&o.temp, "temperature", "", "the temperature `T`, 0 to 2 (default: the request's)")
+		fs.IntVar(&o.numCtx, "num-ctx", 0, "the context size, num_ctx, `N` tokens (default: the request's)")
+		fs.StringVar(&o.bodyFile, "body", "", "send this `FILE`'s JSON body instead of the recorded one (- for standard input)")
+		fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
+		fs.StringVar(&o.db, "db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
+		return o.run
+	},
+}
+
+// tryOptions are loupe try's flags.
+type tryOptions struct {
+	at                              int64
+	model, host, temp, bodyFile, db string
+	numCtx                          int
+	jsonOut                         bool
+}
+
+// run carries loupe try out.
+func (o *tryOptions) run(c *call) int {
+	stdout, stderr := c.stdout, c.stderr
+	if o.at <= 0 {
+		return c.usage("--at SEQ names the model_request to send again (loupe export SESSION --format json lists the events)")
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return ExitUsage
+	t := session.Try{Session: c.args[0], At: o.at, Host: o.host, Model: o.model, NumCtx: o.numCtx}
+	if o.numCtx < 0 {
+		return c.usage("--num-ctx must be above 0, not %d", o.numCtx)
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "loupe try: name exactly one session id, and the request with --at SEQ")
-		return ExitUsage
-	}
-	if *at <= 0 {
-		fmt.Fprintln(stderr, "loupe try: --at SEQ names the model_request to send again (loupe export SESSION --format json lists the events)")
-		return ExitUsage
-	}
-	t := session.Try{Session: pos[0], At: *at, Host: *host, Model: *model, NumCtx: *numCtx}
-	if *numCtx < 0 {
-		fmt.Fprintf(stderr, "loupe try: --num-ctx must be above 0, not %d\n", *numCtx)
-		return ExitUsage
-	}
-	if *temp != "" {
-		v, err := strconv.ParseFloat(*temp, 64)
+	if o.temp != "" {
+		v, err := strconv.ParseFloat(o.temp, 64)
 		if err != nil {
-			fmt.Fprintf(stderr, "loupe try: --temperature %q is not a number (write it like 0.7)\n", *temp)
-			return ExitUsage
+			return c.usage("--temperature %q is not a number (write it like 0.7)", o.temp)
 		}
 		t.Temperature = &v
 	}
-	if *bodyFile != "" {
+	if o.bodyFile != "" {
 		var b []byte
-		if *bodyFile == "-" {
+		var err error
+		if o.bodyFile == "-" {
 			b, err = io.ReadAll(os.Stdin)
 		} else {
-			b, err = os.ReadFile(*bodyFile)
+			b, err = os.ReadFile(o.bodyFile)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "loupe try: --body: %v\n", err)
-			return ExitUsage
+			return c.usage("--body: %v", err)
 		}
 		if _, err := ollama.ReadChatBody(b); err != nil {
-			fmt.Fprintf(stderr, "loupe try: --body %s: %v\n", *bodyFile, err)
-			return ExitUsage
+			return c.usage("--body %s: %v", o.bodyFile, err)
 		}
 		t.Body = string(b)
 	}
@@ -104,7 +108,7 @@ func tryCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Only reads: the session is left as it is (see store.OpenReadOnly).
-	st, ok := openStore(store.OpenReadOnly, *db, stderr)
+	st, ok := openStore(store.OpenReadOnly, o.db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -117,15 +121,15 @@ func tryCmd(args []string, stdout, stderr io.Writer) int {
 	oc := ollama.New(settings.ChooseHost("", set).Host, nil)
 	oc.SetTimeouts(waits)
 	m := session.NewManager(st, oc, nil, nil)
-	if !*jsonOut {
-		fmt.Fprintf(stderr, "loupe: sending request %d of %s again…\n", *at, visible.Line(pos[0]))
+	if !o.jsonOut {
+		fmt.Fprintf(stderr, "loupe: sending request %d of %s again…\n", o.at, visible.Line(c.args[0]))
 	}
 	res, err := m.Try(ctx, t, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe try: %v\n", err)
 		return ExitFailed
 	}
-	if *jsonOut {
+	if o.jsonOut {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
