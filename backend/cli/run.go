@@ -217,13 +217,13 @@ func (o *runOptions) run(c *call) int {
 	sig := catchStops(stderr)
 	defer sig.release()
 	ctx := sig.ctx
+	if o.cont != "" {
+		return sig.code(continueRun(ctx, m, o.cont, o.model, prompt, o.auto, o.asJSON, stderr, sig))
+	}
 	// The session is stored with the prompt and the run's lease in one
 	// write: a kill at any moment leaves no empty session (after that
 	// write it leaves the prompt, and a run the next recovery closes as
 	// interrupted).
-	if o.cont != "" {
-		return sig.code(continueRun(ctx, m, o.cont, o.model, prompt, o.auto, o.asJSON, stderr, sig))
-	}
 	s, lease, err := m.CreateWith(ctx, o.workspace, o.model, session.Setup{Host: ref, Tools: offered}, prompt)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)
