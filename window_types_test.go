@@ -65,7 +65,7 @@ func windowTypes() ([]byte, error) {
 		(*readiness.Item)(nil):         "ReadinessItem",
 		(*localollama.State)(nil):      "LocalOllama",
 		(*settings.Settings)(nil):      "SettingsWire",
-		(*permission.RuleLimits)(nil):  "RuleLimitsWire",
+		(*permission.RuleLimits)(nil):  "RuleLimits",
 		(*sandbox.Report)(nil):         "Protections",
 		(*sandbox.Protections)(nil):    "ProbedProtections",
 		(*Status)(nil):                 "StatusInfo",

@@ -83,7 +83,7 @@ export interface BoundApp {
   /** RuleLimits says what a rule cannot hold (a command deny rule cannot see
    * inside inline interpreter code or scripts) and which path rules would
    * hold it whatever runs, for the rule editor. */
-  RuleLimits(r: Rule): Promise<RuleLimitsWire>;
+  RuleLimits(r: Rule): Promise<RuleLimits>;
   /** SaveSettings validates and saves settings. The Ollama host saved is
    * used from the next call to Ollama on, in every session (a --host given
    * at start wins over it). */
@@ -1404,7 +1404,7 @@ export interface RuleCheck {
 
 /** permission.RuleLimits: RuleLimits says, for the settings page, what a rule cannot hold and
  * which rules would hold it whatever runs. */
-export interface RuleLimitsWire {
+export interface RuleLimits {
   /** Limits are plain sentences, shown under the rule. */
   limits?: string[];
   /** PathRules are deny path rules for the paths a command rule names
