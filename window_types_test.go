@@ -65,7 +65,7 @@ func windowTypes() ([]byte, error) {
 		(*readiness.Item)(nil):         "ReadinessItem",
 		(*localollama.State)(nil):      "LocalOllama",
 		(*settings.Settings)(nil):      "SettingsWire",
-		(*permission.RuleLimits)(nil):  "RuleLimitsWire",
+		(*permission.RuleLimits)(nil):  "RuleLimits",
 		(*sandbox.Report)(nil):         "Protections",
 		(*sandbox.Protections)(nil):    "ProbedProtections",
 		(*Status)(nil):                 "StatusInfo",
@@ -88,9 +88,11 @@ func windowTypes() ([]byte, error) {
 	g.Add(trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{}, permission.Call{}, session.TryDelta{}, session.Forked{}, session.ForkPreview{})
 	// Each kind of command (session.Command), the union the window sends,
 	// told apart by do, and each kind's fields (what DecodeCommand takes).
-	var cmds, fields strings.Builder
+	g.Require(session.Needed)
+	var cmds, fields, needs strings.Builder
 	cmds.WriteString("/** One thing the window asks of a session (session.Command): do names the kind, the other fields are the kind's. */\nexport type Command =")
 	fields.WriteString("/** The fields each kind of command takes besides do (session.DecodeCommand refuses any other). */\nexport const COMMAND_FIELDS = {\n")
+	needs.WriteString("/** The fields each kind of command needs (session.Needs: Do refuses the command with one empty); the types above require them. */\nexport const COMMAND_REQUIRED = {\n")
 	for _, c := range session.CommandValues() {
 		name := commandTypeName(c.Kind())
 		g.Name(c, name)
@@ -100,14 +102,17 @@ func windowTypes() ([]byte, error) {
 		t := reflect.TypeOf(c)
 		for i := range t.NumField() {
 			n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			names = append(names, "'"+n+"'")
+			names = append(names, n)
 		}
-		fields.WriteString("  " + c.Kind() + ": [" + strings.Join(names, ", ") + "],\n")
+		fields.WriteString("  " + c.Kind() + ": [" + quoted(names) + "],\n")
+		needs.WriteString("  " + c.Kind() + ": [" + quoted(session.Needs(c)) + "],\n")
 	}
 	cmds.WriteString(";")
 	fields.WriteString("} as const satisfies Record<Command['do'], readonly string[]>;")
 	g.Raw(cmds.String())
+	needs.WriteString("} as const satisfies { [K in Command['do']]: readonly (keyof Extract<Command, { do: K }>)[] };")
 	g.Raw(fields.String())
+	g.Raw(needs.String())
 	// The values of the Go constants the window tells apart.
 	g.Consts("ERROR_KINDS", "ErrorKind", trace.Event{}, "Err")
 	g.Consts("STOP_REASONS", "StopReason", trace.Event{}, "End")
@@ -135,8 +140,8 @@ func windowTypes() ([]byte, error) {
 	m.WriteString("}")
 	g.Raw(m.String())
 	return g.Write(`// Generated from the Go types by ` + "`go test . -run TestWindowTypes -update`" + `: do not edit.
-// Field names are the json tags; an omitempty field is optional, and a nil
-// pointer, slice or map arrives as null.
+// Field names are the json tags; an omitempty field is optional (but for a
+// field a command needs), and a nil pointer, slice or map arrives as null.
 import type { JsonValue } from './json';
 `)
 }
@@ -149,12 +154,18 @@ func TestWindowTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	generated(t, windowTypesFile, got)
+}
+
+// generated fails unless file holds got (and writes it with -update).
+func generated(t *testing.T, file string, got []byte) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(windowTypesFile, got, 0o644); err != nil {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(windowTypesFile)
+	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +181,17 @@ func TestWindowTypes(t *testing.T) {
 			}
 			return "(end of file)"
 		}
-		t.Fatalf("%s is not what the Go types give (line %d is %q, the Go types give %q): run `go test . -run TestWindowTypes -update`, then `npm run check` in frontend/", windowTypesFile, line+1, at(w), at(g))
+		t.Fatalf("%s is not what the Go types give (line %d is %q, the Go types give %q): run `go test . -run TestWindowTypes -update`, then `npm run check` in frontend/", file, line+1, at(w), at(g))
 	}
+}
+
+// quoted is names as the items of a TypeScript list.
+func quoted(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "'" + n + "'"
+	}
+	return strings.Join(out, ", ")
 }
 
 // commandTypeName is the TypeScript name of a kind of command:

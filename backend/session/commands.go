@@ -67,59 +67,59 @@ type Demo struct{}
 
 // Delete stops a session's run and removes the session with its log.
 type Delete struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 }
 
 // SetModel changes the model of the session's next run.
 type SetModel struct {
-	Session string `json:"session"`
-	Model   string `json:"model,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	Model   string `json:"model,omitempty" need:"which model?"`
 }
 
 // SetTools changes the tools the session offers (nil: every tool, empty:
 // none).
 type SetTools struct {
-	Session string    `json:"session"`
+	Session string    `json:"session" need:"which session?"`
 	Tools   *[]string `json:"tools,omitempty"`
 }
 
 // Send starts a run with the user's message.
 type Send struct {
-	Session string `json:"session"`
-	Text    string `json:"text,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	Text    string `json:"text,omitempty" need:"type a message first"`
 }
 
 // Stop ends the session's run, and answers once it has ended.
 type Stop struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 }
 
 // stopCall stops one running call; the run goes on.
 type StopCall struct {
-	Session string `json:"session"`
-	CallID  string `json:"call_id,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	CallID  string `json:"call_id,omitempty" need:"which call?"`
 }
 
 // Answer answers the question the run asks about a call: allow or deny
 // (Allow false), for the Scope (permission.Scope: once, session,
 // workspace).
 type Answer struct {
-	Session string `json:"session"`
-	CallID  string `json:"call_id,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	CallID  string `json:"call_id,omitempty" need:"which call?"`
 	Allow   bool   `json:"allow,omitempty"`
 	Scope   string `json:"scope,omitempty"`
 }
 
 // SetStepping turns Step mode on or off.
 type SetStepping struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 	On      bool   `json:"on,omitempty"`
 }
 
 // SetBreakpoints sets where the session pauses when not stepping.
 type SetBreakpoints struct {
-	Session     string       `json:"session"`
-	Breakpoints *Breakpoints `json:"breakpoints,omitempty"`
+	Session     string       `json:"session" need:"which session?"`
+	Breakpoints *Breakpoints `json:"breakpoints,omitempty" need:"no breakpoints given"`
 }
 
 // The commands to a pause name the paused checkpoint event the user acted
@@ -128,43 +128,43 @@ type SetBreakpoints struct {
 
 // Step goes on to the next checkpoint.
 type Step struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 	At      int64  `json:"at,omitempty"`
 }
 
 // Continue runs on to a breakpoint or the end of the run; Step mode stays
 // on for the next run.
 type Continue struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 	At      int64  `json:"at,omitempty"`
 }
 
 // EditRequest changes the pending request at a before_request pause.
 type EditRequest struct {
-	Session string             `json:"session"`
+	Session string             `json:"session" need:"which session?"`
 	At      int64              `json:"at,omitempty"`
-	Request *agent.RequestEdit `json:"request,omitempty"`
+	Request *agent.RequestEdit `json:"request,omitempty" need:"no changes given"`
 }
 
 // EditArgs changes the pending call's arguments (JSON) at a before_tool
 // pause.
 type EditArgs struct {
-	Session string `json:"session"`
-	Args    string `json:"text,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	Args    string `json:"text,omitempty" need:"which arguments?"`
 	At      int64  `json:"at,omitempty"`
 }
 
 // Skip answers the pending call with the user's observation without
 // running it, and goes on.
 type Skip struct {
-	Session     string `json:"session"`
+	Session     string `json:"session" need:"which session?"`
 	Observation string `json:"text,omitempty"`
 	At          int64  `json:"at,omitempty"`
 }
 
 // EditResult changes the content of the result at an after_result pause.
 type EditResult struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 	Content string `json:"text,omitempty"`
 	At      int64  `json:"at,omitempty"`
 }
@@ -173,21 +173,21 @@ type EditResult struct {
 // event Seq back as they were before it (Force: over changes made outside
 // Loupe since).
 type RestoreFiles struct {
-	Session string `json:"session"`
-	Seq     int64  `json:"seq,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	Seq     int64  `json:"seq,omitempty" need:"which event?"`
 	Force   bool   `json:"force,omitempty"`
 }
 
 // UndoRun puts files back as they were before run Run.
 type UndoRun struct {
-	Session string `json:"session"`
-	Run     int    `json:"run,omitempty"`
+	Session string `json:"session" need:"which session?"`
+	Run     int    `json:"run,omitempty" need:"which run?"`
 	Force   bool   `json:"force,omitempty"`
 }
 
 // Compact summarises the start of the conversation now, between runs.
 type Compact struct {
-	Session string `json:"session"`
+	Session string `json:"session" need:"which session?"`
 }
 
 func (Create) Kind() string         { return "create" }
@@ -240,42 +240,7 @@ func (EditArgs) onRun()    {}
 func (Skip) onRun()        {}
 func (EditResult) onRun()  {}
 
-func (c SetModel) check() error {
-	if strings.TrimSpace(c.Model) == "" {
-		return errors.New("set_model: which model? (model is empty)")
-	}
-	return nil
-}
-func (c Send) check() error {
-	if strings.TrimSpace(c.Text) == "" {
-		return errors.New("type a message first")
-	}
-	return nil
-}
-func (c StopCall) check() error {
-	if c.CallID == "" {
-		return errors.New("stop_call: which call? (call_id is empty)")
-	}
-	return nil
-}
-func (c Answer) check() error {
-	if c.CallID == "" {
-		return errors.New("answer: which call? (call_id is empty)")
-	}
-	return nil
-}
-func (c SetBreakpoints) check() error {
-	if c.Breakpoints == nil {
-		return errors.New("set_breakpoints: no breakpoints given")
-	}
-	return nil
-}
-func (c EditRequest) check() error {
-	if c.Request == nil {
-		return errors.New("edit_request: no changes given")
-	}
-	return nil
-}
+// check says more than need can: the arguments must be JSON too.
 func (c EditArgs) check() error {
 	if !json.Valid([]byte(c.Args)) {
 		return errors.New("the arguments are not valid JSON")
@@ -359,6 +324,62 @@ func EncodeCommand(c Command) (json.RawMessage, error) {
 	return out, nil
 }
 
+// A command's fields tagged need are the ones it cannot do without: Do
+// refuses a command where one is empty (blank text, zero number, nil
+// pointer), saying the tag's words, and the window's types declare them
+// required, so the window cannot leave one out.
+
+// MissingField is Do's refusal of a command without a field it needs.
+type MissingField struct {
+	Kind  string // the command's "do"
+	Field string // the field's json name
+	Need  string // what is wanted, in words ("which session?")
+}
+
+func (e *MissingField) Error() string {
+	return fmt.Sprintf("%s: %s (%s is empty)", e.Kind, e.Need, e.Field)
+}
+
+// Needed reports whether struct field f is one a command needs.
+func Needed(f reflect.StructField) bool { return f.Tag.Get("need") != "" }
+
+// Needs are the json names of the fields command c needs, in order.
+func Needs(c Command) []string {
+	var out []string
+	t := reflect.TypeOf(c)
+	for i := range t.NumField() {
+		if f := t.Field(i); Needed(f) {
+			out = append(out, jsonName(f))
+		}
+	}
+	return out
+}
+
+// missing is the first field c needs that is empty.
+func missing(c Command) error {
+	v := reflect.ValueOf(c)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !Needed(f) {
+			continue
+		}
+		fv := v.Field(i)
+		empty := fv.IsZero()
+		if fv.Kind() == reflect.String {
+			empty = strings.TrimSpace(fv.String()) == ""
+		}
+		if empty {
+			return &MissingField{Kind: c.Kind(), Field: jsonName(f), Need: f.Tag.Get("need")}
+		}
+	}
+	return nil
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
 // CommandValues are a zero value of each kind of command, for the
 // window's generated types.
 func CommandValues() []Command { return append([]Command(nil), commandKinds...) }
@@ -378,11 +399,13 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 	if c == nil {
 		return Outcome{}, errors.New("a command says what to do: send, stop, answer, step, continue, an edit, a restore…")
 	}
+	// What the kind needs filled in (its need tags, which the window's
+	// types are generated from too), before anything is looked up.
+	if err := missing(c); err != nil {
+		return Outcome{}, err
+	}
 	if sc, ok := c.(sessionCommand); ok {
 		id := sc.sessionOf()
-		if id == "" {
-			return Outcome{}, fmt.Errorf("%s: which session? (session is empty)", c.Kind())
-		}
 		// A command for a session that does not exist changes nothing,
 		// and says so.
 		if _, err := m.store.GetSession(ctx, id); err != nil {

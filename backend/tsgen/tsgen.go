@@ -6,7 +6,8 @@
 // The rules are encoding/json's: a field's name is its json tag (or its Go
 // name), "-" and unexported fields are left out, anonymous struct fields
 // without a tag are flattened, omitempty and omitzero make a field
-// optional, a nil pointer, slice or map encodes as null. time.Time is a
+// optional (unless Require says the field is needed), a nil pointer,
+// slice or map encodes as null. time.Time is a
 // string (RFC 3339), time.Duration a number (nanoseconds),
 // json.RawMessage any JSON value. A named string type whose package
 // declares constants of it becomes the union of their values. Doc
@@ -40,6 +41,7 @@ type Gen struct {
 	queue  []reflect.Type
 	pkgs   map[string]*pkgInfo
 	extra  []string // declarations added by Raw, written first
+	need   func(reflect.StructField) bool
 	err    error
 }
 
@@ -54,6 +56,12 @@ func New(module, root string) *Gen {
 func (g *Gen) Name(v any, name string) {
 	g.rename[typeOf(v)] = name
 }
+
+// Require declares the struct fields need reports as required and not
+// null, whatever their omitempty: fields of what the window sends that the
+// Go side refuses to go without (it encodes them only when set, but
+// decodes nothing without them).
+func (g *Gen) Require(need func(reflect.StructField) bool) { g.need = need }
 
 // Add declares the type of v (a value or a nil pointer to one) and every
 // named type it reaches.
@@ -315,6 +323,9 @@ func (g *Gen) fields(t reflect.Type) []field {
 				ts = "string"
 			}
 			optional := hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")
+			if g.need != nil && g.need(f) {
+				optional, nullable = false, false
+			}
 			if nullable && !optional {
 				ts += " | null"
 			}

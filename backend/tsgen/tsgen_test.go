@@ -2,6 +2,7 @@ package tsgen_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +129,24 @@ func TestMethodsAreWrittenAsWailsBindsThem(t *testing.T) {
 		"  Save(arg1: Outer): Promise<void>;\n",
 		"export interface Inner {", "export interface Outer {",
 	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}
+
+// A field Require names is required and not null, whatever its
+// omitempty: the window must send it.
+func TestRequiredFieldsAreNeitherOptionalNorNull(t *testing.T) {
+	g := gen()
+	g.Require(func(f reflect.StructField) bool { return f.Name == "Opt" || f.Name == "OptPtr" || f.Name == "Ptr" })
+	g.Add(sample.Outer{})
+	out, err := g.Write("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{"  opt: string;\n", "  opt_ptr: Inner;\n", "  ptr: Inner;\n", "  opt_list?: string[];\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}

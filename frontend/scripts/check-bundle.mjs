@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Strings only replay and demo code hold: the replay bridge's name for
- * itself (REPLAY_MARK in src/lib/replay/bridge.ts), and the field every
+ * itself (REPLAY_MARK in src/lib/replay/player.ts), and the field every
  * recording has.
  */
 export const MARKERS = ['loupe:replay', 'raw_requests'];

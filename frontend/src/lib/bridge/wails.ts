@@ -6,7 +6,6 @@ import { BrowserOpenURL, EventsOnMultiple } from '../../../wailsjs/runtime/runti
 import {
   CHANNELS,
   commandJSON,
-  isRecord,
   parseEvent,
   type BoundApp,
   type Command,
@@ -41,15 +40,12 @@ import {
   type TraceEvent,
   type WorkspaceChange,
   type WorkspaceInfo,
-  pullProgressOf,
   type PullProgress,
-  ruleLimitsOf,
+  list,
   settingsOf,
-  workspaceInfoOf,
-  searchResultsOf,
   comparisonOf,
+  searchResultsOf,
   type Comparison,
-  searchStatusOf,
 } from '../types';
 import { EventHub, frameScheduler, type Scheduler } from './hub';
 import { toBridgeError, type Bridge, type Listener, type Unsubscribe } from './types';
@@ -74,11 +70,6 @@ async function call<T>(command: string, run: () => Promise<T>): Promise<T> {
   } catch (e) {
     throw toBridgeError(command, e);
   }
-}
-
-/** A list Go may send as null (a nil slice), as a list. */
-function list<T>(v: T[] | null | undefined): T[] {
-  return Array.isArray(v) ? v : [];
 }
 
 /** Parses a list of events from the backend, dropping anything malformed. */
@@ -112,24 +103,17 @@ export class WailsBridge implements Bridge {
       ),
       EventsOnMultiple(
         CHANNELS.pull,
-        (v: unknown) => {
-          const p = pullProgressOf(v);
-          if (p) this.#hub.push('pulls', p);
-        },
+        (p: PullProgress) => this.#hub.push('pulls', p),
         -1,
       ),
       EventsOnMultiple(
         CHANNELS.try,
-        (v: unknown) => {
-          if (isRecord(v) && typeof v.id === 'string') this.#hub.push('tries', v as unknown as TryDelta);
-        },
+        (d: TryDelta) => this.#hub.push('tries', d),
         -1,
       ),
       EventsOnMultiple(
         CHANNELS.delta,
-        (v: unknown) => {
-          if (isRecord(v) && typeof v['session_id'] === 'string') this.#hub.push('deltas', v as unknown as Delta);
-        },
+        (d: Delta) => this.#hub.push('deltas', d),
         -1,
       ),
     );
@@ -182,7 +166,7 @@ export class WailsBridge implements Bridge {
   }
 
   async searchStatus(): Promise<SearchStatus> {
-    return searchStatusOf(await call('SearchStatus', () => app().SearchStatus()));
+    return call('SearchStatus', () => app().SearchStatus());
   }
 
   async renameSession(id: string, title: string): Promise<Summary> {
@@ -264,7 +248,7 @@ export class WailsBridge implements Bridge {
   }
 
   async ruleLimits(rule: Rule): Promise<RuleLimits> {
-    return ruleLimitsOf(await call('RuleLimits', () => app().RuleLimits(rule)));
+    return call('RuleLimits', () => app().RuleLimits(rule));
   }
 
   async checkRule(rule: Rule): Promise<RuleCheck> {
@@ -276,11 +260,11 @@ export class WailsBridge implements Bridge {
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call('Workspace', () => app().Workspace(dir)));
+    return call('Workspace', () => app().Workspace(dir));
   }
 
   async setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo> {
-    return workspaceInfoOf(await call('SetWorkspace', () => app().SetWorkspace(dir, change)));
+    return call('SetWorkspace', () => app().SetWorkspace(dir, change));
   }
 
   async protections(): Promise<Protections> {

@@ -4,7 +4,7 @@
 // and the demo: the machine's side of a pull, never computed here.
 import json from './pulls.json';
 import { BridgeError } from '../bridge/types';
-import { isRecord, pullProgressOf, type ModelInfo, type PullProgress } from '../types';
+import type { ModelInfo, PullProgress } from '../types';
 
 export interface RecordedPull {
   name: string;
@@ -15,22 +15,15 @@ export interface RecordedPull {
   error?: string;
 }
 
-function parse(v: unknown): RecordedPull {
-  if (!isRecord(v) || typeof v['name'] !== 'string' || !Array.isArray(v['progress'])) throw new Error('pulls.json: not a recorded pull');
-  const out: RecordedPull = { name: v['name'], progress: v['progress'].map((p) => pullProgressOf(p)!).filter(Boolean) };
-  if (isRecord(v['model'])) out.model = v['model'] as unknown as ModelInfo;
-  if (typeof v['error'] === 'string') out.error = v['error'];
-  return out;
-}
-
-const all = json as Record<string, unknown>;
+// Go wrote the file from its types (ollama.PullProgress, ollama.ModelInfo).
+const all = json as unknown as Record<'installs' | 'offline' | 'missing', RecordedPull>;
 
 /** A model of two layers that installs. */
-export const installs: RecordedPull = parse(all['installs']);
+export const installs: RecordedPull = all.installs;
 /** A pull on a machine without a network. */
-export const offline: RecordedPull = parse(all['offline']);
+export const offline: RecordedPull = all.offline;
 /** A pull of a name the registry does not have. */
-export const missing: RecordedPull = parse(all['missing']);
+export const missing: RecordedPull = all.missing;
 
 /** The recorded pulls, by the name pulled. */
 export function recordedPulls(): Record<string, RecordedPull> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ruleLimitsOf, type Rule, type RuleLimits } from '../types';
+import type { Rule, RuleLimits } from '../types';
 import { hasLimits, limitsKey, limitsToLoad, pathRuleOffers, withRule } from './rules';
 
 const blind: RuleLimits = {
@@ -68,16 +68,5 @@ describe('path rule offers', () => {
     ]);
     expect(withRule(once, { effect: 'deny', path: '.env' })).toEqual(once);
     expect(rules).toHaveLength(1); // the list given is left alone
-  });
-});
-
-describe('ruleLimitsOf', () => {
-  it('makes omitted fields (Go nil slices) empty and drops what is not a rule', () => {
-    expect(ruleLimitsOf({})).toEqual({ limits: [], path_rules: [] });
-    expect(ruleLimitsOf(null)).toEqual({ limits: [], path_rules: [] });
-    expect(ruleLimitsOf({ limits: ['a', 3], path_rules: [{ effect: 'deny', path: '.env' }, 'x', { path: 'y' }] })).toEqual({
-      limits: ['a'],
-      path_rules: [{ effect: 'deny', path: '.env' }],
-    });
   });
 });

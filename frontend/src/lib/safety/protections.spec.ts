@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { machineProtections, sandboxedProtections, unconfinedProtections } from '../replay/machine';
-import { workspaceInfoOf, type WorkspaceInfo, type WorkspaceSettings } from '../types';
+import type { WorkspaceInfo, WorkspaceSettings } from '../types';
 import {
   hiddenByRules,
   missingNames,
@@ -12,7 +12,8 @@ import {
 const WS = '/home/me/project';
 
 function info(over: Partial<WorkspaceInfo> = {}): WorkspaceInfo {
-  return { ...workspaceInfoOf({ dir: WS }), ...over };
+  const none: WorkspaceInfo = { dir: WS, trusted: false, has_settings: false, settings: {}, allow_network: false, expose: null, grants: null };
+  return { ...none, ...over };
 }
 
 /** Each group as "title: Name=state, …" for a compact comparison. */

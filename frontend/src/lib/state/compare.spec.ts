@@ -7,15 +7,22 @@
 // only says which pair it was asked for.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Bridge } from '../bridge/types';
-import { comparisonOf, type TraceEvent } from '../types';
+import { comparisonOf, type StoredSession, type TraceEvent } from '../types';
+import type { Comparison as WireComparison } from '../types/go';
 import { CompareState } from './compare.svelte';
 import { Router } from './routing.svelte';
+
+/** Go's comparison of two sessions with no rounds yet. */
+function comparison(ids: string[], diverge: number): WireComparison {
+  const side = { rounds: null, totals: { runs: 0, rounds: 0, calls: 0, prompt_tokens: 0, output_tokens: 0, model_ms: 0, tool_ms: 0, wall_ms: 0, denials: 0, errors: 0, end: '' }, open: false };
+  return { sessions: ids.map((id) => ({ id }) as StoredSession), a: side, b: side, rows: null, diverge };
+}
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 function setup() {
   const asked: [string, string][] = [];
-  const answers: ((v: unknown) => void)[] = [];
+  const answers: ((v: WireComparison) => void)[] = [];
   const fails: ((e: Error) => void)[] = [];
   const bridge = {
     compareSessions: (a: string, b: string) => {
@@ -56,8 +63,8 @@ describe('CompareState', () => {
     void cmp.open('a', 'b');
     void cmp.swap();
     expect(asked).toEqual([['a', 'b'], ['b', 'a']]);
-    answers[1]!({ sessions: [{ id: 'b' }, { id: 'a' }], diverge: 2, rows: [] });
-    answers[0]!({ sessions: [{ id: 'a' }, { id: 'b' }], diverge: 0, rows: [] });
+    answers[1]!(comparison(['b', 'a'], 2));
+    answers[0]!(comparison(['a', 'b'], 0));
     await settle();
     expect(cmp.result?.sessions.map((s) => s.id)).toEqual(['b', 'a']);
     expect(cmp.result?.diverge).toBe(2);
@@ -72,7 +79,7 @@ describe('CompareState', () => {
     vi.useFakeTimers();
     const { asked, answers, cmp } = setup();
     void cmp.open('a', 'b');
-    answers[0]!({});
+    answers[0]!(comparison(['a', 'b'], -1));
     await vi.runAllTimersAsync();
     cmp.after([ev('c')]);
     await vi.runAllTimersAsync();

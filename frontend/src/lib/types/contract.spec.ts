@@ -1,11 +1,11 @@
 // The recordings of the Go scenarios are what the window hears and sends:
 // each command a recording holds must be one of Go's kinds (the window's
-// Command type, generated), with the fields of its kind. (The shapes of what Go sends are the
+// Command type, generated), with the fields of its kind and all it needs. (The shapes of what Go sends are the
 // Go types themselves: go.ts is generated from them, and the type check
 // fails when the window reads a field that is gone.)
 import { describe, expect, it } from 'vitest';
 import { allRecordings } from '../replay/recordings';
-import { COMMAND_FIELDS, type Command } from './go';
+import { COMMAND_FIELDS, COMMAND_REQUIRED, type Command } from './go';
 import { isRecord } from './json';
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
@@ -18,9 +18,13 @@ function commandProblems(v: unknown, at: string): string[] {
   const kind = v['do'];
   if (typeof kind !== 'string' || !(kind in COMMAND_FIELDS)) return [`${at}.do: ${JSON.stringify(kind)} is not a command the window sends`];
   const fields: readonly string[] = COMMAND_FIELDS[kind as Command['do']];
-  return Object.keys(v)
-    .filter((k) => k !== 'do' && !fields.includes(k))
-    .map((k) => `${at}.${k}: not a field of the ${kind} command`);
+  const needs: readonly string[] = COMMAND_REQUIRED[kind as Command['do']];
+  return [
+    ...Object.keys(v)
+      .filter((k) => k !== 'do' && !fields.includes(k))
+      .map((k) => `${at}.${k}: not a field of the ${kind} command`),
+    ...needs.filter((k) => !(k in v)).map((k) => `${at}.${k}: the ${kind} command needs it`),
+  ];
 }
 
 describe('the recordings', () => {
@@ -47,5 +51,6 @@ describe('the command check', () => {
     expect(commandProblems({ do: 'step', session: 's', at: 4 }, 'c')).toEqual([]);
     expect(commandProblems({ do: 'pause', session: 's' }, 'c')).toEqual(['c.do: "pause" is not a command the window sends']);
     expect(commandProblems({ do: 'step', session: 's', at: 4, force: true }, 'c')).toEqual(['c.force: not a field of the step command']);
+    expect(commandProblems({ do: 'send', session: 's' }, 'c')).toEqual(['c.text: the send command needs it']);
   });
 });

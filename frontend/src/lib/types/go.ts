@@ -1,6 +1,6 @@
 // Generated from the Go types by `go test . -run TestWindowTypes -update`: do not edit.
-// Field names are the json tags; an omitempty field is optional, and a nil
-// pointer, slice or map arrives as null.
+// Field names are the json tags; an omitempty field is optional (but for a
+// field a command needs), and a nil pointer, slice or map arrives as null.
 import type { JsonValue } from './json';
 
 /** The methods of main.App the window calls (bound by Wails). */
@@ -83,7 +83,7 @@ export interface BoundApp {
   /** RuleLimits says what a rule cannot hold (a command deny rule cannot see
    * inside inline interpreter code or scripts) and which path rules would
    * hold it whatever runs, for the rule editor. */
-  RuleLimits(r: Rule): Promise<RuleLimitsWire>;
+  RuleLimits(r: Rule): Promise<RuleLimits>;
   /** SaveSettings validates and saves settings. The Ollama host saved is
    * used from the next call to Ollama on, in every session (a --host given
    * at start wins over it). */
@@ -177,6 +177,30 @@ export const COMMAND_FIELDS = {
   undo_run: ['session', 'run', 'force'],
   compact: ['session'],
 } as const satisfies Record<Command['do'], readonly string[]>;
+
+/** The fields each kind of command needs (session.Needs: Do refuses the command with one empty); the types above require them. */
+export const COMMAND_REQUIRED = {
+  create: [],
+  demo: [],
+  delete: ['session'],
+  set_model: ['session', 'model'],
+  set_tools: ['session'],
+  send: ['session', 'text'],
+  stop: ['session'],
+  stop_call: ['session', 'call_id'],
+  answer: ['session', 'call_id'],
+  set_stepping: ['session'],
+  set_breakpoints: ['session', 'breakpoints'],
+  step: ['session'],
+  continue: ['session'],
+  edit_request: ['session', 'request'],
+  edit_args: ['session', 'text'],
+  skip: ['session'],
+  edit_result: ['session'],
+  restore_files: ['session', 'seq'],
+  undo_run: ['session', 'run'],
+  compact: ['session'],
+} as const satisfies { [K in Command['do']]: readonly (keyof Extract<Command, { do: K }>)[] };
 
 /** The constants trace.Err*. */
 export const ERROR_KINDS = {
@@ -297,7 +321,7 @@ export interface PayloadMap {
  * workspace). */
 export interface AnswerCommand {
   session: string;
-  call_id?: string;
+  call_id: string;
   allow?: boolean;
   scope?: string;
 }
@@ -577,7 +601,7 @@ export interface Display {
  * pause. */
 export interface EditArgsCommand {
   session: string;
-  text?: string;
+  text: string;
   at?: number;
 }
 
@@ -602,7 +626,7 @@ export interface EditPayload {
 export interface EditRequestCommand {
   session: string;
   at?: number;
-  request?: RequestEdit;
+  request: RequestEdit;
 }
 
 /** session.EditResult: EditResult changes the content of the result at an after_result pause. */
@@ -1272,7 +1296,7 @@ export interface Rescue {
  * Loupe since). */
 export interface RestoreFilesCommand {
   session: string;
-  seq?: number;
+  seq: number;
   force?: boolean;
 }
 
@@ -1380,7 +1404,7 @@ export interface RuleCheck {
 
 /** permission.RuleLimits: RuleLimits says, for the settings page, what a rule cannot hold and
  * which rules would hold it whatever runs. */
-export interface RuleLimitsWire {
+export interface RuleLimits {
   /** Limits are plain sentences, shown under the rule. */
   limits?: string[];
   /** PathRules are deny path rules for the paths a command rule names
@@ -1441,7 +1465,7 @@ export interface SearchStatus {
 /** session.Send: Send starts a run with the user's message. */
 export interface SendCommand {
   session: string;
-  text?: string;
+  text: string;
 }
 
 /** session.Detail: Detail is an opened session as the window first gets it: its summary,
@@ -1469,13 +1493,13 @@ export interface SessionHits {
 /** session.SetBreakpoints: SetBreakpoints sets where the session pauses when not stepping. */
 export interface SetBreakpointsCommand {
   session: string;
-  breakpoints?: Breakpoints;
+  breakpoints: Breakpoints;
 }
 
 /** session.SetModel: SetModel changes the model of the session's next run. */
 export interface SetModelCommand {
   session: string;
-  model?: string;
+  model: string;
 }
 
 /** session.SetStepping: SetStepping turns Step mode on or off. */
@@ -1577,7 +1601,7 @@ export interface StepCommand {
 /** session.StopCall: stopCall stops one running call; the run goes on. */
 export interface StopCallCommand {
   session: string;
-  call_id?: string;
+  call_id: string;
 }
 
 /** session.Stop: Stop ends the session's run, and answers once it has ended. */
@@ -1852,7 +1876,7 @@ export interface TryResult {
 /** session.UndoRun: UndoRun puts files back as they were before run Run. */
 export interface UndoRunCommand {
   session: string;
-  run?: number;
+  run: number;
   force?: boolean;
 }
 
