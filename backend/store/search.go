@@ -38,6 +38,11 @@ type SearchFilter struct {
 type SearchStatus struct {
 	Indexed int64 `json:"indexed"`
 	Total   int64 `json:"total"`
+	// PairsPending is how many events indexed before the index of word
+	// pairs existed are still to get theirs (about: an upper bound, 0 when
+	// done). Results are whole meanwhile; a phrase of several words is
+	// slower to find until it is 0.
+	PairsPending int64 `json:"pairs_pending,omitempty"`
 }
 
 // Partial tells whether some events are not indexed yet.
@@ -155,7 +160,10 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 
 	// The newest matches that f lets through, up to one more than can be
 	// ranked: all of them, or the newest hits.
-	phrase := ftsPhrase(q)
+	phrase := ftsMatch{text: ftsPhrase(q)}
+	if status.PairsPending == 0 && !s.trigramOnly {
+		phrase.pairs = pairPhrase(q)
+	}
 	sqlText, args := newestSQL(phrase, f, rankWindow+1)
 	ids, err := readIDs(ctx, tx, sqlText, args...)
 	if err != nil {
