@@ -227,3 +227,67 @@ func (s *Store) indexPairsBatch(ctx context.Context, max int) (done bool, err er
 	}
 	return false, nil
 }
+
+// pairMisses bounds how many events the pairs may lead a search to check
+// that do not hold the query (a line break between its words, or a word
+// that only ends or starts alike): past it, the trigram index finds the
+// query instead, so a query whose pairs are common but whose phrase is
+// not costs at most that many checks more than it did before the pairs.
+const pairMisses = 200
+
+// pairMatches are the matches of q that f lets through, found through
+// the pairs index: the newest events holding q's pairs (pairs, a
+// pairPhrase), each checked against its text as the trigram index would
+// check it (matchesFold, case-folded and as typed), so that the results
+// are the trigram index's. When at most rankWindow events hold the pairs,
+// those holding q are all the matches, ranked (OrderBest); else the
+// newest n matches (OrderNewest). It reports !ok when it met more than
+// pairMisses events that did not hold q.
+//
+// Checking an event costs its payload's decoding, which the hits need for
+// their snippets anyway; the trigram index's own check of a phrase of
+// common trigrams, by rowid, costs several milliseconds an event.
+func pairMatches(ctx context.Context, tx *sql.Tx, q, pairs string, f SearchFilter, n int, loadOne func(int64) (match, bool, error)) (ms []match, order string, ok bool, err error) {
+	fetch := rankWindow + 1
+	sqlText, args := newestPairsSQL(pairs, f, fetch)
+	ids, err := readIDs(ctx, tx, sqlText, args...)
+	if err != nil {
+		return nil, "", false, err
+	}
+	order = OrderNewest
+	if len(ids) <= rankWindow {
+		order, n = OrderBest, len(ids) // every event holding the pairs
+	}
+	misses := 0
+	for next := 0; ; {
+		for ; next < len(ids) && len(ms) < n; next++ {
+			m, ok, err := loadOne(ids[next])
+			if err != nil {
+				return nil, "", false, err
+			}
+			if !ok {
+				continue
+			}
+			if m.first = matchesFold(m.text, q, 1); len(m.first) == 0 {
+				if misses++; misses > pairMisses {
+					return nil, "", false, nil
+				}
+				continue
+			}
+			ms = append(ms, m)
+		}
+		if len(ms) >= n || len(ids) < fetch {
+			break
+		}
+		// The misses took the place of matches: read further.
+		fetch *= 4
+		sqlText, args := newestPairsSQL(pairs, f, fetch)
+		if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if order == OrderBest {
+		rankMatches(ms, q)
+	}
+	return ms, order, true, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	execpkg "os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -296,5 +299,64 @@ func TestKilledWhileWritingPairsLosesNone(t *testing.T) {
 		if got := hitSeqs(search(t, s, q, SearchFilter{})); len(got) != 1 {
 			t.Errorf("%q: %v", q, got)
 		}
+	}
+}
+
+// matchesFold, which checks every event the pairs find and skips to the
+// query's first character a word at a time, finds what a rune-by-rune
+// comparison of the lowercased texts finds, non-ASCII runes that lower to
+// ASCII (İ, the Kelvin sign) included.
+func TestMatchesFoldIsTheRuneByRuneFold(t *testing.T) {
+	slow := func(text, q string, max int) [][2]int {
+		var out [][2]int
+		qr := []rune(strings.ToLower(q))
+		for i := 0; i < len(text) && len(out) < max; {
+			j, k := i, 0
+			for ; k < len(qr) && j < len(text); k++ {
+				r, n := utf8.DecodeRuneInString(text[j:])
+				if unicode.ToLower(r) != qr[k] {
+					break
+				}
+				j += n
+			}
+			if k == len(qr) {
+				out = append(out, [2]int{i, j})
+				i = j
+				continue
+			}
+			_, n := utf8.DecodeRuneInString(text[i:])
+			i += n
+		}
+		return out
+	}
+	alphabet := []string{"a", "A", "k", "K", "\u212a", "i", "I", "\u0130", "é", "É", " ", "\n", "(", "x", "rn", "RN", "ß"}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 3000 {
+		var text, q strings.Builder
+		for range r.IntN(40) {
+			text.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		for range 1 + r.IntN(3) {
+			q.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		if got, want := matchesFold(text.String(), q.String(), 5), slow(text.String(), q.String(), 5); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("matchesFold(%q, %q) = %v; want %v", text.String(), q.String(), got, want)
+		}
+	}
+}
+
+// A phrase whose words mostly meet across a line break (its pairs are in
+// hundreds of events, the phrase in one, the oldest) is still found: past
+// pairMisses events without it, the trigram index finds it instead.
+func TestPhraseWhosePairsAreCommonAndItselfRareIsFound(t *testing.T) {
+	s := openTemp(t)
+	sess := mustCreate(t, s, Session{})
+	mustAppend(t, s, in(sess.ID, trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x", Message: "the exit code was 3"})))
+	for range pairMisses + rankWindow {
+		mustAppend(t, s, in(sess.ID, trace.New(trace.KindNotice, 1, 1, trace.Notice{Code: "x", Message: "the exit\ncode was 0"})))
+	}
+	res := search(t, s, "exit code was", SearchFilter{})
+	if fmt.Sprint(hitSeqs(res)) != fmt.Sprintf("[%s:1]", sess.ID) || res.Order != OrderBest {
+		t.Fatalf("%v, order %s", hitSeqs(res), res.Order)
 	}
 }

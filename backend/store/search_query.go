@@ -81,43 +81,33 @@ func docEventSQL(f SearchFilter) (string, []any) {
 		WHERE ` + strings.Join(append([]string{`d.id = ?`}, where...), ` AND `), args
 }
 
-// ftsMatch is what the indexes are asked for a query: the trigram
-// index's phrase (ftsPhrase), and, when the query spans pairs of words
-// and the pairs index is whole, that index's phrase (pairPhrase).
-type ftsMatch struct {
-	text, pairs string
+// newestSQL is the query of the newest events that the FTS5 query phrase
+// matches in the trigram index (or, when pairs is set, in the pairs
+// index), that f lets through (of the FTS table alone without filters):
+// FTS5 is the outer loop (CROSS JOIN keeps it there), read in descending
+// rowid order, which is the order the events were written (see
+// insertDocSQL), and it stops at the limit; a filter is an IN over
+// sessions or the event's time, looked up by primary key
+// (TestSearchQueryPlans checks the plan).
+func newestSQL(phrase string, f SearchFilter, limit int) (string, []any) {
+	return newestOf(`search_text`, phrase, f, limit)
 }
 
-// newestSQL is the query of the newest matches that f lets through (of
-// the FTS table alone without filters): FTS5
-// is the outer loop (CROSS JOIN keeps it there), read in descending rowid
-// order, which is the order the events were written (see insertDocSQL),
-// and it stops at the limit; a filter is an IN over sessions or the
-// event's time, looked up by primary key (TestSearchQueryPlans checks the
-// plan). With pairs, the outer loop is the pairs index, and the trigram
-// index checks each event it gives, by rowid, after the filters: the
-// trigram phrase is what decides a match, the pairs only which events it
-// is checked in.
-func newestSQL(m ftsMatch, f SearchFilter, limit int) (string, []any) {
-	outer, match, args := `search_text f`, `search_text MATCH ?`, []any{m.text}
-	if m.pairs != "" {
-		outer, match, args = `search_pairs f`, `search_pairs MATCH ?`, []any{m.pairs}
+// newestPairsSQL is newestSQL of the pairs index.
+func newestPairsSQL(pairs string, f SearchFilter, limit int) (string, []any) {
+	return newestOf(`search_pairs`, pairs, f, limit)
+}
+
+func newestOf(table, phrase string, f SearchFilter, limit int) (string, []any) {
+	if f == (SearchFilter{}) {
+		return `SELECT rowid FROM ` + table + ` f WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`, []any{phrase, limit}
 	}
-	sqlText := `SELECT f.rowid FROM ` + outer
-	where := []string{match}
-	if f != (SearchFilter{}) {
-		sqlText += ` CROSS JOIN search_docs d ON d.id = f.rowid`
-		fwhere, fargs := filterSQL(f)
-		if !f.From.IsZero() || !f.To.IsZero() {
-			sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
-		}
-		where = append(where, fwhere...)
-		args = append(args, fargs...)
+	sqlText := `SELECT f.rowid FROM ` + table + ` f CROSS JOIN search_docs d ON d.id = f.rowid`
+	where, fargs := filterSQL(f)
+	if !f.From.IsZero() || !f.To.IsZero() {
+		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
 	}
-	if m.pairs != "" {
-		sqlText += ` CROSS JOIN search_text t ON t.rowid = f.rowid`
-		where = append(where, `t.search_text MATCH ?`)
-		args = append(args, m.text)
-	}
+	where = append([]string{table + ` MATCH ?`}, where...)
+	args := append([]any{phrase}, fargs...)
 	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY f.rowid DESC LIMIT ?`, append(args, limit)
 }
