@@ -1,7 +1,8 @@
 // Search: the results' types and the query that finds them. What a query
 // may be and the SQL it becomes are in search_query.go, the events the index
 // has not taken yet in search_pending.go, the indexing of older events in
-// search_backlog.go, the snippets in snippet.go.
+// search_backlog.go, the index of word pairs that finds phrases in
+// search_pairs.go, the snippets in snippet.go.
 
 package store
 
@@ -116,6 +117,10 @@ const (
 // few events costs FTS5 a read of every event that holds all its
 // trigrams, so it is read once: ranking is done here, on the matches'
 // text, not by FTS5's bm25, which reads every match again to count them.
+// A query of several words is read from the index of word pairs instead
+// (pairMatches), each event it gives checked against its text: same
+// results, without the trigram index's check of every event that holds
+// all the phrase's trigrams.
 // A query CheckQuery refuses is ErrQuery.
 func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit int) (SearchResults, error) {
 	q, err := CheckQuery(query)
