@@ -123,7 +123,7 @@ const (
 	// takes every id above upto as one whose text is still to write.
 	insertDocSQL = `INSERT INTO search_docs (id, session_id, seq) VALUES
 		(coalesce(?, max(0, coalesce((SELECT max(id) FROM search_docs), 0), (SELECT upto FROM search_indexed)) + 1), ?, ?)`
-	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (last_insert_rowid(), ?)`
+	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (?, ?)`
 	// What the trigger looks up for each event (a test checks its plan).
 	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
 	eventsSQL     = `SELECT seq, kind, time, run, round, payload
@@ -264,18 +264,13 @@ func (s *Store) Event(ctx context.Context, sessionID string, seq int64) (trace.E
 	return e, nil
 }
 
-// indexEvent writes an event's search_docs row, with the id given (nil:
-// the next one), and, when it has any, its text. Every event gets the row,
-// so that the backlog never holds it; an event without text (a request, a
-// pause) costs no FTS row.
-func indexEvent(ctx context.Context, insertDoc, insertText *sql.Stmt, e trace.Event, id *int64) error {
-	if _, err := insertDoc.ExecContext(ctx, id, e.SessionID, e.Seq); err != nil {
+// indexEvent writes an event's search_docs row, with the id given, and,
+// when it has any, its text in both indexes (indexText). Every event gets
+// the row, so that the backlog never holds it; an event without text (a
+// request, a pause) costs no FTS row.
+func (s *Store) indexEvent(ctx context.Context, tx *sql.Tx, e trace.Event, id int64) error {
+	if _, err := tx.StmtContext(ctx, s.stmt.insertDoc).ExecContext(ctx, id, e.SessionID, e.Seq); err != nil {
 		return err
 	}
-	text := trace.SearchText(e)
-	if text == "" {
-		return nil
-	}
-	_, err := insertText.ExecContext(ctx, text)
-	return err
+	return s.indexText(ctx, tx, id, trace.SearchText(e))
 }

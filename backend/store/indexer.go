@@ -179,7 +179,7 @@ func (s *Store) flushBatch(ctx context.Context, max int) (int, error) {
 		return 0, nil
 	}
 	for _, d := range docs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO search_text (rowid, text) VALUES (?, ?)`, d.id, d.text); err != nil {
+		if err := s.indexText(ctx, tx, d.id, d.text); err != nil {
 			return 0, fmt.Errorf("index pending events: %w", err)
 		}
 	}

@@ -1,7 +1,8 @@
 // Search: the results' types and the query that finds them. What a query
 // may be and the SQL it becomes are in search_query.go, the events the index
 // has not taken yet in search_pending.go, the indexing of older events in
-// search_backlog.go, the snippets in snippet.go.
+// search_backlog.go, the index of word pairs that finds phrases in
+// search_pairs.go, the snippets in snippet.go.
 
 package store
 
@@ -38,6 +39,11 @@ type SearchFilter struct {
 type SearchStatus struct {
 	Indexed int64 `json:"indexed"`
 	Total   int64 `json:"total"`
+	// PairsPending is how many events indexed before the index of word
+	// pairs existed are still to get theirs (about: an upper bound, 0 when
+	// done). Results are whole meanwhile; a phrase of several words is
+	// slower to find until it is 0.
+	PairsPending int64 `json:"pairs_pending,omitempty"`
 }
 
 // Partial tells whether some events are not indexed yet.
@@ -111,6 +117,10 @@ const (
 // few events costs FTS5 a read of every event that holds all its
 // trigrams, so it is read once: ranking is done here, on the matches'
 // text, not by FTS5's bm25, which reads every match again to count them.
+// A query of several words is read from the index of word pairs instead
+// (pairMatches), each event it gives checked against its text: same
+// results, without the trigram index's check of every event that holds
+// all the phrase's trigrams.
 // A query CheckQuery refuses is ErrQuery.
 func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit int) (SearchResults, error) {
 	q, err := CheckQuery(query)
@@ -153,63 +163,41 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		return SearchResults{}, err
 	}
 
-	// The newest matches that f lets through, up to one more than can be
-	// ranked: all of them, or the newest hits.
-	phrase := ftsPhrase(q)
-	sqlText, args := newestSQL(phrase, f, rankWindow+1)
-	ids, err := readIDs(ctx, tx, sqlText, args...)
-	if err != nil {
-		return SearchResults{}, err
-	}
 	docSQL, docArgs := docEventSQL(f)
 	doc, err := tx.PrepareContext(ctx, docSQL)
 	if err != nil {
 		return SearchResults{}, fmt.Errorf("store: search: %w", err)
 	}
 	defer doc.Close()
-	// load reads the events of ids that f lets through, up to n of them.
-	load := func(ids []int64, n int) ([]match, error) {
-		var ms []match
-		for _, id := range ids {
-			if len(ms) >= n {
-				break
-			}
-			m, err := scanMatch(doc.QueryRowContext(ctx, append([]any{id}, docArgs...)...))
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // not what f lets through
-			}
-			if err != nil {
-				return nil, err
-			}
-			m.text = trace.SearchText(m.e)
-			ms = append(ms, m)
+	// loadOne reads the event of id, if f lets it through.
+	loadOne := func(id int64) (match, bool, error) {
+		m, err := scanMatch(doc.QueryRowContext(ctx, append([]any{id}, docArgs...)...))
+		if errors.Is(err, sql.ErrNoRows) {
+			return m, false, nil // not what f lets through
 		}
-		return ms, nil
+		if err != nil {
+			return m, false, err
+		}
+		m.text = trace.SearchText(m.e)
+		return m, true, nil
 	}
 
-	if len(ids) <= rankWindow {
-		// All the matches, ranked.
-		out.Order = OrderBest
-		ms, err := load(ids, len(ids))
-		if err != nil {
+	// A query of several words is looked up through the pairs index when
+	// it is whole; if that finds too few of the events it checks to hold
+	// q, or q spans no pair, through the trigram index.
+	var ms []match
+	ok := false
+	if pairs := pairPhrase(q); pairs != "" && status.PairsPending == 0 && !s.trigramOnly {
+		if ms, out.Order, ok, err = pairMatches(ctx, tx, q, pairs, f, limit+1-len(found), loadOne); err != nil {
 			return SearchResults{}, err
 		}
-		rankMatches(ms, q)
-		found = append(found, ms...)
-	} else {
-		out.Order = OrderNewest
-		if limit+1 > len(ids) {
-			sqlText, args := newestSQL(phrase, f, limit+1)
-			if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
-				return SearchResults{}, err
-			}
-		}
-		ms, err := load(ids, limit+1-len(found))
-		if err != nil {
-			return SearchResults{}, err
-		}
-		found = append(found, ms...)
 	}
+	if !ok {
+		if ms, out.Order, err = trigramMatches(ctx, tx, q, f, limit+1-len(found), loadOne); err != nil {
+			return SearchResults{}, err
+		}
+	}
+	found = append(found, ms...)
 	if len(found) > limit {
 		found, out.More = found[:limit], true
 	}
@@ -238,7 +226,7 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 		hits := &out.Sessions[i].Hits
 		*hits = append(*hits, Hit{
 			Seq: e.Seq, Kind: e.Kind, Run: e.Run, Round: e.Round, Time: e.Time,
-			Snippet: Snippet(m.text, q),
+			Snippet: m.snippet(q),
 		})
 	}
 	for _, sh := range out.Sessions {
@@ -247,11 +235,63 @@ func (s *Store) Search(ctx context.Context, query string, f SearchFilter, limit 
 	return out, nil
 }
 
-// match is an event whose text holds the query, with its text.
+// trigramMatches are the matches of q that f lets through, read from the
+// trigram index: the newest, up to one more than can be ranked. When that
+// is all of them, they are ranked (OrderBest); else they are the newest n
+// (OrderNewest), which FTS5 reads in order and stops at.
+func trigramMatches(ctx context.Context, tx *sql.Tx, q string, f SearchFilter, n int, loadOne func(int64) (match, bool, error)) ([]match, string, error) {
+	phrase := ftsPhrase(q)
+	sqlText, args := newestSQL(phrase, f, rankWindow+1)
+	ids, err := readIDs(ctx, tx, sqlText, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	order := OrderBest
+	if len(ids) > rankWindow {
+		order = OrderNewest
+		if n > len(ids) {
+			sqlText, args := newestSQL(phrase, f, n)
+			if ids, err = readIDs(ctx, tx, sqlText, args...); err != nil {
+				return nil, "", err
+			}
+		}
+	} else {
+		n = len(ids) // all of them, ranked
+	}
+	var ms []match
+	for _, id := range ids {
+		if len(ms) >= n {
+			break
+		}
+		m, ok, err := loadOne(id)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			ms = append(ms, m)
+		}
+	}
+	if order == OrderBest {
+		rankMatches(ms, q)
+	}
+	return ms, order, nil
+}
+
+// match is an event whose text holds the query, with its text, and the
+// query's first match in it once it is looked for.
 type match struct {
-	e    trace.Event
-	text string
-	rank float64
+	e     trace.Event
+	text  string
+	rank  float64
+	first [][2]int
+}
+
+// snippet is the snippet of m's first match of q.
+func (m match) snippet(q string) []SnippetPart {
+	if m.first == nil {
+		return Snippet(m.text, q)
+	}
+	return snippetAt(m.text, q, m.first)
 }
 
 // scanMatch reads a row of session_id, seq, kind, time, run, round and

@@ -26,9 +26,12 @@ func searchStatus(ctx context.Context, q interface {
 	// The backlog's ranges may hold events already indexed (written by
 	// Append within a range that a writer without the index extended), so
 	// pending is at most what is left; it is 0 exactly when all is done.
+	// The range of ids waiting for their pairs may hold ids of events
+	// deleted since: PairsPending too is at most what is left.
 	err := q.QueryRowContext(ctx, `SELECT
 		(SELECT coalesce(sum(last_seq), 0) FROM sessions),
-		(SELECT coalesce(sum(to_seq - from_seq + 1), 0) FROM search_backlog)`).Scan(&st.Total, &pending)
+		(SELECT coalesce(sum(to_seq - from_seq + 1), 0) FROM search_backlog),
+		(SELECT coalesce(sum(hi - lo + 1), 0) FROM search_pairs_backlog)`).Scan(&st.Total, &pending, &st.PairsPending)
 	if err != nil {
 		return SearchStatus{}, fmt.Errorf("store: search status: %w", err)
 	}
@@ -51,11 +54,25 @@ const (
 // the batch took, so that other writers (this process's runs, another
 // process's) get the lock. Several processes may run it on one file at
 // once: each batch re-reads the backlog under the write lock, so every
-// event is indexed once.
+// event is indexed once. Once the backlog is empty, it writes the word
+// pairs of the events indexed before the pairs index existed
+// (SearchStatus.PairsPending; see indexPairsBatch) the same way: results
+// are whole by then, and phrases get fast when it is done.
 func (s *Store) IndexBacklog(ctx context.Context, progress func(SearchStatus)) error {
+	textDone := false
 	for {
 		start := time.Now()
-		done, err := s.indexBatch(ctx, backlogEvents, backlogBytes)
+		var done bool
+		var err error
+		if !textDone {
+			done, err = s.indexBatch(ctx, backlogEvents, backlogBytes)
+			if err == nil && done {
+				textDone = true
+				done, err = s.indexPairsBatch(ctx, pairsBatch)
+			}
+		} else {
+			done, err = s.indexPairsBatch(ctx, pairsBatch)
+		}
 		if err != nil || done {
 			return err
 		}
@@ -98,8 +115,12 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 	// batch's size. They are older than every event Append indexed, so
 	// their ids go below every id so far, and search, which reads the
 	// index newest first, meets them after those.
+	// Nor may they fall within the ids still waiting for their word pairs
+	// (search_pairs_backlog), which the deletion of the oldest could leave
+	// below every id: those would get their pairs twice.
 	var id0 sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM search_docs`).Scan(&id0); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT min(coalesce((SELECT min(id) FROM search_docs), 0),
+		coalesce((SELECT lo FROM search_pairs_backlog), 0))`).Scan(&id0); err != nil {
 		return false, fmt.Errorf("store: index older events: %w", err)
 	}
 	nextID := min(0, id0.Int64) - 1
@@ -133,11 +154,10 @@ func (s *Store) indexBatch(ctx context.Context, maxEvents, maxBytes int) (done b
 	if err := rows.Err(); err != nil {
 		return false, fmt.Errorf("store: index older events of %q: %w", id, err)
 	}
-	insertDoc, insertText := tx.StmtContext(ctx, s.stmt.insertDoc), tx.StmtContext(ctx, s.stmt.insertText)
 	for _, e := range evs {
 		docID := nextID
 		nextID--
-		if err := indexEvent(ctx, insertDoc, insertText, e, &docID); err != nil {
+		if err := s.indexEvent(ctx, tx, e, docID); err != nil {
 			return false, fmt.Errorf("store: index event %d of %q: %w", e.Seq, id, err)
 		}
 	}

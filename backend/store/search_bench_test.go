@@ -191,22 +191,35 @@ func mustMigrations(b testing.TB) []migration {
 // snippets) over 200,000 events in 500 sessions, per kind of query, and
 // reports each one's median and 95th percentile of wall time, and the
 // process's CPU time per query (which the machine's load inflates less).
+//
+// The phrases run twice: as Search finds them, with the index of word
+// pairs, and with the trigram index alone, as before that index ("trigram
+// only"), in the same run.
 func BenchmarkSearch(b *testing.B) {
 	s := openAt(b, benchCorpus(b))
 	ctx := b.Context()
+	benchPairs(b, s)
 	for _, c := range []struct {
-		name, q string
-		f       SearchFilter
+		name, q     string
+		f           SearchFilter
+		trigramOnly bool
 	}{
-		{"common word", "error", SearchFilter{}},
-		{"common word, model filter", "error", SearchFilter{Model: "llama3.1:8b"}},
-		{"rare word", "xylophone", SearchFilter{}},
-		{"code substring", "parse_args(", SearchFilter{}},
-		{"phrase", "return value", SearchFilter{}},
-		{"phrase, few matches", "test error nil", SearchFilter{}},
-		{"no match", "zebra crossing", SearchFilter{}},
+		{"common word", "error", SearchFilter{}, false},
+		{"common word, model filter", "error", SearchFilter{Model: "llama3.1:8b"}, false},
+		{"rare word", "xylophone", SearchFilter{}, false},
+		{"code substring", "parse_args(", SearchFilter{}, false},
+		{"phrase", "return value", SearchFilter{}, false},
+		{"phrase, trigram only", "return value", SearchFilter{}, true},
+		{"phrase, model filter", "return value", SearchFilter{Model: "llama3.1:8b"}, false},
+		{"phrase, few matches", "test error nil", SearchFilter{}, false},
+		{"phrase, few matches, trigram only", "test error nil", SearchFilter{}, true},
+		{"code phrase", "err != nil", SearchFilter{}, false},
+		{"code phrase, trigram only", "err != nil", SearchFilter{}, true},
+		{"no match", "zebra crossing", SearchFilter{}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			s.trigramOnly = c.trigramOnly
+			defer func() { s.trigramOnly = false }()
 			var took []time.Duration
 			hits := 0
 			cpu0 := cpuTime()
@@ -229,20 +242,52 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchIndexSize reports the size of the generated database and
-// of the same database without the index (its tables dropped, then
-// VACUUM), in MB.
+// benchPairs writes the word pairs of a corpus made before the pairs
+// index (a copy of the previous schema's corpus, migrated), as
+// IndexBacklog does but without its waits, and logs how fast.
+func benchPairs(b *testing.B, s *Store) {
+	st, err := s.SearchStatus(b.Context())
+	if err != nil || st.PairsPending == 0 {
+		return
+	}
+	start := time.Now()
+	for {
+		done, err := s.indexPairsBatch(b.Context(), pairsBatch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	took := time.Since(start)
+	b.Logf("wrote the pairs of about %d events in %v: %.0f events/s", st.PairsPending, took, float64(st.PairsPending)/took.Seconds())
+}
+
+// BenchmarkSearchIndexSize reports the size of the generated database, of
+// the same database without the pairs index, and without either index
+// (their tables dropped, then VACUUM), in MB.
 func BenchmarkSearchIndexSize(b *testing.B) {
 	path := benchCorpus(b)
+	s := openAt(b, path)
+	benchPairs(b, s)
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
 	bare := filepath.Join(b.TempDir(), "bare.db")
+	trigrams := filepath.Join(b.TempDir(), "trigrams.db")
 	full := filepath.Join(b.TempDir(), "full.db")
-	for _, p := range []string{bare, full} {
+	for _, p := range []string{bare, trigrams, full} {
 		db := rawDB(b, path)
 		exec(b, db, fmt.Sprintf(`VACUUM INTO '%s'`, p))
 		db.Close()
 	}
-	db := rawDB(b, bare)
-	exec(b, db, `DROP TRIGGER events_unindexed; DROP TABLE search_docs; DROP TABLE search_text; DROP TABLE search_backlog; VACUUM`)
+	db := rawDB(b, trigrams)
+	exec(b, db, `DROP TABLE search_pairs; DROP TABLE search_pairs_backlog; VACUUM`)
+	db.Close()
+	db = rawDB(b, bare)
+	exec(b, db, `DROP TRIGGER events_unindexed; DROP TABLE search_docs; DROP TABLE search_text; DROP TABLE search_backlog;
+		DROP TABLE search_pairs; DROP TABLE search_pairs_backlog; VACUUM`)
 	db.Close()
 	size := func(p string) float64 {
 		fi, err := os.Stat(p)
@@ -254,8 +299,10 @@ func BenchmarkSearchIndexSize(b *testing.B) {
 	for b.Loop() {
 	}
 	b.ReportMetric(size(full), "with-index-MB")
+	b.ReportMetric(size(trigrams), "without-pairs-MB")
 	b.ReportMetric(size(bare), "without-MB")
 	b.ReportMetric(size(full)/size(bare), "ratio")
+	b.ReportMetric(size(trigrams)/size(bare), "ratio-without-pairs")
 }
 
 // BenchmarkAppendIndexed measures the cost per event of keeping the index:

@@ -34,7 +34,8 @@ func pendingHits(ctx context.Context, tx *sql.Tx, q string, f SearchFilter) ([]m
 		if err != nil {
 			return nil, err
 		}
-		if m.text = trace.SearchText(m.e); len(matchesFold(m.text, q, 1)) > 0 {
+		m.text = trace.SearchText(m.e)
+		if m.first = matchesFold(m.text, q, 1); len(m.first) > 0 {
 			out = append(out, m)
 		}
 	}

@@ -81,23 +81,33 @@ func docEventSQL(f SearchFilter) (string, []any) {
 		WHERE ` + strings.Join(append([]string{`d.id = ?`}, where...), ` AND `), args
 }
 
-// newestSQL is the query of the newest matches that f lets through (of
-// the FTS table alone without filters): FTS5
-// is the outer loop (CROSS JOIN keeps it there), read in descending rowid
-// order, which is the order the events were written (see insertDocSQL),
-// and it stops at the limit; a filter is an IN over sessions or the
-// event's time, looked up by primary key (TestSearchQueryPlans checks the
-// plan).
+// newestSQL is the query of the newest events that the FTS5 query phrase
+// matches in the trigram index (or, when pairs is set, in the pairs
+// index), that f lets through (of the FTS table alone without filters):
+// FTS5 is the outer loop (CROSS JOIN keeps it there), read in descending
+// rowid order, which is the order the events were written (see
+// insertDocSQL), and it stops at the limit; a filter is an IN over
+// sessions or the event's time, looked up by primary key
+// (TestSearchQueryPlans checks the plan).
 func newestSQL(phrase string, f SearchFilter, limit int) (string, []any) {
+	return newestOf(`search_text`, phrase, f, limit)
+}
+
+// newestPairsSQL is newestSQL of the pairs index.
+func newestPairsSQL(pairs string, f SearchFilter, limit int) (string, []any) {
+	return newestOf(`search_pairs`, pairs, f, limit)
+}
+
+func newestOf(table, phrase string, f SearchFilter, limit int) (string, []any) {
 	if f == (SearchFilter{}) {
-		return `SELECT rowid FROM search_text f WHERE search_text MATCH ? ORDER BY rowid DESC LIMIT ?`, []any{phrase, limit}
+		return `SELECT rowid FROM ` + table + ` f WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`, []any{phrase, limit}
 	}
-	sqlText := `SELECT f.rowid FROM search_text f CROSS JOIN search_docs d ON d.id = f.rowid`
+	sqlText := `SELECT f.rowid FROM ` + table + ` f CROSS JOIN search_docs d ON d.id = f.rowid`
 	where, fargs := filterSQL(f)
 	if !f.From.IsZero() || !f.To.IsZero() {
 		sqlText += ` CROSS JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
 	}
-	where = append([]string{`search_text MATCH ?`}, where...)
+	where = append([]string{table + ` MATCH ?`}, where...)
 	args := append([]any{phrase}, fargs...)
 	return sqlText + ` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY f.rowid DESC LIMIT ?`, append(args, limit)
 }

@@ -614,17 +614,22 @@ func TestSearchQueryPlans(t *testing.T) {
 		return steps
 	}
 	for _, f := range []SearchFilter{{}, {Model: "m", Workspace: "/w", Outcome: "answered"}, {From: day, To: day.AddDate(0, 0, 1)}, {Model: "m", From: day}} {
-		q, args := newestSQL(ftsPhrase("abc"), f, 51)
-		steps := plan(q, args)
-		if len(steps) == 0 || !strings.HasPrefix(steps[0], "SCAN f VIRTUAL TABLE") {
-			t.Errorf("%+v: the index is not the outer loop: %q", f, steps)
-		}
-		for _, st := range steps[1:] {
-			if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") || strings.Contains(st, "TEMP B-TREE") {
-				t.Errorf("%+v: plan step %q (of %q)", f, st, steps)
+		for _, sq := range []func() (string, []any){
+			func() (string, []any) { return newestSQL(ftsPhrase("abc"), f, 51) },
+			func() (string, []any) { return newestPairsSQL(pairPhrase("return value"), f, 51) },
+		} {
+			q, args := sq()
+			steps := plan(q, args)
+			if len(steps) == 0 || !strings.HasPrefix(steps[0], "SCAN f VIRTUAL TABLE") {
+				t.Errorf("%+v: the index is not the outer loop: %q", f, steps)
+			}
+			for _, st := range steps[1:] {
+				if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") || strings.Contains(st, "TEMP B-TREE") {
+					t.Errorf("%+v: plan step %q (of %q)", f, st, steps)
+				}
 			}
 		}
-		q, args = docEventSQL(f)
+		q, args := docEventSQL(f)
 		for _, st := range plan(q, append([]any{int64(1)}, args...)) {
 			if strings.HasPrefix(st, "SCAN") && !strings.HasPrefix(st, "SCAN sessions") {
 				t.Errorf("%+v: a hit's event is read with a scan: %q", f, st)

@@ -15,8 +15,13 @@ import (
 // the text goes on. A text without a match (an index of another case
 // folding) gives its start, unmarked.
 func Snippet(text, q string) []SnippetPart {
+	return snippetAt(text, q, matchesFold(text, q, 1))
+}
+
+// snippetAt is Snippet of the first match found already (none: nil).
+func snippetAt(text, q string, first [][2]int) []SnippetPart {
 	const before, after = 60, 120
-	ms := matchesFold(text, q, 1)
+	ms := first[:len(first):len(first)] // appending below must not write into first's array
 	start, end := 0, min(len(text), before+after)
 	if len(ms) > 0 {
 		start = max(0, ms[0][0]-before)
@@ -114,9 +119,31 @@ func matchesFold(text, q string, max int) [][2]int {
 		first = int(qr[0])
 	}
 	upper := int(unicode.ToUpper(qr[0]))
+	// Only 'i' and 'k' are what a rune beyond ASCII lowercases to (İ, the
+	// Kelvin sign): any other ASCII first character starts a match only at
+	// itself or its capital, which IndexByte finds a word at a time. next
+	// holds where each is next, from where the search is.
+	fast := first >= 0 && first != 'i' && first != 'k'
+	next := [2]int{-1, -1}
 	var out [][2]int
 	for i := 0; i < len(text) && len(out) < max; {
-		if b := int(text[i]); first >= 0 && b < utf8.RuneSelf && b != first && b != upper {
+		if fast {
+			at := len(text)
+			for k, c := range [2]int{first, upper} {
+				if next[k] < i && next[k] != len(text) {
+					if j := strings.IndexByte(text[i:], byte(c)); j >= 0 {
+						next[k] = i + j
+					} else {
+						next[k] = len(text)
+					}
+				}
+				at = min(at, next[k])
+			}
+			if at == len(text) {
+				break
+			}
+			i = at
+		} else if b := int(text[i]); first >= 0 && b < utf8.RuneSelf && b != first && b != upper {
 			i++
 			continue
 		}

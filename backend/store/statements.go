@@ -16,7 +16,7 @@ import (
 // through tx.StmtContext, which reuses the writer's prepared copy.
 type statements struct {
 	// On s.w.
-	nextSeq, insertEvent, insertDoc, insertText, updateSession *sql.Stmt
+	nextSeq, insertEvent, insertDoc, insertText, insertPairs, updateSession *sql.Stmt
 	// On s.r.
 	events, getSession, getSetting *sql.Stmt
 }
@@ -46,6 +46,7 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 		insertEvent:   prep(s.w, insertEventSQL),
 		insertDoc:     prep(s.w, insertDocSQL),
 		insertText:    prep(s.w, insertTextSQL),
+		insertPairs:   prep(s.w, insertPairsSQL),
 		updateSession: prep(s.w, updateSessionSQL),
 		events:        prep(s.r, eventsSQL),
 		getSession:    prep(s.r, getSessionSQL),
@@ -60,7 +61,7 @@ func (s *Store) prepareStatements(ctx context.Context) error {
 func (st *statements) close() error {
 	var errs []error
 	for _, p := range []*sql.Stmt{
-		st.nextSeq, st.insertEvent, st.insertDoc, st.insertText, st.updateSession,
+		st.nextSeq, st.insertEvent, st.insertDoc, st.insertText, st.insertPairs, st.updateSession,
 		st.events, st.getSession, st.getSetting,
 	} {
 		if p != nil {

@@ -104,6 +104,9 @@ type Store struct {
 	// ix writes appended events' text into the search index in batches
 	// (indexer.go); nil for an OpenReadOnly store.
 	ix *indexer
+	// trigramOnly makes Search find phrases with the trigram index alone,
+	// as before the pairs index: what the benchmarks compare it with.
+	trigramOnly bool
 	// beatFailing is set while renewing this process's leases fails;
 	// closed once Close is called (a beat after it has nothing to renew).
 	beatFailing, closed atomic.Bool

@@ -1460,6 +1460,11 @@ export interface SearchResults {
 export interface SearchStatus {
   indexed: number;
   total: number;
+  /** PairsPending is how many events indexed before the index of word
+   * pairs existed are still to get theirs (about: an upper bound, 0 when
+   * done). Results are whole meanwhile; a phrase of several words is
+   * slower to find until it is 0. */
+  pairs_pending?: number;
 }
 
 /** session.Send: Send starts a run with the user's message. */
