@@ -12,7 +12,7 @@ import (
 // "runs nothing else" list that do run a program they are given, and git
 // forms that give a repository settings (an alias, core.fsmonitor) inside
 // the same command.
-var adv5Holes = []struct{ name, src string }{
+var programsThatRunPrograms = []struct{ name, src string }{
 	{"install --strip-program runs rm", `install -s --strip-program=rm a.txt victim.txt`},
 	{"install --strip-program runs a shell on a copy", `install -s --strip-program=sh c.txt /tmp/p`},
 	{"diff3 --diff-program", `printf '#!/bin/sh\nrm -f victim.txt\n' > x && chmod +x x && diff3 --diff-program=./x a.txt a.txt a.txt`},
@@ -24,8 +24,8 @@ var adv5Holes = []struct{ name, src string }{
 	{"git init --template with a config", `mkdir -p t && printf '[alias]\n\tx = !rm -f ../victim.txt\n' > t/config && git init -q --template=t e && git -C e x`},
 }
 
-func TestZZAdv5SeenButRuns(t *testing.T) {
-	for _, c := range adv5Holes {
+func TestKnownProgramsThatRunProgramsAreRead(t *testing.T) {
+	for _, c := range programsThatRunPrograms {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			home := t.TempDir()
