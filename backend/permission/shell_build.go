@@ -224,7 +224,7 @@ func (c *classifier) build(words []word, fed bool) *command {
 		} else {
 			c.interpreter(base, args)
 		}
-	case c.readerOptions(cmd, base, off, args):
+	case c.programOptions(cmd, base, off, args), c.readerOptions(cmd, base, off, args):
 	default:
 		c.projectRunner(base, args)
 		c.unknownProgram(base, args)

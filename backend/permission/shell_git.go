@@ -92,6 +92,27 @@ func (c *classifier) gitSub(cmd *command, sub string, off int, args []word) {
 			if attached {
 				c.runsShellOn(cmd, word{text: val, kind: w.kind}, "git grep -O")
 			}
+		case sub == "clone" && (isShort && strings.ContainsRune(t[1:], 'c') || longIs(name, "--config")):
+			// clone -c KEY=VALUE: settings of the new repository, which the
+			// git commands after it in the script run.
+			v, ok := word{}, false
+			if isShort {
+				if k := strings.IndexByte(t, 'c'); k+1 < len(t) {
+					v, ok = word{text: t[k+1:], kind: w.kind}, true
+				} else if j+1 < len(args) {
+					j++
+					v, ok = args[j], true
+				}
+			} else {
+				v, ok = value()
+			}
+			if ok {
+				c.newRepoSetting(cmd, v, "git clone "+name)
+			}
+		case (sub == "clone" || sub == "init" || sub == "init-db") && longIs(name, "--template"):
+			// The template folder's config and hooks become the new
+			// repository's: what the commands after it run.
+			c.a.unseenPart("git %s --template (settings and hooks copied from a folder the script may have written)", sub)
 		case (sub == "ls-remote" || sub == "clone") && t == "-u":
 			v, ok := value()
 			runs(v, ok, "-u")
@@ -139,6 +160,25 @@ func (c *classifier) gitConfigValue(cmd *command, w word) {
 	}
 }
 
+// harmlessNewRepoSettings are settings a new repository may be given that
+// make git run nothing.
+var harmlessNewRepoSettings = setOf("user.name", "user.email", "core.autocrlf", "core.eol", "core.filemode",
+	"core.symlinks", "core.ignorecase", "init.defaultbranch", "http.sslverify", "protocol.version",
+	"core.longpaths", "advice.detachedhead", "pull.rebase", "push.default", "commit.gpgsign")
+
+// newRepoSetting reads one KEY=VALUE given to a repository a command makes
+// (git clone -c): a command it names counts for deny rules, and any
+// setting not known to run nothing counts as partly unseen (a hooks path,
+// an include, a filter: what later git commands run).
+func (c *classifier) newRepoSetting(cmd *command, w word, what string) {
+	c.a.reason("it gives a new repository settings (%s), which can run programs", what)
+	c.gitConfigValue(cmd, w)
+	key, _, _ := strings.Cut(w.text, "=")
+	if w.kind == wDyn || !harmlessNewRepoSettings[strings.ToLower(key)] {
+		c.a.unseenPart("%s %s (a setting of the new repository that later git commands may run)", what, clip(w.text))
+	}
+}
+
 // joinWords is several words as one, as a command that joins its
 // arguments with spaces sees them.
 func joinWords(ws []word) word {
@@ -153,3 +193,27 @@ func joinWords(ws []word) word {
 	}
 	return word{text: strings.Join(parts, " "), kind: kind}
 }
+
+// gitCommands are git's own commands (git --list-cmds=main): any other
+// word in their place is an alias or a git-NAME program.
+var gitCommands = setOf(
+	"add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bugreport", "bundle", "cat-file",
+	"check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry",
+	"cherry-pick", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config", "count-objects",
+	"credential", "credential-cache", "credential-store", "daemon", "describe", "diagnose", "diff", "diff-files",
+	"diff-index", "diff-tree", "difftool", "fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch",
+	"fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck", "fsck-objects", "gc",
+	"get-tar-commit-id", "grep", "hash-object", "help", "http-backend", "http-fetch", "http-push", "imap-send",
+	"index-pack", "init", "init-db", "instaweb", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree",
+	"mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-one-file",
+	"merge-tree", "mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects",
+	"pack-redundant", "pack-refs", "patch-id", "prune", "prune-packed", "pull", "push", "quiltimport",
+	"range-diff", "read-tree", "rebase", "receive-pack", "reflog", "remote", "repack", "replace", "request-pull",
+	"rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-pack", "shortlog", "show",
+	"show-branch", "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace",
+	"submodule", "subtree", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index",
+	"update-ref", "update-server-info", "upload-archive", "upload-pack", "var", "verify-commit", "verify-pack",
+	"verify-tag", "version", "whatchanged", "worktree", "write-tree",
+	// newer gits' own commands
+	"backfill", "last-modified", "refs", "repo", "replay",
+)

@@ -11,7 +11,9 @@ import "strings"
 // such rules nothing changes: allow rules and the modes judge the command
 // by its words as before.
 
-// plainPrograms run nothing but themselves.
+// plainPrograms run nothing but themselves, or run a program only through
+// an option read in shell_programopts.go (install --strip-program …).
+// prettier is not one: it loads its configuration and plugins as code.
 var plainPrograms = setOf(
 	// files and text (coreutils, util-linux, diffutils, findutils' locate)
 	"ls", "dir", "vdir", "cat", "tac", "head", "tail", "wc", "uniq", "cut", "tr", "paste", "join", "comm",
@@ -31,7 +33,7 @@ var plainPrograms = setOf(
 	// data
 	"jq", "bc", "sqlite3_analyzer", "nm", "objdump", "readelf", "size", "strip", "ar",
 	// version control and build tools' reading parts
-	"gofmt", "rustfmt", "clang-format", "prettier", "black", "ruff", "shellcheck", "shfmt",
+	"gofmt", "rustfmt", "clang-format", "black", "ruff", "shellcheck", "shfmt",
 )
 
 // shellBuiltins are the shell's own commands that the walk reads

@@ -60,7 +60,7 @@ var projectRunners = map[string][]string{
 	"make": nil, "gmake": nil, "bmake": nil, "ninja": nil, "just": nil, "rake": nil, "gradle": nil,
 	"mvn": nil, "ant": nil, "scons": nil, "meson": nil, "cmake": nil, "bazel": nil, "bazelisk": nil,
 	"pytest": nil, "tox": nil, "nox": nil, "npx": nil, "pnpx": nil, "bunx": nil, "yarn": nil,
-	"m4": nil, "dc": nil, "sqlite3": nil, "java": nil,
+	"m4": nil, "dc": nil, "sqlite3": nil, "java": nil, "prettier": nil,
 	"npm": {"run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop", "restart", "exec", "x",
 		"install", "i", "ci", "add", "rebuild", "install-test", "it", "install-ci-test", "cit", "pack", "publish"},
 	"pnpm":   {"run", "run-script", "test", "t", "start", "stop", "restart", "exec", "dlx", "x", "install", "i", "add", "rebuild", "pack", "publish", "create"},

@@ -472,14 +472,26 @@ func (c *classifier) git(cmd *command, off int, args []word) {
 			c.a.reason("it points git somewhere else (git %s)", t)
 			c.a.unseenPart("git %s (it runs git's commands from that folder)", clip(t))
 			return
-		case strings.HasPrefix(t, "--git-dir"), strings.HasPrefix(t, "--work-tree"), strings.HasPrefix(t, "--namespace"):
+		case t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+			// Git takes the value as the next word too; what follows is
+			// still a git command line, read on.
 			c.a.reason("it points git somewhere else (git %s)", t)
-			return
+			i++
+		case strings.HasPrefix(t, "--git-dir="), strings.HasPrefix(t, "--work-tree="), strings.HasPrefix(t, "--namespace="):
+			c.a.reason("it points git somewhere else (git %s)", t)
 		case t == "-C":
 			i++
 		case strings.HasPrefix(t, "-"):
 		case t == "config":
 			c.gitConfig(args[i+1:])
+			return
+		case t == "hook":
+			c.a.unseenPart("git hook (it runs a hook program of the repository)")
+			return
+		case !gitCommands[t]:
+			// An alias (which runs what the settings say, a shell command
+			// when it starts with !) or a git-NAME program.
+			c.a.unseenPart("git %s (an alias or a git-%s program, which runs what it says)", clip(t), clip(t))
 			return
 		default:
 			c.gitSub(cmd, t, off+i+1, args[i+1:])

@@ -174,7 +174,7 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 			t := args[j].text
 			name, _, attached := strings.Cut(t, "=")
 			switch {
-			case t == "-o" || t == "-O" || name == "--log-file" || name == "--LOG-FILE":
+			case t == "-o" || t == "-O" || isLong(name, "--log-file", "--LOG-FILE"):
 				o := opt{at: off + j, name: name, key: name}
 				if !attached && j+1 < len(args) {
 					j++
@@ -220,7 +220,7 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 	case "fd", "fdfind":
 		for j := 0; j < len(args); j++ {
 			t := args[j].text
-			if t != "-x" && t != "--exec" && t != "-X" && t != "--exec-batch" {
+			if t != "-x" && t != "-X" && !isLong(t, "--exec", "--exec-batch") {
 				continue
 			}
 			cmd.mark(off+j, t, fmt.Sprintf("runs a command for what it finds (%s %s)", base, t))
@@ -245,7 +245,7 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 		}
 	case "file":
 		for j, w := range args {
-			if w.text == "-C" || w.text == "--compile" {
+			if w.text == "-C" || isLong(w.text, "--compile") {
 				cmd.mark(off+j, w.text, "writes a compiled magic file (file -C)")
 			}
 		}
@@ -260,20 +260,6 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 		c.sed(cmd, off, args)
 	case "awk", "gawk", "mawk", "nawk":
 		c.awk(cmd, base, off, args)
-	case "split":
-		// --filter=COMMAND: split runs $SHELL -c COMMAND for each piece.
-		for j, w := range args {
-			name, val, attached := strings.Cut(w.text, "=")
-			if name != "--filter" {
-				continue
-			}
-			cmd.mark(off+j, name, "runs a command for each piece (split --filter)")
-			if attached {
-				c.runsShell(cmd, word{text: val, kind: w.kind}, "split --filter")
-			} else if j+1 < len(args) {
-				c.runsShell(cmd, args[j+1], "split --filter")
-			}
-		}
 	case "gcc", "g++", "cc", "c++", "clang", "clang++", "gfortran":
 		// -wrapper PROG,ARGS runs every tool through PROG.
 		for j, w := range args {
@@ -296,7 +282,9 @@ func (c *classifier) readerOptions(cmd *command, base string, off int, args []wo
 		// -TT COMMAND / --unzip-command: the command that tests the archive.
 		for j, w := range args {
 			name, val, attached := strings.Cut(w.text, "=")
-			if name != "-TT" && name != "--unzip-command" {
+			if full, ok := longMatch(name, "--unzip-command"); ok {
+				name = full
+			} else if name != "-TT" {
 				continue
 			}
 			cmd.mark(off+j, name, fmt.Sprintf("runs a command to test the archive (zip %s)", name))
@@ -347,9 +335,11 @@ func (c *classifier) ripgrep(cmd *command, off int, args []word) {
 			return
 		}
 		name, val, attached := strings.Cut(t, "=")
-		if name != "--pre" && name != "--pre-glob" && name != "--hostname-bin" {
+		full, ok := longMatch(name, "--pre", "--pre-glob", "--hostname-bin")
+		if !ok {
 			continue
 		}
+		name = full
 		v := word{text: val, kind: args[j].kind}
 		if !attached {
 			if j+1 >= len(args) {
