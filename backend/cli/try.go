@@ -32,7 +32,10 @@ standard input). --host takes a name of Settings' Ollama hosts or an address;
 without it the request goes where the session runs.
 
 The answer is not run (its tool calls are only compared) and not stored: the
-session is left exactly as it was.
+session is left exactly as it was. With --adopt it is kept instead: a fork of
+the session (printed as with loupe fork) whose log holds the request as it was
+sent and this answer, waiting there; loupe run --continue FORK goes on with
+the try's model and host. The session itself is still left as it was.
 
 Exit codes: 0 the model answered; 2 bad command line; 3 the request could not
 be sent (no such session or request, a host that does not answer, a model
@@ -48,10 +51,11 @@ func tryCmd(args []string, stdout, stderr io.Writer) int {
 	temp := fs.String("temperature", "", "the temperature, 0 to 2 (default: the request's)")
 	numCtx := fs.Int("num-ctx", 0, "the context size, num_ctx (default: the request's)")
 	bodyFile := fs.String("body", "", "send this file's JSON body instead of the recorded one (- for standard input)")
-	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
+	jsonOut := fs.Bool("json", false, "print the result as one JSON object (with --adopt, the fork as a second)")
+	adopt := fs.Bool("adopt", false, "keep the answer: fork the session with the request as sent and this answer (the fork's id is printed)")
 	db := fs.String("db", "", "database file (default $LOUPE_DB or the user data dir)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--json] [--db FILE]")
+		fmt.Fprintln(stderr, "Usage: loupe try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--adopt] [--json] [--db FILE]")
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, tryNotes)
 	}
@@ -103,8 +107,13 @@ func tryCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	// Only reads: the session is left as it is (see store.OpenReadOnly).
-	st, ok := openStore(store.OpenReadOnly, *db, stderr)
+	// Only reads unless the answer is adopted: the session is left as it
+	// is (see store.OpenReadOnly), and a fork is a session of its own.
+	open := store.OpenReadOnly
+	if *adopt {
+		open = store.Open
+	}
+	st, ok := openStore(open, *db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -128,9 +137,24 @@ func tryCmd(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printTry(stdout, res)
+	}
+	if !*adopt {
 		return 0
 	}
-	printTry(stdout, res)
+	f, err := m.Adopt(ctx, session.Adopt{Try: res})
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe try: --adopt: %v\n", err)
+		return ExitFailed
+	}
+	if *jsonOut {
+		b, _ := json.Marshal(f)
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
+	fmt.Fprintf(stdout, "\nAdopted as %s\n", f.Summary.ID)
+	describeFork(stderr, f)
 	return 0
 }
 
