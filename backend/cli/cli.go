@@ -65,7 +65,7 @@ func IsCommand(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "pull", "export", "search", "try", "compare", "fork", "help", "-h", "--help", "-help":
+	case "run", "pull", "export", "import", "search", "try", "compare", "fork", "help", "-h", "--help", "-help":
 		return true
 	}
 	return false
@@ -90,6 +90,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "export":
 		return exportCmd(args[1:], stdout, stderr)
+	case "import":
+		return importCmd(args[1:], stdout, stderr)
 	case "pull":
 		return pullCmd(args[1:], term, stdout, stderr)
 	case "search":
@@ -119,6 +121,8 @@ func usage(w io.Writer) {
                              pull a model into Ollama, showing its progress
   loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
                              write a stored session out
+  loupe import FILE [--as-new | --skip] [--db FILE]
+                             store a session exported as JSON again, whole or not at all
   loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON]
             [--since DATE] [--until DATE] [--limit N] [--db FILE]
                              find text in every session's log
