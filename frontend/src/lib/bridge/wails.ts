@@ -12,6 +12,7 @@ import {
   type Command,
   type Connection,
   type ModelCheck,
+  type ImportResult,
   type ReadinessReport,
   type RenderedPrompt,
   type Delta,
@@ -95,6 +96,8 @@ export function parseEvents(v: unknown): TraceEvent[] {
 export class WailsBridge implements Bridge {
   #hub: EventHub;
   #off: Unsubscribe[] = [];
+  /** Who hears of files dropped on the native window (rare: no batching). */
+  #dropped = new Set<(paths: string[]) => void>();
 
   constructor(schedule: Scheduler = frameScheduler) {
     this.#hub = new EventHub(schedule);
@@ -122,6 +125,15 @@ export class WailsBridge implements Bridge {
         CHANNELS.try,
         (v: unknown) => {
           if (isRecord(v) && typeof v.id === 'string') this.#hub.push('tries', v as unknown as TryDelta);
+        },
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.dropped,
+        (v: unknown) => {
+          if (!Array.isArray(v)) return;
+          const paths = v.filter((p): p is string => typeof p === 'string');
+          for (const fn of this.#dropped) fn(paths);
         },
         -1,
       ),
@@ -237,6 +249,23 @@ export class WailsBridge implements Bridge {
 
   async pickFolder(title: string): Promise<string> {
     return call('PickFolder', () => app().PickFolder(title));
+  }
+
+  async importFile(path: string, how: string): Promise<ImportResult> {
+    return call('ImportFile', () => app().ImportFile(path, how));
+  }
+
+  async importText(text: string, how: string): Promise<ImportResult> {
+    return call('ImportText', () => app().ImportText(text, how));
+  }
+
+  async pickImportFile(title: string): Promise<string> {
+    return call('PickImportFile', () => app().PickImportFile(title));
+  }
+
+  onFilesDropped(fn: (paths: string[]) => void): Unsubscribe {
+    this.#dropped.add(fn);
+    return () => this.#dropped.delete(fn);
   }
 
   async rawRequest(sessionId: string, seq: number): Promise<string> {
