@@ -117,8 +117,10 @@ func usage(w io.Writer) {
                              run one session to its end and print its timeline
   loupe pull NAME [--host URL] [--db FILE]
                              pull a model into Ollama, showing its progress
-  loupe export SESSION --format json|md|html [--db FILE] [--out FILE]
+  loupe export SESSION --format json|md|html|otlp [--no-content] [--db FILE] [--out FILE]
                              write a stored session out
+  loupe export SESSION --otlp-endpoint URL [--otlp-protocol http/protobuf|http/json] [--no-content] [--db FILE]
+                             send a stored session's traces to an OTLP collector (Jaeger)
   loupe search QUERY [--json] [--model NAME] [--workspace DIR] [--outcome REASON]
             [--since DATE] [--until DATE] [--limit N] [--db FILE]
                              find text in every session's log
