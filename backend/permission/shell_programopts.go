@@ -17,7 +17,7 @@ type runOption struct {
 	long string // the long option, e.g. "--strip-program"
 	// how the value runs: a program given arguments of its own (the file
 	// it works on), a shell command, or code loaded into the program.
-	how runHow
+	how  runHow
 	what string // what the program does with it, for the reason
 }
 
@@ -78,21 +78,13 @@ func (c *classifier) programOptions(cmd *command, base string, off int, args []w
 		if w.text == "--" {
 			break
 		}
-		name, val, attached := strings.Cut(w.text, "=")
-		full, ok := longMatch(name, longs...)
+		name, _, _ := strings.Cut(w.text, "=")
+		at := j
+		full, v, next, ok := longValue(args, j, longs...)
 		if !ok {
 			continue
 		}
-		at := j
-		v := word{text: val, kind: w.kind}
-		if !attached {
-			if j+1 >= len(args) {
-				v = word{}
-			} else {
-				j++
-				v = args[j]
-			}
-		}
+		j = next
 		var o runOption
 		for _, r := range list {
 			if r.long == full {
@@ -119,4 +111,22 @@ func (c *classifier) programOptions(cmd *command, base string, off int, args []w
 func isLong(given string, fulls ...string) bool {
 	_, ok := longMatch(given, fulls...)
 	return ok
+}
+
+// longValue reads the long option at args[j] if it is one of fulls (as
+// written or abbreviated), with its value: attached with =, or the next
+// word (empty when there is none). next is the index of the last word it
+// took.
+func longValue(args []word, j int, fulls ...string) (full string, v word, next int, ok bool) {
+	name, val, attached := strings.Cut(args[j].text, "=")
+	if full, ok = longMatch(name, fulls...); !ok {
+		return "", word{}, j, false
+	}
+	switch {
+	case attached:
+		return full, word{text: val, kind: args[j].kind}, j, true
+	case j+1 < len(args):
+		return full, args[j+1], j + 1, true
+	}
+	return full, word{}, j, true
 }

@@ -334,21 +334,11 @@ func (c *classifier) ripgrep(cmd *command, off int, args []word) {
 		if t == "--" {
 			return
 		}
-		name, val, attached := strings.Cut(t, "=")
-		full, ok := longMatch(name, "--pre", "--pre-glob", "--hostname-bin")
+		name, v, next, ok := longValue(args, j, "--pre", "--pre-glob", "--hostname-bin")
 		if !ok {
 			continue
 		}
-		name = full
-		v := word{text: val, kind: args[j].kind}
-		if !attached {
-			if j+1 >= len(args) {
-				v = word{}
-			} else {
-				j++
-				v = args[j]
-			}
-		}
+		j = next
 		switch name {
 		case "--pre":
 			cmd.mark(off+j, name, "runs a program on every file it searches (rg --pre)")
