@@ -1,0 +1,60 @@
+package sandbox_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/sandbox"
+)
+
+// Other ways a confined command makes a new working tree whose relative
+// hooks folder no mount holds and the check after the command does not
+// look at: a .git file pointing at the workspace's own git folder (the
+// working tree is the folder holding the file), and a plain git init under
+// a relative core.hooksPath in the user's ~/.gitconfig.
+func TestZZAdv5HooksFolderOfOtherNewTrees(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, tc := range []struct {
+		name, script, userDir string
+		global                bool
+	}{
+		{"a .git file naming the workspace's .git", `mkdir -p sub/.githooks && printf 'gitdir: ../.git\n' > sub/.git && printf '#!/bin/sh\ntouch MARKER\n' > sub/.githooks/pre-commit && chmod +x sub/.githooks/pre-commit; echo "write=$?"`, "sub", false},
+		{"git init under a relative hooksPath in ~/.gitconfig", `git init -q sub && mkdir -p sub/.githooks && printf '#!/bin/sh\ntouch MARKER\n' > sub/.githooks/pre-commit && chmod +x sub/.githooks/pre-commit; echo "write=$?"`, "sub", true},
+	} {
+		for _, control := range []bool{true, false} {
+			name := tc.name
+			if control {
+				name += "/control"
+			}
+			t.Run(name, func(t *testing.T) {
+				home := isolateGit(t)
+				ws := t.TempDir()
+				initRepo(t, ws)
+				if tc.global {
+					hostGit(t, ws, "config", "--file", filepath.Join(home, ".gitconfig"), "core.hooksPath", ".githooks")
+				} else {
+					hostGit(t, ws, "config", "core.hooksPath", ".githooks")
+				}
+				marker := filepath.Join(t.TempDir(), "RAN")
+				script := strings.ReplaceAll(tc.script, "MARKER", marker)
+				if control {
+					if out := hostShell(t, ws, script); !strings.Contains(out, "write=0") {
+						t.Fatalf("control: %s", out)
+					}
+				} else {
+					out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, script)
+					t.Logf("command: %s", out.Text)
+				}
+				t.Logf("tree: %s", hostShell(t, ws, "find . -path ./.git -prune -o -print"))
+				t.Logf("user's git commit in %s: %s", tc.userDir, hostGit(t, filepath.Join(ws, tc.userDir), "commit", "-q", "--allow-empty", "-m", "x"))
+				switch {
+				case control && !ran(t, marker):
+					t.Fatalf("control: the user's git did not run the hook")
+				case !control && ran(t, marker):
+					t.Errorf("the user's git commit in %s ran the hook a confined command wrote", tc.userDir)
+				}
+			})
+		}
+	}
+}

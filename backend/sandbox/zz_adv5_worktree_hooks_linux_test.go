@@ -1,0 +1,70 @@
+package sandbox_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/sandbox"
+)
+
+// The repository's settings name a hooks folder relative to the working
+// tree (core.hooksPath = .githooks, as husky's .husky/_ is). At the
+// workspace's top it is read-only to commands. A command that makes a new
+// working tree of the same repository (git worktree add wt, inside the
+// workspace) gets a second copy of that folder, wt/.githooks, which no
+// mount holds (the view was made before it existed) and which the check
+// after the command does not look at (it judges a new worktree by its git
+// folder's settings and hooks/ only). The user's next git commit in wt
+// runs the hook the command wrote, unconfined.
+func TestZZAdv5HooksFolderOfANewWorktree(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, tc := range []struct{ name, hooksPath, hook string }{
+		{"tracked .githooks", ".githooks", "wt/.githooks/pre-commit"},
+		{"husky _ not tracked", ".husky/_", "wt/.husky/_/pre-commit"},
+	} {
+		for _, control := range []bool{true, false} {
+			name := tc.name
+			if control {
+				name += "/control"
+			}
+			t.Run(name, func(t *testing.T) {
+				isolateGit(t)
+				ws := t.TempDir()
+				initRepo(t, ws)
+				// The user's own hooks, tracked (husky's _ is generated and ignored).
+				dir := filepath.Dir(tc.hooksPath + "/pre-commit")
+				os.MkdirAll(filepath.Join(ws, dir), 0o755)
+				os.WriteFile(filepath.Join(ws, dir, "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+				if tc.hooksPath == ".githooks" {
+					hostGit(t, ws, "add", ".githooks")
+					hostGit(t, ws, "commit", "-q", "-m", "hooks")
+				} else {
+					os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".husky/_\n"), 0o644)
+					hostGit(t, ws, "add", ".gitignore")
+					hostGit(t, ws, "commit", "-q", "-m", "ignore")
+				}
+				hostGit(t, ws, "config", "core.hooksPath", tc.hooksPath)
+				marker := filepath.Join(t.TempDir(), "RAN")
+				script := `git worktree add -q wt && mkdir -p ` + filepath.Dir(tc.hook) + ` && printf '#!/bin/sh\ntouch ` + marker + `\n' > ` + tc.hook + ` && chmod +x ` + tc.hook + `; echo "write=$?"`
+				if control {
+					if out := hostShell(t, ws, script); !strings.Contains(out, "write=0") {
+						t.Fatalf("control: %s", out)
+					}
+				} else {
+					out := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, script)
+					t.Logf("command: %s", out.Text)
+				}
+				t.Logf("ls: %s", hostShell(t, ws, "ls -a; ls -la wt "+filepath.Dir(tc.hook)))
+				t.Logf("user's git commit in wt: %s", hostGit(t, filepath.Join(ws, "wt"), "commit", "-q", "--allow-empty", "-m", "x"))
+				switch {
+				case control && !ran(t, marker):
+					t.Fatalf("control: the user's git did not run the hook")
+				case !control && ran(t, marker):
+					t.Errorf("the user's git commit in wt ran the hook a confined command wrote at %s (core.hooksPath = %s)", tc.hook, tc.hooksPath)
+				}
+			})
+		}
+	}
+}
