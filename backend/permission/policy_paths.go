@@ -116,6 +116,10 @@ var builtinProtected = []string{
 	// before they exist.
 	"**/.git/{commondir,gitdir,info/attributes}",
 	"**/.git/worktrees/*/{config.worktree,commondir,gitdir}",
+	// A worktrees/NAME folder without a commondir is a repository of
+	// its own to git (once it has a HEAD): its config and hooks are
+	// read as any repository's.
+	"**/.git/worktrees/*/{config,hooks}",
 	"**/.git/modules/**/{config.worktree,commondir,info/attributes}",
 	".env*",
 	"/.loupe", // workspace settings: the model must not trust itself
@@ -127,6 +131,9 @@ type protectedPath struct {
 	exact   string
 	// toolsOnly: not read-only for commands (CommandGuard).
 	toolsOnly bool
+	// notDirs: it protects what is not a folder only; a folder of the
+	// name is judged by what it holds (CommandGuard is told which).
+	notDirs bool
 	// viewCovers: the sandbox's view makes it read-only on its own, so
 	// the command guard need not judge it.
 	viewCovers bool
@@ -142,21 +149,42 @@ type protectedPath struct {
 }
 
 // newRepositoryHead protects, from the file tools only, a HEAD in a folder
-// that is not a git directory yet: a folder is a repository once it has a
-// HEAD (with objects and refs), so a file tool writing one could finish a
-// repository whose settings it wrote before, which git would then run.
-// Commands are not held to it (git writes HEAD); what they make is checked
-// after the round (sandbox.Sweep).
+// that is not a git directory yet, wherever the folder is: a folder is a
+// repository once it has a HEAD (with objects and refs), so a file tool
+// writing one could finish a repository whose settings it wrote before,
+// which git would then run. Inside a git directory too (.git/x,
+// .git/logs/x, .git/worktrees/NEW, .git/modules/m/x, sub/.git/x): a
+// folder there is as much a repository to git once it has a HEAD, and a
+// .git file or a submodule sends git into it. Commands are not held to it
+// (git writes HEAD); what they make is checked after the round
+// (sandbox.Sweep).
 func (p Policy) newRepositoryHead() protectedPath {
 	ws := p.Workspace
 	return protectedPath{pattern: "a HEAD makes its folder a git repository", toolsOnly: true, is: func(rel string) bool {
 		rel = path.Clean(rel)
-		if path.Base(rel) != "HEAD" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/") {
-			// In a .git folder, the settings of a repository being made
-			// are protected by name already (the patterns above).
+		if path.Base(rel) != "HEAD" {
 			return false
 		}
 		return !sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(path.Dir(rel))))
+	}}
+}
+
+// gitPointerFile protects every entry named .git that is not a folder (a
+// submodule's lib/.git, a linked worktree's wt/.git, the workspace's own
+// when it is one, and one not there yet): its "gitdir:" line sends git to
+// a repository elsewhere, whose settings and hooks git then takes, so a
+// file tool writing one could have the user's git run a repository it laid
+// out. The same entry makes such a file read-only to commands
+// (CommandGuard); a .git folder is judged by what it holds.
+func (p Policy) gitPointerFile() protectedPath {
+	ws := p.Workspace
+	return protectedPath{pattern: "a .git file sends git to the repository it names", notDirs: true, is: func(rel string) bool {
+		rel = path.Clean(rel)
+		if path.Base(rel) != ".git" {
+			return false
+		}
+		fi, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(rel)))
+		return err != nil || !fi.IsDir()
 	}}
 }
 
@@ -434,7 +462,7 @@ func (p Policy) protectedPaths() []protectedPath {
 		return f
 	}
 	inc := p.includedSettings(facts)
-	out = append(out, p.gitOwnFiles(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc, p.programsOfSettings(facts))
+	out = append(out, p.gitOwnFiles(), p.gitPointerFile(), p.newRepositoryHead(), p.repositoryInTheMaking(), inc, p.programsOfSettings(facts))
 	out = append(out, p.namedGitDirFiles(facts), p.linkedGitFiles(), p.sequencerState(), unseenWorkspace(inc))
 	for _, f := range p.ProtectedFiles {
 		if f == "" {

@@ -218,6 +218,7 @@ func TestProtectedPaths(t *testing.T) {
 			{Tool: "write_file", Paths: []string{".git/modules/lib/config"}}, // a submodule's repository
 			{Tool: "edit_file", Paths: []string{".git/modules/a/b/config"}},  // a nested submodule
 			{Tool: "write_file", Paths: []string{".git/modules/lib/hooks/post-checkout"}},
+			{Tool: "write_file", Paths: []string{".git/modules/lib/HEAD"}}, // would make the folder a repository
 			{Tool: "write_file", Paths: []string{"vendor/x/.git/modules/y/hooks/pre-commit"}},
 			{Tool: "write_file", Paths: []string{".loupe/settings.json"}},
 			{Tool: "write_file", Paths: []string{"data/loupe.db-wal"}},
@@ -239,7 +240,7 @@ func TestProtectedPaths(t *testing.T) {
 		if d := p.Decide(Call{Tool: "read_file", ReadOnly: true, Paths: []string{".git/config"}}); d.Verdict != Run {
 			t.Errorf("%s: reading .git/config: %v", mode, d.Verdict)
 		}
-		for _, q := range []string{"main.go", ".git/modules/lib/description", ".git/modules/lib/HEAD", "docs/config"} {
+		for _, q := range []string{"main.go", ".git/modules/lib/description", "docs/config"} {
 			if d := p.Decide(Call{Tool: "write_file", Paths: []string{q}}); d.Verdict != Run {
 				t.Errorf("%s: writing %s: %v %q", mode, q, d.Verdict, d.Reasons)
 			}

@@ -21,6 +21,7 @@ import (
 // per file, so such paths stay writable for commands the user approved.
 func (p Policy) CommandGuard() sandbox.PathGuard {
 	protected := slices.DeleteFunc(p.protectedPaths(), func(pr protectedPath) bool { return pr.toolsOnly || pr.viewCovers })
+	files := slices.DeleteFunc(slices.Clone(protected), func(pr protectedPath) bool { return pr.notDirs })
 	var denied []*pathPattern
 	for _, r := range p.ruleSet().deny {
 		if r.path != nil && r.appliesTo(RunCommand) {
@@ -33,13 +34,11 @@ func (p Policy) CommandGuard() sandbox.PathGuard {
 				return sandbox.Hidden
 			}
 		}
-		if _, ok := protectedBy(protected, rel); ok {
-			return sandbox.ReadOnly
+		list := protected
+		if isDir {
+			list = files
 		}
-		if path.Base(rel) == ".git" && !isDir {
-			// A submodule's or worktree's pointer to its repository:
-			// rewritten, it would send git to a repository the command
-			// made.
+		if _, ok := protectedBy(list, rel); ok {
 			return sandbox.ReadOnly
 		}
 		if isGitDirFile(rel) {

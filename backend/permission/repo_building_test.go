@@ -14,7 +14,7 @@ import (
 // so no check after a round looks. The user's next git status at the top
 // recurses into the submodule and runs the core.fsmonitor of the config
 // the model wrote, unconfined.
-func TestZZAdv5FileToolsBuildARepositoryGitRuns(t *testing.T) {
+func TestFileToolsCannotBuildARepositoryGitRuns(t *testing.T) {
 	for _, control := range []bool{true, false} {
 		name := "through the policy"
 		if control {
@@ -67,5 +67,33 @@ func TestZZAdv5FileToolsBuildARepositoryGitRuns(t *testing.T) {
 				t.Errorf("every write_file ran in auto mode without asking, and the user's git status then ran a program the model's config named")
 			}
 		})
+	}
+}
+
+// Each way of that attack, on its own: a HEAD in any folder that is not a
+// git directory yet asks, inside a git directory too (where a .git file or
+// a submodule can send git), and so does every entry named .git that is not
+// a folder (a submodule's, a linked worktree's, a new one), in auto mode
+// too.
+// Beside them, ordinary files in the same folders run in auto mode.
+func TestFileToolsCannotBuildARepositoryInsideAGitDirectory(t *testing.T) {
+	src, ws := t.TempDir(), t.TempDir()
+	shell(t, src, `git init -q; git -c user.name=n -c user.email=a@b commit -q --allow-empty -m lib`)
+	shell(t, ws, `git init -q; git -c user.name=n -c user.email=a@b commit -q --allow-empty -m init; mkdir -p sub/.git/x .git/x .git/info/x; `+
+		`git -c protocol.file.allow=always submodule add -q `+src+` lib; git worktree add -q wt; mkdir -p .git/worktrees/new/modules/m`)
+	for _, mode := range []Mode{ModeAuto} {
+		p := Policy{Mode: mode, Workspace: ws}
+		for _, f := range []string{".git/x/HEAD", ".git/logs/x/HEAD", ".git/info/x/HEAD", ".git/worktrees/new/HEAD",
+			".git/worktrees/new/modules/m/HEAD", ".git/worktrees/other/HEAD", "sub/.git/x/HEAD", ".git/worktrees/new/config",
+			"lib/.git", "wt/.git", "new/.git", "sub/x/.git"} {
+			if d := decideTool(t, p, "write_file", map[string]any{"path": f, "content": "gitdir: .git/worktrees/new\n"}); d.Verdict != Ask {
+				t.Errorf("%s: write_file %s: %v %q, want ask (it would make or point at a repository git then runs)", mode, f, d.Verdict, d.Reasons)
+			}
+		}
+		for _, f := range []string{".git/x/notes", ".git/worktrees/new/notes", "sub/.git/x/notes", "lib/README", "wt/main.go", "sub/.gitignore"} {
+			if d := decideTool(t, p, "write_file", map[string]any{"path": f, "content": "x\n"}); d.Verdict != Run {
+				t.Errorf("write_file %s asks in auto mode: %v %q", f, d.Verdict, d.Reasons)
+			}
+		}
 	}
 }
