@@ -18,6 +18,8 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+
+	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // dist holds the built page. The pattern names the folder, which keeps a
@@ -192,12 +194,17 @@ func Policy() (string, error) {
 // Write writes the page for a session: title (any text: it is escaped),
 // session (the JSON export of the session) and raw (the JSON of every
 // request's body, see frontend/src/lib/viewer/data.ts), each embedded as
-// JSON that no content can end early.
+// JSON that no content can end early. Like every export, the file holds no
+// character a terminal would obey (someone may print it): the title's and
+// the JSON's control characters are written as escapes (package visible;
+// the JSON keeps its value), and the page shows them as the window does.
 func Write(w io.Writer, title string, session, raw []byte) error {
 	p, err := load()
 	if err != nil {
 		return err
 	}
+	title = visible.Text(title)
+	session, raw = []byte(visible.Text(string(session))), []byte(visible.Text(string(raw)))
 	var b bytes.Buffer
 	b.Grow(len(p.head) + len(p.headRest) + len(p.body) + len(p.end) + len(session) + len(raw) + 1024)
 	b.WriteString(p.head)
