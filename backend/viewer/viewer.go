@@ -185,12 +185,6 @@ func policy(scripts, styles []string) string {
 		" object-src 'none'; frame-src 'none'; worker-src 'none'; manifest-src 'none'; base-uri 'none'; form-action 'none'"
 }
 
-// Policy is the Content-Security-Policy the page is written with.
-func Policy() (string, error) {
-	p, err := load()
-	return p.csp, err
-}
-
 // Write writes the page for a session: title (any text: it is escaped),
 // session (the JSON export of the session) and raw (the JSON of every
 // request's body, see frontend/src/lib/viewer/data.ts), each embedded as
