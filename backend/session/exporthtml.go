@@ -81,20 +81,25 @@ func exportHTML(ctx context.Context, st *store.Store, id string, w io.Writer) er
 
 // rawBodies rebuilds every request's body in one pass over the log, with
 // the functions RawRequest uses (trace.EachRequest builds each request as
-// trace.Rebuild does; ollama.EncodeChatRequest encodes it).
+// trace.Rebuild does; ollama's BodyEncoder writes each body as
+// EncodeChatRequest does, in pieces, a message encoded once for all the
+// requests that hold it). A request's pieces that are the same slices as
+// the previous request's are kept by count, the others interned: the work
+// grows with the conversation, not with its square.
 func rawBodies(id string, evs []trace.Event, sets map[int][]llm.ToolSpec) (RawBodies, error) {
 	out := RawBodies{Pieces: []string{}, Bodies: []RawBody{}}
 	index := map[string]int{}
-	intern := func(s string) int {
-		n, ok := index[s]
+	intern := func(p []byte) int {
+		n, ok := index[string(p)]
 		if !ok {
 			n = len(out.Pieces)
-			out.Pieces = append(out.Pieces, s)
-			index[s] = n
+			out.Pieces = append(out.Pieces, string(p))
+			index[out.Pieces[n]] = n
 		}
 		return n
 	}
-	var prev []int
+	enc := ollama.NewBodyEncoder()
+	var prev [][]byte
 	toolsOf := func(mr trace.ModelRequest) ([]llm.ToolSpec, error) {
 		if mr.ToolSet == 0 {
 			return nil, nil
@@ -107,52 +112,31 @@ func rawBodies(id string, evs []trace.Event, sets map[int][]llm.ToolSpec) (RawBo
 	}
 	err := trace.EachRequest(evs, toolsOf, func(i int, req llm.Request, err error) error {
 		rb := RawBody{Seq: evs[i].Seq, Add: []int{}}
-		var body []byte
+		var pieces [][]byte
 		if err == nil {
-			body, err = ollama.EncodeChatRequest(req)
+			pieces, err = enc.Pieces(req)
 		}
 		if err != nil {
 			rb.Error = err.Error()
 			out.Bodies = append(out.Bodies, rb)
 			return nil
 		}
-		list := make([]int, 0, 2*len(req.Messages)+2)
-		for _, p := range bodyPieces(body) {
-			list = append(list, intern(string(p)))
-		}
-		for rb.Keep < len(list) && rb.Keep < len(prev) && list[rb.Keep] == prev[rb.Keep] {
+		for rb.Keep < len(pieces) && rb.Keep < len(prev) && samePiece(pieces[rb.Keep], prev[rb.Keep]) {
 			rb.Keep++
 		}
-		rb.Add = append(rb.Add, list[rb.Keep:]...)
+		for _, p := range pieces[rb.Keep:] {
+			rb.Add = append(rb.Add, intern(p))
+		}
 		out.Bodies = append(out.Bodies, rb)
-		prev = list
+		prev = pieces
 		return nil
 	})
 	return out, err
 }
 
-// bodyPieces cuts a request body into its header, each message and what
-// lies between them, the tail: slices of body that together are body,
-// whatever it holds (a body that does not parse is one piece).
-func bodyPieces(body []byte) [][]byte {
-	var msgs struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if json.Unmarshal(body, &msgs) != nil || len(msgs.Messages) == 0 {
-		return [][]byte{body}
-	}
-	var out [][]byte
-	at := 0
-	for _, m := range msgs.Messages {
-		i := bytes.Index(body[at:], m)
-		if i < 0 {
-			break
-		}
-		if i > 0 {
-			out = append(out, body[at:at+i])
-		}
-		out = append(out, m)
-		at += i + len(m)
-	}
-	return append(out, body[at:])
+// samePiece reports whether a and b are the same bytes in memory (a piece
+// the encoder kept). Equal pieces elsewhere in memory are interned to the
+// same number anyway: this only saves looking them up.
+func samePiece(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
