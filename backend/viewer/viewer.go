@@ -23,8 +23,10 @@ import (
 )
 
 // dist holds the built page. The pattern names the folder, which keeps a
-// README in the repository, so that a tree where the frontend was not built
-// still compiles and an export says what to do instead.
+// README in the repository, so that this package compiles where the
+// frontend was not built (a fresh clone: `go vet ./backend/...` and the
+// tests that need no page) and an export says what to do instead.
+// scripts/build.sh and scripts/test.sh build the frontend first.
 //
 //go:embed dist
 var dist embed.FS
