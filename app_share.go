@@ -60,7 +60,7 @@ var unsafeName = regexp.MustCompile(`[^\p{L}\p{N}._ -]+`)
 // replayName is the file name offered for a session's replay: its title
 // with what a file name should not hold taken out.
 func replayName(title string) string {
-	name := strings.TrimSpace(unsafeName.ReplaceAllString(title, " "))
+	name := strings.Join(strings.Fields(unsafeName.ReplaceAllString(title, " ")), " ")
 	if r := []rune(name); len(r) > 60 {
 		name = strings.TrimSpace(string(r[:60]))
 	}
