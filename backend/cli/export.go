@@ -19,7 +19,7 @@ var exportCommand = &command{
 	name:      "export",
 	synopsis:  "export SESSION [--format json|md|html] [--out FILE] [--db FILE]",
 	short:     "write a stored session out",
-	about:     "Writes a stored session out, as JSON (every event of its log), Markdown or HTML,\nto standard output or to --out FILE. It only reads the database.",
+	about:     "Writes a stored session out, as JSON (every event of its log), Markdown or HTML (one\nfile that replays the session in any browser, from disk, with no network), to standard\noutput or to --out FILE. It only reads the database.",
 	notes:     "Exit codes: 0 written; 2 bad command line or format; 3 could not open the\ndatabase, no such session, or the file could not be written.",
 	minArgs:   1,
 	maxArgs:   1,

@@ -115,8 +115,7 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 		_, err := io.WriteString(w, trace.Markdown(h, evs))
 		return err
 	case "html":
-		_, err := io.WriteString(w, trace.HTML(h, evs))
-		return err
+		return exportHTML(ctx, st, id, w)
 	}
 	sets, err := toolSets(ctx, st, id)
 	if err != nil {
