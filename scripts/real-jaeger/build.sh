@@ -39,7 +39,7 @@ if [[ -x "$bin" ]]; then
 	printf '%s\n' "$bin"
 	exit 0
 fi
-$cached_only && die "Jaeger $ver is not built yet (no $bin): run $0, which takes about 8 minutes on 2 cores the first time, or set LOUPE_JAEGER_BIN to a jaeger binary"
+$cached_only && die "Jaeger $ver is not built yet (no $bin): run $0, which took 38 minutes on a busy 2-core machine the first time (downloads included), or set LOUPE_JAEGER_BIN to a jaeger binary"
 
 mkdir -p "$dir" || die "cannot create cache folder $dir"
 # One build at a time: several tests may ask for the binary at once.
@@ -60,7 +60,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 say "building Jaeger $ver from the Go module proxy into $dir"
-say "the first build takes minutes (about 8 on 2 cores); later runs reuse the cached binary"
+say "the first build takes long (38 minutes on a busy 2-core machine, downloads included); later runs reuse the cached binary"
 start=$SECONDS
 # `go install pkg@version` refuses Jaeger: its go.mod has a replace directive. So build
 # it from a throwaway module of our own that requires Jaeger (its requirements then
