@@ -19,7 +19,7 @@ import (
 // collector instead.
 var exportCommand = &command{
 	name:     "export",
-	synopsis: "export SESSION [--format json|md|html|otlp] [--no-content] [--out FILE | --otlp-endpoint URL [--otlp-protocol P]] [--db FILE]",
+	synopsis: "export SESSION [--format json|md|html|otlp] [--no-content] [--out FILE | --otlp-endpoint URL [--otlp-protocol PROTO]] [--db FILE]",
 	short:    "write a stored session out, or send its traces to an OTLP collector",
 	about: `Writes a stored session out, as JSON (every event of its log), Markdown, HTML
 or OTLP (JSON Lines: one OpenTelemetry trace per run, spans named after the
