@@ -13,6 +13,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/backend/visible"
@@ -94,12 +95,12 @@ type Exported struct {
 	ToolSets map[int][]llm.ToolSpec `json:"tool_sets"`
 }
 
-// Export writes a session of st as json, md or html. It reads the store
+// Export writes a session of st as json, md, html or otlp (OTLP JSON Lines). It reads the store
 // only: no run is started, so it needs neither Ollama nor a Manager. No
 // format holds a raw control character of the log (see package visible).
 func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer) error {
-	if format != "json" && format != "md" && format != "html" {
-		return fmt.Errorf("unknown export format %q: use json, md or html", format)
+	if format != "json" && format != "md" && format != "html" && format != "otlp" {
+		return fmt.Errorf("unknown export format %q: use json, md, html or otlp", format)
 	}
 	s, err := st.GetSession(ctx, id)
 	if err != nil {
@@ -116,6 +117,8 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 		return err
 	case "html":
 		return exportHTML(ctx, st, id, w)
+	case "otlp":
+		return ExportOTLP(ctx, st, id, otlp.Options{}, w)
 	}
 	sets, err := toolSets(ctx, st, id)
 	if err != nil {
