@@ -1,0 +1,89 @@
+package permission
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// A shell with no script reads its commands from standard input. The
+// classifier reads `sh` given no arguments as seen and running nothing,
+// but when the shell's standard input is text another program hands it
+// (awk's print | "sh", tar --to-command, split --filter) or a file an
+// earlier exec set as the shell's own input, the shell runs that text.
+// Each runs in auto mode under deny rm *, yet bash running it deletes
+// victim.txt (c.txt holds `rm -f victim.txt`).
+var adv6StdinShells = []struct{ name, src string }{
+	{"awk print | sh", `awk '{print | "sh"}' c.txt`},
+	{"awk printf | /bin/sh", `awk 'BEGIN{printf "rm -f victim.txt" | "/bin/sh"}'`},
+	{"awk print | bash", `awk '{print | "bash"}' c.txt`},
+	{"awk print | sh -s", `awk '{print | "sh -s"}' c.txt`},
+	{"awk print | env sh", `awk '{print | "env sh"}' c.txt`},
+	{"tar --to-command=sh", `tar cf t.tar c.txt && tar xf t.tar --to-command=sh`},
+	{"tar --to-command sh", `tar cf t.tar c.txt && tar xf t.tar --to-command sh`},
+	{"split --filter=sh", `split --filter=sh c.txt`},
+	{"split -n 1 --filter=sh", `split --filter='sh' -n 1 c.txt`},
+	{"exec < file then sh", `exec < c.txt; sh`},
+	{"exec 0< file then bash", `exec 0< c.txt; bash`},
+}
+
+// adv6StdinShellsSeen are the same shells where the classifier already
+// sees what they read: they must not run (the control).
+var adv6StdinShellsSeen = []string{
+	`sh < c.txt`,
+	`cat c.txt | sh`,
+	`{ sh; } < c.txt`,
+	`echo c.txt | xargs sh`,
+}
+
+func adv6Workspace(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
+	cmd := exec.Command("/bin/bash", "-c", `echo a > a.txt && echo 'rm -f victim.txt' > c.txt && echo keep > victim.txt`)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return dir, env
+}
+
+func adv6Deletes(t *testing.T, src string) {
+	t.Helper()
+	dir, env := adv6Workspace(t)
+	cmd := exec.Command("timeout", "10", "/bin/bash", "-c", src)
+	cmd.Dir, cmd.Env = dir, env
+	out, _ := cmd.CombinedOutput()
+	if _, err := os.Stat(filepath.Join(dir, "victim.txt")); err == nil {
+		t.Fatalf("control: bash did not delete victim.txt\n%s", out)
+	}
+}
+
+func TestZZAdv6ShellReadingAProgramsOutput(t *testing.T) {
+	for _, c := range adv6StdinShells {
+		t.Run(c.name, func(t *testing.T) {
+			adv6Deletes(t, c.src)
+			if d := denyRm().Decide(runCmd(c.src)); d.Verdict == Run {
+				t.Errorf("%s: runs in auto mode under deny rm * (reasons %q), yet the shell it starts runs rm", c.src, d.Reasons)
+			}
+		})
+	}
+}
+
+func TestZZAdv6ShellReadingAProgramsOutputControl(t *testing.T) {
+	for _, src := range adv6StdinShellsSeen {
+		t.Run(src, func(t *testing.T) {
+			adv6Deletes(t, src)
+			if d := denyRm().Decide(runCmd(src)); d.Verdict == Run {
+				t.Errorf("%s: runs under deny rm *", src)
+			}
+		})
+	}
+	// A pipe to a program that only prints stays seen and runs.
+	for _, src := range []string{`awk '{print | "cat"}' c.txt`, `split --filter=cat c.txt`} {
+		if d := denyRm().Decide(runCmd(src)); d.Verdict != Run {
+			t.Errorf("%s: %v (reasons %q), want run", src, d.Verdict, d.Reasons)
+		}
+	}
+}
