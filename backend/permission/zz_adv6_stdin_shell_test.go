@@ -11,7 +11,8 @@ import (
 // classifier reads `sh` given no arguments as seen and running nothing,
 // but when the shell's standard input is text another program hands it
 // (awk's print | "sh", tar --to-command, split --filter) or a file an
-// earlier exec set as the shell's own input, the shell runs that text.
+// earlier exec set as the shell's own input (or a redirection on find,
+// whose -exec sh inherits it), the shell runs that text.
 // Each runs in auto mode under deny rm *, yet bash running it deletes
 // victim.txt (c.txt holds `rm -f victim.txt`).
 var adv6StdinShells = []struct{ name, src string }{
@@ -26,6 +27,10 @@ var adv6StdinShells = []struct{ name, src string }{
 	{"split -n 1 --filter=sh", `split --filter='sh' -n 1 c.txt`},
 	{"exec < file then sh", `exec < c.txt; sh`},
 	{"exec 0< file then bash", `exec 0< c.txt; bash`},
+	{"exec < file inside bash -c", `bash -c 'exec < c.txt; sh'`},
+	{"exec 3< file, exec <&3, sh", `exec 3<c.txt; exec <&3; sh`},
+	{"exec 5<&0 < file, sh", `exec 5<&0 < c.txt; sh`},
+	{"find -exec sh with find's input a file", `find . -maxdepth 0 -exec sh \; < c.txt`},
 }
 
 // adv6StdinShellsSeen are the same shells where the classifier already
