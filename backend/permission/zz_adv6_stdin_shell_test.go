@@ -12,7 +12,9 @@ import (
 // but when the shell's standard input is text another program hands it
 // (awk's print | "sh", tar --to-command, split --filter) or a file an
 // earlier exec set as the shell's own input (or a redirection on find,
-// whose -exec sh inherits it), the shell runs that text.
+// whose -exec sh inherits it, or awk's system, sed's e), a read-write
+// redirection (sh <> file), a process substitution >(sh) or a coproc sh,
+// the shell runs that text.
 // Each runs in auto mode under deny rm *, yet bash running it deletes
 // victim.txt (c.txt holds `rm -f victim.txt`).
 var adv6StdinShells = []struct{ name, src string }{
@@ -31,6 +33,15 @@ var adv6StdinShells = []struct{ name, src string }{
 	{"exec 3< file, exec <&3, sh", `exec 3<c.txt; exec <&3; sh`},
 	{"exec 5<&0 < file, sh", `exec 5<&0 < c.txt; sh`},
 	{"find -exec sh with find's input a file", `find . -maxdepth 0 -exec sh \; < c.txt`},
+	{"find -exec bash with find's input a file", `find . -maxdepth 0 -exec bash \; < c.txt`},
+	{"timeout find -exec sh -s, input a file", `timeout 5 find . -name c.txt -exec sh -s \; < c.txt`},
+	{"awk system(sh) with awk's input a file", `awk 'BEGIN{system("sh")}' < c.txt`},
+	{"sed e sh with sed's input a file", `sed -n '1e sh' c.txt < c.txt`},
+	{"sh <> file (read-write)", `sh <>c.txt`},
+	{"sh 0<> file", `sh 0<>c.txt`},
+	{"tee >(sh)", `tee >(sh) < c.txt >/dev/null; sleep 1`},
+	{"cat > >(sh)", `cat c.txt > >(sh); sleep 1`},
+	{"coproc sh fed by cat", `coproc sh; cat c.txt >&${COPROC[1]}; exec {COPROC[1]}>&-; wait`},
 }
 
 // adv6StdinShellsSeen are the same shells where the classifier already
