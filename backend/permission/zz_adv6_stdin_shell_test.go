@@ -41,6 +41,13 @@ var adv6StdinShells = []struct{ name, src string }{
 	{"sh 0<> file", `sh 0<>c.txt`},
 	{"tee >(sh)", `tee >(sh) < c.txt >/dev/null; sleep 1`},
 	{"cat > >(sh)", `cat c.txt > >(sh); sleep 1`},
+	{"tar checkpoint exec=sh, input a file", `tar cf t.tar a.txt; tar --checkpoint=1 --checkpoint-action=exec=sh -xf t.tar < c.txt`},
+	{"xargs -a: its children keep its input", `xargs -a a.txt -I{} sh < c.txt`},
+	{"find -exec timeout sh, input a file", `find . -maxdepth 0 -exec timeout 5 sh \; < c.txt`},
+	{"find -exec env sh, input a file", `find . -maxdepth 0 -exec env sh \; < c.txt`},
+	{"split --filter through timeout", `split -n1 --filter='timeout 5 sh' c.txt`},
+	{"awk print | exec sh", `awk '{print | "exec sh"}' c.txt`},
+	{"tar --to-command=exec sh", `tar cf t.tar c.txt && tar xf t.tar --to-command='exec sh'`},
 	{"coproc sh fed by cat", `coproc sh; cat c.txt >&${COPROC[1]}; exec {COPROC[1]}>&-; wait`},
 }
 
