@@ -234,7 +234,7 @@ func analyzeCommandIn(src string, sh cmdshell.Shell) *analysis {
 		a.opaque = true
 	}
 	cl := &classifier{a: a, cwd: ".", dialect: sh.Dialect, known: sh.Known}
-	a.cmds = cl.script(src, false, 0)
+	a.cmds = cl.script(src, 0)
 	return a
 }
 

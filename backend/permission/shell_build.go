@@ -30,10 +30,14 @@ var (
 	noRule = map[string]bool{"true": true, "false": true, ":": true, "pwd": true}
 )
 
+// interpreters run programs they are given (python3.12 and pypy3 by
+// their prefix).
+var interpreters = []string{"python", "pypy", "perl", "ruby", "php", "lua", "luajit", "node", "nodejs", "deno", "bun", "Rscript", "tclsh", "wish", "osascript", "irb", "jshell", "guile", "racket", "julia", "ghci", "runghc", "scala", "groovy", "kotlin", "R"}
+
 // isInterpreter reports whether name runs programs it is given; those
 // read their program from stdin when given no script.
 func isInterpreter(name string) bool {
-	for _, p := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "luajit", "node", "nodejs", "deno", "bun", "Rscript", "tclsh", "wish", "osascript", "irb", "jshell", "guile", "racket", "julia", "ghci", "runghc", "scala", "groovy", "kotlin", "R"} {
+	for _, p := range interpreters {
 		if name == p || strings.HasPrefix(name, p) && strings.Trim(name[len(p):], "0123456789.-") == "" {
 			return true
 		}
@@ -46,7 +50,7 @@ func isInterpreter(name string) bool {
 var fileMovers = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true, "rsync": true, "touch": true}
 
 // build makes a command of words and unwraps what it runs.
-func (c *classifier) build(words []word, fed bool) *command {
+func (c *classifier) build(words []word) *command {
 	mentioned := c.mentioned
 	c.mentioned = false
 	cmd := &command{words: words, self: words}
@@ -91,7 +95,7 @@ func (c *classifier) build(words []word, fed bool) *command {
 			return
 		}
 		cmd.self = nil
-		cmd.inner = []*command{c.buildInner(withEnv(env, rest), fed)}
+		cmd.inner = []*command{c.buildInner(withEnv(env, rest))}
 	}
 	opaque := func(format string, args ...any) {
 		c.a.reason(format, args...)
@@ -178,9 +182,9 @@ func (c *classifier) build(words []word, fed bool) *command {
 	case base == "builtin":
 		inner(args)
 	case base == "env":
-		c.env(cmd, env, args, fed)
+		c.env(cmd, env, args)
 	case base == "xargs":
-		c.xargs(cmd, env, args, fed)
+		c.xargs(cmd, env, args)
 	case base == "find":
 		c.find(cmd, words)
 	case base == "source" || base == ".":
@@ -205,22 +209,21 @@ func (c *classifier) build(words []word, fed bool) *command {
 			texts[j] = w.text
 		}
 		cmd.self = nil
-		cmd.inner = c.nested(strings.Join(texts, " "), fed)
+		cmd.inner = c.nested(strings.Join(texts, " "))
 	case shells[base]:
-		c.shell(cmd, base, args, fed)
+		c.shell(cmd, base, args)
 	case otherShells[base]:
-		if fed || len(args) > 0 {
-			opaque("it runs a %s script, which Loupe cannot check", base)
-		}
+		// With no script it reads one from its input: the same.
+		opaque("it runs a %s script, which Loupe cannot check", base)
 	case asUser[base]:
-		c.asUser(cmd, base, env, args, fed)
+		c.asUser(cmd, base, env, args)
 	case runners[base]:
-		c.runner(cmd, base, args, fed)
+		c.runner(cmd, base, args)
 	case base == "git":
 		c.git(cmd, off, args)
 	case isInterpreter(base):
-		if fed && readsProgramFromStdin(args) {
-			opaque("it pipes into an interpreter (%s)", base)
+		if !onlyInfo(args) && readsProgramFromStdin(args) {
+			opaque("it runs a %s program read from its standard input, which Loupe cannot see", base)
 		} else {
 			c.interpreter(base, args)
 		}
@@ -229,15 +232,15 @@ func (c *classifier) build(words []word, fed bool) *command {
 		c.projectRunner(base, args)
 		c.unknownProgram(base, args)
 	}
-	c.callFunc(cmd, words, fed)
+	c.callFunc(cmd, words)
 	return cmd
 }
 
 // buildInner builds a command whose words are some of a command already
 // built (a wrapper's command, find -exec's): their paths are noted once.
-func (c *classifier) buildInner(words []word, fed bool) *command {
+func (c *classifier) buildInner(words []word) *command {
 	c.mentioned = true
-	return c.build(words, fed)
+	return c.build(words)
 }
 
 // withEnv puts a wrapper's assignments in front of the command it runs,
@@ -251,16 +254,16 @@ func withEnv(env, rest []word) []word {
 
 // nested walks an eval script or an alias's expansion: it runs in this
 // shell, with this shell's $1 ….
-func (c *classifier) nested(src string, fed bool) []*command {
-	return c.nestedIn(src, fed, c.args, c.hasArgs, c.dialect, c.known)
+func (c *classifier) nested(src string) []*command {
+	return c.nestedIn(src, c.args, c.hasArgs, c.dialect, c.known)
 }
 
 // nestedIn walks src as a shell of dialect d runs it (known: that shell
 // is sure to read d; see cmdshell.Shell); hasArgs says whether args are
 // its $1 … (when not, they are unknown).
-func (c *classifier) nestedIn(src string, fed bool, args []word, hasArgs bool, d cmdshell.Dialect, known bool) []*command {
+func (c *classifier) nestedIn(src string, args []word, hasArgs bool, d cmdshell.Dialect, known bool) []*command {
 	sub := &classifier{a: c.a, src: c.src, depth: c.depth, cwd: c.cwd, args: args, hasArgs: hasArgs, dialect: d, known: known}
-	cmds := sub.script(src, fed, c.depth+1)
+	cmds := sub.script(src, c.depth+1)
 	c.cwd = sub.cwd
 	return cmds
 }

@@ -53,7 +53,7 @@ func (c *classifier) aliasOf(x *syntax.CallExpr) (string, string, bool) {
 
 // expandAlias walks the call with its alias expanded, as the commands cmd
 // (the call as written) stands for.
-func (c *classifier) expandAlias(cmd *command, x *syntax.CallExpr, name, val string, fed bool) {
+func (c *classifier) expandAlias(cmd *command, x *syntax.CallExpr, name, val string) {
 	start, first, end := int(x.Pos().Offset()), x.Args[0], int(x.End().Offset())
 	fs, fe := int(first.Pos().Offset()), int(first.End().Offset())
 	if start < 0 || end > len(c.src) || start > fs || fe > end {
@@ -64,13 +64,13 @@ func (c *classifier) expandAlias(cmd *command, x *syntax.CallExpr, name, val str
 	src := c.src[start:fs] + val + c.src[fe:end]
 	key := "alias " + name
 	c.a.expanding[key] = true
-	cmd.inner = append(cmd.inner, c.nested(src, fed)...)
+	cmd.inner = append(cmd.inner, c.nested(src)...)
 	delete(c.a.expanding, key)
 }
 
 // callFunc walks the body of a function defined in the command when
 // words call it, with its arguments in place of $1, $@ ….
-func (c *classifier) callFunc(cmd *command, words []word, fed bool) {
+func (c *classifier) callFunc(cmd *command, words []word) {
 	i := 0
 	for i < len(words) && words[i].assign {
 		i++
@@ -91,7 +91,7 @@ func (c *classifier) callFunc(cmd *command, words []word, fed bool) {
 	}
 	c.a.expanding[key] = true
 	sub := &classifier{a: c.a, src: fn.src, depth: c.depth + 1, cwd: c.cwd, args: words[i+1:], hasArgs: true, dialect: c.dialect, known: c.known}
-	sub.stmt(fn.body, fed)
+	sub.stmt(fn.body)
 	delete(c.a.expanding, key)
 	cmd.inner = append(cmd.inner, sub.cmds...)
 	c.cwd = sub.cwd
@@ -224,10 +224,10 @@ func (c *classifier) runFile(cmd *command, w word, sameShell bool) {
 	}
 	c.a.expanding[key] = true
 	if sameShell {
-		cmd.inner = append(cmd.inner, c.nested(text, false)...)
+		cmd.inner = append(cmd.inner, c.nested(text)...)
 	} else {
 		before := c.cwd
-		cmd.inner = append(cmd.inner, c.nestedIn(text, false, nil, false, cmdshell.POSIX, false)...)
+		cmd.inner = append(cmd.inner, c.nestedIn(text, nil, false, cmdshell.POSIX, false)...)
 		c.cwd = before
 	}
 	delete(c.a.expanding, key)

@@ -26,10 +26,10 @@ func onlyInfo(args []word) bool {
 	return len(args) > 0
 }
 
-// interpreter notes code an interpreter runs (it reads its program from
-// stdin when fed and given no script: shell_build.go says so).
+// interpreter notes code an interpreter runs (one that reads its program
+// from its input is judged in build: that input is never known).
 func (c *classifier) interpreter(base string, args []word) {
-	if len(args) == 0 || onlyInfo(args) {
+	if onlyInfo(args) {
 		return
 	}
 	for _, w := range args {
@@ -77,8 +77,14 @@ func (c *classifier) projectRunner(base string, args []word) {
 		return
 	}
 	if subs == nil {
-		if len(args) == 0 && (base == "dc" || base == "sqlite3" || base == "java" || base == "m4") {
-			return // reads stdin, which is empty
+		if len(args) == 0 && base == "java" {
+			return // prints its usage
+		}
+		if len(args) == 0 {
+			// dc's !, sqlite3's .shell, m4's syscmd: what its input
+			// holds runs, and that input is never known to be empty.
+			c.a.unseenPart("%s (it runs what its input holds, which Loupe does not see)", base)
+			return
 		}
 		c.a.unseenPart("%s (the commands it runs come from files Loupe does not read)", base)
 		return
@@ -158,7 +164,7 @@ func (c *classifier) envWords(cmd *command, env []word) {
 
 // asUser runs a command as another user: it always asks (the reason),
 // and the command it runs is unwrapped for deny rules.
-func (c *classifier) asUser(cmd *command, base string, env, args []word, fed bool) {
+func (c *classifier) asUser(cmd *command, base string, env, args []word) {
 	c.a.reason("it runs a command as another user (%s)", base)
 	c.a.opaque = true
 	var rest []word
@@ -191,14 +197,14 @@ func (c *classifier) asUser(cmd *command, base string, env, args []word, fed boo
 		}
 	}
 	if len(rest) == 0 {
-		c.denyCandidates(args, fed)
+		c.denyCandidates(args)
 		return
 	}
 	if viaShell {
 		c.runsShell(cmd, joinWords(rest), base)
 		return
 	}
-	cmd.inner = append(cmd.inner, c.buildInner(withEnv(env, rest), fed))
+	cmd.inner = append(cmd.inner, c.buildInner(withEnv(env, rest)))
 }
 
 // sudoArgs skips sudo's options; shell is set for -s and -i, whose
@@ -252,13 +258,13 @@ func sudoArgs(args []word) (rest []word, shell bool) {
 // runner handles commands that run another command in a way Loupe does
 // not unwrap exactly (watch, flock, strace …): it always asks (the
 // reason), and the commands it may run count for deny rules.
-func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
+func (c *classifier) runner(cmd *command, base string, args []word) {
 	c.a.reason("it runs another command through %s, which Loupe cannot check", base)
 	c.a.opaque = true
 	switch base {
 	case "busybox":
 		if len(args) > 0 {
-			cmd.inner = append(cmd.inner, c.buildInner(args, fed))
+			cmd.inner = append(cmd.inner, c.buildInner(args))
 		}
 		return
 	case "watch":
@@ -267,7 +273,7 @@ func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
 			// back as themselves, so they are built directly rather
 			// than joined and parsed again at every level of a chain.
 			if c.plainCommand(rest) {
-				cmd.inner = append(cmd.inner, c.buildInner(rest, fed))
+				cmd.inner = append(cmd.inner, c.buildInner(rest))
 			} else {
 				c.runsShell(cmd, joinWords(rest), "watch")
 			}
@@ -281,7 +287,7 @@ func (c *classifier) runner(cmd *command, base string, args []word, fed bool) {
 	case "ssh", "at", "batch":
 		return // on another machine, or later from its input
 	}
-	c.denyCandidates(args, fed)
+	c.denyCandidates(args)
 }
 
 // shellWords are words that sh reads as syntax, not as a command name,
@@ -333,7 +339,7 @@ func (a *analysis) plainTail(ws []word) int {
 // options Loupe cannot tell apart from their values), so that a deny
 // rule sees the command whichever it is. They are not counted as what
 // the command runs: it asks anyway.
-func (c *classifier) denyCandidates(args []word, fed bool) {
+func (c *classifier) denyCandidates(args []word) {
 	// Candidates of candidates nest like sh -c does, so that a chain of
 	// runners costs a bounded number of readings.
 	sub := &classifier{a: c.a, src: c.src, depth: c.depth + 1, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
@@ -348,7 +354,7 @@ func (c *classifier) denyCandidates(args []word, fed bool) {
 		if w.kind != wLit || strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+") || isAssignWord(w) || isDigits(w.text) {
 			continue
 		}
-		sub.buildInner(args[s:], fed)
+		sub.buildInner(args[s:])
 		n++
 	}
 }

@@ -50,7 +50,7 @@ func shellDialect(name string) (cmdshell.Dialect, bool) {
 }
 
 // script parses and walks src; it returns the commands it runs.
-func (c *classifier) script(src string, fed bool, depth int) []*command {
+func (c *classifier) script(src string, depth int) []*command {
 	if depth > maxNesting {
 		c.a.reason("it nests shells too deeply to check")
 		c.a.opaque = true
@@ -63,32 +63,32 @@ func (c *classifier) script(src string, fed bool, depth int) []*command {
 	if err != nil {
 		c.a.reason("Loupe could not parse it as a %s command (%v)", c.dialect, err)
 		c.a.opaque = true
-		c.otherReading(src, nil, fed, depth)
+		c.otherReading(src, nil, depth)
 		return nil
 	}
 	laterCode(c.a, f, src)
 	before := c.cwd
-	cmds := c.walk(f, src, fed, depth)
+	cmds := c.walk(f, src, depth)
 	after := c.cwd
 	c.cwd = before
-	c.otherReading(src, f, fed, depth)
+	c.otherReading(src, f, depth)
 	c.cwd = after
 	return cmds
 }
 
 // walk walks the parsed script f (of source src) into the analysis.
-func (c *classifier) walk(f *syntax.File, src string, fed bool, depth int) []*command {
+func (c *classifier) walk(f *syntax.File, src string, depth int) []*command {
 	sub := &classifier{a: c.a, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
 	substs := sub.scan(f)
 	for _, s := range f.Stmts {
-		sub.stmt(s, fed)
+		sub.stmt(s)
 	}
 	// Commands inside substitutions run too: deny rules must see them.
 	// They cannot be allowed by word rules (scan gave a reason).
 	for _, list := range substs {
 		inner := &classifier{a: c.a, src: src, depth: depth, cwd: sub.cwd, args: c.args, hasArgs: c.hasArgs, dialect: c.dialect, known: c.known}
 		for _, s := range list {
-			inner.stmt(s, false)
+			inner.stmt(s)
 		}
 	}
 	c.cwd = sub.cwd
@@ -102,7 +102,7 @@ func (c *classifier) walk(f *syntax.File, src string, fed bool, depth int) []*co
 // to sh is refused by a deny rule on any of them. Where the shell that
 // runs src is not known to read this dialect, the difference itself is
 // code Loupe cannot see, and asks.
-func (c *classifier) otherReading(src string, f *syntax.File, fed bool, depth int) {
+func (c *classifier) otherReading(src string, f *syntax.File, depth int) {
 	alt := c.dialect.Other()
 	if !c.a.spend(len(src)) {
 		return
@@ -129,7 +129,7 @@ func (c *classifier) otherReading(src string, f *syntax.File, fed bool, depth in
 		scratch.expanding[k] = v
 	}
 	other := &classifier{a: scratch, src: src, depth: depth, cwd: c.cwd, args: c.args, hasArgs: c.hasArgs, dialect: alt, known: c.known}
-	other.walk(g, src, fed, depth)
+	other.walk(g, src, depth)
 	c.a.parsed = scratch.parsed
 	if scratch.budget > 0 && scratch.parsed > scratch.budget {
 		c.a.reason("it is too long to check (it nests commands too often)")
@@ -269,13 +269,13 @@ func (c *classifier) snippet(n syntax.Node, max int) string {
 	return out
 }
 
-func (c *classifier) stmts(list []*syntax.Stmt, fed bool) {
+func (c *classifier) stmts(list []*syntax.Stmt) {
 	for _, s := range list {
-		c.stmt(s, fed)
+		c.stmt(s)
 	}
 }
 
-func (c *classifier) stmt(s *syntax.Stmt, fed bool) {
+func (c *classifier) stmt(s *syntax.Stmt) {
 	if s == nil {
 		return
 	}
@@ -286,11 +286,9 @@ func (c *classifier) stmt(s *syntax.Stmt, fed bool) {
 		c.a.reason("it uses %s", c.snippet(s, 40))
 	}
 	for _, r := range s.Redirs {
-		if c.redirect(r) {
-			fed = true
-		}
+		c.redirect(r)
 	}
-	c.command(s.Cmd, fed)
+	c.command(s.Cmd)
 	c.recordWrite(s)
 }
 
@@ -305,50 +303,50 @@ func (c *classifier) control(walk func()) {
 	}
 }
 
-func (c *classifier) command(cmd syntax.Command, fed bool) {
+func (c *classifier) command(cmd syntax.Command) {
 	switch x := cmd.(type) {
 	case nil:
 		// Only redirections (`> f`): handled by stmt.
 	case *syntax.CallExpr:
-		c.call(x, fed)
+		c.call(x)
 	case *syntax.BinaryCmd:
 		switch x.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipe runs in a subshell.
 			before := c.cwd
-			c.stmt(x.X, fed)
+			c.stmt(x.X)
 			c.cwd = before
-			c.stmt(x.Y, true)
+			c.stmt(x.Y)
 			c.cwd = before
 		default: // && and ||: one after the other
-			c.stmt(x.X, fed)
-			c.stmt(x.Y, fed)
+			c.stmt(x.X)
+			c.stmt(x.Y)
 		}
 	case *syntax.Subshell:
 		before := c.cwd
-		c.stmts(x.Stmts, fed)
+		c.stmts(x.Stmts)
 		c.cwd = before
 	case *syntax.Block:
-		c.stmts(x.Stmts, fed)
+		c.stmts(x.Stmts)
 	case *syntax.IfClause:
 		c.control(func() {
 			for ic := x; ic != nil; ic = ic.Else {
-				c.stmts(ic.Cond, fed)
-				c.stmts(ic.Then, fed)
+				c.stmts(ic.Cond)
+				c.stmts(ic.Then)
 			}
 		})
 	case *syntax.WhileClause:
-		c.control(func() { c.stmts(x.Cond, fed); c.stmts(x.Do, fed) })
+		c.control(func() { c.stmts(x.Cond); c.stmts(x.Do) })
 	case *syntax.ForClause:
-		c.control(func() { c.stmts(x.Do, fed) })
+		c.control(func() { c.stmts(x.Do) })
 	case *syntax.CaseClause:
 		c.control(func() {
 			for _, it := range x.Items {
-				c.stmts(it.Stmts, fed)
+				c.stmts(it.Stmts)
 			}
 		})
 	case *syntax.TimeClause:
-		c.stmt(x.Stmt, fed)
+		c.stmt(x.Stmt)
 	case *syntax.FuncDecl:
 		// scan gave the reason; the body's commands still count for deny,
 		// here with unknown arguments and again where it is called
@@ -358,10 +356,10 @@ func (c *classifier) command(cmd syntax.Command, fed bool) {
 		}
 		before, args, has := c.cwd, c.args, c.hasArgs
 		c.args, c.hasArgs = nil, false
-		c.stmt(x.Body, false)
+		c.stmt(x.Body)
 		c.cwd, c.args, c.hasArgs = before, args, has
 	case *syntax.CoprocClause:
-		c.stmt(x.Stmt, false)
+		c.stmt(x.Stmt)
 	case *syntax.DeclClause:
 		// No command runs now (scan gave the reason), but a variable
 		// exported here may name a command or load code later.
@@ -381,19 +379,18 @@ func (c *classifier) command(cmd syntax.Command, fed bool) {
 	}
 }
 
-// redirect notes writes; it reports whether the redirection feeds stdin.
-func (c *classifier) redirect(r *syntax.Redirect) bool {
-	fd := ""
-	if r.N != nil {
-		fd = r.N.Value
-	}
+// redirect notes writes. What a redirection feeds a program's input
+// matters nowhere: a program that runs what its input holds is judged
+// as running unseen code whatever it reads (its input can come from an
+// exec redirection, a program that starts it, a file opened read-write).
+func (c *classifier) redirect(r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn:
-		return fd == "" || fd == "0"
+		// Reads only.
 	case syntax.DplOut:
 		w := c.word(r.Word)
 		if w.kind == wLit && (w.text == "-" || isDigits(w.text)) {
-			return false // 2>&1, >&-: duplicating, not writing a file
+			return // 2>&1, >&-: duplicating, not writing a file
 		}
 		c.write(r, w)
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll,
@@ -402,7 +399,6 @@ func (c *classifier) redirect(r *syntax.Redirect) bool {
 	default:
 		c.a.reason("it uses a redirection Loupe does not check (%s)", r.Op)
 	}
-	return false
 }
 
 // harmlessTargets may be written without asking.
@@ -473,7 +469,7 @@ func isDigits(s string) bool {
 	return true
 }
 
-func (c *classifier) call(x *syntax.CallExpr, fed bool) {
+func (c *classifier) call(x *syntax.CallExpr) {
 	var words []word
 	for _, as := range x.Assigns {
 		words = append(words, c.assign(as))
@@ -497,11 +493,11 @@ func (c *classifier) call(x *syntax.CallExpr, fed bool) {
 		}
 		words = append(words, c.word(w))
 	}
-	cmd := c.build(words, fed)
+	cmd := c.build(words)
 	c.cmds = append(c.cmds, cmd)
 	if name, val, ok := c.aliasOf(x); ok {
 		c.a.reason("it runs an alias defined in the same command (%s)", name)
-		c.expandAlias(cmd, x, name, val, fed)
+		c.expandAlias(cmd, x, name, val)
 	}
 }
 

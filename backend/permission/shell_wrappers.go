@@ -123,7 +123,7 @@ func (c *classifier) cd(name string, args []word) {
 }
 
 // env unwraps env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… CMD.
-func (c *classifier) env(cmd *command, env, args []word, fed bool) {
+func (c *classifier) env(cmd *command, env, args []word) {
 options:
 	for len(args) > 0 {
 		w := args[0]
@@ -186,7 +186,7 @@ options:
 		return // env alone prints the environment: the command itself
 	}
 	cmd.self = nil
-	cmd.inner = []*command{c.buildInner(withEnv(env, args), fed)}
+	cmd.inner = []*command{c.buildInner(withEnv(env, args))}
 }
 
 func isAssignWord(w word) bool {
@@ -204,7 +204,7 @@ func isAssignWord(w word) bool {
 
 // xargs unwraps xargs [options] [CMD [ARGS]]: CMD runs with arguments
 // read from stdin, which are not known before it runs.
-func (c *classifier) xargs(cmd *command, env, args []word, fed bool) {
+func (c *classifier) xargs(cmd *command, env, args []word) {
 	rest, ok := skipOptions(args, "0aEeIiLlnoprsPtxd", "aEILnsPd",
 		[]string{"--null", "--interactive", "--no-run-if-empty", "--open-tty", "--verbose", "--exit", "--show-limits"},
 		[]string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-chars", "--max-procs", "--process-slot-var"})
@@ -231,12 +231,12 @@ func (c *classifier) xargs(cmd *command, env, args []word, fed bool) {
 		}
 		in := append(append([]word{}, env...), rest...)
 		cmd.self = nil
-		cmd.inner = []*command{c.buildInner(in, false)}
+		cmd.inner = []*command{c.buildInner(in)}
 		return
 	}
 	in := append(append(append([]word{}, env...), rest...), word{text: "<arguments from input>", kind: wDyn})
 	cmd.self = nil
-	cmd.inner = []*command{c.buildInner(in, false)}
+	cmd.inner = []*command{c.buildInner(in)}
 }
 
 // xargsReplaceStrings are the strings xargs's options (as skipOptions
@@ -313,7 +313,7 @@ func (c *classifier) find(cmd *command, words []word) {
 				c.a.opaque = true
 				return
 			}
-			cmd.inner = append(cmd.inner, c.buildInner(in, false))
+			cmd.inner = append(cmd.inner, c.buildInner(in))
 			i = j
 			continue
 		}
@@ -335,7 +335,10 @@ func (c *classifier) find(cmd *command, words []word) {
 
 // shell unwraps sh -c SCRIPT; a shell with no script reads its program
 // from its input.
-func (c *classifier) shell(cmd *command, name string, args []word, fed bool) {
+func (c *classifier) shell(cmd *command, name string, args []word) {
+	if onlyInfo(args) {
+		return // bash --version reads nothing
+	}
 	script, stdin := false, false
 	i := 0
 loop:
@@ -417,14 +420,15 @@ loop:
 			pos = args[i+2:]
 		}
 		d, known := shellDialect(name)
-		cmd.inner = c.nestedIn(args[i].text, fed, pos, true, d, known)
+		cmd.inner = c.nestedIn(args[i].text, pos, true, d, known)
 	case i < len(args) && !stdin:
 		// A script file: the command itself, as written, needs a rule,
 		// and what the script runs is not seen.
 		c.a.unseenPart("%s %s (a script file)", name, args[i].text)
 		c.runFile(cmd, args[i], false)
-	case fed:
-		c.a.reason("it pipes into an interpreter (%s)", name)
+	default:
+		// No script: it runs what its input holds.
+		c.a.reason("it runs a %s script read from its standard input, which Loupe cannot see", name)
 		c.a.opaque = true
 	}
 }

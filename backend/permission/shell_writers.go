@@ -54,7 +54,7 @@ func (c *classifier) runsShell(cmd *command, w word, what string) {
 	}
 	before := c.cwd
 	// Programs run such commands with sh -c.
-	cmd.inner = append(cmd.inner, c.nestedIn(w.text, false, nil, false, cmdshell.POSIX, false)...)
+	cmd.inner = append(cmd.inner, c.nestedIn(w.text, nil, false, cmdshell.POSIX, false)...)
 	c.cwd = before
 }
 
@@ -78,7 +78,7 @@ func (c *classifier) runsProgram(cmd *command, words []word, what string) {
 		c.a.unseenPart("%s (a program only known when it runs)", what)
 		return
 	}
-	cmd.inner = append(cmd.inner, c.build(words, false))
+	cmd.inner = append(cmd.inner, c.build(words))
 }
 
 // readerOptions handles the commands this file knows; it reports whether
