@@ -6,17 +6,18 @@ import "sync"
 // started or ended (a command changes the workspace as it likes, so what
 // FactsOf keeps is stale after one), and how many run now in each
 // workspace (what Loupe made to hold a path for a command is removed only
-// once no command of the workspace runs: removed while one still ran, the
-// kernel would take its mount away with it, and it could make the path).
+// once no command runs that may see it, heldFor: removed while one still
+// ran, the kernel would take its mount away with it, and it could make the
+// path).
 var activity = struct {
 	sync.Mutex
 	count   uint64
 	running map[string]int
-	pending map[string][]placeholder
+	pending []pendingHold
 	// live are the placeholders made and not removed yet, by device
 	// and inode.
 	live map[[2]uint64]bool
-}{running: map[string]int{}, pending: map[string][]placeholder{}, live: map[[2]uint64]bool{}}
+}{running: map[string]int{}, live: map[[2]uint64]bool{}}
 
 // commandStarted notes a command starting in the workspace ws ("" when the
 // runner does not know it: it counts for every workspace).

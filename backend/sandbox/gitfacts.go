@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -156,7 +157,11 @@ func workOutFacts(ws string) (GitFacts, stamps) {
 			f.Included = append(f.Included, rels(p)...)
 		}
 	}
-	for _, r := range repos {
+	// The repositories the workspace is a folder of count as its own
+	// wherever their settings name a path inside it (reposAbove).
+	above, looked := reposAbove(real)
+	st.add(looked...)
+	for _, r := range append(slices.Collect(maps.Values(repos)), above...) {
 		pp := programsOf(r, real)
 		st.add(pp.read...)
 		for _, t := range pp.files {

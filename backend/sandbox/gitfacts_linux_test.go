@@ -69,6 +69,15 @@ func TestKeptGitFactsNeverLetAWriteThrough(t *testing.T) {
 			os.Remove(filepath.Join(ws, "shared"))
 			os.Symlink("two", filepath.Join(ws, "shared"))
 		}},
+		{"a repository made above the workspace, with a hooks folder in it", nil, ".hooks/pre-commit", func(t *testing.T, ws, home string) {
+			hostGit(t, home, "init", "-q")
+			hostGit(t, home, "config", "core.hooksPath", "proj/.hooks")
+		}},
+		{"a program set in the settings of the repository above the workspace", func(t *testing.T, ws, home string) {
+			hostGit(t, home, "init", "-q")
+		}, "tools/mon.sh", func(t *testing.T, ws, home string) {
+			hostGit(t, home, "config", "core.fsmonitor", "sh proj/tools/mon.sh")
+		}},
 		{"a command makes a repository with a hooks folder setting", nil, "sub/.githooks/pre-commit", func(t *testing.T, ws, home string) {
 			if _, err := (sandbox.Local{}).Run(context.Background(), sandbox.Command{Dir: ws, Timeout: 30 * time.Second,
 				Script: "git init -q sub && git -C sub config core.hooksPath .githooks"}); err != nil {

@@ -308,30 +308,6 @@ func settingsRead(dir string) ([]configEntry, []string) {
 	return out, read
 }
 
-// gitDirsAbove lists the git directories of the repository the workspace
-// ws lies in, if it lies in one (a workspace opened on a subfolder of a
-// repository, or inside a .git folder): git run in the workspace reads
-// their settings.
-func gitDirsAbove(ws string) []string {
-	var out []string
-	for d := filepath.Dir(ws); ; d = filepath.Dir(d) {
-		if anyGitDir(d) {
-			out = append(out, d)
-		}
-		dot := filepath.Join(d, ".git")
-		if fi, err := os.Lstat(dot); err == nil {
-			if fi.IsDir() {
-				out = append(out, dot)
-			} else if dir, ok := gitPointer(dot); ok {
-				out = append(out, dir)
-			}
-		}
-		if filepath.Dir(d) == d {
-			return out
-		}
-	}
-}
-
 // includeTargets follows the includes of the settings of every git
 // directory of repos (found in the workspace ws, with the repositories the
 // .git files there point at, inside or not), of the repositories above ws,
@@ -351,7 +327,10 @@ func includeTargetsRead(ws string, repos map[string]gitRepo) ([]includeTarget, [
 			dirs = append(dirs, r.gitDir)
 		}
 	}
-	dirs = append(dirs, gitDirsAbove(ws)...)
+	above, _ := reposAbove(ws)
+	for _, r := range above {
+		dirs = append(dirs, r.gitDir)
+	}
 	for _, d := range dirs {
 		for _, f := range gitSettingsFiles(d) {
 			in.follow(f)

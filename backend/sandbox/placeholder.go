@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
@@ -14,9 +16,9 @@ import (
 // read-only by a mount: a mount needs something to cover. The view makes
 // an empty file or folder there first, and the command sees it read-only,
 // so it can neither make the path nor fill it. What Loupe made is its own
-// and goes once no command of the workspace runs any more: it is never
-// left in the user's tree, and the tools' listings do not show it
-// meanwhile (IsPlaceholder).
+// and goes once no command that may see it runs any more (heldFor: nested
+// workspaces too): it is never left in the user's tree, and the tools'
+// listings do not show it meanwhile (IsPlaceholder).
 
 // placeholder is one file or folder Loupe made to hold a path, known by
 // its inode so that only what Loupe made is removed.
@@ -106,24 +108,84 @@ func HoldsPaths() bool {
 }
 
 // releasePlaceholders hands back what a command (or a round's commands)
-// made in the workspace ws. It is removed now if no command of ws (nor one
-// whose workspace is not known) runs, else when the last of them has
-// ended and released its own.
+// made for the workspace ws, and removes every placeholder handed back so
+// far (by any workspace) that no running command may see any more
+// (heldFor): the rest waits for the release that follows the end of the
+// last command that may.
 func releasePlaceholders(ws string, list []placeholder) {
 	activity.Lock()
 	defer activity.Unlock()
-	activity.pending[ws] = append(activity.pending[ws], list...)
-	if activity.running[ws] > 0 || activity.running[""] > 0 {
-		return
+	for _, p := range list {
+		activity.pending = append(activity.pending, pendingHold{ws: ws, p: p})
 	}
 	// Held under the lock: no command of this process starts (and finds
 	// one of them there as if it were the workspace's) while they go.
-	todo := activity.pending[ws]
-	delete(activity.pending, ws)
-	for i := len(todo) - 1; i >= 0; i-- { // children first
-		removePlaceholder(todo[i])
-		delete(activity.live, [2]uint64{todo[i].dev, todo[i].ino})
+	// Later ones first: a folder's children were made after it.
+	var keep []pendingHold
+	for i := len(activity.pending) - 1; i >= 0; i-- {
+		h := activity.pending[i]
+		if heldFor(h) || h.p.dir && holdsPendingUnder(h.p, keep) {
+			keep = append(keep, h)
+			continue
+		}
+		removePlaceholder(h.p)
+		delete(activity.live, [2]uint64{h.p.dev, h.p.ino})
 	}
+	slices.Reverse(keep)
+	activity.pending = keep
+}
+
+// pendingHold is a placeholder handed back by a command of the workspace
+// ws and not removed yet.
+type pendingHold struct {
+	ws string
+	p  placeholder
+}
+
+// heldFor says whether a running command may see the placeholder h as
+// part of its view (the caller holds activity's lock): one whose
+// workspace is h's, holds it or lies in it (nested workspaces share
+// folders: the outer one's placeholder is a read-only mount in the inner
+// one's command too, and the kernel takes that mount away when the
+// placeholder goes), one whose workspace holds the placeholder (made in a
+// git folder outside h's workspace), or one whose workspace is not known.
+// Removed while such a command ran, the path it held would be free to it.
+func heldFor(h pendingHold) bool {
+	if activity.running[""] > 0 {
+		return true
+	}
+	at := filepath.Join(h.p.base, filepath.FromSlash(h.p.rel))
+	for w, n := range activity.running {
+		if n <= 0 {
+			continue
+		}
+		if overlaps(w, h.ws) {
+			return true
+		}
+		if _, ok := within(w, at); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// overlaps says whether one of the folders a and b holds the other.
+func overlaps(a, b string) bool {
+	_, in := within(a, b)
+	_, out := within(b, a)
+	return in || out
+}
+
+// holdsPendingUnder says whether a placeholder still waiting lies inside
+// the placeholder folder p: p stays until it goes.
+func holdsPendingUnder(p placeholder, waiting []pendingHold) bool {
+	at := filepath.Join(p.base, filepath.FromSlash(p.rel))
+	for _, h := range waiting {
+		if r, ok := within(at, filepath.Join(h.p.base, filepath.FromSlash(h.p.rel))); ok && r != "." {
+			return true
+		}
+	}
+	return false
 }
 
 // removePlaceholder removes p if it is still what Loupe made: the same

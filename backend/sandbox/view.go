@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -198,7 +199,12 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, er
 	}
 	var programLinks []string
 	if guard != nil {
-		for _, r := range plan.repos {
+		// The repositories the workspace is a folder of count as its
+		// own wherever their settings name a path inside it
+		// (reposAbove), as for the file tools (FactsOf); they are not
+		// in plan.repos, which the check after the round may rename.
+		above, _ := reposAbove(ws)
+		for _, r := range append(slices.Collect(maps.Values(plan.repos)), above...) {
 			pp := programsOf(r, ws)
 			for _, p := range pp.paths {
 				add(p, ReadOnly)

@@ -11,25 +11,22 @@ import (
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
-// Found while attacking placeholders: when the workspace is a folder of a
-// bigger repository (a package of a monorepo, husky's
-// core.hooksPath = frontend/.husky/_), the hooks folder that repository's
-// settings name inside the workspace is neither held for commands (there
-// or not yet) nor asked about by the file tools: "alone" fails on the
-// first try. The race below (placeholder removal waits only for commands
-// of the same workspace path) is a second way in once that is fixed.
+// A workspace that is a folder of a bigger repository (a package of a
+// monorepo, husky's core.hooksPath = frontend/.husky/_): the hooks folder
+// that repository's settings name inside the workspace is held for the
+// workspace's commands (made empty and read-only when it is not there yet,
+// read-only when it is) and the file tools ask before writing in it.
 //
 // Two sessions of one Loupe process: one on a repository /p whose
 // core.hooksPath (sub/hooks) is not there yet, one on its folder /p/sub.
-// The first's command makes the empty read-only placeholder sub/hooks;
-// the second's command, started meanwhile, finds it there and has it
-// mounted read-only. When the first command ends, its placeholder is
-// removed, since removal waits only for commands of the same workspace
-// path; the kernel then takes the mount away in the second command's
-// namespace too, and it makes sub/hooks and a hook in it. The user's next
-// git commit in /p runs the hook. "alone" checks that the second
-// workspace on its own does hold the folder (so the race is what opens it).
-func TestZZAdv5HooksFolderOfTheRepositoryAboveTheWorkspace(t *testing.T) {
+// The first's command makes the empty read-only placeholder sub/hooks; the
+// second's command, started meanwhile, finds it there and has it mounted
+// read-only. When the first command ends, its placeholder must stay until
+// the second's has ended too: removed, the kernel would take the mount away
+// in the second command's namespace, and it could make sub/hooks and a hook
+// in it, which the user's next git commit in /p would run. "alone" checks
+// the second workspace on its own (the folder not there yet, and there).
+func TestHooksFolderOfTheRepositoryAboveTheWorkspace(t *testing.T) {
 	needs(t, protections(t).Writes)
 	for _, c := range []struct{ alone, existing bool }{{true, false}, {false, false}, {true, true}} {
 		alone := c.alone
