@@ -17,7 +17,8 @@ import (
 
 // TestDialectTricksDoNotPassRules: texts that are harmless to one shell
 // and run rm or git push in another (dash, /bin/sh on Debian), against a
-// user who set deny rm * and ask git push *. Run by sh outside Loupe (the
+// user who set deny rm * and ask git push *; and texts whose shell reads
+// its commands from an input the classifier once did not follow. Run by sh outside Loupe (the
 // control) each removes victim.txt or pushes; through loupe, in auto mode
 // too, the call is refused before it runs, and nothing changes.
 func TestDialectTricksDoNotPassRules(t *testing.T) {
@@ -71,6 +72,13 @@ func TestDialectTricksDoNotPassRules(t *testing.T) {
 		`sh -c "echo \$'\\' ; rm -f victim.txt ; echo ' #'"`,
 		`[[ a || rm -f victim.txt ]]`,
 		`(( rm -f victim.txt ))`,
+		// A shell handed its commands where the classifier once did not
+		// look: an earlier exec redirection, a program writing into it,
+		// a file opened read-write.
+		`printf 'rm -f victim.txt\n' > c.txt; exec < c.txt; sh`,
+		`printf 'rm -f victim.txt\n' | awk '{print | "sh"}'`,
+		`printf 'rm -f victim.txt\n' > c.txt; sh <> c.txt`,
+		`printf 'rm -f victim.txt\n' > c.txt; find . -maxdepth 0 -exec sh \; < c.txt`,
 	} {
 		t.Run(text, func(t *testing.T) {
 			t.Run("control", func(t *testing.T) {
