@@ -211,11 +211,18 @@ func (c *cleanup) shown(p string) string {
 }
 
 // disarmEntry renames name (one component, or "info/attributes") of the
-// held folder d, if there is anything there.
+// held folder d, if there is anything there. A folder on the way that is
+// now a symbolic link (rebase-merge moved into the working tree, a link
+// left in its place: git follows it) is never followed: the link itself
+// is renamed, in d, and git finds nothing there.
 func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
 	if dir, file, ok := strings.Cut(name, "/"); ok {
 		sub, err := d.OpenDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if fi, lerr := d.Lstat(dir); err != nil && lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			c.rename(d, dir, why+"; "+dir+" is a symbolic link: git follows it, Loupe does not")
 			return
 		}
 		if err != nil {
