@@ -91,6 +91,12 @@ type viewPlan struct {
 	// placeholders are what Loupe made to hold a path that was not there
 	// (placeholder.go), removed once no command of the workspace runs.
 	placeholders []placeholder
+	// folders are the hooks folders the settings named for the working
+	// trees there were (programsOf, by the path they lead to), held
+	// read-only, or empty and read-only, for the command's time: one
+	// the check after the round finds for a working tree and that is
+	// not among them, the commands could have filled (newHooksFolders).
+	folders map[string]bool
 }
 
 // Len is how many mounts the plan makes.
@@ -197,6 +203,12 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, er
 		return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
 	}
 	var programLinks []string
+	plan.folders = map[string]bool{}
+	for _, r := range plan.repos {
+		for _, t := range programsOf(r, ws).folders {
+			plan.folders[t.path] = true
+		}
+	}
 	if guard != nil {
 		for _, r := range plan.repos {
 			pp := programsOf(r, ws)

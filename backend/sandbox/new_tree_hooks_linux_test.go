@@ -9,17 +9,20 @@ import (
 )
 
 // Other ways a confined command makes a new working tree whose relative
-// hooks folder no mount holds and the check after the command does not
-// look at: a .git file pointing at the workspace's own git folder (the
-// working tree is the folder holding the file), and a plain git init under
-// a relative core.hooksPath in the user's ~/.gitconfig.
-func TestZZAdv5HooksFolderOfOtherNewTrees(t *testing.T) {
+// hooks folder no mount holds: a .git file pointing at the workspace's own
+// git folder (the working tree is the folder holding the file), with the
+// hooks folder named in the repository's settings or only in the user's
+// ~/.gitconfig, and a plain git init under a relative core.hooksPath in
+// ~/.gitconfig. The check after the command finds the new working tree and
+// its hooks folder and disarms it; each case has a control on the host.
+func TestHooksFolderOfOtherNewTrees(t *testing.T) {
 	needs(t, protections(t).Writes)
 	for _, tc := range []struct {
 		name, script, userDir string
 		global                bool
 	}{
 		{"a .git file naming the workspace's .git", `mkdir -p sub/.githooks && printf 'gitdir: ../.git\n' > sub/.git && printf '#!/bin/sh\ntouch MARKER\n' > sub/.githooks/pre-commit && chmod +x sub/.githooks/pre-commit; echo "write=$?"`, "sub", false},
+		{"a .git file naming the workspace's .git, hooksPath in ~/.gitconfig", `mkdir -p sub/.githooks && printf 'gitdir: ../.git\n' > sub/.git && printf '#!/bin/sh\ntouch MARKER\n' > sub/.githooks/pre-commit && chmod +x sub/.githooks/pre-commit; echo "write=$?"`, "sub", true},
 		{"git init under a relative hooksPath in ~/.gitconfig", `git init -q sub && mkdir -p sub/.githooks && printf '#!/bin/sh\ntouch MARKER\n' > sub/.githooks/pre-commit && chmod +x sub/.githooks/pre-commit; echo "write=$?"`, "sub", true},
 	} {
 		for _, control := range []bool{true, false} {
