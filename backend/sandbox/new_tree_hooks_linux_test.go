@@ -61,3 +61,43 @@ func TestHooksFolderOfOtherNewTrees(t *testing.T) {
 		}
 	}
 }
+
+// A new working tree whose hooks folder is a symbolic link leading out of
+// the workspace, to a folder holding a hook (as one a command could fill
+// in its cache, which outlasts it): the check after the command renames
+// the link, and the user's git commit runs nothing. The control shows
+// that on the host it runs.
+func TestHooksFolderOfANewTreeBehindALinkOut(t *testing.T) {
+	needs(t, protections(t).Writes)
+	for _, control := range []bool{true, false} {
+		name := "through Loupe"
+		if control {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			isolateGit(t)
+			ws := t.TempDir()
+			initRepo(t, ws)
+			hostGit(t, ws, "config", "core.hooksPath", ".githooks")
+			marker := filepath.Join(t.TempDir(), "RAN")
+			out := t.TempDir()
+			hostShell(t, out, `printf '#!/bin/sh\ntouch `+marker+`\n' > pre-commit && chmod +x pre-commit`)
+			script := `git worktree add -q wt && ln -s ` + out + ` wt/.githooks; echo "write=$?"`
+			if control {
+				if o := hostShell(t, ws, script); !strings.Contains(o, "write=0") {
+					t.Fatalf("control: %s", o)
+				}
+			} else {
+				o := crun(t, sandbox.Confined{Workspace: ws, Guard: guardFor(ws, "")}, script)
+				t.Logf("command: %s", o.Text)
+			}
+			t.Logf("user's git commit in wt: %s", hostGit(t, filepath.Join(ws, "wt"), "commit", "-q", "--allow-empty", "-m", "x"))
+			switch {
+			case control && !ran(t, marker):
+				t.Fatalf("control: the user's git did not run the hook")
+			case !control && ran(t, marker):
+				t.Errorf("the user's git commit in wt ran a hook through the link a confined command made")
+			}
+		})
+	}
+}

@@ -205,8 +205,12 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, er
 	var programLinks []string
 	plan.folders = map[string]bool{}
 	for _, r := range plan.repos {
-		for _, t := range programsOf(r, ws).folders {
+		pp := programsOf(r, ws)
+		for _, t := range pp.folders {
 			plan.folders[t.path] = true
+		}
+		for _, t := range pp.away {
+			plan.folders[t.given] = true
 		}
 	}
 	if guard != nil {

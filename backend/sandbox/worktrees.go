@@ -68,14 +68,46 @@ func (c *cleanup) noteTreeOf(gitDir, pointer string) {
 func (c *cleanup) newHooksFolders() {
 	seen := map[string]bool{}
 	for _, r := range c.trees {
-		for _, t := range programsOf(r, c.ws).folders {
+		pp := programsOf(r, c.ws)
+		for _, t := range pp.folders {
 			if c.folders[t.path] || seen[t.path] {
 				continue
 			}
 			seen[t.path] = true
 			c.disarmHooksFolder(t.path, worktreeOf(r))
 		}
+		// One that a link of the workspace leads out of it (to a
+		// folder a command may write that outlasts it, its cache): the
+		// link itself is renamed, never followed.
+		for _, t := range pp.away {
+			if c.folders[t.given] || seen[t.given] {
+				continue
+			}
+			seen[t.given] = true
+			for _, l := range t.links {
+				if rel, ok := within(c.ws, l); ok && rel != "." {
+					c.disarmLink(l, worktreeOf(r))
+					break
+				}
+			}
+		}
 	}
+}
+
+// disarmLink renames the symbolic link l (absolute, in the workspace), on
+// the way to a hooks folder of the working tree tree, in its held parent
+// folder.
+func (c *cleanup) disarmLink(l, tree string) {
+	rel, _ := within(c.ws, l)
+	d, name, err := c.root.OpenParent(filepath.ToSlash(rel))
+	if err != nil {
+		return // gone, or its folder is no longer one: git cannot use it
+	}
+	defer d.Close()
+	if fi, err := d.Lstat(name); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return
+	}
+	c.rename(d, name, "it is a symbolic link out of the workspace on the way to the hooks folder the settings name for the working tree "+c.shown(tree)+", and git runs the programs there")
 }
 
 // disarmHooksFolder renames the folder p (absolute, in the workspace) of
