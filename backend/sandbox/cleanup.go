@@ -31,21 +31,25 @@ import (
 // name and has those files renamed instead); a settings file they added
 // to an existing repository (config, commondir, config.worktree,
 // info/attributes, gitdir) is renamed; a database companion they created
-// is removed. before is what the workspace held when they started (by
-// absolute path, as planWorkspace notes it). It returns one sentence per
-// change, for the model and the user.
-func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unreadable map[string]bool) []string {
+// is removed; a hooks folder the settings name for a working tree (one
+// the commands made, say) that was not held during the round and has a
+// hook is renamed (worktrees.go). before is what the workspace held when
+// they started (by absolute path, as planWorkspace notes it), folders the
+// hooks folders held then. It returns one sentence per change, for the
+// model and the user.
+func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
 	root, err := hands.Open(ws, nil)
 	if err != nil {
 		return []string{fmt.Sprintf("Loupe could not open the workspace to check what the commands left there (%v); do not run git there before you check it", err)}
 	}
 	defer root.Close()
-	c := &cleanup{ws: ws, root: root, before: before, unreadable: unreadable}
+	c := &cleanup{ws: ws, root: root, before: before, unreadable: unreadable, folders: folders}
 	c.settingsAdded()
 	if top, err := root.OpenDir("."); err == nil {
 		c.judge(nil, ".", top)
 		c.walk(top, 0)
 		top.Close()
+		c.newHooksFolders()
 	} else {
 		c.say("Loupe could not read the workspace to check what the commands left there (%v); do not run git there before you check it", err)
 	}
@@ -101,6 +105,12 @@ type cleanup struct {
 	// at is the folder the held folders being looked at are relative
 	// to, when it is not the workspace (settingsAddedIn).
 	at string
+	// folders are the hooks folders held for the commands' time
+	// (viewPlan.folders); trees the working trees the walk found, each
+	// as its git directory and the .git entry git finds it by
+	// (worktrees.go).
+	folders map[string]bool
+	trees   []gitRepo
 }
 
 // name is how the entry name of the held folder d is named to the model
@@ -211,11 +221,18 @@ func (c *cleanup) shown(p string) string {
 }
 
 // disarmEntry renames name (one component, or "info/attributes") of the
-// held folder d, if there is anything there.
+// held folder d, if there is anything there. A folder on the way that is
+// now a symbolic link (rebase-merge moved into the working tree, a link
+// left in its place: git follows it) is never followed: the link itself
+// is renamed, in d, and git finds nothing there.
 func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
 	if dir, file, ok := strings.Cut(name, "/"); ok {
 		sub, err := d.OpenDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if fi, lerr := d.Lstat(dir); err != nil && lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			c.rename(d, dir, why+"; "+dir+" is a symbolic link: git follows it, Loupe does not")
 			return
 		}
 		if err != nil {
@@ -302,18 +319,22 @@ func (c *cleanup) walk(d *hands.Dir, depth int) {
 // commands made, or one that is not the one that was there, and it would
 // have git run something, it is disarmed. It says whether to look inside.
 func (c *cleanup) judge(parent *hands.Dir, name string, sub *hands.Dir) bool {
-	if gitDirKindAt(sub) == "" {
+	kind := gitDirKindAt(sub)
+	if kind == "" {
 		return true
 	}
 	p := c.abs(sub.Rel())
 	if old, ok := c.before[p]; ok && old.pointer == "" && !old.named {
+		c.noteTree(sub, kind)
 		return true // there before: settingsAdded covered it
 	}
 	c.disarmTodos(sub, nil)
 	why := c.dangerous(sub)
 	switch {
 	case why == "":
+		c.noteTree(sub, kind)
 	case parent == nil:
+		c.noteTree(sub, kind)
 		// The workspace itself became a repository: Loupe never renames
 		// the workspace; it disarms the files that make git run
 		// something instead.
@@ -343,6 +364,7 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 		}
 	}
 	if old, ok := c.before[c.abs(rel)]; ok && old.pointer != "" && err == nil && target != "" && target == old.gitDir {
+		c.noteTreeOf(target, c.abs(rel))
 		return // the same pointer as before
 	}
 	why := ""
@@ -367,7 +389,9 @@ func (c *cleanup) judgePointer(d *hands.Dir) {
 	}
 	if why != "" {
 		c.rename(d, ".git", why)
+		return
 	}
+	c.noteTreeOf(target, c.abs(rel))
 }
 
 // notPlain is why a pointer that does not name its folder as written

@@ -156,7 +156,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	} else if hc.View != nil {
 		// A repository the command made would run its settings' programs
 		// the next time the user runs git there.
-		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable) {
+		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders) {
 			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
 				out.Text += "\n"
 			}

@@ -73,6 +73,10 @@ type programPaths struct {
 	// word with a "/"), there or not yet, and any existing file a word
 	// names: the file tools ask before writing them.
 	files []includeTarget
+	// away are the hooks folders the settings name in the workspace
+	// that symbolic links there lead out of it: nothing outside is held,
+	// so the check after the round looks at the links (newHooksFolders).
+	away []includeTarget
 	// read are the settings files read (there or not), for FactsOf to
 	// tell when they change.
 	read []string
@@ -118,6 +122,9 @@ func programsOf(r gitRepo, ws string) programPaths {
 		// Resolved first: a path outside (~/bin/mon) can lead in.
 		t := resolveAsKernel(p)
 		if rel, ok := within(ws, t.path); !ok || rel == "." {
+			if rel, ok := within(ws, t.given); folder && ok && rel != "." && len(t.links) > 0 {
+				pp.away = append(pp.away, t)
+			}
 			return
 		}
 		if !exists(t.path) {

@@ -32,6 +32,9 @@ type sweepBase struct {
 	// held is what the round's commands made to hold paths, removed
 	// after the check.
 	held []placeholder
+	// folders: the hooks folders every command of the round found
+	// named (viewPlan.folders).
+	folders map[string]bool
 }
 
 // NewSweep returns an empty Sweep for one round.
@@ -43,7 +46,7 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 	defer s.mu.Unlock()
 	b := s.ws[ws]
 	if b == nil {
-		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}, unreadable: maps.Clone(plan.unreadable)}
+		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}, unreadable: maps.Clone(plan.unreadable), folders: maps.Clone(plan.folders)}
 		for p, r := range plan.repos {
 			r.present = maps.Clone(r.present)
 			r.todos = maps.Clone(r.todos)
@@ -85,6 +88,13 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 			delete(b.unreadable, p)
 		}
 	}
+	// A hooks folder a command of the round made a working tree for
+	// before another started is new to the round.
+	for p := range b.folders {
+		if !plan.folders[p] {
+			delete(b.folders, p)
+		}
+	}
 }
 
 // Run checks what the round's commands left, once, and returns one
@@ -96,7 +106,7 @@ func (s *Sweep) Run() []string {
 	var notes []string
 	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
 		b := s.ws[ws]
-		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable)...)
+		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable, b.folders)...)
 		releasePlaceholders(ws, b.held)
 	}
 	clear(s.ws)

@@ -92,6 +92,12 @@ type viewPlan struct {
 	// placeholders are what Loupe made to hold a path that was not there
 	// (placeholder.go), removed once no command of the workspace runs.
 	placeholders []placeholder
+	// folders are the hooks folders the settings named for the working
+	// trees there were (programsOf, by the path they lead to), held
+	// read-only, or empty and read-only, for the command's time: one
+	// the check after the round finds for a working tree and that is
+	// not among them, the commands could have filled (newHooksFolders).
+	folders map[string]bool
 }
 
 // Len is how many mounts the plan makes.
@@ -198,6 +204,16 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, er
 		return viewPlan{}, fmt.Errorf("sandbox: check the workspace for protected paths: %w", err)
 	}
 	var programLinks []string
+	plan.folders = map[string]bool{}
+	for _, r := range plan.repos {
+		pp := programsOf(r, ws)
+		for _, t := range pp.folders {
+			plan.folders[t.path] = true
+		}
+		for _, t := range pp.away {
+			plan.folders[t.given] = true
+		}
+	}
 	if guard != nil {
 		// The repositories the workspace is a folder of count as its
 		// own wherever their settings name a path inside it

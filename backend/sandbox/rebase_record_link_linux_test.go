@@ -11,11 +11,11 @@ import (
 // A confined command pauses an interactive rebase of its own, moves
 // git's record of it (.git/rebase-merge) into the working tree, leaves a
 // symbolic link to it in its place and adds an exec line to the todo list.
-// Git follows the link; the check after the command opens the folder
-// without following links, cannot open it, says "do not run git there"
-// and leaves it: the user's git rebase --continue runs the exec line,
-// unconfined.
-func TestZZAdv5RebaseRecordBehindALink(t *testing.T) {
+// Git follows the link; the check after the command opens folders without
+// following links, so it renames the link itself, in the held git folder:
+// the user's git rebase --continue finds no rebase and runs nothing. The
+// control shows the same steps on the host have git run the exec line.
+func TestRebaseRecordBehindALink(t *testing.T) {
 	needs(t, protections(t).Writes)
 	for _, control := range []bool{true, false} {
 		name := "through Loupe"
