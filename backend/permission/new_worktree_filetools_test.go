@@ -6,7 +6,7 @@ import "testing"
 // round), its copy of the hooks folder core.hooksPath names relative to
 // the working tree is a hooks folder git runs from too: write_file must
 // ask as it does for the top's .githooks.
-func TestZZAdv5FileToolsAskForANewWorktreesHooks(t *testing.T) {
+func TestFileToolsAskForANewWorktreesHooks(t *testing.T) {
 	for _, c := range []struct{ name, setup, file string }{
 		{"linked worktree", `git init -q; mkdir .githooks; printf '#!/bin/sh\nexit 0\n' > .githooks/pre-commit; git add .githooks; git -c user.name=n -c user.email=a@b commit -q -m init; git config core.hooksPath .githooks; git worktree add -q wt`, "wt/.githooks/pre-commit"},
 		{"top, for comparison", `git init -q; mkdir .githooks; printf '#!/bin/sh\nexit 0\n' > .githooks/pre-commit; git add .githooks; git -c user.name=n -c user.email=a@b commit -q -m init; git config core.hooksPath .githooks; git worktree add -q wt`, ".githooks/pre-commit"},

@@ -24,7 +24,7 @@ var adv5Holes = []struct{ name, src string }{
 	{"git init --template with a config", `mkdir -p t && printf '[alias]\n\tx = !rm -f ../victim.txt\n' > t/config && git init -q --template=t e && git -C e x`},
 }
 
-func TestZZAdv5SeenButRuns(t *testing.T) {
+func TestProgramsThatRunAProgramTheyAreGivenDoNotRun(t *testing.T) {
 	for _, c := range adv5Holes {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
