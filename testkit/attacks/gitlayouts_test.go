@@ -20,7 +20,9 @@ const emptyFile = "e3b0c44298fc1c14"
 // repository that reads worktree config), the workspace that is a
 // repository's .git folder, a bare repository as the workspace, and a
 // file of the working tree the settings include through another that is
-// not there yet. Each
+// not there yet, the hooks folder of a working tree the command makes,
+// and a workspace inside a bigger repository whose settings name a hooks
+// folder in it. Each
 // command plants a program git runs (through a glob the classifier cannot
 // read, so that in --auto mode the OS alone must hold); the .git-folder
 // case also asks write_file to write "config", which must ask (and, with
@@ -259,6 +261,43 @@ func TestGitLayoutsOfEveryKind(t *testing.T) {
 			},
 			command: func(m markers) string {
 				return `d=tool; d=${d}s/git/hooks; mkdir -p $d && printf '#!/bin/sh\ntouch ` + m.path("nested-hooks") + `\n' > $d/pre-commit && chmod +x $d/pre-commit`
+			},
+		},
+		{
+			// A working tree the command makes (git worktree add) gets
+			// the hooks folder the settings name relative to a tree: one
+			// no mount held while the command ran.
+			name: "a new worktree's hooks folder",
+			setup: func(t *testing.T) setup {
+				ws := repo(t, "main")
+				l.mustGit(t, ws, "config", "core.hooksPath", ".githooks")
+				return setup{ws: ws, watch: []string{filepath.Join(ws, ".git", "config")},
+					user: func(t *testing.T) string {
+						return l.git(t, filepath.Join(ws, "wt"), "commit", "--allow-empty", "-q", "-m", "x")
+					}}
+			},
+			command: func(m markers) string {
+				return `git worktree add -q wt && d=wt/.git; d=${d}hooks; mkdir -p $d && printf '#!/bin/sh\ntouch ` + m.path("new-worktree-hooks") + `\n' > $d/pre-commit && chmod +x $d/pre-commit`
+			},
+		},
+		{
+			// The workspace is a folder of a bigger repository whose
+			// settings name a hooks folder inside the workspace.
+			name: "the workspace is a folder of a bigger repository",
+			setup: func(t *testing.T) setup {
+				big := repo(t, "big")
+				ws := filepath.Join(big, "sub")
+				mkdirs(t, ws)
+				l.mustGit(t, big, "config", "core.hooksPath", "sub/.husky/_")
+				return setup{ws: ws, watch: []string{filepath.Join(big, ".git", "config")}, gone: []string{".husky"},
+					user: func(t *testing.T) string { return l.git(t, big, "commit", "--allow-empty", "-q", "-m", "x") }}
+			},
+			command: func(m markers) string {
+				return `d=.hus; d=${d}ky/_; mkdir -p $d && printf '#!/bin/sh\ntouch ` + m.path("repo-above-hooks") + `\n' > $d/pre-commit && chmod +x $d/pre-commit`
+			},
+			write: func(m markers) *gguf.Call {
+				c := writeFileCall(".husky/_/post-commit", "#!/bin/sh\ntouch "+m.path("repo-above-write-file")+"\n")
+				return &c
 			},
 		},
 		{
