@@ -31,6 +31,10 @@ type Fork struct {
 	// Folder is the new folder of a FilesCopy ("": next to the
 	// workspace, named after it). It must not exist yet.
 	Folder string `json:"folder,omitempty"`
+	// Answer, when set, is the answer to the request At names, in place
+	// of the one the parent got (At must be a model_request): a fork that
+	// adopts another model's answer to the same request.
+	Answer *trace.ModelResponse `json:"-"`
 }
 
 // Where a fork works.
@@ -138,7 +142,21 @@ func (m *Manager) Fork(ctx context.Context, f Fork) (Forked, error) {
 	if err != nil {
 		return Forked{}, err
 	}
-	return m.fork(ctx, parent, f, evs, evs, nil)
+	if f.Answer == nil {
+		return m.fork(ctx, parent, f, evs, evs, nil)
+	}
+	// The adopted answer takes the place of the parent's: the log is the
+	// parent's through the request, then this answer.
+	if f.At < 1 || f.At > int64(len(evs)) || evs[f.At-1].Kind != trace.KindModelRequest {
+		return Forked{}, fmt.Errorf("an answer is adopted at the request it answers: event %d is not a request to the model", f.At)
+	}
+	a := *f.Answer
+	a.RequestSeq = f.At
+	req := evs[f.At-1]
+	ans := trace.New(trace.KindModelResponse, req.Run, req.Round, a)
+	ans.Seq = f.At + 1
+	then := []trace.Event{ans}
+	return m.fork(ctx, parent, f, evs, append(evs[:f.At:f.At], ans), then)
 }
 
 // fork makes the fork f of parent, whose log is evs: the fork's log is

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
@@ -403,5 +404,64 @@ func TestForkRefusesBadInputAndChangesNothing(t *testing.T) {
 	}
 	if after, _ := exported(t, h, h.id); !bytes.Equal(after, raw) {
 		t.Errorf("refused forks changed the parent")
+	}
+}
+
+// A fork can adopt another answer to a recorded request (what "Try this
+// request on…" adopts): the fork's log is the parent's through the
+// request, then that answer, and it goes on from there: here the
+// adopted answer calls a tool, which runs in the fork.
+func TestForkAdoptsAnotherAnswerToARequest(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	ctx := context.Background()
+	h.srv.Script(ollamatest.Text("The parent's answer."))
+	h.run("What is in notes.txt?")
+	evs := h.events()
+	var req int64
+	for _, e := range evs {
+		if e.Kind == trace.KindModelRequest {
+			req = e.Seq
+		}
+	}
+	n := sessionCount(t, h)
+	if _, err := h.m.Fork(ctx, session.Fork{Session: h.id, At: req + 1, Answer: &trace.ModelResponse{Content: "x"}}); err == nil || !strings.Contains(err.Error(), "not a request") {
+		t.Fatalf("an answer adopted at an event that is no request: %v", err)
+	}
+	if sessionCount(t, h) != n {
+		t.Fatalf("a refused adoption made a session")
+	}
+	alt := trace.ModelResponse{Content: "Let me look.", DoneReason: "stop",
+		ToolCalls: []llm.ToolCall{{ID: "alt_1", Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}}}
+	f, err := h.m.Fork(ctx, session.Fork{Session: h.id, At: req, Answer: &alt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := h.st.Events(ctx, f.Summary.ID)
+	for i := int64(0); i < req; i++ {
+		if eventJSON(t, evs[i]) != eventJSON(t, child[i]) {
+			t.Fatalf("event %d differs from the parent's", i+1)
+		}
+	}
+	got, err := trace.Decode[trace.ModelResponse](child[req])
+	if err != nil || got.RequestSeq != req || got.Content != "Let me look." || f.Summary.ForkSeq != req {
+		t.Fatalf("the adopted answer: %+v %v (fork seq %d)", got, err, f.Summary.ForkSeq)
+	}
+	p := waitPaused(t, h.m, f.Summary.ID)
+	if p.Point != trace.PointAfterResponse {
+		t.Fatalf("the fork waits at %s", p.Point)
+	}
+	h.srv.Script(ollamatest.Text("It holds alpha and beta."))
+	if _, err := h.m.Do(ctx, session.Continue{Session: f.Summary.ID, At: p.Seq}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		s, _ := h.st.GetSession(ctx, f.Summary.ID)
+		return s.OpenRun == 0
+	}, "the fork's run to end")
+	child, _ = h.st.Events(ctx, f.Summary.ID)
+	invariants.Check(t, child)
+	rs := results(t, child)
+	if len(rs) != 1 || rs[0].CallID != "alt_1" || !strings.Contains(rs[0].Content, "alpha") {
+		t.Fatalf("the adopted answer's call did not run in the fork: %+v", rs)
 	}
 }
