@@ -65,3 +65,10 @@ func (a *App) PreviewFork(id string, at int64) (session.ForkPreview, error) {
 func (a *App) ForkSession(f session.Fork) (session.Forked, error) {
 	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.Fork(a.ctx, f) })
 }
+
+// RunFromHere is "Run from here on…": a fork in a copy of the workspace,
+// on the model the fork names, whose run goes on at once
+// (session.Manager.RunFrom).
+func (a *App) RunFromHere(f session.Fork) (session.Forked, error) {
+	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.RunFrom(a.ctx, f) })
+}

@@ -28,3 +28,10 @@ func (a *App) TryRequest(t session.Try) (session.TryResult, error) {
 
 // CancelTry stops the try id; false when none was under way.
 func (a *App) CancelTry(id string) bool { return a.tries.Cancel(id) }
+
+// AdoptTry keeps a try: a fork of its session whose log holds the request
+// as the try sent it and the try's answer, going on with the try's model
+// and host (session.Manager.Adopt). The tried session does not change.
+func (a *App) AdoptTry(t session.Adopt) (session.Forked, error) {
+	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.Adopt(a.ctx, t) })
+}

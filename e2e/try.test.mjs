@@ -2,12 +2,14 @@
 // bindings and the fake Ollama: a session's first request sent again to
 // another model with another num_ctx, its answer streamed and then shown
 // beside the recorded one (text, calls, meters), a body that is not JSON
-// refused in words, and the session's log the same before and after.
+// refused in words, and the session's log the same before and after. Then
+// Adopt: the fork opens with the alternative answer, its log holds the
+// request as the try sent it, and Continue runs the answer's call there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, exportSession, artifacts } from './lib.mjs';
+import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, exportSession, artifacts, until } from './lib.mjs';
 
 const env = withApp({
   models: [{ name: 'scripted', context_length: 8192 }, { name: 'other', context_length: 8192 }],
@@ -16,6 +18,8 @@ const env = withApp({
     { chunks: [{ content: 'The folder holds README.md.' }] },
     // The try: another call, streamed slowly enough to be seen.
     { chunks: [{ content: 'Let me read ' }, { content: 'the README first.' }], tool_calls: [{ id: 'call_9', name: 'read_file', args: { path: 'README.md' } }], delay_ms: 300 },
+    // The adopted fork's next answer, after its read_file ran.
+    { chunks: [{ content: 'The README is a heading.' }] },
   ],
 });
 
@@ -72,6 +76,31 @@ test('try a request on another model and see both answers compared', { timeout: 
 
     assert.equal(JSON.stringify(exportSession(db, id).events), before, 'the session did not change');
     assert.equal(await page.getByTestId('card-request').count(), 2, 'no request was added to the timeline');
+
+    // Adopt: a fork with the alternative as the answer opens.
+    await panel.getByTestId('try-adopt').click();
+    const row = page.locator(`[data-testid="session-item"][data-fork-of="${id}"]`);
+    await row.waitFor({ timeout: 30000 });
+    const child = await row.getAttribute('data-session-id');
+    await until('the fork is the open session', async () => (await row.locator('.open').getAttribute('aria-current')) === 'true', 15000);
+    const timeline = page.getByTestId('timeline');
+    await timeline.getByText('Let me read the README first.').first().waitFor({ timeout: 30000 });
+    const forked = exportSession(db, child).events;
+    const request = forked.filter((e) => e.kind === 'model_request').at(-1);
+    assert.equal(request.payload.model, 'other:latest', "the fork's request is the one the try sent");
+    assert.equal(request.payload.options.num_ctx, 4096);
+    await page.screenshot({ path: join(artifacts, 'try-adopted.png') });
+
+    // It waits after the adopted answer; Continue runs its call there.
+    await page.getByTestId('continue-button').waitFor({ timeout: 30000 });
+    await until('Continue enabled', async () => !(await page.getByTestId('continue-button').isDisabled()));
+    await page.getByTestId('continue-button').click();
+    await timeline.getByText('The README is a heading.').first().waitFor({ timeout: 60000 });
+    const after = exportSession(db, child).events;
+    assert.ok(after.some((e) => e.kind === 'tool_result' && e.payload.call_id === 'call_9'), "the adopted answer's read_file ran in the fork");
+    const next = after.filter((e) => e.kind === 'model_request').at(-1);
+    assert.ok(next.seq > request.seq && next.payload.model === 'other:latest', "the fork went on with the try's model");
+    assert.equal(JSON.stringify(exportSession(db, id).events), before, 'the tried session did not change');
     assert.deepEqual(errors, []);
   } catch (e) {
     await page.screenshot({ path: join(artifacts, 'try-failure.png'), fullPage: true }).catch(() => {});

@@ -31,7 +31,10 @@ standard input). --host takes a name of Settings' Ollama hosts or an address;
 without it the request goes where the session runs.
 
 The answer is not run (its tool calls are only compared) and not stored: the
-session is left exactly as it was.
+session is left exactly as it was. With --adopt it is kept instead: a fork of
+the session (printed as with loupe fork) whose log holds the request as it was
+sent and this answer, waiting there; loupe run --continue FORK goes on with
+the try's model and host. The session itself is still left as it was.
 
 Exit codes: 0 the model answered; 2 bad command line; 3 the request could not
 be sent (no such session or request, a host that does not answer, a model
@@ -42,7 +45,7 @@ that is not installed or cannot use the request's tools) or the answer failed.
 // again, its answer compared with the recorded one.
 var tryCommand = &command{
 	name:      "try",
-	synopsis:  "try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--json] [--db FILE]",
+	synopsis:  "try SESSION --at SEQ [--model NAME] [--host NAME|URL] [--temperature T] [--num-ctx N] [--body FILE] [--adopt] [--json] [--db FILE]",
 	short:     "send one recorded request again and compare the answers",
 	about:     "Sends one recorded request of a session again, as it was or changed, and prints\nthe new answer beside the recorded one.",
 	notes:     tryNotes,
@@ -57,7 +60,8 @@ var tryCommand = &command{
 		fs.StringVar(&o.temp, "temperature", "", "the temperature `T`, 0 to 2 (default: the request's)")
 		fs.IntVar(&o.numCtx, "num-ctx", 0, "the context size, num_ctx, `N` tokens (default: the request's)")
 		fs.StringVar(&o.bodyFile, "body", "", "send this `FILE`'s JSON body instead of the recorded one (- for standard input)")
-		fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
+		fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object (with --adopt, the fork as a second)")
+		fs.BoolVar(&o.adopt, "adopt", false, "keep the answer: fork the session with the request as sent and this answer (the fork's id is printed)")
 		fs.StringVar(&o.db, "db", "", "the database `FILE` (default $LOUPE_DB or the user data dir)")
 		return o.run
 	},
@@ -68,7 +72,7 @@ type tryOptions struct {
 	at                              int64
 	model, host, temp, bodyFile, db string
 	numCtx                          int
-	jsonOut                         bool
+	jsonOut, adopt                  bool
 }
 
 // run carries loupe try out.
@@ -107,8 +111,13 @@ func (o *tryOptions) run(c *call) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	// Only reads: the session is left as it is (see store.OpenReadOnly).
-	st, ok := openStore(store.OpenReadOnly, o.db, stderr)
+	// Only reads unless the answer is adopted: the session is left as it
+	// is (see store.OpenReadOnly), and a fork is a session of its own.
+	open := store.OpenReadOnly
+	if o.adopt {
+		open = store.Open
+	}
+	st, ok := openStore(open, o.db, stderr)
 	if !ok {
 		return ExitFailed
 	}
@@ -132,9 +141,24 @@ func (o *tryOptions) run(c *call) int {
 	if o.jsonOut {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printTry(stdout, res)
+	}
+	if !o.adopt {
 		return 0
 	}
-	printTry(stdout, res)
+	f, err := m.Adopt(ctx, session.Adopt{Try: res})
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe try: --adopt: %v\n", err)
+		return ExitFailed
+	}
+	if o.jsonOut {
+		b, _ := json.Marshal(f)
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
+	fmt.Fprintf(stdout, "\nAdopted as %s\n", f.Summary.ID)
+	describeFork(stderr, f)
 	return 0
 }
 

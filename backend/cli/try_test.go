@@ -119,3 +119,80 @@ func TestTrySendsARecordedRequestAgain(t *testing.T) {
 		t.Fatal("loupe try changed the database")
 	}
 }
+
+// loupe try --adopt keeps the answer as a fork whose log holds the request
+// as it was sent; loupe run --continue takes the fork on with the try's
+// model, running the adopted answer's call. The tried session's export is
+// as it was.
+func TestTryAdoptForksHeadless(t *testing.T) {
+	e := setup(t)
+	e.srv.AddModel(ollamatest.ModelSpec{Name: "other", ContextLength: 4096})
+	e.srv.Script(ollamatest.Text("It says hello."))
+	if code, _, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "What does the README say?"); code != cli.ExitAnswered {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	st, err := store.OpenReadOnly(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := st.ListSessions(context.Background())
+	id := list[0].ID
+	evs, _ := st.Events(context.Background(), id)
+	st.Close()
+	var at string
+	for _, ev := range evs {
+		if ev.Kind == trace.KindModelRequest {
+			at = strconv.FormatInt(ev.Seq, 10)
+		}
+	}
+	_, before, _ := e.run("export", id, "--format", "json", "--db", e.db)
+
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{ID: "alt_1", Name: "list_dir", Args: `{"path":"."}`}}})
+	code, out, stderr := e.run("try", id, "--at", at, "--model", "other", "--num-ctx", "2048", "--adopt", "--db", e.db)
+	if code != 0 {
+		t.Fatalf("try --adopt: exit %d, %s", code, stderr)
+	}
+	i := strings.LastIndex(out, "Adopted as ")
+	if i < 0 {
+		t.Fatalf("try --adopt printed no fork:\n%s", out)
+	}
+	child := strings.TrimSpace(out[i+len("Adopted as "):])
+	sent := e.srv.Requests()
+	tried := sent[len(sent)-1].Body
+
+	e.srv.Script(ollamatest.Text("A README."))
+	if code, _, stderr := e.run("run", "--continue", child, "--host", e.srv.URL(), "--db", e.db); code != cli.ExitAnswered {
+		t.Fatalf("run --continue: exit %d, %s", code, stderr)
+	}
+	sent = e.srv.Requests()
+	if last := sent[len(sent)-1].Body; !bytes.Contains(last, []byte(`"model":"other"`)) || !bytes.Contains(last, []byte(`"num_ctx":2048`)) {
+		t.Fatalf("the fork went on with another model or num_ctx: %s", last)
+	}
+	_, exported, _ := e.run("export", child, "--format", "json", "--db", e.db)
+	var ex session.Exported
+	if err := json.Unmarshal([]byte(exported), &ex); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, ev := range ex.Events {
+		if r, err := trace.Decode[trace.ToolResult](ev); err == nil && ev.Kind == trace.KindToolResult && r.CallID == "alt_1" && !r.IsError {
+			ran = true
+		}
+	}
+	if !ran {
+		t.Fatalf("the adopted call did not run in the fork:\n%s", exported)
+	}
+	st, err = store.OpenReadOnly(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	seq, _ := strconv.ParseInt(at, 10, 64)
+	raw, err := session.RawRequest(context.Background(), st, child, seq)
+	if err != nil || raw != string(tried) {
+		t.Fatalf("the fork's request rebuilds as\n%s (%v)\nthe try sent\n%s", raw, err, tried)
+	}
+	if _, after, _ := e.run("export", id, "--format", "json", "--db", e.db); after != before {
+		t.Fatal("the tried session changed")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/backend/store"
@@ -141,36 +142,48 @@ func (m *Manager) Fork(ctx context.Context, f Fork) (Forked, error) {
 	if err != nil {
 		return Forked{}, err
 	}
-	var then []trace.Event
-	through := f.At
-	if f.Answer != nil {
-		// The adopted answer takes the place of the parent's: the log is
-		// the parent's through the request, then this answer.
-		if f.At < 1 || f.At > int64(len(evs)) || evs[f.At-1].Kind != trace.KindModelRequest {
-			return Forked{}, fmt.Errorf("an answer is adopted at the request it answers: event %d is not a request to the model", f.At)
-		}
-		a := *f.Answer
-		a.RequestSeq = f.At
-		req := evs[f.At-1]
-		ans := trace.New(trace.KindModelResponse, req.Run, req.Round, a)
-		ans.Seq = f.At + 1
-		evs = append(evs[:f.At:f.At], ans)
-		then = append(then, ans)
-		f.At++
+	if f.Answer == nil {
+		return m.fork(ctx, parent, f, evs, evs, nil)
 	}
-	stand, err := trace.ForkPoint(evs, f.At)
+	// The adopted answer takes the place of the parent's: the log is the
+	// parent's through the request, then this answer.
+	if f.At < 1 || f.At > int64(len(evs)) || evs[f.At-1].Kind != trace.KindModelRequest {
+		return Forked{}, fmt.Errorf("an answer is adopted at the request it answers: event %d is not a request to the model", f.At)
+	}
+	a := *f.Answer
+	a.RequestSeq = f.At
+	req := evs[f.At-1]
+	ans := trace.New(trace.KindModelResponse, req.Run, req.Round, a)
+	ans.Seq = f.At + 1
+	then := []trace.Event{ans}
+	return m.fork(ctx, parent, f, evs, append(evs[:f.At:f.At], ans), then)
+}
+
+// fork makes the fork f of parent, whose log is evs: the fork's log is
+// the parent's through event f.At, then the events then (their seqs from
+// f.At+1 on), and it waits where trace.ForkPoint says of standOn at its
+// last of them (standOn is evs for a fork at one of the parent's events,
+// the fork's own log when it adds events of its own). Its files are the
+// parent's at f.At. Fork and Adopt make theirs with it.
+func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, standOn []trace.Event, then []trace.Event) (Forked, error) {
+	through := f.At
+	at := through + int64(len(then))
+	stand, err := trace.ForkPoint(standOn, at)
 	if err != nil {
-		return Forked{}, fmt.Errorf("no fork at event %d of “%s”: %w; nothing was made", f.At, parent.Title, err)
+		return Forked{}, fmt.Errorf("no fork at event %d of “%s”: %w; nothing was made", through, parent.Title, err)
 	}
 	model := parent.Model
 	if f.Model != "" {
 		model = f.Model
 	}
-	c := store.Copy{Title: forkTitle(parent.Title, through), Through: through, Model: model}
+	c := store.Copy{Title: forkTitle(parent.Title, through), Through: through, Model: model, Then: then}
 	if f.Host != "" {
 		if c.Host, err = m.hostRef(ctx, f.Host); err != nil {
 			return Forked{}, err
 		}
+		// "local" is a host too: a fork of a session on another goes on
+		// here.
+		c.SetHost = true
 	}
 	if f.Tools != nil {
 		if c.Tools, err = offeredTools(f.Tools); err != nil {
@@ -208,9 +221,8 @@ func (m *Manager) Fork(ctx context.Context, f Fork) (Forked, error) {
 		return Forked{}, fmt.Errorf("a fork works %q (the folder as it is now) or %q (a copy as it was then), not %q", FilesHere, FilesCopy, f.Files)
 	}
 	if stand.Pause != nil {
-		then = append(then, trace.New(trace.KindCheckpoint, stand.Run, stand.Round, *stand.Pause))
+		c.Then = append(slices.Clip(c.Then), trace.New(trace.KindCheckpoint, stand.Run, stand.Round, *stand.Pause))
 	}
-	c.Then = then
 	child, err := m.store.Fork(ctx, f.Session, c)
 	if made != nil {
 		if err != nil {

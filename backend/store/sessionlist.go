@@ -55,8 +55,10 @@ type Copy struct {
 	Title string
 	// Through is the source's last event the copy holds (0: all of them).
 	Through int64
-	// Workspace, Model, Host and Tools replace the source's when set.
+	// Workspace, Model, Host and Tools replace the source's when set
+	// (Host also when SetHost says so: "" is the local host).
 	Workspace, Model, Host string
+	SetHost                bool
 	// SetTools replaces the source's tools with Tools (nil: every
 	// built-in tool).
 	SetTools bool
@@ -137,7 +139,7 @@ func (s *Store) copySession(ctx context.Context, id string, c Copy) (Session, er
 	if c.Model != "" {
 		in.Model = c.Model
 	}
-	if c.Host != "" {
+	if c.Host != "" || c.SetHost {
 		in.Host = c.Host
 	}
 	if c.SetTools {

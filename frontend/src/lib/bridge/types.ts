@@ -1,4 +1,5 @@
 import type {
+  Adopt,
   Command,
   Comparison,
   Fork,
@@ -90,6 +91,8 @@ export interface Bridge {
   previewFork(id: string, at: number): Promise<ForkPreview>;
   /** A new session whose log is the session's up to an event, linked to it, working where the fork says; rejects with why not, and nothing is made. */
   forkSession(f: Fork): Promise<Forked>;
+  /** "Run from here on…": a fork in a copy of the workspace on the model it names, whose run goes on at once; rejects with why not (a run that has ended there has nothing left to run). */
+  runFromHere(f: Fork): Promise<Forked>;
   /** Deletes a session once a few seconds have passed (or when Loupe closes); undoDelete takes it back until then. */
   deleteSessionLater(id: string): Promise<PendingDelete>;
   /** Takes back deleteSessionLater while its time is not up. */
@@ -125,6 +128,8 @@ export interface Bridge {
    * with what to do (a host that is down, a model that cannot use tools…).
    */
   tryRequest(t: Try): Promise<TryResult>;
+  /** Adopt: a fork of the try's session whose log holds the request as the try sent it and the try's answer; rejects with why not (an edited body a log cannot hold). */
+  adoptTry(a: Adopt): Promise<Forked>;
   /** Stops the try of that id; false when none was under way. */
   cancelTry(id: string): Promise<boolean>;
   /** The streamed text of the tries under way. */

@@ -18,6 +18,7 @@ import {
   type ModelInfo,
   type Outcome,
   type PendingDelete,
+  type Adopt,
   type Fork,
   type Forked,
   type ForkPreview,
@@ -187,20 +188,15 @@ export class WailsBridge implements Bridge {
   }
 
   async forkSession(f: Fork): Promise<Forked> {
-    // Go sends the lists it has none of as null; the window reads them as empty.
-    const r = await call('ForkSession', () => app().ForkSession(f));
-    const files = r.files;
-    return {
-      ...r,
-      files: {
-        ...files,
-        changed: files.changed ?? [],
-        restored: files.restored ?? [],
-        not_restored: files.not_restored ?? [],
-        not_copied: files.not_copied ?? [],
-        commands: files.commands ?? [],
-      },
-    };
+    return forked(await call('ForkSession', () => app().ForkSession(f)));
+  }
+
+  async runFromHere(f: Fork): Promise<Forked> {
+    return forked(await call('RunFromHere', () => app().RunFromHere(f)));
+  }
+
+  async adoptTry(a: Adopt): Promise<Forked> {
+    return forked(await call('AdoptTry', () => app().AdoptTry(a)));
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {
@@ -318,4 +314,20 @@ export class WailsBridge implements Bridge {
   onDeltas(fn: Listener<Delta>): Unsubscribe {
     return this.#hub.on('deltas', fn);
   }
+}
+
+/** A fork as Go made it: Go sends the lists it has none of as null; the window reads them as empty. */
+function forked(r: Forked): Forked {
+  const files = r.files;
+  return {
+    ...r,
+    files: {
+      ...files,
+      changed: files.changed ?? [],
+      restored: files.restored ?? [],
+      not_restored: files.not_restored ?? [],
+      not_copied: files.not_copied ?? [],
+      commands: files.commands ?? [],
+    },
+  };
 }

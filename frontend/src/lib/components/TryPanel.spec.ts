@@ -26,9 +26,9 @@ const result: TryResult = {
   compare: { same_text: false, same_thinking: true, same_calls: true, text: [{ op: 'removed', text: 'a' }, { op: 'added', text: 'b' }], calls: [], figures: [] },
 };
 
-function show(tryRequest: (t: Try) => Promise<TryResult>) {
+function show(tryRequest: (t: Try) => Promise<TryResult>, onadopt?: (r: TryResult) => Promise<void>) {
   const actions = { tryRequest: vi.fn(tryRequest), cancelTry: vi.fn(async () => true), onTry: vi.fn(() => () => {}), listModelsOn: vi.fn(async () => [{ name: 'other', capabilities: ['tools'] }] as never) };
-  render(TryPanel, { props: { request, actions, hosts: ['gpu-box'], load: async () => '{"model":"scripted","messages":[]}' } });
+  render(TryPanel, { props: { request, actions, hosts: ['gpu-box'], load: async () => '{"model":"scripted","messages":[]}', onadopt } });
   return actions;
 }
 
@@ -59,5 +59,32 @@ describe('TryPanel', () => {
     expect(sent.num_ctx).toBe(4096);
     expect(sent.temperature).toBeUndefined();
     expect(screen.queryByTestId('try-error')).toBeNull();
+  });
+
+  it('adopts the answer shown: Adopt hands the try back whole, and says why when the fork is refused', async () => {
+    let refuse = true;
+    const onadopt = vi.fn(async (r: TryResult) => {
+      if (refuse) throw new Error('the try\'s body changes "options", which a session\'s log cannot record');
+      expect(r).toBe(result);
+    });
+    show(async () => result, onadopt);
+    expect(screen.queryByTestId('try-adopt')).toBeNull();
+    await fireEvent.click(screen.getByTestId('try-send'));
+    await screen.findByTestId('try-result');
+    await fireEvent.click(screen.getByTestId('try-adopt'));
+    expect((await screen.findByTestId('try-adopt-error')).textContent).toContain('cannot record');
+    expect(onadopt).toHaveBeenCalledWith(result);
+
+    refuse = false;
+    await fireEvent.click(screen.getByTestId('try-adopt'));
+    await waitFor(() => expect(onadopt).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(screen.queryByTestId('try-adopt-error')).toBeNull());
+  });
+
+  it('offers no Adopt where nothing can be forked', async () => {
+    show(async () => result);
+    await fireEvent.click(screen.getByTestId('try-send'));
+    await screen.findByTestId('try-result');
+    expect(screen.queryByTestId('try-adopt')).toBeNull();
   });
 });

@@ -27,6 +27,7 @@ import {
   type Rule,
   type RuleLimits,
   type PendingDelete,
+  type Adopt,
   type Fork,
   type Forked,
   type ForkPreview,
@@ -238,6 +239,17 @@ export class ReplayBridge extends RecordingPlayer implements Bridge {
     this.calls.push({ method: 'forkSession', args: [f] });
     this.#ownSummary(f.session, 'forkSession');
     throw new BridgeError('a recorded session cannot be forked here: open Loupe to fork sessions', 'forkSession');
+  }
+
+  async runFromHere(f: Fork): Promise<Forked> {
+    this.calls.push({ method: 'runFromHere', args: [f] });
+    this.#ownSummary(f.session, 'runFromHere');
+    throw new BridgeError('a recorded session cannot be forked here: open Loupe to run it on another model', 'runFromHere');
+  }
+
+  async adoptTry(a: Adopt): Promise<Forked> {
+    this.calls.push({ method: 'adoptTry', args: [a] });
+    throw new BridgeError('This replay plays recorded sessions only: adopting a try needs Ollama and the app.', 'adoptTry');
   }
 
   async deleteSessionLater(id: string): Promise<PendingDelete> {

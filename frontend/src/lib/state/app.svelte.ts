@@ -123,7 +123,7 @@ export class LoupeApp {
     this.search = new SearchState(bridge);
     this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
     this.compare = new CompareState(bridge, this.#router);
-    this.fork = new ForkState(bridge, this.#sessions, this.#router, this.#toasts);
+    this.fork = new ForkState(bridge, this.#sessions, this.#router, this.#toasts, this.compare);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */

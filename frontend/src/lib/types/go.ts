@@ -5,6 +5,10 @@ import type { JsonValue } from './json';
 
 /** The methods of main.App the window calls (bound by Wails). */
 export interface BoundApp {
+  /** AdoptTry keeps a try: a fork of its session whose log holds the request
+   * as the try sent it and the try's answer, going on with the try's model
+   * and host (session.Manager.Adopt). The tried session does not change. */
+  AdoptTry(t: Adopt): Promise<Forked>;
   /** CancelPull stops the pull of name; nothing of it is installed then. It
    * reports whether a pull of that name was under way. */
   CancelPull(name: string): Promise<boolean>;
@@ -84,6 +88,10 @@ export interface BoundApp {
    * inside inline interpreter code or scripts) and which path rules would
    * hold it whatever runs, for the rule editor. */
   RuleLimits(r: Rule): Promise<RuleLimits>;
+  /** RunFromHere is "Run from here on…": a fork in a copy of the workspace,
+   * on the model the fork names, whose run goes on at once
+   * (session.Manager.RunFrom). */
+  RunFromHere(f: Fork): Promise<Forked>;
   /** SaveSettings validates and saves settings. The Ollama host saved is
    * used from the next call to Ollama on, in every session (a --host given
    * at start wins over it). */
@@ -320,6 +328,19 @@ export interface PayloadMap {
   tool_call: ToolCallPayload;
   tool_result: ToolResultPayload;
   user_message: UserMessagePayload;
+}
+
+/** session.Adopt: Adopt keeps a try: a fork of the session whose log is the parent's
+ * through the event before the request tried, then the request the try
+ * sent and its answer, and which goes on from there with the try's model
+ * and host. */
+export interface Adopt {
+  /** Try is the try as Manager.Try returned it (the window passes it
+   * back): its session and request, the body it sent, its answer. */
+  try: TryResult;
+  /** Files and Folder are a Fork's: where the fork works. */
+  files?: string;
+  folder?: string;
 }
 
 /** session.Answer: Answer answers the question the run asks about a call: allow or deny
