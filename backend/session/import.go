@@ -43,6 +43,9 @@ type ImportResult struct {
 	Skipped bool `json:"skipped"`
 	// Events is how many events were imported.
 	Events int `json:"events"`
+	// Clash is set, and nothing imported, when the window's import finds
+	// the session there already (Manager.Import).
+	Clash *Clash `json:"clash,omitempty"`
 }
 
 // ClashError is an import refused because the database has a session
