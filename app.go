@@ -128,7 +128,6 @@ func (a *App) startup(ctx context.Context) {
 			log.Printf("loupe: recovering open runs: %v", err)
 		}
 	}()
-	a.hearDrops(ctx)
 	// Events an older Loupe wrote are indexed for search in the
 	// background, in small transactions that leave the database free for
 	// the runs; SearchStatus shows how far it is.

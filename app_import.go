@@ -14,9 +14,18 @@ import (
 // window to import them.
 const chanDropped = "loupe:files-dropped"
 
+// domReady is called each time the window's page has loaded: from then
+// on each file dropped on the window is named to it. It is not part of
+// startup, which the tests call without a window (Wails' runtime would
+// end the process there).
+func (a *App) domReady(ctx context.Context) { a.hearDrops(ctx) }
+
 // hearDrops names each file dropped on the window to the UI, which imports
 // it (ImportFile) and asks what to do when the session is there already.
+// A page loaded again (a reload) hears them once: the listener before is
+// removed first.
 func (a *App) hearDrops(ctx context.Context) {
+	runtime.OnFileDropOff(ctx)
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { runtime.EventsEmit(ctx, chanDropped, paths) })
 }
 
