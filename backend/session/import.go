@@ -25,7 +25,8 @@ import (
 // What an import does with a session whose id the database holds already.
 const (
 	// ImportKeepID (the default) keeps the file's id, and is refused with
-	// a ClashError when that id is taken.
+	// a ClashError when that id is taken (once the whole file has been
+	// read and found good: a bad file is refused for what is wrong).
 	ImportKeepID = ""
 	// ImportAsNew stores the session under a new id: both are kept.
 	ImportAsNew = "as_new"
@@ -98,6 +99,12 @@ type importer struct {
 	sum Summary
 	id  string // the file's session id
 	im  *store.Import
+	// clashed: the database has the file's id and how is ImportKeepID.
+	// The file is still read to its end, under a new id in the
+	// transaction that is then rolled back, so that a file that could
+	// not be imported anyway says so instead of asking what to do.
+	clashed bool
+
 	res ImportResult
 
 	// What the events so far leave to check: the calls of the open run
@@ -289,7 +296,7 @@ func (p *importer) begin(off int64) error {
 		case ImportAsNew:
 			in.ID = ""
 		default:
-			return p.clash()
+			in.ID, p.clashed = "", true
 		}
 	}
 	var stepping string
@@ -521,6 +528,9 @@ func (p *importer) finish() error {
 		if c.file != c.log {
 			return p.fail(end, "/session/"+c.name, 0, "the session says %s %d, and its events make it %d", c.name, c.file, c.log)
 		}
+	}
+	if p.clashed {
+		return p.clash() // rolled back by Import
 	}
 	if err := p.im.Commit(); err != nil {
 		return err

@@ -267,6 +267,16 @@ func TestImportTheSameSessionTwice(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("%d sessions, want the two kept", len(list))
 	}
+	// A bad file of a session that is there already is refused for what
+	// is wrong with it, not asked about: keeping both would fail too.
+	_, err = session.Import(ctx, st, bytes.NewReader(file[:len(file)/2]), "")
+	var bad *session.ImportError
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "cut short") {
+		t.Fatalf("cut file of a session there already = %v, want an ImportError saying it was cut short", err)
+	}
+	if list, _ := st.ListSessions(ctx); len(list) != 2 {
+		t.Fatalf("%d sessions after a refused import, want 2", len(list))
+	}
 	// The new one is the same session under another id.
 	want := encodeExport(t, renamed(ex, both.Session.ID))
 	if got := exportJSON(t, st, both.Session.ID); !bytes.Equal(got, want) {
