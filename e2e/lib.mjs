@@ -137,7 +137,8 @@ export async function startFakeOllama(script) {
  * recorded by the real loop (`loupe run`) against `fakeollama -rounds`:
  * each round asks for `calls` list_dir calls at once, and with envEvery
  * every so many rounds' last call writes .env, which Loupe refuses.
- * Returns { db, workspace, events } (events: how many the log holds).
+ * Returns { db, workspace, events, session } (events: how many the log
+ * holds; session: its id).
  */
 export async function longSessionDb({ rounds, calls = 1, envEvery = 0, prefix = 'loupe-long-' }) {
   const exe = join(bin, 'fakeollama');
@@ -161,7 +162,7 @@ export async function longSessionDb({ rounds, calls = 1, envEvery = 0, prefix = 
     const lines = out.trim().split('\n');
     const end = JSON.parse(lines.at(-1));
     if (end.kind !== 'run_end' || end.payload.reason !== 'answered') throw new Error(`the long run did not answer: ${lines.at(-1).slice(0, 300)}`);
-    return { db, workspace, events: end.seq };
+    return { db, workspace, events: end.seq, session: end.session_id };
   } finally {
     await fake.stop();
   }
@@ -483,4 +484,14 @@ export function processGroup(pgid) {
 export function exportSession(db, session) {
   const exe = goBuild(join(bin, 'loupe-dev'), ['-tags', 'dev']);
   return JSON.parse(execFileSync(exe, ['export', session, '--format', 'json', '--db', db], { encoding: 'utf8' }));
+}
+
+/**
+ * The shared replay of a stored session, written to FILE by the production
+ * binary (`loupe export SESSION --format html --out FILE`), as a user would.
+ */
+export function exportReplay(db, session, file) {
+  const exe = goBuild(join(bin, 'loupe'), windowBuild);
+  execFileSync(exe, ['export', session, '--format', 'html', '--db', db, '--out', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return file;
 }

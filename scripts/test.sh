@@ -72,7 +72,8 @@ has() { [[ " $tiers " == *" $1 "* ]]; }
 if has frontend || has go || has e2e; then
   run "frontend: svelte-check" "$logs/frontend-check.log" bash -c 'cd frontend && npm run check'
   run "frontend: vitest" "$logs/frontend-test.log" bash -c 'cd frontend && npm test'; count_vitest "$logs/frontend-test.log"
-  # Go embeds frontend/dist, so the build comes before any go command.
+  # Go embeds frontend/dist and the shared replay's page (backend/viewer/dist,
+  # which the same build writes), so the build comes before any go command.
   run "frontend: build" "$logs/frontend-build.log" bash -c 'cd frontend && npm run build'
 fi
 if has go; then

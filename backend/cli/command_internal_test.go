@@ -98,9 +98,46 @@ func TestEveryCommandsHelpGoesToStandardOutput(t *testing.T) {
 	}
 }
 
+// refusedFlags are command lines with the right arguments whose flags do
+// not go together or take a value they do not know; each is a usage error
+// like any other, said before the database is opened.
+var refusedFlags = map[string][][]string{
+	"export": {
+		{"s1", "--no-content"},
+		{"s1", "--format", "md", "--no-content"},
+		{"s1", "--otlp-endpoint", "localhost:4318"},
+		{"s1", "--otlp-endpoint", "ftp://localhost:4318"},
+		{"s1", "--otlp-endpoint", "http://localhost:4318", "--format", "json"},
+		{"s1", "--otlp-endpoint", "http://localhost:4318", "--out", "x.jsonl"},
+		{"s1", "--otlp-endpoint", "http://localhost:4318", "--otlp-protocol", "grpc"},
+		{"s1", "--otlp-protocol", "http/json"},
+	},
+}
+
+// namesAFlagOf tells whether the first line of stderr names one of the
+// flags of args.
+func namesAFlagOf(stderr string, args []string) bool {
+	first, _, _ := strings.Cut(stderr, "\n")
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") && strings.Contains(first, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRefusedFlagsAreOfCommands(t *testing.T) {
+	for name := range refusedFlags {
+		if lookup(name) == nil {
+			t.Errorf("refusedFlags names %q, which is no command", name)
+		}
+	}
+}
+
 // A command line a command cannot take (a flag it does not have, too few
-// or too many arguments) is said on standard error with the synopsis and
-// where the help is, exits 2, and does nothing.
+// or too many arguments, flags that do not go together) is said on
+// standard error with the synopsis and where the help is, exits 2, and
+// does nothing.
 func TestEveryCommandsUsageErrorGoesToStandardError(t *testing.T) {
 	noDefaultDB(t)
 	for _, cmd := range commands {
@@ -109,6 +146,8 @@ func TestEveryCommandsUsageErrorGoesToStandardError(t *testing.T) {
 			if cmd.maxArgs >= 0 {
 				cases = append(cases, strings.Fields(strings.Repeat("x ", cmd.maxArgs+1)))
 			}
+			refused := len(cases)
+			cases = append(cases, refusedFlags[cmd.name]...)
 			for i, rest := range cases {
 				args := append([]string{cmd.name}, rest...)
 				code, out, stderr := mainOut(t, args...)
@@ -122,7 +161,9 @@ func TestEveryCommandsUsageErrorGoesToStandardError(t *testing.T) {
 				switch {
 				case i == 0 && !strings.Contains(stderr, "-no-such-flag"):
 					t.Errorf("loupe %s does not name the flag it does not know:\n%s", strings.Join(args, " "), stderr)
-				case i > 0 && cmd.wrongArgs != "" && !strings.Contains(stderr, cmd.wrongArgs):
+				case i >= refused && !namesAFlagOf(stderr, rest):
+					t.Errorf("loupe %s does not name the flag it refuses:\n%s", strings.Join(args, " "), stderr)
+				case i > 0 && i < refused && cmd.wrongArgs != "" && !strings.Contains(stderr, cmd.wrongArgs):
 					t.Errorf("loupe %s does not say what arguments it takes:\n%s", strings.Join(args, " "), stderr)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/store"
+	"github.com/loupe-dev/loupe/backend/viewer"
 	"github.com/loupe-dev/loupe/backend/visible/visibletest"
 )
 
@@ -45,6 +46,18 @@ func hostileScript(t *testing.T, ws string) []ollamatest.Reply {
 		})
 	}
 	return append(replies, ollamatest.Text("All done: "+visibletest.All()))
+}
+
+// embeddedSession is the text of the shared replay's session data element.
+func embeddedSession(t *testing.T, where, page string) string {
+	t.Helper()
+	start := `<script type="application/json" id="` + viewer.SessionID + `">`
+	i := strings.Index(page, start)
+	if i < 0 {
+		t.Fatalf("%s: the page holds no session data", where)
+	}
+	rest := page[i+len(start):]
+	return rest[:strings.Index(rest, "</script>")]
 }
 
 // noRaw fails the test for each character of out a terminal would obey.
@@ -143,12 +156,18 @@ func TestNoTextFromTheModelOrACommandControlsTheTerminal(t *testing.T) {
 				out = string(b)
 			}
 			noRaw(t, where, out+stderr)
-			if format != "json" {
+			if format == "md" {
 				// The title, the prompt, each answer and its thinking, each
 				// command's argument and output, each file, each tool name,
 				// the last answer.
 				shows(t, where, out, 7)
 				continue
+			}
+			if format == "html" {
+				// The shared replay embeds the JSON export, which the page
+				// shows as the window does (e2e/share.test.mjs): the same
+				// value, its controls written as JSON escapes.
+				out = embeddedSession(t, where, out)
 			}
 			var doc struct {
 				Session struct {

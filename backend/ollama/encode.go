@@ -433,3 +433,25 @@ func clonePtr(p *bool) *bool {
 	v := *p
 	return &v
 }
+
+// A BodyEncoder writes the request bodies of one conversation in turn, as
+// EncodeChatRequest writes each, keeping the JSON of the messages it
+// encoded (as a client keeps what it sent): a request that repeats the
+// messages of the one before costs only its new ones. Not for use by more
+// than one goroutine at a time.
+type BodyEncoder struct{ cache *messageCache }
+
+// NewBodyEncoder is a BodyEncoder that has encoded nothing yet.
+func NewBodyEncoder() *BodyEncoder { return &BodyEncoder{cache: newMessageCache()} }
+
+// Pieces is the body of r as the pieces it is made of: the header up to
+// the messages, each message's JSON, the commas between them and the rest
+// of the header; joined, they are EncodeChatRequest(r). A message encoded
+// for an earlier request is the same slice again.
+func (e *BodyEncoder) Pieces(r llm.Request) ([][]byte, error) {
+	b, err := encodeChatBody(r, e.cache)
+	if err != nil {
+		return nil, err
+	}
+	return b.pieces(), nil
+}

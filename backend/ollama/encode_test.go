@@ -272,3 +272,37 @@ func TestEncodeChatRequestHashesOnlyNewMessages(t *testing.T) {
 		t.Fatalf("%d messages hashed, %d of them new, want at most %d", cache.hashed, first+added, limit)
 	}
 }
+
+// A BodyEncoder's pieces join to EncodeChatRequest's body, request after
+// request, and the messages a request repeats come back as the very
+// slices of the request before (what the shared replay counts on to keep
+// them by count).
+func TestBodyEncoderPiecesAreTheBody(t *testing.T) {
+	enc := NewBodyEncoder()
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "list it </script>"}}
+	var prev [][]byte
+	for round := range 5 {
+		r := llm.Request{Model: "m", Options: llm.Options{NumCtx: 512}, Messages: msgs}
+		pieces, err := enc.Pieces(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := EncodeChatRequest(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Join(pieces, nil); !bytes.Equal(got, want) {
+			t.Fatalf("round %d: pieces join to\n%s\nwant\n%s", round, got, want)
+		}
+		if len(pieces) != 2*len(msgs)+1 {
+			t.Fatalf("round %d: %d pieces for %d messages", round, len(pieces), len(msgs))
+		}
+		for i := 1; i < len(prev)-1; i++ {
+			if &pieces[i][0] != &prev[i][0] {
+				t.Fatalf("round %d: piece %d was encoded again", round, i)
+			}
+		}
+		prev = pieces
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("answer %d", round)})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -75,12 +76,12 @@ func toolSets(ctx context.Context, st *store.Store, id string) (map[int][]llm.To
 	return out, nil
 }
 
-// Export writes a session of st as json, md or html. It reads the store
+// Export writes a session of st as json, md, html or otlp (OTLP JSON Lines). It reads the store
 // only: no run is started, so it needs neither Ollama nor a Manager. No
 // format holds a raw control character of the log (see package visible).
 func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer) error {
-	if format != "json" && format != "md" && format != "html" {
-		return fmt.Errorf("unknown export format %q: use json, md or html", format)
+	if format != "json" && format != "md" && format != "html" && format != "otlp" {
+		return fmt.Errorf("unknown export format %q: use json, md, html or otlp", format)
 	}
 	s, err := st.GetSession(ctx, id)
 	if err != nil {
@@ -96,8 +97,9 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 		_, err := io.WriteString(w, trace.Markdown(h, evs))
 		return err
 	case "html":
-		_, err := io.WriteString(w, trace.HTML(h, evs))
-		return err
+		return exportHTML(ctx, st, id, w)
+	case "otlp":
+		return ExportOTLP(ctx, st, id, otlp.Options{}, w)
 	}
 	return exportJSON(ctx, st, s, evs, w)
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"fmt"
-	"html"
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/visible"
@@ -61,16 +60,6 @@ func Markdown(h Header, evs []Event) string {
 	// with its line breaks); the whole is passed once more so that a piece
 	// added later cannot forget to be.
 	return visible.Text(b.String())
-}
-
-// HTML renders the Markdown transcript as a standalone, escaped page: the
-// transcript's control characters are already shown escaped, which HTML
-// escaping would not do (a bidi override reorders a page as it does a
-// terminal).
-func HTML(h Header, evs []Event) string {
-	return "<!doctype html><meta charset=utf-8><title>" + html.EscapeString(visible.Line(h.Title)) +
-		"</title><style>body{font:14px system-ui;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap}</style><pre>" +
-		html.EscapeString(Markdown(h, evs)) + "</pre>\n"
 }
 
 // Describe is a one-line account of an event, for the command line and the

@@ -13,10 +13,18 @@ import { fileURLToPath } from 'node:url';
  */
 export const MARKERS = ['loupe:replay', 'raw_requests'];
 
+/**
+ * Whether a built file is script: a .js file, or a page with its script
+ * inlined (the shared replay's viewer.html is one file).
+ */
+function hasScript([name, text]) {
+  return name.endsWith('.js') || (name.endsWith('.html') && /<script\b(?![^>]*\bsrc=)[^>]*type="module"[^>]*>\s*\S/.test(text));
+}
+
 /** What is wrong with a bundle given as [name, text] pairs: one line per marker found. */
 export function bundleProblems(files) {
   const found = [];
-  if (!files.some(([name]) => name.endsWith('.js'))) found.push('no JavaScript in it: build first');
+  if (!files.some(hasScript)) found.push('no JavaScript in it: build first');
   for (const [name, text] of files) for (const m of MARKERS) if (text.includes(m)) found.push(`${name} holds "${m}"`);
   return found;
 }

@@ -157,6 +157,13 @@ export interface Bridge {
   setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo>;
   /** Which OS protections commands get on this machine. */
   protections(): Promise<Protections>;
+  /**
+   * Asks where to save a shared replay of the session (one HTML file that
+   * replays it in any browser, from disk, with no network) and writes it
+   * there; resolves with the path, or "" when cancelled. Only the Loupe
+   * window has it: a page that is not (a replay, the demo) offers no Share.
+   */
+  shareSession?(id: string): Promise<string>;
   /** Native folder picker with the title given; "" when cancelled. */
   pickFolder(title: string): Promise<string>;
   /**

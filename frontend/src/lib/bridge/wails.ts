@@ -231,6 +231,10 @@ export class WailsBridge implements Bridge {
     return call('EventPayload', () => app().EventPayload(sessionId, seq));
   }
 
+  async shareSession(id: string): Promise<string> {
+    return call('ShareSession', () => app().ShareSession(id));
+  }
+
   async pickFolder(title: string): Promise<string> {
     return call('PickFolder', () => app().PickFolder(title));
   }

@@ -115,6 +115,12 @@ export interface BoundApp {
   SetWorkspace(dir: string, c: WorkspaceChangeFields): Promise<WorkspaceInfo>;
   /** Settings returns the current settings. */
   Settings(): Promise<SettingsWire>;
+  /** ShareSession asks where to save a shared replay of the session (the file
+   * `loupe export --format html` writes: one page that replays it in any
+   * browser, from disk) and writes it there. It returns the path written, or
+   * "" when the user cancelled. The file appears whole or not at all: it is
+   * written beside its place and renamed into it. */
+  ShareSession(id: string): Promise<string>;
   /** StartOllama starts `ollama serve` on the host Loupe uses when nothing
    * answers there (and does nothing when a server already does), and returns
    * the status after. It fails, saying why and where the log is, when Ollama
