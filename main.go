@@ -44,10 +44,14 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		OnStartup:        app.startup,
+		OnDomReady:       app.domReady,
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
 		Bind:             []interface{}{app},
-		Linux:            &linux.Options{Icon: icon, ProgramName: "loupe"},
+		// Dropped files reach Go with their paths (an import is streamed
+		// from the file, never read whole by the page).
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "loupe"},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loupe:", err)

@@ -1,10 +1,11 @@
 // Package cli is Loupe without a window: `loupe run` runs one session to
 // its end against the same engine and database as the window, `loupe pull`
 // pulls a model into Ollama, `loupe export` writes a session out,
-// `loupe search` finds text in every session's log, `loupe try` sends
-// one recorded request again and compares the answers, `loupe compare`
-// puts two sessions side by side, round by round, and `loupe fork` makes
-// a session from another's log up to an event.
+// `loupe import` stores an exported one again, `loupe search` finds text
+// in every session's log, `loupe try` sends one recorded request again
+// and compares the answers, `loupe compare` puts two sessions side by
+// side, round by round, and `loupe fork` makes a session from another's
+// log up to an event.
 // Each command is an entry of one table (command.go), which gives every
 // command the same parsing, --help and usage errors, and loupe help its
 // list. Start decides, for main, between a command and the window.

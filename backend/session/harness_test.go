@@ -159,6 +159,10 @@ func (h *harness) golden(name string) {
 	h.t.Helper()
 	got := golden.Normalize(h.t, h.events(), golden.Options{Workspace: h.ws})
 	golden.Check(h.t, filepath.Join("testdata", "golden", name+".json"), got, *update, "run `go test ./backend/session -update`")
+	// Every recorded session comes back whole from its JSON export.
+	if t, ok := h.t.(*testing.T); ok {
+		checkJSONRoundTrip(t, h.st)
+	}
 }
 
 // recordingSink keeps what the UI would have been sent.

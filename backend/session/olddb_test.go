@@ -75,6 +75,9 @@ func TestDatabaseOfTheFirstSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	// As the first schema left them (one with a run cut open, its call
+	// unanswered), its sessions come back whole from their JSON export.
+	checkJSONRoundTrip(t, st)
 	srv := ollamatest.New(t)
 	srv.AddModel(ollamatest.ModelSpec{Name: testModel, ContextLength: 32768})
 	m := session.NewManager(st, ollama.New(srv.URL(), nil), permission.NewBroker(), nil)

@@ -110,6 +110,9 @@ func newWindow(t *testing.T, scenario, about string, mode permission.Mode, edit 
 	srv.SetClock(func() time.Time { return recordedStart })
 	srv.AddModel(ollamatest.ModelSpec{Name: recordedModel, ContextLength: 40960})
 	st := tempStore(t)
+	// Once the scenario's runs are over (cleanups run last first), every
+	// session it recorded comes back whole from its JSON export.
+	t.Cleanup(func() { checkJSONRoundTrip(t, st) })
 	rec := golden.NewRecorder(t, scenario, about)
 	broker := permission.NewBroker()
 	m := session.NewManager(st, ollama.New(srv.URL(), nil), broker, windowSink{rec})

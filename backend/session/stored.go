@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
-	"github.com/loupe-dev/loupe/backend/visible"
 )
 
 // RawRequest rebuilds the exact body that was sent to Ollama for the
@@ -78,23 +76,6 @@ func toolSets(ctx context.Context, st *store.Store, id string) (map[int][]llm.To
 	return out, nil
 }
 
-// exportVersion is the format of a JSON export: bump it when the shape
-// changes. Version 2: requests name a tool set (tool_sets) and record
-// their history as the previous request's plus the events added. Version
-// 3: the summary says what the open run waits for (standing) instead of
-// holding the pause, which is the log's paused checkpoint.
-const exportVersion = 3
-
-// Exported is the JSON form of a session: its summary and its whole log,
-// the same event objects the UI gets, and the tool sets its requests name.
-type Exported struct {
-	Format   string                 `json:"format"`
-	Version  int                    `json:"version"`
-	Session  Summary                `json:"session"`
-	Events   []trace.Event          `json:"events"`
-	ToolSets map[int][]llm.ToolSpec `json:"tool_sets"`
-}
-
 // Export writes a session of st as json, md, html or otlp (OTLP JSON Lines). It reads the store
 // only: no run is started, so it needs neither Ollama nor a Manager. No
 // format holds a raw control character of the log (see package visible).
@@ -120,25 +101,5 @@ func Export(ctx context.Context, st *store.Store, id, format string, w io.Writer
 	case "otlp":
 		return ExportOTLP(ctx, st, id, otlp.Options{}, w)
 	}
-	sets, err := toolSets(ctx, st, id)
-	if err != nil {
-		return err
-	}
-	var dbg debugState
-	if _, err := st.GetStepping(ctx, id, &dbg); err != nil {
-		return err
-	}
-	// A summary as the window shows a session no run holds.
-	sum := Summary{Session: s, Standing: trace.StateOf(evs).Standing(), Stepping: dbg.Stepping, Breakpoints: dbg.Breakpoints.normal()}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(Exported{Format: "loupe-session", Version: exportVersion, Session: sum, Events: evs, ToolSets: sets}); err != nil {
-		return err
-	}
-	// The same JSON value, with the control characters JSON leaves raw
-	// (DEL, C1, bidi) escaped, so the file is as safe to print as the
-	// other formats.
-	_, err = io.WriteString(w, visible.Text(b.String()))
-	return err
+	return exportJSON(ctx, st, s, evs, w)
 }

@@ -5,6 +5,7 @@ import type {
   Fork,
   Forked,
   ForkPreview,
+  ImportResult,
   Connection,
   Delta,
   HostCheck,
@@ -170,6 +171,19 @@ export interface Bridge {
   shareSession?(id: string): Promise<string>;
   /** Native folder picker with the title given; "" when cancelled. */
   pickFolder(title: string): Promise<string>;
+  /**
+   * Stores the session exported as JSON in the file at path, read by Go as
+   * a stream. how: "" keeps the file's id (a session there already comes
+   * back as the result's clash, nothing imported), "as_new" keeps both,
+   * "skip" leaves it. Rejects with what is wrong with the file and where.
+   */
+  importFile(path: string, how: string): Promise<ImportResult>;
+  /** importFile for a file the page read itself (dropped where its path is not known). */
+  importText(text: string, how: string): Promise<ImportResult>;
+  /** Native file picker for a session export; "" when cancelled. */
+  pickImportFile(title: string): Promise<string>;
+  /** The paths of files dropped on the window (the native window tells Go, not the page). */
+  onFilesDropped(fn: (paths: string[]) => void): Unsubscribe;
   /** Opens a link in the system browser, never inside the app window. */
   openURL(url: string): void;
   /**

@@ -11,6 +11,7 @@ import {
   type Command,
   type Connection,
   type ModelCheck,
+  type ImportResult,
   type ReadinessReport,
   type RenderedPrompt,
   type Delta,
@@ -87,6 +88,8 @@ export function parseEvents(v: unknown): TraceEvent[] {
 export class WailsBridge implements Bridge {
   #hub: EventHub;
   #off: Unsubscribe[] = [];
+  /** Who hears of files dropped on the native window (rare: no batching). */
+  #dropped = new Set<(paths: string[]) => void>();
 
   constructor(schedule: Scheduler = frameScheduler) {
     this.#hub = new EventHub(schedule);
@@ -110,6 +113,15 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.try,
         (d: TryDelta) => this.#hub.push('tries', d),
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.dropped,
+        (v: unknown) => {
+          if (!Array.isArray(v)) return;
+          const paths = v.filter((p): p is string => typeof p === 'string');
+          for (const fn of this.#dropped) fn(paths);
+        },
         -1,
       ),
       EventsOnMultiple(
@@ -221,6 +233,23 @@ export class WailsBridge implements Bridge {
 
   async pickFolder(title: string): Promise<string> {
     return call('PickFolder', () => app().PickFolder(title));
+  }
+
+  async importFile(path: string, how: string): Promise<ImportResult> {
+    return call('ImportFile', () => app().ImportFile(path, how));
+  }
+
+  async importText(text: string, how: string): Promise<ImportResult> {
+    return call('ImportText', () => app().ImportText(text, how));
+  }
+
+  async pickImportFile(title: string): Promise<string> {
+    return call('PickImportFile', () => app().PickImportFile(title));
+  }
+
+  onFilesDropped(fn: (paths: string[]) => void): Unsubscribe {
+    this.#dropped.add(fn);
+    return () => this.#dropped.delete(fn);
   }
 
   async rawRequest(sessionId: string, seq: number): Promise<string> {

@@ -31,6 +31,7 @@ import {
   type Fork,
   type Forked,
   type ForkPreview,
+  type ImportResult,
   type SearchFilter,
   type SearchResults,
   type SearchStatus,
@@ -270,6 +271,25 @@ export class ReplayBridge extends RecordingPlayer implements Bridge {
     clearTimeout(this.#deleting);
     this.#deleting = null;
     return { ...this.#ownSummary(id, 'undoDelete') };
+  }
+
+  async importFile(path: string, how: string): Promise<ImportResult> {
+    this.calls.push({ method: 'importFile', args: [path, how] });
+    throw new BridgeError('a recording holds one session: open Loupe to import sessions', 'importFile');
+  }
+
+  async importText(text: string, how: string): Promise<ImportResult> {
+    this.calls.push({ method: 'importText', args: [text.length, how] });
+    throw new BridgeError('a recording holds one session: open Loupe to import sessions', 'importText');
+  }
+
+  async pickImportFile(title: string): Promise<string> {
+    this.calls.push({ method: 'pickImportFile', args: [title] });
+    return '';
+  }
+
+  onFilesDropped(): Unsubscribe {
+    return () => {};
   }
 
   async compareSessions(a: string, b: string): Promise<Comparison> {

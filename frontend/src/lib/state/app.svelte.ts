@@ -20,6 +20,7 @@
 //   search     SearchState    the sidebar's search over every session's log
 //   ops        SessionOps     rename, pin, duplicate, delete with Undo
 //   compare    CompareState   two sessions side by side, round by round
+//   imports    ImportState    a session export brought back (dialog, drop)
 import type { Bridge } from '../bridge/types';
 import type { BreakpointTarget, CallOutput, LiveText } from '../timeline';
 import type {
@@ -49,6 +50,7 @@ import { SafetyState, type RestoreConfirm } from './safety.svelte';
 import { SearchState } from './search.svelte';
 import { SessionOps } from './sessionops.svelte';
 import { ForkState } from './fork.svelte';
+import { ImportState } from './import.svelte';
 import type { SessionState } from './session.svelte';
 import { SettingsState, type SettingsSection } from './settings.svelte';
 import { OllamaStatus } from './status.svelte';
@@ -86,6 +88,8 @@ export class LoupeApp {
   readonly compare: CompareState;
   /** The fork dialog: a session forked at one of its events. */
   readonly fork: ForkState;
+  /** Import: the dialog and files dropped on the window. */
+  readonly imports: ImportState;
 
   /** Cards add a plain sentence or two about what happened and why. */
   explain = $state(false);
@@ -124,6 +128,7 @@ export class LoupeApp {
     this.ops = new SessionOps(bridge, this.#sessions, this.#router, this.#toasts);
     this.compare = new CompareState(bridge, this.#router);
     this.fork = new ForkState(bridge, this.#sessions, this.#router, this.#toasts, this.compare);
+    this.imports = new ImportState(bridge, this.#sessions, this.#router, this.#toasts);
   }
 
   /** Subscribes to the bridge and loads everything. Returns the cleanup. */
@@ -144,6 +149,7 @@ export class LoupeApp {
     offs.push(this.pulls.watch());
     offs.push(this.network.watch());
     offs.push(this.search.watch());
+    offs.push(this.imports.listen());
     void this.#sessions.refresh();
     void this.#settings.load();
     void this.safety.loadProtections();

@@ -121,4 +121,5 @@ export const CHANNELS = {
   delta: 'loupe:delta',
   pull: 'loupe:pull',
   try: 'loupe:try',
+  dropped: 'loupe:files-dropped',
 } as const;

@@ -53,6 +53,14 @@ export interface BoundApp {
   /** ForkSession makes a session whose log is the session's up to an event,
    * linked to it, working where the fork says (session.Manager.Fork). */
   ForkSession(f: Fork): Promise<Forked>;
+  /** ImportFile stores the session exported as JSON in the file at path (the
+   * Import dialog's, or a file dropped on the window), read as a stream; how
+   * is session.ImportKeepID, ImportAsNew or ImportSkip. A session there
+   * already comes back as the result's Clash, with nothing imported. */
+  ImportFile(path: string, how: string): Promise<ImportResult>;
+  /** ImportText is ImportFile for a file the page read itself: one dropped
+   * where the window is not told its path (a browser). */
+  ImportText(text: string, how: string): Promise<ImportResult>;
   /** Models lists installed models with their capabilities. */
   Models(): Promise<ModelInfo[] | null>;
   /** ModelsOn lists the models installed at a host as the new-session dialog
@@ -64,6 +72,9 @@ export interface BoundApp {
   /** PickFolder opens the native folder picker with the title given; "" when
    * cancelled. */
   PickFolder(title: string): Promise<string>;
+  /** PickImportFile asks for a session export with the native file dialog;
+   * "" when the user cancels. */
+  PickImportFile(title: string): Promise<string>;
   /** PinSession pins a session on top of the list, or unpins it. */
   PinSession(id: string, on: boolean): Promise<Summary>;
   /** PreviewFork says what a fork of the session at event at would be (or why
@@ -415,6 +426,13 @@ export interface CheckpointPayload {
    * (after_result), set once an edit has changed it (in Edit.Pause):
    * the paused checkpoint leaves it to the tool_result before it. */
   result?: string;
+}
+
+/** session.Clash: Clash names the session an import would have replaced: the window asks
+ * whether to keep both or skip. */
+export interface Clash {
+  id: string;
+  title: string;
 }
 
 /** session.Compact: Compact summarises the start of the conversation now, between runs. */
@@ -846,6 +864,21 @@ export interface HostChoice {
 export interface HostProfile {
   name: string;
   url: string;
+}
+
+/** session.ImportResult: ImportResult is what an import did. */
+export interface ImportResult {
+  /** Session is the imported session as stored (when skipped: the one
+   * the database already had under that id). */
+  session: Summary;
+  /** Skipped is set when the session was there already and ImportSkip
+   * left it. */
+  skipped: boolean;
+  /** Events is how many events were imported. */
+  events: number;
+  /** Clash is set, and nothing imported, when the window's import finds
+   * the session there already (Manager.Import). */
+  clash?: Clash;
 }
 
 /** trace.Instructions: Instructions is the part of a system prompt that holds a workspace's

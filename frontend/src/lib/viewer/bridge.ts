@@ -9,6 +9,7 @@ import type {
   ForkPreview,
   Forked,
   HostCheck,
+  ImportResult,
   ModelInfo,
   Outcome,
   PendingDelete,
@@ -114,6 +115,12 @@ export class ViewerBridge implements Bridge {
   forkSession(): Promise<Forked> {
     return this.#refuse('forkSession');
   }
+  runFromHere(): Promise<Forked> {
+    return this.#refuse('runFromHere');
+  }
+  adoptTry(): Promise<Forked> {
+    return this.#refuse('adoptTry');
+  }
   deleteSessionLater(): Promise<PendingDelete> {
     return this.#refuse('deleteSessionLater');
   }
@@ -184,6 +191,19 @@ export class ViewerBridge implements Bridge {
   }
   pickFolder(): Promise<string> {
     return this.#refuse('pickFolder');
+  }
+  importFile(): Promise<ImportResult> {
+    return this.#refuse('importFile');
+  }
+  importText(): Promise<ImportResult> {
+    return this.#refuse('importText');
+  }
+  pickImportFile(): Promise<string> {
+    return this.#refuse('pickImportFile');
+  }
+  onFilesDropped(): Unsubscribe {
+    // A replay takes no file: nothing is ever dropped on it.
+    return () => {};
   }
   openURL(): void {
     // A link opens nothing from a replay: the page may fetch nothing.
