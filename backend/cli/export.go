@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -124,7 +125,7 @@ func export(c *call, o exportOpts) int {
 // push sends a session's traces to a collector and says what it sent.
 func push(c *call, st *store.Store, opt otlp.Options, endpoint, protocol string) int {
 	id := c.args[0]
-	n, err := session.PushOTLP(context.Background(), st, id, opt, endpoint, protocol, nil)
+	n, err := session.PushOTLP(context.Background(), st, id, opt, endpoint, protocol, ollama.NewDials().HTTPClient())
 	if err != nil {
 		fmt.Fprintf(c.stderr, "loupe: %v\n", err)
 		return ExitFailed

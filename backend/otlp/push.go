@@ -66,10 +66,9 @@ func (e *PushError) Unwrap() error { return e.Err }
 
 // Push posts each trace to the collector, one request per run, in the
 // given protocol (ProtoBuf when ""). It stops at the first that fails.
+// client is the app's own (ollama.Dials'), so that every connection Loupe
+// makes is in its connection list.
 func Push(ctx context.Context, client *http.Client, endpoint, protocol string, ts []ptrace.Traces) error {
-	if client == nil {
-		client = http.DefaultClient
-	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, PushTimeout)

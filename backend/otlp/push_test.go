@@ -99,7 +99,7 @@ func TestPushToADownCollectorSaysSo(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	ts, _ := otlp.Build(session("single_call"), loadRecordings(t)["single_call"], otlp.Options{})
-	err = otlp.Push(context.Background(), nil, "http://"+addr, "", ts)
+	err = otlp.Push(context.Background(), http.DefaultClient, "http://"+addr, "", ts)
 	var pe *otlp.PushError
 	if !errors.As(err, &pe) || !pe.Down {
 		t.Fatalf("push to a closed port: %v", err)
@@ -117,7 +117,7 @@ func TestPushToACollectorThatRefusesSaysWhat(t *testing.T) {
 	}))
 	defer srv.Close()
 	ts, _ := otlp.Build(session("single_call"), loadRecordings(t)["single_call"], otlp.Options{})
-	err := otlp.Push(context.Background(), nil, srv.URL+"/v1/traces", otlp.JSON, ts)
+	err := otlp.Push(context.Background(), http.DefaultClient, srv.URL+"/v1/traces", otlp.JSON, ts)
 	var pe *otlp.PushError
 	if !errors.As(err, &pe) || pe.Down || pe.Status != http.StatusServiceUnavailable {
 		t.Fatalf("push: %v", err)
