@@ -106,7 +106,12 @@ func TestTheTerminalObeysNothingTheModelOrACommandWrites(t *testing.T) {
 					t.Fatalf("loupe export --format %s: exit %d: %s", format, code, stderr)
 				}
 				noRawControls(t, "loupe export --format "+format, out+stderr)
-				if format != "json" {
+				// The shared replay (html) holds the JSON export as data,
+				// its controls written as JSON escapes, and shows it as the
+				// window does (backend/cli's escape test reads that data;
+				// e2e/share.test.mjs shows it): only Markdown is read as
+				// text.
+				if format == "md" {
 					showsEscaped(t, "loupe export --format "+format, out)
 				}
 			}
