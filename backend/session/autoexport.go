@@ -15,8 +15,8 @@ import (
 const ExportTimeout = 5 * time.Second
 
 // CodeExportFailed is the notice of a finished run whose trace the OTLP
-// collector of Settings did not take.
-const CodeExportFailed = "otlp_export_failed"
+// collector of Settings did not take (the trace leaves it out).
+const CodeExportFailed = otlp.CodeExportFailed
 
 // exportRun sends the trace of the run that ended with end (that run
 // only) to the collector Settings names, in the background, within

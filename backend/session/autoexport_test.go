@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
@@ -200,6 +201,17 @@ func TestCollectorDownOrRefusingGivesANotice(t *testing.T) {
 		s, err := h.st.GetSession(context.Background(), h.id)
 		if err != nil || s.LastReason != trace.EndAnswered || s.OpenRun != 0 {
 			t.Errorf("%s: the session reads %q, open run %d (%v)", c.endpoint, s.LastReason, s.OpenRun, err)
+		}
+		// Sent again, the run is the trace that was not taken: the notice
+		// is about its delivery, not part of it.
+		again := &collector{}
+		up := httptest.NewServer(again)
+		if _, err := session.PushOTLP(context.Background(), h.st, h.id, otlp.Options{Run: 1}, up.URL, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		up.Close()
+		if body, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(again.traces()[0]); strings.Contains(string(body), session.CodeExportFailed) {
+			t.Errorf("%s: the trace sent again holds the notice of its failed send", c.endpoint)
 		}
 		h.sink.mu.Lock()
 		live := noticesOf(h.sink.events, session.CodeExportFailed)
