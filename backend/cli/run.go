@@ -185,6 +185,9 @@ func (o *runOptions) run(c *call) int {
 	}
 	oc.SetTimeouts(waits)
 	m := session.NewManager(st, oc, nil, out)
+	// The trace of the run, when Settings sends finished runs to an OTLP
+	// collector, is given its short while before loupe run exits.
+	defer m.WaitExports()
 	if o.maxRounds != 0 {
 		set, err := settings.Load(context.Background(), st)
 		if err == nil {

@@ -78,7 +78,7 @@ func Build(s Session, evs []trace.Event, opt Options) ([]ptrace.Traces, error) {
 		if err != nil {
 			return nil, err
 		}
-		if opt.Run != 0 && e.Run != opt.Run {
+		if (opt.Run != 0 && e.Run != opt.Run) || aboutDelivery(e) {
 			if err := b.hist.Add(e); err != nil {
 				return nil, err
 			}
@@ -99,6 +99,19 @@ func Build(s Session, evs []trace.Event, opt Options) ([]ptrace.Traces, error) {
 	}
 	flush()
 	return out, nil
+}
+
+// CodeExportFailed is the notice of a run whose trace a collector did not
+// take. It is about the trace, not the run, so it is no part of it: the
+// run sent again is the trace that was not taken.
+const CodeExportFailed = "otlp_export_failed"
+
+func aboutDelivery(e trace.Event) bool {
+	if e.Kind != trace.KindNotice {
+		return false
+	}
+	n, err := trace.Decode[trace.Notice](e)
+	return err == nil && n.Code == CodeExportFailed
 }
 
 // builder holds what every run's spans need.

@@ -83,6 +83,8 @@ type Manager struct {
 	deleting map[string]*time.Timer
 	// demoPace is the wait between the demo model's streamed pieces.
 	demoPace time.Duration
+	// exports are the finished runs' traces being sent (autoexport.go).
+	exports sync.WaitGroup
 }
 
 type activeRun struct {
@@ -421,10 +423,12 @@ func (m *Manager) wait(id string) {
 // Close is for Loupe closing: a run paused at a checkpoint is left paused
 // (it waits there again when Loupe opens), a working run ends as
 // interrupted because Loupe was closed. It waits for them. A session
-// DeleteLater left waiting is deleted now.
+// DeleteLater left waiting is deleted now. Traces of finished runs still
+// being sent get their short while (ExportTimeout).
 func (m *Manager) Close() {
 	m.cancelAll(agent.ErrClosing)
 	m.finishDeletes()
+	m.WaitExports()
 }
 
 func (m *Manager) cancelAll(cause error) {

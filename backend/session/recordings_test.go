@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
@@ -996,6 +997,23 @@ func TestRecordings(t *testing.T) {
 		if got, _ := settings.Load(context.Background(), w.st); got.OllamaHost != "http://localhost:11500" {
 			t.Fatalf("saved Ollama host %q, want it normalised", got.OllamaHost)
 		}
+		w.save()
+	})
+
+	// Traces of finished runs in Settings: an OTLP endpoint the backend
+	// refuses (no scheme), then one it takes, sent as http/json without
+	// content.
+	t.Run("otlp_export", func(t *testing.T) {
+		w := openWindow(t, "otlp_export", "The user types an OTLP collector the backend refuses (localhost:4318, no http://), then http://localhost:4318, sent as http/json without content.", permission.ModeAsk, nil)
+		s, err := settings.Load(context.Background(), w.st)
+		w.must(err)
+		bad := s
+		bad.OTLPEndpoint = "localhost:4318"
+		if err := w.saveSettings(bad); err == nil {
+			t.Fatal("an OTLP endpoint with no scheme was saved")
+		}
+		s.OTLPEndpoint, s.OTLPProtocol, s.OTLPNoContent = "http://localhost:4318", otlp.JSON, true
+		w.must(w.saveSettings(s))
 		w.save()
 	})
 

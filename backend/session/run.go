@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/backend/agent"
@@ -138,6 +139,10 @@ type prepared struct {
 	// lease makes this process the run's owner in the database until its
 	// run_end is written (see store.TakeLease).
 	lease *store.Lease
+	// export is where the run's trace goes once it ends (autoexport.go);
+	// ended is its run_end once written.
+	export settings.OTLPExport
+	ended  *atomic.Pointer[trace.Event]
 }
 
 func (m *Manager) prepare(ctx context.Context, id, text string, opt RunOptions) (*prepared, error) {
@@ -287,9 +292,10 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if _, quiet := m.sink.(quietSink); !quiet {
 		onDelta = m.sink.Delta
 	}
+	ended := &atomic.Pointer[trace.Event]{}
 	ag := agent.New(cfg, agent.Seams{
 		Model:    m.chatModel(host, s.Model),
-		Recorder: recorder{store: m.store, sink: m.sink},
+		Recorder: recorder{store: m.store, sink: m.sink, ended: ended},
 		Tools:    reg,
 		Approver: approver,
 		Pauser:   gate,
@@ -306,7 +312,8 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 			log.Printf("loupe: session %s: its title could not be saved: %v", id, err)
 		}
 	}
-	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease}, nil
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease,
+		export: set.OTLP(), ended: ended}, nil
 }
 
 func (p *prepared) run() (trace.RunEnd, error) {
@@ -332,6 +339,11 @@ func (p *prepared) run() (trace.RunEnd, error) {
 		if _, uerr := m.store.UpdateSession(context.Background(), p.id, store.SessionUpdate{LastReason: &reason}); uerr != nil {
 			log.Printf("loupe: session %s: how its run ended could not be saved: %v", p.id, uerr)
 		}
+	}
+	if e := p.ended.Load(); e != nil && p.export.On() {
+		// Sent away from the run, which neither waits for it nor fails
+		// with it.
+		m.exportRun(p.id, *e, p.export)
 	}
 	return end, err
 }
@@ -565,6 +577,8 @@ func (d DenyAll) Approve(context.Context, permission.Request, func() error) (per
 type recorder struct {
 	store *store.Store
 	sink  Sink
+	// ended, when set, gets the run_end once it is written.
+	ended *atomic.Pointer[trace.Event]
 }
 
 func (r recorder) Append(ctx context.Context, e trace.Event) (trace.Event, error) {
@@ -572,8 +586,16 @@ func (r recorder) Append(ctx context.Context, e trace.Event) (trace.Event, error
 	if err != nil {
 		return e, err
 	}
-	r.sink.Event(e)
+	r.written(e)
 	return e, nil
+}
+
+// written shows a committed event live and notes a run's end.
+func (r recorder) written(e trace.Event) {
+	if r.ended != nil && e.Kind == trace.KindRunEnd {
+		r.ended.Store(&e)
+	}
+	r.sink.Event(e)
 }
 
 // AppendSoon commits without waiting for the disk (store.AppendSoon): the
@@ -583,7 +605,7 @@ func (r recorder) AppendSoon(ctx context.Context, e trace.Event) (trace.Event, e
 	if err != nil {
 		return e, err
 	}
-	r.sink.Event(e)
+	r.written(e)
 	return e, nil
 }
 

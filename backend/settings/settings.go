@@ -59,6 +59,13 @@ type Settings struct {
 	Compact           bool `json:"compact"`
 	CompactAtPercent  int  `json:"compact_at_percent"`
 	CompactKeepRounds int  `json:"compact_keep_rounds"`
+	// OTLPEndpoint, when set, is an OTLP/HTTP collector each finished run
+	// is sent to as a trace (see session's export of finished runs), in
+	// OTLPProtocol (otlp.ProtoBuf when ""); OTLPNoContent leaves out what
+	// the user, the model and the tools wrote. "" sends nothing.
+	OTLPEndpoint  string `json:"otlp_endpoint"`
+	OTLPProtocol  string `json:"otlp_protocol"`
+	OTLPNoContent bool   `json:"otlp_no_content"`
 }
 
 // OllamaTimeouts are the waits for Ollama the settings give.
@@ -129,6 +136,7 @@ func (s Settings) Validate() error {
 		}
 	}
 	probs = append(probs, validateHosts(s.Hosts)...)
+	probs = append(probs, validateOTLP(s)...)
 	if !s.PermissionMode.Valid() {
 		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))
 	}
@@ -201,6 +209,7 @@ func Save(ctx context.Context, st *store.Store, s Settings) error {
 		hosts[i].URL, _ = ParseOllamaHost(h.URL)
 	}
 	s.Hosts = hosts
+	s.OTLPEndpoint = strings.TrimSpace(s.OTLPEndpoint)
 	return st.PutSetting(ctx, key, s)
 }
 

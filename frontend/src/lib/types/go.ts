@@ -1624,6 +1624,13 @@ export interface SettingsWire {
   compact: boolean;
   compact_at_percent: number;
   compact_keep_rounds: number;
+  /** OTLPEndpoint, when set, is an OTLP/HTTP collector each finished run
+   * is sent to as a trace (see session's export of finished runs), in
+   * OTLPProtocol (otlp.ProtoBuf when ""); OTLPNoContent leaves out what
+   * the user, the model and the tools wrote. "" sends nothing. */
+  otlp_endpoint: string;
+  otlp_protocol: string;
+  otlp_no_content: boolean;
 }
 
 /** session.Skip: Skip answers the pending call with the user's observation without

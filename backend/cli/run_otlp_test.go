@@ -1,0 +1,71 @@
+package cli_test
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/cli"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/store"
+)
+
+func saveOTLP(t *testing.T, db, endpoint string) {
+	t.Helper()
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := settings.Defaults()
+	s.OTLPEndpoint = endpoint
+	if err := settings.Save(context.Background(), st, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loupe run sends its finished run to the collector Settings names before
+// it exits; a collector that is down is said on the run, and the run's
+// exit code is the same.
+func TestRunSendsItsTraceToTheSettingsCollector(t *testing.T) {
+	e := setup(t)
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	saveOTLP(t, e.db, srv.URL)
+	id := otlpSession(t, e)
+	rc.mu.Lock()
+	got := slices.Clone(rc.got)
+	rc.mu.Unlock()
+	if len(got) != 1 {
+		t.Fatalf("the collector got %d traces when loupe run exited, want 1", len(got))
+	}
+	names := spanNames(got[0])
+	slices.Sort(names)
+	if want := []string{"chat scripted", "chat scripted", "execute_tool read_file", "invoke_agent loupe"}; !slices.Equal(names, want) {
+		t.Fatalf("spans %q, want %q", names, want)
+	}
+	if id == "" {
+		t.Fatal("no session id")
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	saveOTLP(t, e.db, down)
+	e.srv.Script(ollamatest.Text("Hi."))
+	code, out, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "hi")
+	if code != cli.ExitAnswered {
+		t.Fatalf("with the collector down: exit %d, stderr %s", code, stderr)
+	}
+	if all := out + stderr; !strings.Contains(all, "was not sent") || !strings.Contains(all, down+"/v1/traces is not reachable") {
+		t.Errorf("loupe run did not say the trace was not sent:\nstdout %s\nstderr %s", out, stderr)
+	}
+}
