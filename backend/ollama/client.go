@@ -121,6 +121,11 @@ func (c *Client) At(host string) *Client {
 	return n
 }
 
+// HTTPClient is the client calls go out through: the app's other
+// connections (an OTLP collector) use it too, so that Connections lists
+// every connection Loupe makes.
+func (c *Client) HTTPClient() *http.Client { return c.hc }
+
 // Connections lists every address the client (and the clients At made of
 // it) has dialled, with how often; nil when New was given its own
 // http.Client.

@@ -29,7 +29,7 @@ func (m *Manager) exportRun(id string, end trace.Event, x settings.OTLPExport) {
 		defer m.exports.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), ExportTimeout)
 		defer cancel()
-		_, err := PushOTLP(ctx, m.store, id, otlp.Options{Run: end.Run, NoContent: x.NoContent}, x.Endpoint, x.Protocol, nil)
+		_, err := PushOTLP(ctx, m.store, id, otlp.Options{Run: end.Run, NoContent: x.NoContent}, x.Endpoint, x.Protocol, m.model.HTTPClient())
 		if err != nil {
 			m.exportFailed(id, end, err)
 		}

@@ -206,7 +206,7 @@ func TestCollectorDownOrRefusingGivesANotice(t *testing.T) {
 		// is about its delivery, not part of it.
 		again := &collector{}
 		up := httptest.NewServer(again)
-		if _, err := session.PushOTLP(context.Background(), h.st, h.id, otlp.Options{Run: 1}, up.URL, "", nil); err != nil {
+		if _, err := session.PushOTLP(context.Background(), h.st, h.id, otlp.Options{Run: 1}, up.URL, "", http.DefaultClient); err != nil {
 			t.Fatal(err)
 		}
 		up.Close()
