@@ -250,6 +250,11 @@ func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Gran
 // protects (the built-in list and Loupe's database with its -wal, -shm
 // and -journal when they lie in dir) are refused.
 func (w *Workspaces) Hands(dir string) (*hands.Root, error) {
+	// Checked at every use, not only when a session is made here: an
+	// imported session names a folder no one chose on this machine.
+	if _, err := w.CheckNew(dir); err != nil {
+		return nil, err
+	}
 	pol := permission.Policy{Workspace: dir, ProtectedFiles: []string{w.db}}
 	return hands.Open(dir, pol.ProtectedCheck())
 }
@@ -269,6 +274,11 @@ type Run struct {
 // Assemble builds the permission policy and the command runner of a run
 // in dir, and notices for what the user should know before it starts.
 func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permission.Policy, sandbox.Runner, []trace.Notice, error) {
+	// As Hands: a run of an imported session starts in a folder no one
+	// chose here.
+	if _, err := Check(dir); err != nil {
+		return permission.Policy{}, nil, nil, err
+	}
 	st, err := w.state(ctx, dir)
 	if err != nil {
 		return permission.Policy{}, nil, nil, err
