@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
+	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -268,10 +269,12 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 		return nil, fmt.Errorf("%w: %v", errForkFolder, err)
 	}
 	defer d.Close()
-	// Nothing has run in the copy: what is written there is what the
-	// workspace holds, or what the snapshots say the tools wrote, so no
-	// path of it is protected from Loupe's own writes.
-	root, err := d.Root(abs, nil)
+	// The folder is copied as it is (its .git too, entry by entry through
+	// d); what the snapshots put back on top goes through root, under
+	// the guard the tools and Undo have: a snapshot (an imported one, or
+	// one of a folder a later command made a repository) never writes
+	// git's own files, hooks or Loupe's settings in the copy.
+	root, err := d.Root(abs, permission.Policy{Workspace: abs}.ProtectedCheck())
 	if err != nil {
 		parent.Close()
 		return nil, err
