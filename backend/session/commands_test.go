@@ -130,7 +130,7 @@ func TestPausedRunWhoseRestoreFailed(t *testing.T) {
 			}
 			evs := h.events()
 			last, _ := trace.Decode[trace.Notice](evs[len(evs)-1])
-			if last.Code != "cannot_resume" || !strings.Contains(last.Message, "workspace folder cannot be opened") || !strings.Contains(last.Message, "press Step") {
+			if last.Code != "cannot_resume" || !strings.Contains(last.Message, h.ws+" cannot be opened") || !strings.Contains(last.Message, "press Step") {
 				t.Fatalf("the log says %s %s", evs[len(evs)-1].Kind, evs[len(evs)-1].Payload)
 			}
 			if st := trace.StateOf(evs); st.PausedSeq != p.Seq {
