@@ -92,6 +92,8 @@ type App struct {
 	// store closes).
 	stopIndex context.CancelFunc
 	indexDone chan struct{}
+	// recovered is closed when the recovery of open runs has ended.
+	recovered chan struct{}
 }
 
 // NewApp returns an unstarted app.
@@ -123,7 +125,9 @@ func (a *App) startup(ctx context.Context) {
 	// Its error goes to the standard log: Wails' own logger ends the
 	// process when the window is already gone (a close during recovery),
 	// or when there never was one (the tests).
+	a.recovered = make(chan struct{})
 	go func() {
+		defer close(a.recovered)
 		if err := a.mgr.Recover(ctx); err != nil {
 			log.Printf("loupe: recovering open runs: %v", err)
 		}

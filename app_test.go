@@ -23,6 +23,10 @@ func startApp(t *testing.T, f Flags) *App {
 	if a.openErr != nil {
 		t.Fatal(a.openErr)
 	}
+	// Recovery runs in the background and tells the window what it closed:
+	// a session a test makes with a run left open must not meet it, whose
+	// live event would need a window's context.
+	<-a.recovered
 	t.Cleanup(func() { a.shutdown(context.Background()) })
 	return a
 }
