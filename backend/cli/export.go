@@ -131,6 +131,6 @@ func push(c *call, st *store.Store, opt otlp.Options, endpoint, protocol string)
 		return ExitFailed
 	}
 	target, _ := otlp.Endpoint(endpoint)
-	fmt.Fprintf(c.stderr, "loupe: sent %d spans of session %s to %s\n", n, id, target)
+	fmt.Fprintf(c.stderr, "loupe: sent %d spans of session %s to %s\n", n, id, otlp.Shown(target))
 	return 0
 }

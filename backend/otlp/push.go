@@ -30,7 +30,11 @@ const PushTimeout = 30 * time.Second
 func Endpoint(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("OTLP endpoint %q is not an http:// or https:// URL (such as http://localhost:4318)", raw)
+		what := "the OTLP endpoint"
+		if err == nil && u.User == nil && u.RawQuery == "" {
+			what = fmt.Sprintf("OTLP endpoint %q", raw)
+		}
+		return "", fmt.Errorf("%s is not an http:// or https:// URL (such as http://localhost:4318)", what)
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/v1/traces"
@@ -38,11 +42,30 @@ func Endpoint(raw string) (string, error) {
 	return u.String(), nil
 }
 
+// Shown is an endpoint as a message may name it: a password in it and
+// the values of its query (where collectors take keys) are replaced by
+// "xxxxx". Messages end up in the session's log, which exports carry and
+// people send to each other; the address that is dialled keeps them.
+func Shown(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "the OTLP endpoint"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
 // PushError is a push that did not reach the collector or that it
 // refused. Down says it was not reached at all (nothing listening, no such
 // host, no answer in time).
 type PushError struct {
-	Endpoint string
+	Endpoint string // as Shown: no password, no query values
 	Down     bool
 	// Status is the HTTP status the collector answered with (0 when
 	// Down), Body the start of what it said.
@@ -115,7 +138,13 @@ func post(ctx context.Context, client *http.Client, target, ctype string, body [
 		if errors.Is(err, context.Canceled) {
 			return err
 		}
-		return &PushError{Endpoint: target, Down: true, Err: err}
+		// net/http's error names the URL with its query: keep only
+		// what went wrong, the message names the endpoint as Shown.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &PushError{Endpoint: Shown(target), Down: true, Err: err}
 	}
 	defer resp.Body.Close()
 	said, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -124,7 +153,7 @@ func post(ctx context.Context, client *http.Client, target, ctype string, body [
 		if ctype == "application/x-protobuf" && !isText(text) {
 			text = ""
 		}
-		return &PushError{Endpoint: target, Status: resp.StatusCode, Body: text, Err: fmt.Errorf("HTTP %d", resp.StatusCode)}
+		return &PushError{Endpoint: Shown(target), Status: resp.StatusCode, Body: text, Err: fmt.Errorf("HTTP %d", resp.StatusCode)}
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func (p Policy) decide(c Call, ps paths, prot []protectedPath) Decision {
 				}
 			}
 		case r.line != "":
-			if a != nil && canonicalCommand(c.Command) == r.line {
+			if a != nil && r.lineMatches(c.Command) {
 				return Decision{Verdict: Refuse, By: r.by}
 			}
 		case r.path != nil:

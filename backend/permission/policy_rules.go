@@ -88,7 +88,7 @@ func askMatches(r *compiled, c Call, ps paths, a *analysis, mentions, writes []s
 		}
 		return false
 	case r.line != "":
-		return a != nil && canonicalCommand(c.Command) == r.line
+		return a != nil && r.lineMatches(c.Command)
 	case r.path != nil:
 		for _, q := range append(append(ps.all(), mentions...), writes...) {
 			if r.path.match(q) {
@@ -113,9 +113,9 @@ func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked b
 		}
 	}
 	if a != nil {
-		canon := canonicalCommand(c.Command)
+		line := exactLine(c.Command)
 		for _, r := range rules {
-			if r.line != "" && r.line == canon {
+			if r.line != "" && r.raw == line {
 				return r.by, true, nil
 			}
 		}

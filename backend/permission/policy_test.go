@@ -309,7 +309,11 @@ func TestGrants(t *testing.T) {
 		want Verdict
 		by   string
 	}{
-		{runCmd("go test ./...  &&  rm -rf build"), Run, "you (for this session)"},
+		{runCmd("go test ./... && rm -rf build"), Run, "you (for this session)"},
+		{runCmd("  go test ./... && rm -rf build\n"), Run, "you (for this session)"},
+		// A grant covers the line the card showed, as written: the
+		// parser prints lines alike that bash reads apart.
+		{runCmd("go test ./...  &&  rm -rf build"), Ask, ""},
 		{runCmd("go test ./... && rm -rf /"), Ask, ""},
 		{runCmd("rm -rf build"), Ask, ""},
 		{write, Run, "you (always for this workspace)"},

@@ -63,9 +63,13 @@ func (s Scope) by() string {
 //     runs). Allow rules must match the command name exactly; deny and
 //     ask rules whose name has no slash also match it by base name
 //     (deny "rm *" matches "/bin/rm -r x").
-//   - CommandLine matches one exact command line (compared as the shell
-//     parser prints it, so spacing does not matter). The broker's grants
-//     for run_command use it.
+//   - CommandLine matches one exact command line. An allow rule matches
+//     only the same text (spaces, tabs and newlines at either end aside):
+//     the parser's printed form can be equal for two lines bash reads
+//     apart (it splits words at a carriage return, bash does not), and an
+//     allow line vouches for what the classifier cannot see. Deny and ask
+//     lines also match a line the parser prints the same way. The
+//     broker's grants for run_command use it.
 //   - Path is a doublestar glob relative to the workspace. As in
 //     .gitignore, a pattern without a slash matches a name at any depth
 //     (".env*" matches "sub/.env.local"); one with a slash is anchored at
@@ -200,7 +204,8 @@ type compiled struct {
 	Rule
 	by   string // "rule: allow go test ./..." or "you (for this session)"
 	cmd  *cmdPattern
-	line string // canonical CommandLine
+	line string // canonical CommandLine: what deny and ask lines also match
+	raw  string // CommandLine as written, ends trimmed: what allow lines match
 	path *pathPattern
 }
 
@@ -232,6 +237,7 @@ func compileRule(r Rule) (*compiled, error) {
 			err = fmt.Errorf("rule %q: %v", r.String(), perr)
 		}
 		c.line = canonicalCommand(r.CommandLine)
+		c.raw = exactLine(r.CommandLine)
 	case r.Path != "":
 		c.path, err = compilePath(r.Path, r.Effect != EffectAllow)
 		if err != nil {
@@ -550,4 +556,11 @@ func (r Rule) Check() RuleCheck {
 		c.Problem = err.Error()
 	}
 	return c
+}
+
+// lineMatches reports whether a deny or ask line covers command: the same
+// text, or a line the parser prints the same way (covering more is the
+// safe side for a rule that refuses or asks).
+func (c *compiled) lineMatches(command string) bool {
+	return exactLine(command) == c.raw || canonicalCommand(command) == c.line
 }

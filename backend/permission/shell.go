@@ -251,6 +251,13 @@ func parseShell(src string, d cmdshell.Dialect) (*syntax.File, error) {
 // bash, a superset of what the other dialect accepts.
 func parseRule(src string) (*syntax.File, error) { return parseShell(src, cmdshell.Bash) }
 
+// exactLine is a command line as an allow line compares it: the text
+// itself, with only spaces, tabs and newlines at either end dropped (the
+// characters a card or a settings file adds or loses without changing
+// what bash reads). A carriage return, vertical tab or form feed is kept:
+// bash reads each as part of a word.
+func exactLine(src string) string { return strings.Trim(src, " \t\n") }
+
 // canonicalCommand is the command as the shell parser prints it: two
 // commands with the same canonical form parse to the same tree. A command
 // that does not parse is only trimmed.
