@@ -323,6 +323,9 @@ func crashed(c *conn, err error) bool {
 // Close stops every server and everything they started. The pool starts
 // none after it.
 func (p *Pool) Close() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
