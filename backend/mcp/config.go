@@ -253,3 +253,6 @@ func (s Server) Describe() string {
 	}
 	return s.URL
 }
+
+// ValidName reports whether name can be a server's name.
+func ValidName(name string) bool { return nameRe.MatchString(name) }

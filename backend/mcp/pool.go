@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -358,4 +359,98 @@ func (p *Pool) PIDs() map[string]int {
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// States of a server.
+const (
+	StateRunning  = "running"
+	StateFailed   = "failed"
+	StateStopped  = "stopped"
+	StateDisabled = "disabled"
+)
+
+// ServerInfo is a server as the window lists it: never its env or header
+// values, only their names.
+type ServerInfo struct {
+	Name      string   `json:"name"`
+	Scope     string   `json:"scope"` // "global" or "workspace"
+	Transport string   `json:"transport"`
+	Describe  string   `json:"describe"`
+	EnvKeys   []string `json:"env_keys"`
+	Headers   []string `json:"header_keys"`
+	State     string   `json:"state"`
+	Error     string   `json:"error,omitempty"`
+	StartMs   int64    `json:"start_ms"`
+	// Tokens is what the server's tool schemas add to every request.
+	Tokens int        `json:"tokens"`
+	Tools  []ToolInfo `json:"tools"`
+	// Log is the file its stderr goes to ("" for a URL server).
+	Log string `json:"log"`
+}
+
+// ToolInfo is one of a server's tools, with its schema's cost.
+type ToolInfo struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Tokens  int    `json:"tokens"`
+	// Offered is false for a tool Loupe leaves out (its schema cannot be
+	// checked); Why says why.
+	Offered bool   `json:"offered"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Info describes every configured server of the pool, enabled or not.
+// cost measures one tool's schema in tokens.
+func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
+	out := []ServerInfo{}
+	for _, name := range all.Names() {
+		cfg := all[name]
+		si := ServerInfo{Name: name, Scope: "global", Transport: cfg.Transport(), Describe: cfg.Describe(),
+			EnvKeys: sortedKeys(cfg.Env), Headers: sortedKeys(cfg.Headers), Tools: []ToolInfo{}}
+		if cfg.Transport() == TypeStdio && p.opts.LogDir != "" {
+			si.Log = LogPath(p.opts.LogDir, name)
+		}
+		s := p.servers[name]
+		if s == nil {
+			si.State = StateDisabled
+			out = append(out, si)
+			continue
+		}
+		s.mu.Lock()
+		ts, err, c := s.tools, s.err, s.conn
+		si.StartMs = s.startDur.Milliseconds()
+		s.mu.Unlock()
+		switch {
+		case err != nil:
+			si.State, si.Error = StateFailed, err.Error()
+		case c != nil && c.alive():
+			si.State = StateRunning
+		default:
+			si.State = StateStopped
+		}
+		for _, t := range ts {
+			ti := ToolInfo{Name: name + Sep + t.Name, Summary: firstLine(t.Description), Offered: true}
+			mt, err := newTool(s, t)
+			if err == nil {
+				_, err = tools.NewRegistry(mt)
+			}
+			if err != nil {
+				ti.Offered, ti.Why = false, err.Error()
+			} else if cost != nil {
+				ti.Tokens = cost(mt.Spec())
+				si.Tokens += ti.Tokens
+			}
+			si.Tools = append(si.Tools, ti)
+		}
+		out = append(out, si)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }

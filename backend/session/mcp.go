@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/mcp"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/tools"
@@ -53,4 +54,47 @@ func withMCP(builtins *tools.Registry, extra []tools.Tool) (*tools.Registry, err
 		return builtins, nil
 	}
 	return tools.NewRegistry(append(builtins.Tools(), extra...)...)
+}
+
+// MCPServers starts the MCP servers a run in dir would use (dir "" for the
+// global ones alone), lists each with its state, its tools and what their
+// schemas cost, and stops them: the window's Settings → MCP servers. The
+// env and header values are never in it.
+func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo, error) {
+	global, err := settings.LoadMCP(ctx, m.store)
+	if err != nil {
+		return nil, err
+	}
+	var local mcp.Servers
+	if dir != "" {
+		if local, _, err = m.ws.MCPServers(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	all := mcp.Merge(global, local)
+	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout})
+	defer pool.Close()
+	pool.Start(ctx)
+	infos := pool.Info(all, SchemaTokens)
+	for i := range infos {
+		if _, ok := local[infos[i].Name]; ok {
+			infos[i].Scope = "workspace"
+		}
+	}
+	return infos, nil
+}
+
+// SchemaTokens is what one tool's schema adds to every request, by the
+// estimate the context meter and the readiness check use.
+func SchemaTokens(s llm.ToolSpec) int {
+	rate := trace.DefaultRate()
+	return rate.Tokens(trace.PromptBytesOf(llm.Request{Tools: []llm.ToolSpec{s}})) - rate.Tokens(trace.PromptBytesOf(llm.Request{}))
+}
+
+// MCPLog is the end of a server's log (its stderr), for the window.
+func (m *Manager) MCPLog(name string) string {
+	if !mcp.ValidName(name) {
+		return ""
+	}
+	return mcp.LogTail(filepath.Join(MCPLogDir(m.store.Path()), name+".log"), 64<<10)
 }

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,4 +156,41 @@ func TestMCPServerDiesMidRun(t *testing.T) {
 		t.Fatalf("no log: %v", err)
 	}
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "no MCP server left running")
+}
+
+// Settings → MCP servers: each server's state, its tools and their schema
+// cost, the env's keys and never its values.
+func TestMCPServersListed(t *testing.T) {
+	bin := faultServer(t)
+	h := newHarness(t, permission.ModeAsk, nil)
+	addServers(t, h, `{"mcpServers": {"fault": {"command": "`+bin+`", "env": {"MCPFAULT_SECRET": "hunter2"}}, "off": {"command": "x", "disabled": true}}}`)
+	infos, err := h.m.MCPServers(context.Background(), h.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(infos)
+	if strings.Contains(string(b), "hunter2") || !strings.Contains(string(b), "MCPFAULT_SECRET") {
+		t.Fatalf("infos: %s", b)
+	}
+	if len(infos) != 2 || infos[0].Name != "fault" || infos[0].State != "running" || infos[1].State != "disabled" {
+		t.Fatalf("infos: %s", b)
+	}
+	sum := 0
+	var echo, bad bool
+	for _, ti := range infos[0].Tools {
+		sum += ti.Tokens
+		switch ti.Name {
+		case "fault.echo":
+			echo = ti.Offered && ti.Tokens > 10
+		case "fault.bad_schema":
+			bad = !ti.Offered && ti.Why != ""
+		}
+	}
+	if !echo || !bad || sum != infos[0].Tokens || sum == 0 {
+		t.Fatalf("tools: %s", b)
+	}
+	if !strings.Contains(h.m.MCPLog("fault"), "mcpfault: started") || h.m.MCPLog("../x") != "" {
+		t.Fatal("the log is not shown, or a path outside the log folder is read")
+	}
+	waitFor(t, func() bool { return running(t, bin) == 0 }, "the servers to stop after the listing")
 }
