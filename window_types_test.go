@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/localollama"
+	"github.com/loupe-dev/loupe/backend/mcp"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/readiness"
@@ -79,6 +80,8 @@ func windowTypes() ([]byte, error) {
 		(*trace.Totals)(nil):           "CompareTotals",
 		(*trace.Row)(nil):              "CompareRow",
 		(*store.Session)(nil):          "StoredSession",
+		(*mcp.ServerInfo)(nil):         "MCPServerInfo",
+		(*mcp.ToolInfo)(nil):           "MCPToolInfo",
 	} {
 		g.Name(v, name)
 	}

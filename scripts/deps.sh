@@ -31,5 +31,7 @@ command -v npm >/dev/null || { echo "Node.js 20 and npm are needed" >&2; exit 1;
 
 echo "==> installing frontend packages (npm ci)"
 (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> installing the MCP servers the tests run (testkit/mcpservers, npm ci)"
+(cd testkit/mcpservers && npm ci --no-audit --no-fund --loglevel=error)
 echo "==> downloading Go modules"
 go mod download

@@ -40,6 +40,9 @@ type call struct {
 	// answered is set when the log holds the result already (a restored
 	// run).
 	answered *trace.ToolResult
+	// notice is the tool's word for the user about this call (an MCP
+	// server that crashed), recorded after its result.
+	notice *trace.Notice
 }
 
 // runCalls takes the calls of one complete answer through the harness.
@@ -115,6 +118,10 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 				}
 				if _, err := r.record(ctx, trace.KindToolResult, res); err != nil {
 					fail(err)
+				} else if c.notice != nil {
+					if _, err := r.record(ctx, trace.KindNotice, *c.notice); err != nil {
+						fail(err)
+					}
 				}
 			}
 		}
@@ -473,6 +480,7 @@ func (r *run) runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		cctx = tools.WithGuard(cctx, c.guard)
 	}
 	out, err := c.tool.Run(cctx, argsObject(c.Args))
+	c.notice = out.Notice
 	res.Display, res.ExitCode, res.Truncated, res.Changes = out.Display, out.ExitCode, out.Truncated, out.Changes
 	stopped := ctx.Err() == nil && errors.Is(context.Cause(cctx), tools.ErrStopped)
 	switch {

@@ -171,7 +171,10 @@ func (p Policy) decide(c Call, ps paths, prot []protectedPath) Decision {
 		return Decision{Verdict: Ask, By: fmt.Sprintf("rule: %s is set to ask", c.Tool), Reasons: p.askReasons(c, ps, a, missing)}
 	}
 
-	// 7. The mode.
+	// 7. The mode; an MCP server's tool asks in every mode.
+	if _, _, ok := MCPTool(c.Tool); ok {
+		return mcpAsk(c.Tool)
+	}
 	switch p.Mode {
 	case ModeAuto:
 		return Decision{Verdict: Run, By: "auto mode"}

@@ -105,7 +105,7 @@ func askMatches(r *compiled, c Call, ps paths, a *analysis, mentions, writes []s
 func allowedBy(rules []*compiled, c Call, ps paths, a *analysis, denyUnchecked bool) (string, bool, []*command) {
 	var bys []string
 	for _, r := range rules {
-		if r.Tool == c.Tool && r.cmd == nil && r.line == "" && r.path == nil {
+		if r.Tool != "" && toolMatches(r.Tool, c.Tool) && r.cmd == nil && r.line == "" && r.path == nil {
 			if a != nil && denyUnchecked {
 				continue
 			}

@@ -251,7 +251,7 @@ func compileRule(r Rule) (*compiled, error) {
 }
 
 // appliesTo reports whether the rule is about this tool at all.
-func (c *compiled) appliesTo(tool string) bool { return c.Tool == "" || c.Tool == tool }
+func (c *compiled) appliesTo(tool string) bool { return c.Tool == "" || toolMatches(c.Tool, tool) }
 
 // cmdPattern matches the words of one simple command.
 type cmdPattern struct {

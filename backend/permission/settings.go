@@ -42,6 +42,10 @@ type WorkspaceSettings struct {
 	Host string `json:"host,omitempty"`
 	// AllowNetwork asks for commands to have network access here.
 	AllowNetwork bool `json:"allow_network,omitempty"`
+	// MCPServers are MCP servers this workspace adds, in the mcpServers
+	// shape (read by the mcp package, started only once the workspace is
+	// trusted: a server is a program that runs).
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 
 	// Path is the file read ("" when the workspace has none).
 	Path string `json:"-"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/mcp"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
@@ -104,6 +105,7 @@ func (m *Manager) runFailed(id string, err error) {
 // workspace and its lease.
 func (p *prepared) giveUp() {
 	p.m.release(p.id, p.slot)
+	p.pool.Close()
 	p.ws.Close()
 	letGo(p.lease)
 }
@@ -136,6 +138,8 @@ type prepared struct {
 	ctx    context.Context
 	slot   *activeRun
 	ws     *tools.Workspace
+	// pool is the run's MCP servers (nil when none is configured).
+	pool *mcp.Pool
 	// lease makes this process the run's owner in the database until its
 	// run_end is written (see store.TakeLease).
 	lease *store.Lease
@@ -238,7 +242,24 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	ws.Track(m.seenFor(id))
-	reg := offering(tools.Builtins(ws, runner), s.Tools)
+	var reg *tools.Registry
+	pool, mcpTools, mcpNotices, err := m.startMCP(ctx, s.Workspace)
+	if err == nil {
+		if !resume {
+			cfg.StartNotices = append(cfg.StartNotices, mcpNotices...)
+		}
+		reg, err = withMCP(offering(tools.Builtins(ws, runner), s.Tools), mcpTools)
+	}
+	if err != nil {
+		pool.Close()
+		ws.Close()
+		return nil, err
+	}
+	// The run's MCP servers stop when it ends, or when it does not start.
+	release := func() {
+		pool.Close()
+		ws.Close()
+	}
 	if !info.SupportsTools() {
 		// Sending tool schemas to a model whose template cannot show them
 		// makes Ollama refuse the request; run as plain chat instead.
@@ -251,7 +272,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 			cfg.ToolSet, err = m.store.PutToolSet(ctx, id, b)
 		}
 		if err != nil {
-			ws.Close()
+			release()
 			return nil, err
 		}
 	}
@@ -259,7 +280,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	m.mu.Lock()
 	if _, busy := m.running[id]; busy {
 		m.mu.Unlock()
-		ws.Close()
+		release()
 		return nil, ErrBusy
 	}
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -273,7 +294,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	lease, err := m.store.TakeLease(ctx, id)
 	if err != nil {
 		m.release(id, slot)
-		ws.Close()
+		release()
 		return nil, err
 	}
 	evs, err := m.store.Events(ctx, id)
@@ -285,7 +306,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		letGo(lease)
 		m.release(id, slot)
-		ws.Close()
+		release()
 		return nil, err
 	}
 	var onDelta func(agent.Delta)
@@ -312,7 +333,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 			log.Printf("loupe: session %s: its title could not be saved: %v", id, err)
 		}
 	}
-	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease,
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, pool: pool, lease: lease,
 		export: set.OTLP(), ended: ended}, nil
 }
 
@@ -320,6 +341,7 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	m := p.m
 	defer m.release(p.id, p.slot)
 	defer p.ws.Close()
+	defer p.pool.Close()
 	// After the run_end: from here on the run needs no owner. If the end
 	// could not be written, the run stays open without one, and the next
 	// recovery (in any process) closes it.

@@ -51,6 +51,9 @@ type Result struct {
 	// Changes are the files the tool changed, with their content before
 	// and after, for undo.
 	Changes []trace.FileChange
+	// Notice is for the user, recorded after the result (an MCP server
+	// that crashed or hung, with its log's tail).
+	Notice *trace.Notice
 }
 
 // CallError says why a call was refused before running: the tool does not

@@ -1,4 +1,5 @@
 import type {
+  MCPServerInfo,
   Adopt,
   Command,
   Comparison,
@@ -162,6 +163,18 @@ export interface Bridge {
   setWorkspace(dir: string, change: WorkspaceChange): Promise<WorkspaceInfo>;
   /** Which OS protections commands get on this machine. */
   protections(): Promise<Protections>;
+  /**
+   * The MCP servers a run in dir would use (dir "" for the global ones), each
+   * started, listed with its state, tools and their schema cost, and stopped.
+   * Only the Loupe window has them (a replay does not).
+   */
+  mcpServers?(dir: string): Promise<MCPServerInfo[]>;
+  /** Adds the servers of a pasted mcpServers configuration; resolves with their names. */
+  addMCPServers?(pasted: string): Promise<string[]>;
+  /** Removes a global MCP server. */
+  removeMCPServer?(name: string): Promise<void>;
+  /** The end of an MCP server's log (its stderr). */
+  mcpLog?(name: string): Promise<string>;
   /**
    * Asks where to save a shared replay of the session (one HTML file that
    * replays it in any browser, from disk, with no network) and writes it

@@ -24,6 +24,7 @@ import {
   type Forked,
   type ForkPreview,
   type Protections,
+  type MCPServerInfo,
   type Rule,
   type RuleLimits,
   type RuleCheck,
@@ -298,6 +299,22 @@ export class WailsBridge implements Bridge {
 
   async protections(): Promise<Protections> {
     return call('Protections', () => app().Protections());
+  }
+
+  async mcpServers(dir: string): Promise<MCPServerInfo[]> {
+    return list(await call('MCPServers', () => app().MCPServers(dir)));
+  }
+
+  async addMCPServers(pasted: string): Promise<string[]> {
+    return list(await call('AddMCPServers', () => app().AddMCPServers(pasted)));
+  }
+
+  removeMCPServer(name: string): Promise<void> {
+    return call('RemoveMCPServer', () => app().RemoveMCPServer(name));
+  }
+
+  mcpLog(name: string): Promise<string> {
+    return call('MCPLog', () => app().MCPLog(name));
   }
 
   startOllama(): Promise<StatusInfo> {

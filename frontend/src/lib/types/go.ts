@@ -5,6 +5,9 @@ import type { JsonValue } from './json';
 
 /** The methods of main.App the window calls (bound by Wails). */
 export interface BoundApp {
+  /** AddMCPServers adds the servers of a pasted configuration in the
+   * mcpServers shape to the global settings and returns their names. */
+  AddMCPServers(pasted: string): Promise<string[] | null>;
   /** AdoptTry keeps a try: a fork of its session whose log holds the request
    * as the try sent it and the try's answer, going on with the try's model
    * and host (session.Manager.Adopt). The tried session does not change. */
@@ -61,6 +64,12 @@ export interface BoundApp {
   /** ImportText is ImportFile for a file the page read itself: one dropped
    * where the window is not told its path (a browser). */
   ImportText(text: string, how: string): Promise<ImportResult>;
+  /** MCPLog is the end of a server's log (its stderr). */
+  MCPLog(name: string): Promise<string>;
+  /** MCPServers starts the MCP servers a run in dir would use (dir "" for the
+   * global ones), and lists each with its state, its tools and their schema
+   * cost, then stops them. Env and header values are never in it. */
+  MCPServers(dir: string): Promise<MCPServerInfo[] | null>;
   /** Models lists installed models with their capabilities. */
   Models(): Promise<ModelInfo[] | null>;
   /** ModelsOn lists the models installed at a host as the new-session dialog
@@ -90,6 +99,8 @@ export interface BoundApp {
   PullModel(name: string): Promise<void>;
   /** RawRequest is the exact body sent to Ollama for a model_request event. */
   RawRequest(id: string, seq: number): Promise<string>;
+  /** RemoveMCPServer removes a global MCP server. */
+  RemoveMCPServer(name: string): Promise<void>;
   /** RenameSession gives a session a name of the user's. */
   RenameSession(id: string, title: string): Promise<Summary>;
   /** RenderedPrompt asks Ollama for the prompt the model's chat template
@@ -929,6 +940,37 @@ export interface LocalOllama {
   install_url: string;
   /** LastError is why Loupe's last start failed, "" once one works. */
   last_error: string;
+}
+
+/** mcp.ServerInfo: ServerInfo is a server as the window lists it: never its env or header
+ * values, only their names. */
+export interface MCPServerInfo {
+  name: string;
+  /** "global" or "workspace" */
+  scope: string;
+  transport: string;
+  describe: string;
+  env_keys: string[] | null;
+  header_keys: string[] | null;
+  state: string;
+  error?: string;
+  start_ms: number;
+  /** Tokens is what the server's tool schemas add to every request. */
+  tokens: number;
+  tools: MCPToolInfo[] | null;
+  /** Log is the file its stderr goes to ("" for a URL server). */
+  log: string;
+}
+
+/** mcp.ToolInfo: ToolInfo is one of a server's tools, with its schema's cost. */
+export interface MCPToolInfo {
+  name: string;
+  summary: string;
+  tokens: number;
+  /** Offered is false for a tool Loupe leaves out (its schema cannot be
+   * checked); Why says why. */
+  offered: boolean;
+  why?: string;
 }
 
 /** agent.MessageEdit: MessageEdit replaces the content of the history message from event Seq. */
@@ -2025,4 +2067,8 @@ export interface WorkspaceSettings {
   host?: string;
   /** AllowNetwork asks for commands to have network access here. */
   allow_network?: boolean;
+  /** MCPServers are MCP servers this workspace adds, in the mcpServers
+   * shape (read by the mcp package, started only once the workspace is
+   * trusted: a server is a program that runs). */
+  mcpServers?: JsonValue;
 }

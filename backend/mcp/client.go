@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loupe-dev/loupe/backend/sandbox"
+)
+
+// conn is one running connection to a server: for a stdio server, its
+// process too.
+type conn struct {
+	cs   *sdk.ClientSession
+	cmd  *exec.Cmd // nil for a URL server
+	done chan struct{}
+}
+
+// Version is the client name and version Loupe gives servers.
+var impl = &sdk.Implementation{Name: "loupe", Version: "1"}
+
+// dial starts (stdio) or reaches (URL) the server and initializes the
+// session. listChanged is called when the server says its tools changed.
+func dial(ctx context.Context, name string, s Server, o Options, listChanged func()) (*conn, error) {
+	client := sdk.NewClient(impl, &sdk.ClientOptions{
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			if listChanged != nil {
+				go listChanged()
+			}
+		},
+	})
+	c := &conn{done: make(chan struct{})}
+	var t sdk.Transport
+	switch s.Transport() {
+	case TypeStdio:
+		cmd, err := command(name, s, o)
+		if err != nil {
+			return nil, err
+		}
+		c.cmd = cmd
+		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}
+	case TypeSSE:
+		t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}
+	default:
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), DisableStandaloneSSE: false}
+	}
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		if c.cmd != nil {
+			killGroup(c.cmd)
+			closeLog(c.cmd)
+		}
+		return nil, err
+	}
+	c.cs = cs
+	go func() {
+		_ = cs.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// command is the server's process: in the workspace folder, with the
+// environment commands get (no secrets of Loupe's own) plus the server's
+// env, in a process group of its own, its stderr appended to its log.
+func command(name string, s Server, o Options) (*exec.Cmd, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = o.Dir
+	env := sandbox.Environ(os.Environ())
+	for _, k := range sortedKeys(s.Env) {
+		env = append(env, k+"="+s.Env[k])
+	}
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if o.LogDir != "" {
+		if err := os.MkdirAll(o.LogDir, 0o700); err != nil {
+			return nil, fmt.Errorf("the MCP log folder cannot be made: %w", err)
+		}
+		f, err := os.OpenFile(LogPath(o.LogDir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("the log of server %s cannot be opened: %w", name, err)
+		}
+		fmt.Fprintf(f, "\n--- %s: starting %s\n", time.Now().UTC().Format(time.RFC3339), s.Describe())
+		cmd.Stderr = f
+	}
+	return cmd, nil
+}
+
+// LogPath is where a server's stderr goes.
+func LogPath(dir, server string) string { return filepath.Join(dir, server+".log") }
+
+func closeLog(cmd *exec.Cmd) {
+	if f, ok := cmd.Stderr.(*os.File); ok {
+		_ = f.Close()
+	}
+}
+
+// close ends the session and, for a stdio server, its process and
+// everything it started.
+func (c *conn) close() {
+	if c.cmd == nil {
+		_ = c.cs.Close()
+		return
+	}
+	// Closing stdin asks the server to go; what it started goes with the
+	// group. A process that has not gone is killed with its group; one that
+	// crashed has its group killed first (what it left behind).
+	if !c.alive() {
+		killGroup(c.cmd)
+	}
+	killed := make(chan struct{})
+	go func() {
+		_ = c.cs.Close()
+		close(killed)
+	}()
+	select {
+	case <-killed:
+	case <-time.After(2 * time.Second):
+	}
+	killGroup(c.cmd)
+	closeLog(c.cmd)
+}
+
+// alive reports whether the session is still up.
+func (c *conn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
+		_ = cmd.Process.Kill()
+	}
+}
+
+// headerClient sends the configured headers with every request.
+func headerClient(h map[string]string) *http.Client {
+	if len(h) == 0 {
+		return nil
+	}
+	return &http.Client{Transport: headers{h: h, next: http.DefaultTransport}}
+}
+
+type headers struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (t headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,258 @@
+// Package mcp runs the Model Context Protocol servers a user configured and
+// offers their tools to the model as ordinary tools.Tool values: the
+// registry checks their arguments, the policy judges their calls, their
+// results are capped and recorded as any built-in tool's. It is the only
+// package that imports the MCP SDK.
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Server is one configured MCP server, in the shape other apps use in
+// their "mcpServers" files: a program to start (Command, Args, Env) that
+// speaks MCP on its stdin and stdout, or the URL of a server that speaks
+// streamable HTTP (Headers sent with every request). Type "sse" picks the
+// older HTTP+SSE transport for a URL.
+type Server struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Disabled servers are kept in the settings but not started.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// Transports.
+const (
+	TypeStdio = "stdio"
+	TypeHTTP  = "http"
+	TypeSSE   = "sse"
+)
+
+// Transport is the server's transport: Type when set, else stdio for a
+// command and streamable HTTP for a URL.
+func (s Server) Transport() string {
+	switch strings.ToLower(s.Type) {
+	case "stdio":
+		return TypeStdio
+	case "sse":
+		return TypeSSE
+	case "http", "streamable-http", "streamablehttp", "streamable_http":
+		return TypeHTTP
+	}
+	if s.Command != "" {
+		return TypeStdio
+	}
+	return TypeHTTP
+}
+
+// Servers are configured servers by name.
+type Servers map[string]Server
+
+// Names lists the servers' names in order.
+func (s Servers) Names() []string { return slices.Sorted(maps.Keys(s)) }
+
+// Sep joins a server's name and its tool's name into the name the model
+// calls: "everything.echo". No built-in tool has it in its name, and a
+// server's name may not hold it, so the two never collide. Ollama's tool
+// call parsers take it as part of the name (they match the offered names
+// as given, and the harmony format maps names it cannot show).
+const Sep = "."
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+
+// File is the JSON shape of a pasted or imported configuration.
+type File struct {
+	MCPServers Servers `json:"mcpServers"`
+}
+
+// Parse reads a configuration as people paste it from other apps:
+// {"mcpServers": {"name": {...}}}, or the inner object alone. Errors name
+// the server and the field.
+func Parse(data []byte) (Servers, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, errors.New("the MCP configuration is empty: paste {\"mcpServers\": {\"name\": {\"command\": ...}}}")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("the MCP configuration is not a JSON object: %v", err)
+	}
+	inner := data
+	if raw, ok := top["mcpServers"]; ok {
+		inner = raw
+	} else if raw, ok := top["servers"]; ok {
+		inner = raw
+	}
+	var rawServers map[string]json.RawMessage
+	if err := json.Unmarshal(inner, &rawServers); err != nil {
+		return nil, fmt.Errorf("mcpServers must be an object of servers by name: %v", err)
+	}
+	out := Servers{}
+	for _, name := range slices.Sorted(maps.Keys(rawServers)) {
+		s, err := parseServer(name, rawServers[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, out.Validate()
+}
+
+func parseServer(name string, raw json.RawMessage) (Server, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Server{}, fmt.Errorf("server %q: must be an object with command or url", name)
+	}
+	var s Server
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		v := fields[f]
+		var err error
+		switch f {
+		case "type", "transport":
+			err = json.Unmarshal(v, &s.Type)
+		case "command":
+			err = json.Unmarshal(v, &s.Command)
+		case "args":
+			err = json.Unmarshal(v, &s.Args)
+		case "env":
+			err = json.Unmarshal(v, &s.Env)
+		case "url", "serverUrl":
+			err = json.Unmarshal(v, &s.URL)
+		case "headers":
+			err = json.Unmarshal(v, &s.Headers)
+		case "disabled":
+			err = json.Unmarshal(v, &s.Disabled)
+		default:
+			// Other apps' own fields (alwaysAllow, autoApprove, cwd...)
+			// are not Loupe's to follow; they are left out.
+			continue
+		}
+		if err != nil {
+			return Server{}, fmt.Errorf("server %q: field %q: %v", name, f, fieldWant(f))
+		}
+	}
+	return s, nil
+}
+
+func fieldWant(f string) string {
+	switch f {
+	case "args":
+		return "must be a list of strings"
+	case "env", "headers":
+		return "must be an object of string values"
+	case "disabled":
+		return "must be true or false"
+	}
+	return "must be a string"
+}
+
+// Validate says what is wrong with the servers, naming the server and the
+// field.
+func (s Servers) Validate() error {
+	for _, name := range s.Names() {
+		if err := s[name].validate(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s Server) validate(name string) error {
+	if !nameRe.MatchString(name) {
+		return fmt.Errorf("server %q: a name is 1 to 40 letters, digits, _ or - (it starts each tool's name: %s%stool)", name, name, Sep)
+	}
+	switch strings.ToLower(s.Type) {
+	case "", "stdio", "sse", "http", "streamable-http", "streamablehttp", "streamable_http":
+	default:
+		return fmt.Errorf("server %q: field \"type\": %q is not stdio, http or sse", name, s.Type)
+	}
+	switch {
+	case s.Command != "" && s.URL != "":
+		return fmt.Errorf("server %q: give command or url, not both", name)
+	case s.Command == "" && s.URL == "":
+		return fmt.Errorf("server %q: field \"command\" (a program to start) or \"url\" (a server to reach) is missing", name)
+	case s.Transport() == TypeStdio && s.Command == "":
+		return fmt.Errorf("server %q: field \"command\" is missing for a stdio server", name)
+	case s.Transport() != TypeStdio && s.URL == "":
+		return fmt.Errorf("server %q: field \"url\" is missing for an %s server", name, s.Transport())
+	case s.URL != "" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://"):
+		return fmt.Errorf("server %q: field \"url\": %q is not an http:// or https:// address", name, s.URL)
+	case s.Command != "" && len(s.Headers) > 0:
+		return fmt.Errorf("server %q: field \"headers\" is for url servers; a command server takes env", name)
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0):
+		return fmt.Errorf("server %q: fields \"args\" and \"env\" are for command servers; a url server takes headers", name)
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("server %q: field \"env\": %q is not a variable name", name, k)
+		}
+	}
+	return nil
+}
+
+// Hidden stands for a secret's value wherever a configuration is shown or
+// exported.
+const Hidden = "(hidden)"
+
+// Redacted is the server with its env and header values hidden: what the
+// window, the timeline and exports show. The keys stay.
+func (s Server) Redacted() Server {
+	s.Env = hide(s.Env)
+	s.Headers = hide(s.Headers)
+	return s
+}
+
+// Redacted is every server redacted.
+func (s Servers) Redacted() Servers {
+	if s == nil {
+		return nil
+	}
+	out := make(Servers, len(s))
+	for k, v := range s {
+		out[k] = v.Redacted()
+	}
+	return out
+}
+
+func hide(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = Hidden
+	}
+	return out
+}
+
+// Merge is the servers of base with those of over added; a server of
+// over replaces base's of the same name (a workspace's over the global
+// settings').
+func Merge(base, over Servers) Servers {
+	out := Servers{}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
+	return out
+}
+
+// Describe is the server as one line: its command and args, or its URL.
+func (s Server) Describe() string {
+	if s.Command != "" {
+		return strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+	}
+	return s.URL
+}
+
+// ValidName reports whether name can be a server's name.
+func ValidName(name string) bool { return nameRe.MatchString(name) }

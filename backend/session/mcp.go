@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/mcp"
+	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/tools"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// MCPLogDir is where the MCP servers' stderr is kept: beside the database,
+// in Loupe's data folder.
+func MCPLogDir(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), "mcp-logs") }
+
+// MCPCallTimeout bounds one MCP tool call (a var so tests can shorten it).
+var MCPCallTimeout = mcp.DefaultCallTimeout
+
+// mcpServers are the servers a run in dir uses: the global ones, and the
+// workspace's own when it is trusted (a workspace server replaces a global
+// one of the same name).
+func (m *Manager) mcpServers(ctx context.Context, dir string) (mcp.Servers, []trace.Notice, error) {
+	global, err := settings.LoadMCP(ctx, m.store)
+	if err != nil {
+		return nil, nil, err
+	}
+	local, notices, err := m.ws.MCPServers(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mcp.Merge(global, local), notices, nil
+}
+
+// startMCP starts the MCP servers of a run in dir and returns their pool
+// (nil when there are none; Close it when the run ends), their tools and
+// the notices of what could not start or be offered.
+func (m *Manager) startMCP(ctx context.Context, dir string) (*mcp.Pool, []tools.Tool, []trace.Notice, error) {
+	servers, notices, err := m.mcpServers(ctx, dir)
+	if err != nil || len(servers) == 0 {
+		return nil, nil, notices, err
+	}
+	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout})
+	notices = append(notices, pool.Start(ctx)...)
+	ts, skipped := pool.Tools()
+	return pool, ts, append(notices, skipped...), nil
+}
+
+// withMCP is the run's registry: the built-in tools the session offers,
+// then the MCP servers' tools.
+func withMCP(builtins *tools.Registry, extra []tools.Tool) (*tools.Registry, error) {
+	if len(extra) == 0 {
+		return builtins, nil
+	}
+	return tools.NewRegistry(append(builtins.Tools(), extra...)...)
+}
+
+// MCPServers starts the MCP servers a run in dir would use (dir "" for the
+// global ones alone), lists each with its state, its tools and what their
+// schemas cost, and stops them: the window's Settings → MCP servers. The
+// env and header values are never in it.
+func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo, error) {
+	global, err := settings.LoadMCP(ctx, m.store)
+	if err != nil {
+		return nil, err
+	}
+	var local mcp.Servers
+	if dir != "" {
+		if local, _, err = m.ws.MCPServers(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	all := mcp.Merge(global, local)
+	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout})
+	defer pool.Close()
+	pool.Start(ctx)
+	infos := pool.Info(all, SchemaTokens)
+	for i := range infos {
+		if _, ok := local[infos[i].Name]; ok {
+			infos[i].Scope = "workspace"
+		}
+	}
+	return infos, nil
+}
+
+// SchemaTokens is what one tool's schema adds to every request, by the
+// estimate the context meter and the readiness check use.
+func SchemaTokens(s llm.ToolSpec) int {
+	rate := trace.DefaultRate()
+	return rate.Tokens(trace.PromptBytesOf(llm.Request{Tools: []llm.ToolSpec{s}})) - rate.Tokens(trace.PromptBytesOf(llm.Request{}))
+}
+
+// MCPLog is the end of a server's log (its stderr), for the window.
+func (m *Manager) MCPLog(name string) string {
+	if !mcp.ValidName(name) {
+		return ""
+	}
+	return mcp.LogTail(filepath.Join(MCPLogDir(m.store.Path()), name+".log"), 64<<10)
+}
