@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
+	"github.com/loupe-dev/loupe/backend/hooks"
 )
 
 // workspaceSettingsFile is where a workspace proposes settings.
@@ -42,6 +43,9 @@ type WorkspaceSettings struct {
 	Host string `json:"host,omitempty"`
 	// AllowNetwork asks for commands to have network access here.
 	AllowNetwork bool `json:"allow_network,omitempty"`
+	// Hooks are this workspace's hooks, run after the user's own (see
+	// package hooks); like its rules, only once the workspace is trusted.
+	Hooks []hooks.Hook `json:"hooks,omitempty"`
 
 	// Path is the file read ("" when the workspace has none).
 	Path string `json:"-"`
@@ -109,6 +113,9 @@ func LoadWorkspaceSettings(dir string) (WorkspaceSettings, error) {
 		if _, err := compileCommand(c); err != nil {
 			probs = append(probs, err.Error())
 		}
+	}
+	if err := hooks.Validate(name, s.Hooks); err != nil {
+		probs = append(probs, err.Error())
 	}
 	if s.Host != "" {
 		if u, err := url.Parse(s.Host); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
