@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/hooks"
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/tools"
@@ -98,6 +99,8 @@ type Seams struct {
 	Approver Approver
 	// Pauser may be nil: the run never pauses.
 	Pauser Pauser
+	// Hooks may be nil: no hooks run.
+	Hooks *hooks.Set
 	// OnDelta may be nil: then nothing is streamed, and a command's
 	// output is read as one stream, in exactly the order it was written
 	// (see sandbox.Command.OnOutput).

@@ -43,6 +43,13 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 		end, err := r.cancelled(ctx)
 		return trace.ModelResponse{}, &end, err
 	}
+	if end, err := r.requestHooks(ctx); err != nil || end != nil {
+		return trace.ModelResponse{}, end, err
+	}
+	if ctx.Err() != nil {
+		end, err := r.cancelled(ctx)
+		return trace.ModelResponse{}, &end, err
+	}
 	r.mu.Lock()
 	mr.HistoryBase, mr.HistoryAdded = r.hist.Delta()
 	req := trace.BuildRequest(r.hist, mr, r.specs)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/hooks"
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -43,6 +44,8 @@ type call struct {
 	// notice is the tool's word for the user about this call (an MCP
 	// server that crashed), recorded after its result.
 	notice *trace.Notice
+	// said is what its before_tool hooks came to, once they ran.
+	said *hookSaid
 }
 
 // runCalls takes the calls of one complete answer through the harness.
@@ -235,7 +238,11 @@ func (r *run) mayPause(c *call) bool {
 	}
 	before, _ := p.Stops(Checkpoint{Point: trace.PointBeforeTool, Run: r.num, Round: r.round, CallID: c.ID, Tool: c.Name, Args: argsObject(c.Args)})
 	after, _ := p.Stops(Checkpoint{Point: trace.PointAfterResult, Run: r.num, Round: r.round, CallID: c.ID, Tool: c.Name})
-	return before || after
+	hook := false
+	if hs := r.a.seams.Hooks; len(hs.For(hooks.BeforeTool, c.Name))+len(hs.For(hooks.AfterTool, c.Name))+len(hs.For(hooks.AfterEdit, c.Name)) > 0 {
+		hook, _ = p.Stops(Checkpoint{Point: trace.PointAfterHook, Run: r.num, Round: r.round, CallID: c.ID, Tool: c.Name})
+	}
+	return before || after || hook
 }
 
 // check validates a call against the registry, without recording.
@@ -268,7 +275,13 @@ func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, 
 		close(c.done)
 		return
 	}
-	v := r.perm.judge(c)
+	v, err := r.judged(ctx, c)
+	if err != nil {
+		<-slots
+		stop(err)
+		close(c.done)
+		return
+	}
 	if v.asks() {
 		<-slots
 		c.person = true
@@ -287,7 +300,13 @@ func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, 
 	}
 	go func() {
 		defer func() { <-slots }()
-		c.done <- r.runTool(ctx, c)
+		res, err := r.ranTool(ctx, c)
+		if err != nil {
+			stop(err)
+			close(c.done)
+			return
+		}
+		c.done <- res
 	}()
 }
 
@@ -339,7 +358,11 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: text, ErrorKind: trace.ErrSkipped, Bytes: len(text)}
 	}
 	if c.outcome == nil {
-		decided, err := r.decide(ctx, c, r.perm.judge(c))
+		v, err := r.judged(ctx, c)
+		if err != nil {
+			return err
+		}
+		decided, err := r.decide(ctx, c, v)
 		if err != nil || !decided {
 			return err
 		}
@@ -354,9 +377,13 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 	case <-ctx.Done():
 		return nil
 	}
-	ok = true
-	c.done <- r.runTool(ctx, c)
+	res, err := r.ranTool(ctx, c)
 	<-slots
+	if err != nil {
+		return err
+	}
+	ok = true
+	c.done <- res
 	return nil
 }
 
@@ -378,6 +405,7 @@ func (r *run) beforeTool(ctx context.Context, c *call) (Command, error) {
 			return err
 		}
 		c.Args, c.tool, c.outcome = p.Args, tool, nil
+		c.said = nil // its hooks judge the new arguments
 		s.cp.Args = p.Args
 		return nil
 	}

@@ -274,6 +274,9 @@ func (r *run) finish(ctx context.Context, at *resumeAt) (trace.RunEnd, error) {
 	if err != nil {
 		return trace.RunEnd{}, unwrapStore(err)
 	}
+	if err := r.endHooks(ctx, end); err != nil {
+		return trace.RunEnd{}, unwrapStore(err)
+	}
 	if _, err := r.record(ctx, trace.KindRunEnd, end); err != nil {
 		return end, unwrapStore(err)
 	}

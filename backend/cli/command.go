@@ -29,7 +29,7 @@ type command struct {
 }
 
 // commands are every command, in the order loupe help lists them.
-var commands = []*command{runCommand, pullCommand, exportCommand, importCommand, searchCommand, tryCommand, compareCommand, forkCommand, mcpCommand}
+var commands = []*command{runCommand, pullCommand, exportCommand, importCommand, searchCommand, tryCommand, tryHooksCommand, compareCommand, forkCommand, mcpCommand}
 
 // lookup is the command named name, or nil.
 func lookup(name string) *command {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
+	"github.com/loupe-dev/loupe/backend/hooks"
 )
 
 // workspaceSettingsFile is where a workspace proposes settings.
@@ -46,6 +47,9 @@ type WorkspaceSettings struct {
 	// shape (read by the mcp package, started only once the workspace is
 	// trusted: a server is a program that runs).
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// Hooks are this workspace's hooks, run after the user's own (see
+	// package hooks); like its rules, only once the workspace is trusted.
+	Hooks []hooks.Hook `json:"hooks,omitempty"`
 
 	// Path is the file read ("" when the workspace has none).
 	Path string `json:"-"`
@@ -113,6 +117,9 @@ func LoadWorkspaceSettings(dir string) (WorkspaceSettings, error) {
 		if _, err := compileCommand(c); err != nil {
 			probs = append(probs, err.Error())
 		}
+	}
+	if err := hooks.Validate(name, s.Hooks); err != nil {
+		probs = append(probs, err.Error())
 	}
 	if s.Host != "" {
 		if u, err := url.Parse(s.Host); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -69,6 +69,9 @@ type Command struct {
 	// runs the Sweep once every parallel command has ended. Nil: Run
 	// checks at the end of this command and says so in Output.Text.
 	Sweep *Sweep
+	// Stdin, when set, is what the command reads on its standard input
+	// (a hook's JSON); nil reads /dev/null.
+	Stdin []byte
 }
 
 // Output is what a finished command produced.
@@ -187,6 +190,18 @@ func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
 	defer pr.Close()
 	readers := []*os.File{pr}
 	cmd.Stdin = nil // exec opens os.DevNull
+	var stdinW *os.File
+	if c.Stdin != nil {
+		// A pipe of our own (not an io.Reader, for which exec would start
+		// a copying goroutine that Wait waits for): the command gets the
+		// read end, and what it does not read is dropped when it exits.
+		sr, sw, err := os.Pipe()
+		if err != nil {
+			return Output{}, fmt.Errorf("sandbox: create pipe: %w", err)
+		}
+		defer sr.Close()
+		cmd.Stdin, stdinW = sr, sw
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	var ew *os.File
@@ -218,9 +233,26 @@ func execute(ctx context.Context, c Command, limit int, waitDelay time.Duration,
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		closeWriters()
+		if stdinW != nil {
+			stdinW.Close()
+		}
 		return Output{}, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
 	closeWriters()
+	if stdinW != nil {
+		if sr, ok := cmd.Stdin.(*os.File); ok {
+			sr.Close() // the command holds its own copy
+		}
+		go func() {
+			// Ends when all is written, or when the command exits without
+			// reading it all (a broken pipe).
+			_, _ = stdinW.Write(c.Stdin)
+			stdinW.Close()
+		}()
+		// One that left the group and holds the pipe without reading
+		// does not keep the writer waiting once Run returns.
+		defer func() { _ = stdinW.SetWriteDeadline(time.Now()) }()
+	}
 
 	buf := newCapBuffer(capBytes)
 	overLimit := make(chan struct{})

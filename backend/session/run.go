@@ -320,6 +320,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		Tools:    reg,
 		Approver: approver,
 		Pauser:   gate,
+		Hooks:    hooksFor(set, policy, runner, s.Workspace),
 		OnDelta:  onDelta,
 	}, evs)
 	m.mu.Lock()

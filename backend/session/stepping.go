@@ -290,9 +290,9 @@ func (s *stepping) set(ctx context.Context, id string, on bool) error {
 func (s *stepping) setBreakpoints(ctx context.Context, id string, bp Breakpoints) error {
 	for _, p := range bp.Points {
 		switch p {
-		case trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult:
+		case trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult, trace.PointAfterHook:
 		default:
-			return errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool or after_result")
+			return errors.New("unknown checkpoint " + p + ": use before_request, after_response, before_tool, after_result or after_hook")
 		}
 	}
 	g, err := s.gate(ctx, id)

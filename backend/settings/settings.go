@@ -10,6 +10,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/loupe-dev/loupe/backend/hooks"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -66,6 +67,9 @@ type Settings struct {
 	OTLPEndpoint  string `json:"otlp_endpoint"`
 	OTLPProtocol  string `json:"otlp_protocol"`
 	OTLPNoContent bool   `json:"otlp_no_content"`
+	// Hooks are the user's hooks, for every workspace (a trusted
+	// workspace's own run after them).
+	Hooks []hooks.Hook `json:"hooks"`
 }
 
 // OllamaTimeouts are the waits for Ollama the settings give.
@@ -92,6 +96,7 @@ func Defaults() Settings {
 		Tools:          map[string]permission.ToolSetting{},
 		Rules:          []permission.Rule{},
 		Hosts:          []HostProfile{},
+		Hooks:          []hooks.Hook{},
 		SystemPrompt:   DefaultSystemPrompt,
 
 		RecoverTextCalls: true,
@@ -137,6 +142,9 @@ func (s Settings) Validate() error {
 	}
 	probs = append(probs, validateHosts(s.Hosts)...)
 	probs = append(probs, validateOTLP(s)...)
+	if err := hooks.Validate("Settings", s.Hooks); err != nil {
+		probs = append(probs, err.Error())
+	}
 	if !s.PermissionMode.Valid() {
 		probs = append(probs, fmt.Sprintf("unknown permission mode %q (use \"ask_all\", \"ask\" or \"auto\")", s.PermissionMode))
 	}
@@ -189,6 +197,9 @@ func Load(ctx context.Context, st *store.Store) (Settings, error) {
 	}
 	if s.Hosts == nil {
 		s.Hosts = []HostProfile{}
+	}
+	if s.Hooks == nil {
+		s.Hooks = []hooks.Hook{}
 	}
 	return s, nil
 }

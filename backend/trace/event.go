@@ -77,7 +77,7 @@ func Decode[T Payload](e Event) (T, error) {
 
 // Payload is implemented by every payload type.
 type Payload interface {
-	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit | Restore | Compaction
+	UserMessage | ModelRequest | ModelResponse | ToolCall | Permission | ToolResult | Notice | Error | RunEnd | Checkpoint | Edit | Restore | Compaction | HookRun
 	kind() Kind
 }
 
@@ -433,6 +433,7 @@ const (
 	PointAfterResponse = "after_response" // the answer is in, no tool has run
 	PointBeforeTool    = "before_tool"    // a checked call, before permission and running
 	PointAfterResult   = "after_result"   // a result, before it goes back to the model
+	PointAfterHook     = "after_hook"     // a call's hook has run, before what it said counts
 )
 
 // Checkpoint states and the actions that end a pause.
@@ -457,6 +458,8 @@ type Checkpoint struct {
 	State  string `json:"state"`
 	CallID string `json:"call_id,omitempty"`
 	Tool   string `json:"tool,omitempty"`
+	// Hook names the hook that just ran (after_hook).
+	Hook string `json:"hook,omitempty"`
 	// Breakpoint is true when a breakpoint (not stepping) made it pause.
 	Breakpoint bool `json:"breakpoint,omitempty"`
 	// Action says how a pause ended (on resumed).
@@ -552,6 +555,7 @@ func Payloads() map[Kind]any {
 	add(entry[Edit]())
 	add(entry[Restore]())
 	add(entry[Compaction]())
+	add(entry[HookRun]())
 	return out
 }
 

@@ -147,6 +147,16 @@ func describe(e Event) string {
 		p, _ := Decode[Compaction](e)
 		return fmt.Sprintf("compaction (%s): %d messages (%s) replaced by a summary, ~%d → ~%d tokens: %s",
 			p.Trigger, p.Messages, p.Span(), p.TokensBefore, p.TokensAfter, oneLine(p.Summary))
+	case KindHookRun:
+		p, _ := Decode[HookRun](e)
+		s := fmt.Sprintf("hook %s (%s) %s, exit %d, %d ms", p.Hook, p.Event, p.Outcome, p.ExitCode, p.DurationMs)
+		if p.Decision != "" {
+			s += ", decided " + p.Decision
+		}
+		if p.Reason != "" {
+			s += ": " + oneLine(p.Reason)
+		}
+		return s
 	case KindRunEnd:
 		p, _ := Decode[RunEnd](e)
 		s := fmt.Sprintf("run ended: %s after %d round(s)", p.Reason, p.Rounds)

@@ -99,6 +99,14 @@ func searchText(e Event, fast bool) (string, bool) {
 		if p, err := decodeText[Compaction](e, &t); err == nil {
 			t.add(p.Summary)
 		}
+	case KindHookRun:
+		if p, err := decodeText[HookRun](e, &t); err == nil {
+			t.add(p.Hook)
+			t.add(p.Command)
+			t.add(p.Stdout)
+			t.add(p.Stderr)
+			t.add(p.Reason)
+		}
 	case KindEdit:
 		if p, err := decodeText[Edit](e, &t); err == nil {
 			t.json(p.After)

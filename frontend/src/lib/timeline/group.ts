@@ -5,6 +5,7 @@ import type {
   CompactionEvent,
   EditEvent,
   ErrorEvent,
+  HookRunEvent,
   LlmToolCall,
   ModelRequestEvent,
   ModelResponseEvent,
@@ -40,7 +41,14 @@ export interface CallItem {
 }
 
 /** A pause or an edit: what step-through adds to the timeline. */
-export type StepItem = CheckpointItem | { kind: 'edit'; key: string; event: EditEvent };
+export type StepItem = CheckpointItem | { kind: 'edit'; key: string; event: EditEvent } | HookItem;
+
+/** One run of a hook: with its call (before_tool above it, after_tool and after_edit below its result), else in its round. */
+export interface HookItem {
+  kind: 'hook';
+  key: string;
+  event: HookRunEvent;
+}
 
 /** A pause of a step-through run and, once it ended, how. */
 export interface CheckpointItem {
@@ -230,6 +238,9 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
         break;
       case 'compaction':
         roundOf(e).items.push({ kind: 'compaction', key: `e:${e.seq}`, event: e });
+        break;
+      case 'hook_run':
+        place(e, { kind: 'hook', key: `e:${e.seq}`, event: e }, e.payload.call_id, e.payload.event !== 'before_tool');
         break;
       case 'checkpoint': {
         if (e.payload.state !== 'paused' && open && open.event.payload.point === e.payload.point && !open.resumed) {

@@ -16,6 +16,7 @@ export * from './standing';
 export * from './rows';
 export * from './output';
 export * from './compaction';
+export * from './hook';
 export * from './meter';
 export * from './rendered';
 export * from './system';

@@ -36,6 +36,9 @@ export function checkpointStep(point: CheckpointPoint | string): { step: LoopSte
       return { step: 'permission', when: 'before' };
     case 'after_result':
       return { step: 'append', when: 'before' };
+    case 'after_hook':
+      // A call's hook has run; what it said counts next.
+      return { step: 'permission', when: 'after' };
     default:
       return { step: 'send', when: 'before' };
   }
@@ -76,6 +79,17 @@ export function stepOfEvent(e: TraceEvent): LoopStep | null {
       // The summary replaces older messages of the history the next
       // request sends.
       return 'append';
+    case 'hook_run':
+      switch (e.payload.event) {
+        case 'before_tool':
+          return 'permission';
+        case 'before_request':
+          return 'send';
+        case 'run_end':
+          return 'stop';
+        default:
+          return 'append';
+      }
     case 'notice':
     case 'restore':
       // Putting files back happens outside the loop.
@@ -173,6 +187,7 @@ export const CHECKPOINT_LABELS: Record<CheckpointPoint, string> = {
   after_response: 'After each response',
   before_tool: 'Before each tool call',
   after_result: 'After each tool result',
+  after_hook: 'After each hook of a call',
 };
 
 /**

@@ -14,7 +14,8 @@ export type CardKind =
   | 'checkpoint'
   | 'edit'
   | 'restore'
-  | 'compaction';
+  | 'compaction'
+  | 'hook';
 
 export interface CardRef {
   id: string;

@@ -224,7 +224,7 @@ function factsOf(run: RunGroup, g: RoundGroup, asks: Map<string, PermissionEvent
   for (const s of steps) {
     if (s.kind === 'edit') {
       markers.push({ kind: 'edit', key: s.key, atMs: rel(time(s.event)), label: `You edited the ${s.event.payload.target}` });
-    } else if (s.event.payload.state === 'paused') {
+    } else if (s.kind === 'checkpoint' && s.event.payload.state === 'paused') {
       const end = s.resumed ? time(s.resumed) : nowAt;
       gaps.push({ kind: 'pause', key: s.key, startMs: rel(time(s.event)), endMs: rel(end), reason: pauseReason(s.event, s.resumed), open: !s.resumed });
     }

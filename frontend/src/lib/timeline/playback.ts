@@ -131,6 +131,8 @@ export function eventLabel(e: TraceEvent): string {
       return `You edited the ${e.payload.target}`;
     case 'notice':
       return `Notice: ${e.payload.code}`;
+    case 'hook_run':
+      return `Hook ${e.payload.hook} (${e.payload.event}): ${e.payload.outcome}`;
     case 'error':
       return `Error: ${e.payload.code}`;
     case 'run_end':

@@ -3,7 +3,7 @@
 // log, so the virtual list, keyboard navigation, filters, search and
 // "jump to round" all walk the same list, whether a card is on screen or not.
 import type { TraceEvent } from '../types';
-import type { CallItem, CheckpointItem, RoundGroup, RunGroup, StepItem } from './group';
+import type { CallItem, CheckpointItem, HookItem, RoundGroup, RunGroup, StepItem } from './group';
 import { callStep, checkpointStep, stepOfEvent, type LoopStep } from './loop';
 import type { CardKind } from './nav';
 
@@ -27,7 +27,7 @@ interface CardCommon {
 
 export type CardModel = CardCommon &
   (
-    | { kind: 'user' | 'request' | 'response' | 'notice' | 'error' | 'end' | 'restore' | 'edit' | 'compaction'; event: TraceEvent }
+    | { kind: 'user' | 'request' | 'response' | 'notice' | 'error' | 'end' | 'restore' | 'edit' | 'compaction' | 'hook'; event: TraceEvent }
     | { kind: 'call'; item: CallItem }
     | { kind: 'observation'; item: CallItem; event: TraceEvent }
     | { kind: 'checkpoint'; item: CheckpointItem; event: TraceEvent }
@@ -42,7 +42,13 @@ function stepCard(s: StepItem, run: number, round: number): CardModel {
   if (s.kind === 'checkpoint') {
     return { kind: 'checkpoint', id: s.key, run, round, item: s, event: s.event, step: checkpointStep(s.event.payload.point).step, marks: [] };
   }
+  if (s.kind === 'hook') return hookCardOf(s, run, round);
   return { kind: 'edit', id: s.key, run, round, event: s.event, step: stepOfEvent(s.event), marks: ['edited'] };
+}
+
+/** A hook's card. It carries no mark: what it blocked is marked where it shows (the call's denial, the observation's error, the notice). */
+function hookCardOf(s: HookItem, run: number, round: number): CardModel {
+  return { kind: 'hook', id: s.key, run, round, event: s.event, step: stepOfEvent(s.event), marks: [] };
 }
 
 // An edit is marked once, on its own card (one per edit event): the call
@@ -91,6 +97,7 @@ export function timelineRows(runs: readonly RunGroup[]): Row[] {
             break;
           case 'checkpoint':
           case 'edit':
+          case 'hook':
             card(stepCard(it, n, g.round), inRound);
             break;
           case 'notice':

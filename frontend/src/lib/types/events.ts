@@ -20,6 +20,7 @@ export const KINDS = [
   'edit',
   'restore',
   'compaction',
+  'hook_run',
 ] as const satisfies readonly Kind[];
 // A kind Go declares that the list above misses fails to compile here.
 const everyKind: Record<Exclude<Kind, (typeof KINDS)[number]>, never> = {};
@@ -55,6 +56,7 @@ export type CheckpointEvent = EventOf<'checkpoint'>;
 export type EditEvent = EventOf<'edit'>;
 export type RestoreEvent = EventOf<'restore'>;
 export type CompactionEvent = EventOf<'compaction'>;
+export type HookRunEvent = EventOf<'hook_run'>;
 
 export function isKnownKind(k: unknown): k is Kind {
   return typeof k === 'string' && (KINDS as readonly string[]).includes(k);
@@ -77,6 +79,7 @@ export const isCheckpoint = (e: TraceEvent): e is CheckpointEvent => e.kind === 
 export const isEdit = (e: TraceEvent): e is EditEvent => e.kind === 'edit';
 export const isRestore = (e: TraceEvent): e is RestoreEvent => e.kind === 'restore';
 export const isCompaction = (e: TraceEvent): e is CompactionEvent => e.kind === 'compaction';
+export const isHookRun = (e: TraceEvent): e is HookRunEvent => e.kind === 'hook_run';
 
 /**
  * Checks the envelope of an event received from the backend. An event of a

@@ -263,6 +263,7 @@ export const STOP_REASONS = {
   timeout: "timeout",
   doesNotFit: "does_not_fit",
   printedCall: "printed_call",
+  hookBlocked: "hook_blocked",
 } as const;
 export type StopReason = (typeof STOP_REASONS)[keyof typeof STOP_REASONS];
 
@@ -272,6 +273,7 @@ export const POINTS = {
   afterResponse: "after_response",
   beforeTool: "before_tool",
   afterResult: "after_result",
+  afterHook: "after_hook",
 } as const;
 export type CheckpointPoint = (typeof POINTS)[keyof typeof POINTS];
 
@@ -341,6 +343,7 @@ export interface PayloadMap {
   compaction: CompactionPayload;
   edit: EditPayload;
   error: ErrorPayload;
+  hook_run: HookRun;
   model_request: ModelRequestPayload;
   model_response: ModelResponsePayload;
   notice: NoticePayload;
@@ -422,6 +425,8 @@ export interface CheckpointPayload {
   state: string;
   call_id?: string;
   tool?: string;
+  /** Hook names the hook that just ran (after_hook). */
+  hook?: string;
   /** Breakpoint is true when a breakpoint (not stepping) made it pause. */
   breakpoint?: boolean;
   /** Action says how a pause ended (on resumed). */
@@ -846,6 +851,57 @@ export interface Hit {
   snippet: SnippetPart[] | null;
 }
 
+/** hooks.Hook: Hook is one configured hook. */
+export interface Hook {
+  /** Name is how the timeline names it; empty: its command. */
+  name?: string;
+  event: string;
+  /** Matcher picks the tools it runs for (before_tool, after_tool,
+   * after_edit): a tool name, a glob (`*_file`), or several joined by
+   * `|`. Empty: every tool. */
+  matcher?: string;
+  /** Command is a shell command, run in the workspace, in the sandbox. */
+  command: string;
+  /** TimeoutS bounds it in seconds (0: DefaultTimeout); at the bound it
+   * and everything it started are killed. */
+  timeout_s?: number;
+  /** OnFailure is FailBlock (the default) or FailContinue. */
+  on_failure?: string;
+}
+
+/** trace.HookRun: HookRun records one run of a hook: what it was given and what it
+ * answered. Stdout and Stderr are as much as Loupe keeps of them (see
+ * Cut). */
+export interface HookRun {
+  /** Hook is the hook's name (its command when it has none), Event the
+   * event it ran on, Command what ran. */
+  hook: string;
+  event: string;
+  command: string;
+  /** CallID and Tool are the call it ran for (tool events). */
+  call_id?: string;
+  tool?: string;
+  /** Input is the JSON it read on stdin. */
+  input: JsonValue;
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+  timed_out?: boolean;
+  /** Cut says the output was longer than Loupe keeps. */
+  cut?: boolean;
+  /** Error says why it could not run (the sandbox refused it). */
+  error?: string;
+  /** Outcome is HookPassed, HookBlocked, HookFailed or
+   * HookFailedContinued. */
+  outcome: string;
+  /** Decision is what a before_tool hook decided (allow, deny, ask; ""
+   * when it said nothing), Reason why, as the model or the question
+   * reads it. */
+  decision?: string;
+  reason?: string;
+  duration_ms: number;
+}
+
 /** main.HostCheck: HostCheck is what an Ollama host answered when asked its version. */
 export interface HostCheck {
   host: string;
@@ -907,7 +963,7 @@ export interface Instructions {
 
 /** trace.Kind: Kind names an event kind. Every kind has one payload type below
  * (Payloads), which the window's types are generated from. */
-export type Kind = "user_message" | "model_request" | "model_response" | "tool_call" | "permission" | "tool_result" | "notice" | "error" | "run_end" | "checkpoint" | "edit" | "restore" | "compaction";
+export type Kind = "user_message" | "model_request" | "model_response" | "tool_call" | "permission" | "tool_result" | "notice" | "error" | "run_end" | "checkpoint" | "edit" | "restore" | "compaction" | "hook_run";
 
 /** llm.ToolCall: ToolCall is one call the model asked for. Args are kept as the raw JSON
  * object the model produced, in its key order, so that what is shown and
@@ -1474,9 +1530,13 @@ export interface RoundFigures {
  *     runs). Allow rules must match the command name exactly; deny and
  *     ask rules whose name has no slash also match it by base name
  *     (deny "rm *" matches "/bin/rm -r x").
- *   - CommandLine matches one exact command line (compared as the shell
- *     parser prints it, so spacing does not matter). The broker's grants
- *     for run_command use it.
+ *   - CommandLine matches one exact command line. An allow rule matches
+ *     only the same text (spaces, tabs and newlines at either end aside):
+ *     the parser's printed form can be equal for two lines bash reads
+ *     apart (it splits words at a carriage return, bash does not), and an
+ *     allow line vouches for what the classifier cannot see. Deny and ask
+ *     lines also match a line the parser prints the same way. The
+ *     broker's grants for run_command use it.
  *   - Path is a doublestar glob relative to the workspace. As in
  *     .gitignore, a pattern without a slash matches a name at any depth
  *     (".env*" matches "sub/.env.local"); one with a slash is anchored at
@@ -1673,6 +1733,9 @@ export interface SettingsWire {
   otlp_endpoint: string;
   otlp_protocol: string;
   otlp_no_content: boolean;
+  /** Hooks are the user's hooks, for every workspace (a trusted
+   * workspace's own run after them). */
+  hooks: Hook[] | null;
 }
 
 /** session.Skip: Skip answers the pending call with the user's observation without
@@ -2071,4 +2134,7 @@ export interface WorkspaceSettings {
    * shape (read by the mcp package, started only once the workspace is
    * trusted: a server is a program that runs). */
   mcpServers?: JsonValue;
+  /** Hooks are this workspace's hooks, run after the user's own (see
+   * package hooks); like its rules, only once the workspace is trusted. */
+  hooks?: Hook[];
 }

@@ -1,0 +1,62 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/hooks"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/trace"
+)
+
+// Try on a recorded session: hooks that were not on run against each
+// recorded call, in the sandbox with the workspace read-only, and say what
+// they would have decided; the session is not changed.
+func TestTryHooksOnARecordedSession(t *testing.T) {
+	w := openWindow(t, "try_hooks", "not saved", permission.ModeAuto, nil)
+	w.srv.Script(
+		calls(call("call_1", "run_command", `{"command":"echo hi"}`)),
+		calls(call("call_2", "run_command", `{"command":"rm notes.txt"}`)),
+		calls(call("call_3", "edit_file", `{"path":"README.md","old_string":"hello","new_string":"Hello"}`)),
+		text("Done."),
+	)
+	w.send("Go")
+	if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	before := len(w.events())
+	hs := []hooks.Hook{
+		{Name: "no rm", Event: hooks.BeforeTool, Matcher: "run_command",
+			Command: `doc=$(cat); case "$doc" in *'"rm '*) echo 'no rm' >&2; exit 2;; esac; echo '{"decision":"allow"}'`},
+		{Name: "scribble", Event: hooks.AfterEdit, Command: `cat > /dev/null; echo x >> README.md; echo "wrote: $?"`},
+	}
+	tried, err := w.m.TryHooks(context.Background(), w.id, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tried) != 3 {
+		t.Fatalf("tried = %+v", tried)
+	}
+	if tried[0].Decision != trace.Allow || tried[1].Decision != trace.Deny || tried[2].Decision != "" {
+		t.Fatalf("decisions = %q %q %q", tried[0].Decision, tried[1].Decision, tried[2].Decision)
+	}
+	if r := tried[1].Runs; len(r) != 1 || r[0].Outcome != trace.HookBlocked || strings.TrimSpace(r[0].Stderr) != "no rm" {
+		t.Fatalf("rm's runs = %+v", r)
+	}
+	edit := tried[2].Runs
+	if len(edit) != 1 || edit[0].Event != hooks.AfterEdit || !strings.Contains(string(edit[0].Input), `"paths":["README.md"]`) {
+		t.Fatalf("edit's runs = %+v", edit)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.ws, "README.md")); err != nil || strings.Contains(string(b), "x\n") || strings.Contains(edit[0].Stdout, "wrote: 0") {
+		t.Fatalf("a tried hook wrote to the workspace (%v): README.md holds %q; its output: %+v", err, b, edit[0])
+	}
+	if len(w.events()) != before {
+		t.Fatal("trying hooks wrote to the session")
+	}
+	if _, err := w.m.TryHooks(context.Background(), w.id, []hooks.Hook{{Event: "after_tools", Command: "true"}}); err == nil || !strings.Contains(err.Error(), `unknown event "after_tools"`) {
+		t.Fatalf("a bad hook: %v", err)
+	}
+}
