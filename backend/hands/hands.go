@@ -45,6 +45,8 @@ type Root struct {
 	dir       string
 	fd        int
 	protected Protected
+	// closed, when set, runs once at Close (AtClose).
+	closed func()
 }
 
 // Open holds dir open. The path dir itself is the caller's (the user
@@ -60,8 +62,20 @@ func Open(dir string, protected Protected) (*Root, error) {
 // Dir is the path the root was opened at, for messages.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the handle. Dirs opened from it stay usable.
-func (r *Root) Close() error { return unix.Close(r.fd) }
+// Close releases the handle, and what AtClose was given. Dirs opened
+// from it stay usable.
+func (r *Root) Close() error {
+	if r.closed != nil {
+		f := r.closed
+		r.closed = nil
+		defer f()
+	}
+	return unix.Close(r.fd)
+}
+
+// AtClose has f run when the root is closed (what was held for the time
+// the root is used: backend/sandbox Quiet's release).
+func (r *Root) AtClose(f func()) { r.closed = f }
 
 // FoundError says that the entry at Path is not what an operation on For
 // expects: a symbolic link (Target is what it points at), a directory, a

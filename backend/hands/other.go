@@ -23,6 +23,7 @@ func Open(dir string, protected Protected) (*Root, error) {
 
 func (r *Root) Dir() string                                  { return r.dir }
 func (r *Root) Close() error                                 { return nil }
+func (r *Root) AtClose(func())                               {}
 func (r *Root) Protected(string) (string, bool)              { return "", false }
 func (r *Root) OpenDir(string) (*Dir, error)                 { return nil, errUnsupported }
 func (r *Root) OpenParent(string) (*Dir, string, error)      { return nil, "", errUnsupported }
@@ -57,6 +58,9 @@ func (d *Dir) Rename(string, *Dir, string) error                   { return errU
 func (d *Dir) Symlink(string, string) error                        { return errUnsupported }
 func (d *Dir) Mkdir(string, fs.FileMode) (*Dir, error)             { return nil, errUnsupported }
 func (d *Dir) Root(string, Protected) (*Root, error)               { return nil, errUnsupported }
+func (d *Dir) Usage(int) (int64, int, error)                       { return 0, 0, errUnsupported }
+func (d *Dir) Free() (int64, error)                                { return 0, errUnsupported }
+func (d *Dir) CopyFile(string, *Dir, int64) (int64, error)         { return 0, errUnsupported }
 
 type FoundError struct{ Path, For, Kind, Target string }
 
