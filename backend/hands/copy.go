@@ -72,7 +72,7 @@ func (d *Dir) CopyFile(name string, to *Dir, budget int64) (int64, error) {
 		return 0, err
 	}
 	rel, dest := join(d.rel, name), join(to.rel, name)
-	if err := to.root.guard(dest); err != nil {
+	if err := to.guard(dest); err != nil {
 		return 0, err
 	}
 	sfd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)

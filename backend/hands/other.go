@@ -13,7 +13,11 @@ import (
 // is changed.
 var errUnsupported = errors.New("Loupe changes workspace files itself only on Linux and other Unix systems")
 
-type Protected func(rel string) (pattern string, ok bool)
+type Look interface {
+	Lstat(rel string) (fs.FileInfo, error)
+}
+
+type Protected func(look Look, rel string) (pattern string, ok bool)
 
 type Root struct{ dir string }
 
