@@ -355,8 +355,9 @@ func cacheDir(workspace string) string {
 }
 
 // Check makes dir absolute and says what is wrong with it as a workspace:
-// missing, not a folder, or too wide (the whole file system, the home
-// folder or a folder holding it).
+// missing, not a folder, too wide (the whole file system, the home
+// folder or a folder holding it), or the hooks folder of the repository
+// it lies in (sandbox.HooksFolderOf).
 func Check(dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
 		return "", errors.New("choose a workspace folder first")
@@ -374,6 +375,11 @@ func Check(dir string) (string, error) {
 	}
 	if err := notTooWide(abs); err != nil {
 		return "", err
+	}
+	if repo, ok := sandbox.HooksFolderOf(abs); ok {
+		// Nothing in it could be held for a command (every file would
+		// be held), and every file the model writes there is one.
+		return "", fmt.Errorf("workspace %s is the hooks folder the settings of the repository %s name: every file in it is a program your git runs; choose the project folder instead", abs, repo)
 	}
 	return abs, nil
 }
