@@ -190,7 +190,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return err
 	}
 	var st unix.Stat_t
@@ -289,7 +289,7 @@ func (d *Dir) Remove(name string) error {
 	}
 	defer Changed()
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return err
 	}
 	err := unix.Unlinkat(d.fd, name, 0)
@@ -310,7 +310,7 @@ func (d *Dir) RemoveFile(name string) error {
 	}
 	defer Changed()
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return err
 	}
 	var st unix.Stat_t
@@ -349,7 +349,7 @@ const maxDepth = 512
 
 func (d *Dir) removeAll(name string, depth int) error {
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
@@ -412,10 +412,10 @@ func (d *Dir) Rename(name string, to *Dir, newName string) error {
 	}
 	defer Changed()
 	from, dest := join(d.rel, name), join(to.rel, newName)
-	if err := d.root.guard(from); err != nil {
+	if err := d.guard(from); err != nil {
 		return err
 	}
-	if err := to.root.guard(dest); err != nil {
+	if err := to.guard(dest); err != nil {
 		return err
 	}
 	if err := renameNoReplace(d.fd, name, to.fd, newName); err != nil {
@@ -488,7 +488,7 @@ func (d *Dir) Symlink(target, name string) error {
 		return err
 	}
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return err
 	}
 	if err := unix.Symlinkat(target, d.fd, name); err != nil {
@@ -505,7 +505,7 @@ func (d *Dir) Mkdir(name string, perm fs.FileMode) (*Dir, error) {
 		return nil, err
 	}
 	rel := join(d.rel, name)
-	if err := d.root.guard(rel); err != nil {
+	if err := d.guard(rel); err != nil {
 		return nil, err
 	}
 	if err := unix.Mkdirat(d.fd, name, uint32(perm&fs.ModePerm)); err != nil {

@@ -36,8 +36,19 @@ import (
 
 // Protected says whether rel (clean, slash-separated, relative to the
 // root) is a path Loupe's process never changes, and which pattern covers
-// it. nil protects nothing.
-type Protected func(rel string) (pattern string, ok bool)
+// it. nil protects nothing. What it needs to know of the workspace (is
+// this folder a repository: is there a HEAD; is this .git a file) it asks
+// look, never a path of its own: look answers from the folders the
+// operation holds open (the parent it is about to change an entry of,
+// and the root), without following a link, so the judgement is of the
+// folder that is then changed.
+type Protected func(look Look, rel string) (pattern string, ok bool)
+
+// Look is what a protected-path judgement may ask of the workspace: what
+// is at rel (relative to the root; a link is described as a link).
+type Look interface {
+	Lstat(rel string) (fs.FileInfo, error)
+}
 
 // Root is a directory held open; see the package comment. It is safe for
 // concurrent use.
@@ -45,6 +56,8 @@ type Root struct {
 	dir       string
 	fd        int
 	protected Protected
+	// closed, when set, runs once at Close (AtClose).
+	closed func()
 }
 
 // Open holds dir open. The path dir itself is the caller's (the user
@@ -60,8 +73,20 @@ func Open(dir string, protected Protected) (*Root, error) {
 // Dir is the path the root was opened at, for messages.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the handle. Dirs opened from it stay usable.
-func (r *Root) Close() error { return unix.Close(r.fd) }
+// Close releases the handle, and what AtClose was given. Dirs opened
+// from it stay usable.
+func (r *Root) Close() error {
+	if r.closed != nil {
+		f := r.closed
+		r.closed = nil
+		defer f()
+	}
+	return unix.Close(r.fd)
+}
+
+// AtClose has f run when the root is closed (what was held for the time
+// the root is used: backend/sandbox Quiet's release).
+func (r *Root) AtClose(f func()) { r.closed = f }
 
 // FoundError says that the entry at Path is not what an operation on For
 // expects: a symbolic link (Target is what it points at), a directory, a
@@ -176,12 +201,16 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// guard refuses a change to a protected path.
-func (r *Root) guard(rel string) error {
+// guard refuses a change to a protected path, judged from the root.
+func (r *Root) guard(rel string) error { return r.guardAt(r, rel) }
+
+// guardAt refuses a change to a protected path, judged by what look
+// finds.
+func (r *Root) guardAt(look Look, rel string) error {
 	if r.protected == nil {
 		return nil
 	}
-	if pat, ok := r.protected(rel); ok {
+	if pat, ok := r.protected(look, rel); ok {
 		return &ProtectedError{Path: rel, Pattern: pat}
 	}
 	return nil
@@ -197,5 +226,5 @@ func (r *Root) Protected(rel string) (pattern string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	return r.protected(c)
+	return r.protected(r, c)
 }

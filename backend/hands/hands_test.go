@@ -88,7 +88,7 @@ func (f *fixture) unchanged(t *testing.T) {
 	}
 }
 
-func protectGit(rel string) (string, bool) {
+func protectGit(_ Look, rel string) (string, bool) {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return "**/.git/config", true
 	}

@@ -13,7 +13,11 @@ import (
 // is changed.
 var errUnsupported = errors.New("Loupe changes workspace files itself only on Linux and other Unix systems")
 
-type Protected func(rel string) (pattern string, ok bool)
+type Look interface {
+	Lstat(rel string) (fs.FileInfo, error)
+}
+
+type Protected func(look Look, rel string) (pattern string, ok bool)
 
 type Root struct{ dir string }
 
@@ -23,6 +27,7 @@ func Open(dir string, protected Protected) (*Root, error) {
 
 func (r *Root) Dir() string                                  { return r.dir }
 func (r *Root) Close() error                                 { return nil }
+func (r *Root) AtClose(func())                               {}
 func (r *Root) Protected(string) (string, bool)              { return "", false }
 func (r *Root) OpenDir(string) (*Dir, error)                 { return nil, errUnsupported }
 func (r *Root) OpenParent(string) (*Dir, string, error)      { return nil, "", errUnsupported }
@@ -57,6 +62,9 @@ func (d *Dir) Rename(string, *Dir, string) error                   { return errU
 func (d *Dir) Symlink(string, string) error                        { return errUnsupported }
 func (d *Dir) Mkdir(string, fs.FileMode) (*Dir, error)             { return nil, errUnsupported }
 func (d *Dir) Root(string, Protected) (*Root, error)               { return nil, errUnsupported }
+func (d *Dir) Usage(int) (int64, int, error)                       { return 0, 0, errUnsupported }
+func (d *Dir) Free() (int64, error)                                { return 0, errUnsupported }
+func (d *Dir) CopyFile(string, *Dir, int64) (int64, error)         { return 0, errUnsupported }
 
 type FoundError struct{ Path, For, Kind, Target string }
 

@@ -57,12 +57,12 @@ func TestFoldersAPointerNamesAreGitDirs(t *testing.T) {
 	}
 	check := Policy{Workspace: ws}.ProtectedCheck()
 	for _, q := range protected {
-		if _, ok := check(q); !ok {
+		if _, ok := check(nil, q); !ok {
 			t.Errorf("Loupe's own hands may change %s (undo, restore): it is git's own file", q)
 		}
 	}
 	for _, q := range free {
-		if pat, ok := check(q); ok {
+		if pat, ok := check(nil, q); ok {
 			t.Errorf("%s counts as protected (%s)", q, pat)
 		}
 	}

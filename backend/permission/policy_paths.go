@@ -2,12 +2,12 @@ package permission
 
 import (
 	"errors"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/loupe-dev/loupe/backend/hands"
 	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
 )
@@ -138,8 +138,9 @@ type protectedPath struct {
 	// the command guard need not judge it.
 	viewCovers bool
 	// is, when set, judges a path by what the workspace holds: git's own
-	// files of a git directory of any layout.
-	is func(rel string) bool
+	// files of a git directory of any layout. It asks look (p.on) what
+	// is there: Loupe's own process passes what it holds open.
+	is func(look hands.Look, rel string) bool
 	// why, when set and not empty, is said instead of pattern: the list
 	// could not be made whole, and is protects every path.
 	why func() string
@@ -160,12 +161,12 @@ type protectedPath struct {
 // (sandbox.Sweep).
 func (p Policy) newRepositoryHead() protectedPath {
 	ws := p.Workspace
-	return protectedPath{pattern: "a HEAD makes its folder a git repository", toolsOnly: true, is: func(rel string) bool {
+	return protectedPath{pattern: "a HEAD makes its folder a git repository", toolsOnly: true, is: func(look hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		if path.Base(rel) != "HEAD" {
 			return false
 		}
-		return !sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(path.Dir(rel))))
+		return !gitDirAt(ws, look, path.Dir(rel))
 	}}
 }
 
@@ -178,12 +179,12 @@ func (p Policy) newRepositoryHead() protectedPath {
 // (CommandGuard); a .git folder is judged by what it holds.
 func (p Policy) gitPointerFile() protectedPath {
 	ws := p.Workspace
-	return protectedPath{pattern: "a .git file sends git to the repository it names", notDirs: true, is: func(rel string) bool {
+	return protectedPath{pattern: "a .git file sends git to the repository it names", notDirs: true, is: func(look hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		if path.Base(rel) != ".git" {
 			return false
 		}
-		fi, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(rel)))
+		fi, err := on(ws, look).Lstat(rel)
 		return err != nil || !fi.IsDir()
 	}}
 }
@@ -198,7 +199,7 @@ func (p Policy) gitPointerFile() protectedPath {
 // The workspace itself counts as such a folder too.
 func (p Policy) repositoryInTheMaking() protectedPath {
 	ws := p.Workspace
-	return protectedPath{pattern: "files that would make a git repository of a folder that has begun to be one", toolsOnly: true, is: func(rel string) bool {
+	return protectedPath{pattern: "files that would make a git repository of a folder that has begun to be one", toolsOnly: true, is: func(look hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		for d := path.Dir(rel); ; d = path.Dir(d) {
 			tail := rel
@@ -206,7 +207,7 @@ func (p Policy) repositoryInTheMaking() protectedPath {
 				tail = strings.TrimPrefix(rel, d+"/")
 			}
 			first, _, _ := strings.Cut(tail, "/")
-			if (sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs") && begunRepository(filepath.Join(ws, filepath.FromSlash(d))) {
+			if (sandbox.GitOwnFile(tail) || first == "HEAD" || first == "objects" || first == "refs") && begunRepository(on(ws, look), d) {
 				return true
 			}
 			if d == "." {
@@ -236,7 +237,7 @@ func (p Policy) includedSettings(facts func() sandbox.GitFacts) protectedPath {
 		}
 		unseen = unseenWhy("files git reads as settings", f.Unseen)
 	}
-	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(rel string) bool {
+	return protectedPath{pattern: "a file the repository's settings include", viewCovers: true, is: func(_ hands.Look, rel string) bool {
 		once.Do(load)
 		return files[path.Clean(rel)]
 	}, unseen: func() string { once.Do(load); return unseen }}
@@ -250,7 +251,7 @@ func (p Policy) includedSettings(facts func() sandbox.GitFacts) protectedPath {
 // folder Loupe cannot list read-only to them.
 func unseenWorkspace(inc protectedPath) protectedPath {
 	return protectedPath{pattern: "the workspace could not be checked whole", toolsOnly: true,
-		is: func(string) bool { return inc.unseen() != "" }, why: inc.unseen}
+		is: func(hands.Look, string) bool { return inc.unseen() != "" }, why: inc.unseen}
 }
 
 // unseenWhy is what a protected path says when the walk that makes its
@@ -270,14 +271,14 @@ func unseenWhy(what string, err error) string {
 // rebases); what one leaves there is checked after the round.
 func (p Policy) sequencerState() protectedPath {
 	ws := p.Workspace
-	return protectedPath{pattern: "git's record of a rebase under way (its exec lines run on git rebase --continue)", toolsOnly: true, is: func(rel string) bool {
+	return protectedPath{pattern: "git's record of a rebase under way (its exec lines run on git rebase --continue)", toolsOnly: true, is: func(look hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		for d := path.Dir(rel); ; d = path.Dir(d) {
 			tail := rel
 			if d != "." {
 				tail = strings.TrimPrefix(rel, d+"/")
 			}
-			if sandbox.SequencerFile(tail) && (path.Base(d) == ".git" || sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(d)))) {
+			if sandbox.SequencerFile(tail) && (path.Base(d) == ".git" || gitDirAt(ws, look, d)) {
 				return true
 			}
 			if d == "." {
@@ -299,7 +300,7 @@ func (p Policy) programsOfSettings(facts func() sandbox.GitFacts) protectedPath 
 	var once sync.Once
 	var files map[string]bool
 	var folders []string
-	return protectedPath{pattern: "a program or hooks folder a git setting names", viewCovers: true, is: func(rel string) bool {
+	return protectedPath{pattern: "a program or hooks folder a git setting names", viewCovers: true, is: func(_ hands.Look, rel string) bool {
 		once.Do(func() {
 			f := facts()
 			files = map[string]bool{}
@@ -325,9 +326,29 @@ func (p Policy) programsOfSettings(facts func() sandbox.GitFacts) protectedPath 
 // a git directory yet. (A HEAD is what a file tool cannot add to a folder
 // without asking, newRepositoryHead; objects/ and refs/ alone are common
 // folder names, and a repository needs its HEAD.)
-func begunRepository(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+func begunRepository(look hands.Look, dir string) bool {
+	_, err := look.Lstat(path.Join(dir, "HEAD"))
 	return err == nil
+}
+
+// on is what a judgement asks of the workspace ws: look, the folders
+// Loupe's own process holds open to change (backend/hands), or, for a
+// tool's call (which opens its path itself), the workspace by path.
+func on(ws string, look hands.Look) hands.Look {
+	if look != nil {
+		return look
+	}
+	return sandbox.PathLook(ws)
+}
+
+// gitDirAt says whether the folder rel of the workspace ws is a git
+// directory of any layout, as look (on) sees it.
+func gitDirAt(ws string, look hands.Look, rel string) bool {
+	name := path.Base(rel)
+	if rel == "." {
+		name = filepath.Base(ws)
+	}
+	return sandbox.IsGitDirIn(on(ws, look), rel, name)
 }
 
 // gitOwnFiles is the protected path of git's own files (settings, hooks,
@@ -356,13 +377,13 @@ func (p Policy) gitOwnFiles() protectedPath {
 		}
 	}
 	ws := p.Workspace
-	return protectedPath{pattern: "a repository's own files (settings, hooks)", is: func(rel string) bool {
+	return protectedPath{pattern: "a repository's own files (settings, hooks)", is: func(look hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		if above != "" && sandbox.GitOwnFile(path.Join(sub, rel)) {
 			return true
 		}
 		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-			if sandbox.GitOwnFile(strings.TrimPrefix(rel, d+"/")) && sandbox.IsGitDir(filepath.Join(ws, filepath.FromSlash(d))) {
+			if sandbox.GitOwnFile(strings.TrimPrefix(rel, d+"/")) && gitDirAt(ws, look, d) {
 				return true
 			}
 		}
@@ -385,7 +406,7 @@ func (p Policy) namedGitDirFiles(facts func() sandbox.GitFacts) protectedPath {
 	var once sync.Once
 	var named map[string]bool
 	var unseen string
-	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, why: func() string { return unseen }, is: func(rel string) bool {
+	return protectedPath{pattern: "git's own files (settings, hooks) of a folder a commondir or a .git file sends git to", toolsOnly: true, why: func() string { return unseen }, is: func(_ hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		for d := path.Dir(rel); ; d = path.Dir(d) {
 			tail := rel
@@ -420,7 +441,7 @@ func (p Policy) namedGitDirFiles(facts func() sandbox.GitFacts) protectedPath {
 // settings or hooks. Read once per list (a few lstat calls).
 func (p Policy) linkedGitFiles() protectedPath {
 	targets := sandbox.LinkedGitFiles(p.Workspace)
-	return protectedPath{pattern: "what a git setting or hooks link of the repository leads to", is: func(rel string) bool {
+	return protectedPath{pattern: "what a git setting or hooks link of the repository leads to", is: func(_ hands.Look, rel string) bool {
 		rel = path.Clean(rel)
 		for _, t := range targets {
 			if rel == t || strings.HasPrefix(rel, t+"/") {
@@ -483,10 +504,15 @@ func (p Policy) protectedPaths() []protectedPath {
 	return out
 }
 
-// protected says which protected pattern covers rel.
-func protectedBy(list []protectedPath, rel string) (string, bool) {
+// protectedBy says which protected pattern covers rel, judged by the
+// workspace as its path leads to it (a tool's call).
+func protectedBy(list []protectedPath, rel string) (string, bool) { return protectedAt(list, nil, rel) }
+
+// protectedAt says which protected pattern covers rel, judged by what look
+// finds (nil: by path).
+func protectedAt(list []protectedPath, look hands.Look, rel string) (string, bool) {
 	for _, pr := range list {
-		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) || pr.is != nil && pr.is(rel) {
+		if pr.pp != nil && pr.pp.match(rel) || pr.exact != "" && strings.EqualFold(pr.exact, rel) || pr.is != nil && pr.is(look, rel) {
 			if pr.why != nil {
 				if w := pr.why(); w != "" {
 					return w, true
@@ -503,8 +529,11 @@ func protectedBy(list []protectedPath, rel string) (string, bool) {
 // list the policy asks for (the built-in patterns and Loupe's own files
 // with their -wal, -shm and -journal when they lie in the workspace),
 // compiled once. It takes a clean workspace-relative slash path and says
-// which pattern covers it.
-func (p Policy) ProtectedCheck() func(rel string) (pattern string, ok bool) {
+// which pattern covers it; what it must know of the workspace (is this
+// folder a repository, is this .git a file) it asks the hands.Look it is
+// given: the folders the change is made in, held open, never a path
+// resolved again.
+func (p Policy) ProtectedCheck() hands.Protected {
 	list := p.protectedPaths()
-	return func(rel string) (string, bool) { return protectedBy(list, rel) }
+	return func(look hands.Look, rel string) (string, bool) { return protectedAt(list, look, rel) }
 }

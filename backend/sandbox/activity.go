@@ -1,6 +1,10 @@
 package sandbox
 
-import "sync"
+import (
+	"context"
+	"path/filepath"
+	"sync"
+)
 
 // activity is what this process knows of the commands it runs: how many
 // started or ended (a command changes the workspace as it likes, so what
@@ -8,7 +12,8 @@ import "sync"
 // workspace (what Loupe made to hold a path for a command is removed only
 // once no command runs that may see it, heldFor: removed while one still
 // ran, the kernel would take its mount away with it, and it could make the
-// path).
+// path). It also knows which folders Loupe's own process is changing now
+// (Quiet): no command of a workspace that overlaps one runs meanwhile.
 var activity = struct {
 	sync.Mutex
 	count   uint64
@@ -17,15 +22,55 @@ var activity = struct {
 	// live are the placeholders made and not removed yet, by device
 	// and inode.
 	live map[[2]uint64]bool
-}{running: map[string]int{}, live: map[[2]uint64]bool{}}
+	// quiet are the folders Loupe's process changes now, and wanted
+	// those it waits to change (a command that would start in an
+	// overlapping workspace waits for both: a stream of commands of
+	// other sessions never keeps an undo waiting for good).
+	quiet, wanted map[string]int
+	// changed is closed, and replaced, whenever a command starts or ends
+	// or a folder is let go: whoever waits looks again.
+	changed chan struct{}
+}{running: map[string]int{}, live: map[[2]uint64]bool{}, quiet: map[string]int{}, wanted: map[string]int{}, changed: make(chan struct{})}
+
+// wake tells those who wait that something changed (the caller holds
+// activity's lock).
+func wake() {
+	close(activity.changed)
+	activity.changed = make(chan struct{})
+}
+
+// busy says whether a key of m (a workspace, "" for one not known) that
+// counts overlaps ws ("" overlaps every one). The caller holds the lock.
+func busy(m map[string]int, ws string) bool {
+	for w, n := range m {
+		if n > 0 && (w == "" || ws == "" || overlaps(w, ws)) {
+			return true
+		}
+	}
+	return false
+}
 
 // commandStarted notes a command starting in the workspace ws ("" when the
-// runner does not know it: it counts for every workspace).
-func commandStarted(ws string) {
+// runner does not know it: it counts for every workspace). It first waits
+// until Loupe's own process changes no folder that overlaps ws (Quiet),
+// or until ctx is done.
+func commandStarted(ctx context.Context, ws string) error {
 	activity.Lock()
+	for busy(activity.quiet, ws) || busy(activity.wanted, ws) {
+		ch := activity.changed
+		activity.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+		activity.Lock()
+	}
 	defer activity.Unlock()
 	activity.count++
 	activity.running[ws]++
+	wake()
+	return nil
 }
 
 // commandEnded notes the end of a command commandStarted noted.
@@ -35,6 +80,59 @@ func commandEnded(ws string) {
 	activity.count++
 	if activity.running[ws]--; activity.running[ws] <= 0 {
 		delete(activity.running, ws)
+	}
+	wake()
+}
+
+// Quiet is how Loupe's own process changes the files of the folder dir
+// (undo and restore, a fork's copy, the clean-up of a crashed write): it
+// waits until no command runs in a workspace that holds dir, lies in it or
+// is dir, whichever session it is of, and until no other change of Loupe's
+// to such a folder is under way; then, until release is called, no such
+// command starts (each waits in commandStarted). What Loupe judges of the
+// folder (is this a repository, is this a link) stays true while it acts
+// on it. ctx ends the wait.
+func Quiet(ctx context.Context, dir string) (release func(), err error) {
+	ws, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	activity.Lock()
+	activity.wanted[ws]++
+	for busy(activity.running, ws) || busy(activity.quiet, ws) {
+		ch := activity.changed
+		activity.Unlock()
+		select {
+		case <-ctx.Done():
+			activity.Lock()
+			unmark(activity.wanted, ws)
+			wake()
+			activity.Unlock()
+			return nil, ctx.Err()
+		case <-ch:
+		}
+		activity.Lock()
+	}
+	unmark(activity.wanted, ws)
+	activity.quiet[ws]++
+	activity.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			activity.Lock()
+			defer activity.Unlock()
+			unmark(activity.quiet, ws)
+			wake()
+		})
+	}, nil
+}
+
+func unmark(m map[string]int, ws string) {
+	if m[ws]--; m[ws] <= 0 {
+		delete(m, ws)
 	}
 }
 

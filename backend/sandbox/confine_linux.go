@@ -85,7 +85,9 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	// to after what it left is checked: what FactsOf keeps is stale
 	// meanwhile, and what it holds is removed only once no command of
 	// the workspace runs.
-	commandStarted(ws)
+	if err := commandStarted(ctx, ws); err != nil {
+		return Output{}, err
+	}
 	var handedOver []placeholder
 	swept := false
 	defer func() {

@@ -37,3 +37,26 @@ func reposAbove(ws string) (repos []gitRepo, seen []string) {
 		}
 	}
 }
+
+// HooksFolderOf says whether the folder ws is itself a hooks folder that
+// the settings of the repository it lies in (or is) name (core.hooksPath =
+// .githooks, the folder opened on .githooks; husky's .husky/_ opened on
+// .husky): every file in it would be a program the user's git runs, and
+// no part of it can be held for a command. It returns that repository's
+// git directory.
+func HooksFolderOf(ws string) (string, bool) {
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return "", false
+	}
+	repos, _ := reposAbove(real)
+	if anyGitDir(real) {
+		repos = append(repos, gitRepo{gitDir: real})
+	}
+	for _, r := range repos {
+		if programsOf(r, real).self {
+			return r.gitDir, true
+		}
+	}
+	return "", false
+}

@@ -77,6 +77,9 @@ type programPaths struct {
 	// that symbolic links there lead out of it: nothing outside is held,
 	// so the check after the round looks at the links (newHooksFolders).
 	away []includeTarget
+	// self: a hooks folder the settings name is the workspace itself
+	// (HooksFolderOf).
+	self bool
 	// read are the settings files read (there or not), for FactsOf to
 	// tell when they change.
 	read []string
@@ -121,6 +124,9 @@ func programsOf(r gitRepo, ws string) programPaths {
 		}
 		// Resolved first: a path outside (~/bin/mon) can lead in.
 		t := resolveAsKernel(p)
+		if rel, ok := within(ws, t.path); folder && ok && rel == "." {
+			pp.self = true
+		}
 		if rel, ok := within(ws, t.path); !ok || rel == "." {
 			if rel, ok := within(ws, t.given); folder && ok && rel != "." && len(t.links) > 0 {
 				pp.away = append(pp.away, t)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -113,14 +114,53 @@ func exists(p string) bool {
 // isGitDir says whether dir is a repository by git's own rule: HEAD, and
 // objects and refs folders (a .git folder may lack them while being made;
 // then HEAD and config do).
-func isGitDir(dir string) bool {
-	if !exists(filepath.Join(dir, "HEAD")) {
+func isGitDir(dir string) bool { return repoRule(filepath.Base(dir), pathHas(dir)) }
+
+// repoRule is isGitDir's rule, asked of a folder named name through has,
+// which says whether an entry of the folder is there (follow: through a
+// link at it).
+func repoRule(name string, has func(entry string, follow bool) bool) bool {
+	if !has("HEAD", false) {
 		return false
 	}
-	if exists(filepath.Join(dir, "objects")) && exists(filepath.Join(dir, "refs")) {
-		return true
+	return has("objects", false) && has("refs", false) || name == ".git" && has("config", false)
+}
+
+// worktreeRule is isWorktreeGitDir's rule, asked as repoRule is.
+func worktreeRule(has func(entry string, follow bool) bool) bool {
+	return has("HEAD", true) && has("commondir", true)
+}
+
+// pathHas asks the entries of the folder dir by path.
+func pathHas(dir string) func(string, bool) bool {
+	return func(entry string, follow bool) bool {
+		p := filepath.Join(dir, entry)
+		if follow {
+			_, err := os.Stat(p)
+			return err == nil
+		}
+		return exists(p)
 	}
-	return filepath.Base(dir) == ".git" && exists(filepath.Join(dir, "config"))
+}
+
+// IsGitDirIn is IsGitDir of the folder rel that look sees (the folder
+// Loupe's own process holds open and is about to change an entry of:
+// hands.Look; no link is followed, a link counts as there). name is the
+// folder's own name (for rel ".", the workspace's).
+func IsGitDirIn(look hands.Look, rel, name string) bool {
+	has := func(entry string, _ bool) bool {
+		_, err := look.Lstat(path.Join(rel, entry))
+		return err == nil
+	}
+	return repoRule(name, has) || worktreeRule(has)
+}
+
+// PathLook is a hands.Look on the folder by path, for the judgements of
+// a tool's call, which opens its path itself.
+type PathLook string
+
+func (d PathLook) Lstat(rel string) (fs.FileInfo, error) {
+	return os.Lstat(filepath.Join(string(d), filepath.FromSlash(rel)))
 }
 
 // gitPointer reads a .git file ("gitdir: PATH") and returns the directory
@@ -473,10 +513,4 @@ func moduleGitDirs(dir string) []string {
 
 // isWorktreeGitDir says whether dir is a linked worktree's git directory
 // (it has HEAD and a commondir file, and no config of its own need be).
-func isWorktreeGitDir(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		return false
-	}
-	_, err := os.Stat(filepath.Join(dir, "commondir"))
-	return err == nil
-}
+func isWorktreeGitDir(dir string) bool { return worktreeRule(pathHas(dir)) }

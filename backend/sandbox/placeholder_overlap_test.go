@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -39,7 +40,7 @@ func TestPlaceholdersWaitForEveryOverlappingWorkspace(t *testing.T) {
 		mu.Unlock()
 	}
 	command := func(ws, dir, name string) {
-		commandStarted(ws)
+		_ = commandStarted(context.Background(), ws)
 		root, err := hands.Open(ws, nil)
 		if err != nil {
 			commandEnded(ws)

@@ -133,7 +133,9 @@ func (l Local) Run(ctx context.Context, c Command) (Output, error) {
 		shell = cmdshell.Commands().Path
 	}
 	// Its workspace is not known here: it counts for every one.
-	commandStarted("")
+	if err := commandStarted(ctx, ""); err != nil {
+		return Output{}, err
+	}
 	defer commandEnded("")
 	return execute(ctx, c, l.OutputLimit, l.WaitDelay, func(runCtx context.Context) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(runCtx, shell, "-c", c.Script)

@@ -44,3 +44,11 @@ func (m *Manager) SetDemoPace(d time.Duration) {
 	m.demoPace = d
 	m.mu.Unlock()
 }
+
+// SetCopyMargin sets what a fork's copy leaves free on its disk, for the
+// test.
+func SetCopyMargin(t interface{ Cleanup(func()) }, n int64) {
+	old := copyMargin
+	copyMargin = n
+	t.Cleanup(func() { copyMargin = old })
+}

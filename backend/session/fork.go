@@ -193,7 +193,7 @@ func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, s
 	}
 	// The parent's folder is where the fork works, or what it copies:
 	// one that is gone is said before anything is made.
-	root, err := m.ws.Hands(parent.Workspace)
+	root, err := m.ws.Hands(ctx, parent.Workspace)
 	if err != nil {
 		return Forked{}, fmt.Errorf("the folder of “%s” (%s) cannot be opened (%v): a fork works in it or in a copy of it, so nothing was made", parent.Title, parent.Workspace, err)
 	}

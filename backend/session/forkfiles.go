@@ -174,8 +174,10 @@ func putInCopy(root *hands.Root, rel string, content *string) error {
 	return d.WriteFile(name, []byte(*content), 0o644)
 }
 
-// maxCopyBytes bounds one file of a copied folder (each is read whole).
-const maxCopyBytes = 1 << 30
+// copyMargin is what a fork's copy leaves free on the disk it is made on:
+// a copy that would take more than the free space less this is refused
+// before anything is made.
+var copyMargin int64 = 256 << 20
 
 // maxCopyDepth bounds how deep the copy of a folder goes.
 const maxCopyDepth = 256
@@ -251,6 +253,29 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 		return nil, fmt.Errorf("%w: %v", errForkFolder, err)
 	}
 	defer top.Close()
+	from, err := src.OpenDir(".")
+	if err != nil {
+		parent.Close()
+		return nil, err
+	}
+	defer from.Close()
+	// What the folder takes on the disk (holes are not counted, and the
+	// copy keeps them), against what the disk of the copy has free:
+	// measured before anything is made, and held to while it is copied.
+	need, _, err := from.Usage(maxCopyDepth)
+	if err != nil {
+		parent.Close()
+		return nil, fmt.Errorf("%w: %s cannot be measured: %v", errForkFolder, ws, err)
+	}
+	free, err := top.Free()
+	if err != nil {
+		parent.Close()
+		return nil, fmt.Errorf("%w: %v", errForkFolder, err)
+	}
+	if need > free-copyMargin {
+		parent.Close()
+		return nil, fmt.Errorf("%w: a copy of %s takes %s, and the disk of %s has %s free (Loupe leaves %s of it free); nothing was made", errForkFolder, ws, sizeText(need), filepath.Dir(abs), sizeText(max(free, 0)), sizeText(copyMargin))
+	}
 	name := filepath.Base(abs)
 	d, err := top.Mkdir(name, 0o755)
 	for n := 2; auto && errors.Is(err, fs.ErrExist) && n < 100; n++ {
@@ -280,13 +305,10 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 		return nil, err
 	}
 	made := &madeCopy{dir: abs, parent: parent, name: name, root: root}
-	from, err := src.OpenDir(".")
-	if err != nil {
-		made.remove()
-		return nil, err
-	}
-	defer from.Close()
-	if err := copyDir(from, d, 0, res); err != nil {
+	// A folder's entries cost a block or so more in a copy than they
+	// may in the workspace: some room for them, never the whole disk.
+	budget := min(need+need/8+copyMargin/4, free-copyMargin)
+	if err := copyDir(from, d, 0, &budget, res); err != nil {
 		made.remove()
 		return nil, fmt.Errorf("copying %s to %s: %w (the copy was removed)", ws, abs, err)
 	}
@@ -295,7 +317,7 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 
 // copyDir copies the entries of from into to. A read that fails leaves the
 // entry out and names it; a write that fails stops the copy.
-func copyDir(from, to *hands.Dir, depth int, res *ForkFiles) error {
+func copyDir(from, to *hands.Dir, depth int, budget *int64, res *ForkFiles) error {
 	ents, err := from.ReadDir()
 	if err != nil {
 		res.NotCopied = append(res.NotCopied, FileNote{Path: from.Rel(), Note: "its list could not be read: " + err.Error()})
@@ -324,7 +346,7 @@ func copyDir(from, to *hands.Dir, depth int, res *ForkFiles) error {
 				sub.Close()
 				return err
 			}
-			err = copyDir(sub, made, depth+1, res)
+			err = copyDir(sub, made, depth+1, budget, res)
 			sub.Close()
 			made.Close()
 			if err != nil {
@@ -340,12 +362,13 @@ func copyDir(from, to *hands.Dir, depth int, res *ForkFiles) error {
 				return err
 			}
 		case e.Type.IsRegular():
-			data, fi, err := from.ReadFile(e.Name, maxCopyBytes)
-			if err != nil {
+			n, err := from.CopyFile(e.Name, to, *budget)
+			*budget -= n
+			var fe *hands.FoundError
+			switch {
+			case errors.As(err, &fe), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 				skip("not copied: " + err.Error())
-				continue
-			}
-			if err := to.WriteFile(e.Name, data, fi.Mode().Perm()); err != nil {
+			case err != nil:
 				return err
 			}
 		default:
@@ -353,6 +376,22 @@ func copyDir(from, to *hands.Dir, depth int, res *ForkFiles) error {
 		}
 	}
 	return nil
+}
+
+// sizeText is a size as a person reads it.
+func sizeText(n int64) string {
+	const unit = 1 << 10
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	f, u := float64(n)/unit, "KiB"
+	for _, next := range []string{"MiB", "GiB", "TiB"} {
+		if f < unit {
+			break
+		}
+		f, u = f/unit, next
+	}
+	return fmt.Sprintf("%.1f %s", f, u)
 }
 
 func kindName(t fs.FileMode) string {

@@ -530,7 +530,7 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 	if st.Paused != nil {
 		return nil, fmt.Errorf("session %s is paused in a Loupe that has exited; open Loupe again to go on from that pause", s.ID)
 	}
-	m.removePartialWrites(s.Workspace, evs)
+	m.removePartialWrites(ctx, s.Workspace, evs)
 	ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
 	if _, err := ag.Recover(ctx); err != nil {
 		return nil, err
@@ -544,8 +544,8 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 
 // removePartialWrites removes the temporary files that the file writes of
 // a crashed run, those with no result, may have left in the workspace.
-func (m *Manager) removePartialWrites(ws string, evs []trace.Event) {
-	root, err := m.ws.Hands(ws)
+func (m *Manager) removePartialWrites(ctx context.Context, ws string, evs []trace.Event) {
+	root, err := m.ws.Hands(ctx, ws)
 	if err != nil {
 		return // the folder is gone: so are the files
 	}

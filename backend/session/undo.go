@@ -103,7 +103,7 @@ func (u undo) restore(ctx context.Context, id string, toSeq int64, run int, forc
 	// Every read and write goes through the layer that follows no link
 	// and refuses protected paths: a command of a later turn may have
 	// turned a file undo puts back into a link to .git/config.
-	root, err := u.ws.Hands(s.Workspace)
+	root, err := u.ws.Hands(ctx, s.Workspace)
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}

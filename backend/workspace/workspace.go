@@ -246,17 +246,32 @@ func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Gran
 }
 
 // Hands opens dir for what Loupe's own process changes in it (undo and
-// restore): links are never followed, and the paths the tools' policy
-// protects (the built-in list and Loupe's database with its -wal, -shm
-// and -journal when they lie in dir) are refused.
-func (w *Workspaces) Hands(dir string) (*hands.Root, error) {
+// restore, a fork's copy of it, the clean-up of a crashed write): links
+// are never followed, and the paths the tools' policy protects (the
+// built-in list and Loupe's database with its -wal, -shm and -journal
+// when they lie in dir) are refused. It first waits until no command
+// runs in a workspace that overlaps dir, whichever session's it is
+// (sandbox.Quiet), and none starts until the root is closed: what is
+// judged of a path (a repository's file, a link) stays true while it is
+// acted on. ctx ends the wait.
+func (w *Workspaces) Hands(ctx context.Context, dir string) (*hands.Root, error) {
 	// Checked at every use, not only when a session is made here: an
 	// imported session names a folder no one chose on this machine.
 	if _, err := w.CheckNew(dir); err != nil {
 		return nil, err
 	}
+	release, err := sandbox.Quiet(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the commands that run in %s to end: %w", dir, err)
+	}
 	pol := permission.Policy{Workspace: dir, ProtectedFiles: []string{w.db}}
-	return hands.Open(dir, pol.ProtectedCheck())
+	root, err := hands.Open(dir, pol.ProtectedCheck())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	root.AtClose(release)
+	return root, nil
 }
 
 // Protections says which OS protections commands get on this machine.
@@ -340,8 +355,9 @@ func cacheDir(workspace string) string {
 }
 
 // Check makes dir absolute and says what is wrong with it as a workspace:
-// missing, not a folder, or too wide (the whole file system, the home
-// folder or a folder holding it).
+// missing, not a folder, too wide (the whole file system, the home
+// folder or a folder holding it), or the hooks folder of the repository
+// it lies in (sandbox.HooksFolderOf).
 func Check(dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
 		return "", errors.New("choose a workspace folder first")
@@ -359,6 +375,11 @@ func Check(dir string) (string, error) {
 	}
 	if err := notTooWide(abs); err != nil {
 		return "", err
+	}
+	if repo, ok := sandbox.HooksFolderOf(abs); ok {
+		// Nothing in it could be held for a command (every file would
+		// be held), and every file the model writes there is one.
+		return "", fmt.Errorf("workspace %s is the hooks folder the settings of the repository %s name: every file in it is a program your git runs; choose the project folder instead", abs, repo)
 	}
 	return abs, nil
 }
