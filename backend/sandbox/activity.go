@@ -1,6 +1,9 @@
 package sandbox
 
-import "sync"
+import (
+	"os"
+	"sync"
+)
 
 // activity is what this process knows of the commands it runs: how many
 // started or ended (a command changes the workspace as it likes, so what
@@ -14,10 +17,18 @@ var activity = struct {
 	count   uint64
 	running map[string]int
 	pending []pendingHold
-	// live are the placeholders made and not removed yet, by device
-	// and inode.
-	live map[[2]uint64]bool
-}{running: map[string]int{}, live: map[[2]uint64]bool{}}
+	// live are the placeholders this process holds (made, or taken up
+	// from another process, adoptHolds), by device and inode.
+	live map[[2]uint64]*hold
+}{running: map[string]int{}, live: map[[2]uint64]*hold{}}
+
+// hold is this process's hold of one placeholder: the shared lock on its
+// note (holds_unix.go), and how many of the commands' lists of
+// placeholders (pending or running) name it.
+type hold struct {
+	f    *os.File
+	refs int
+}
 
 // commandStarted notes a command starting in the workspace ws ("" when the
 // runner does not know it: it counts for every workspace).
