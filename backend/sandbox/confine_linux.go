@@ -272,7 +272,12 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 			scopes = append(scopes, g.Path)
 		}
 	}
-	plan.placeholders = append(plan.placeholders, adoptHolds(scopes, plan.placeholders)...)
+	adopted, err := adoptHolds(scopes, plan.placeholders)
+	plan.placeholders = append(plan.placeholders, adopted...)
+	if err != nil {
+		releasePlaceholders(ws, plan.placeholders)
+		return v, err
+	}
 	plan.withoutPlaceholders()
 	v.Plan = plan
 	return v, nil

@@ -16,11 +16,12 @@ import (
 // what was made, is dropped when no process holds it. Called once the
 // command's plan is made: what the plan found there then was either noted
 // by then, or is not Loupe's (a placeholder is made and noted under one
-// lock).
-func adoptHolds(scopes []string, made []placeholder) []placeholder {
+// lock). Without the notes' lock it fails: what other processes hold is
+// unknown, and the command does not run.
+func adoptHolds(scopes []string, made []placeholder) ([]placeholder, error) {
 	notes, unlock, err := holdsLock()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer unlock()
 	mine := map[[2]uint64]bool{}
@@ -77,7 +78,7 @@ func adoptHolds(scopes []string, made []placeholder) []placeholder {
 		activity.Unlock()
 		out = append(out, placeholder{base: base, rel: rel, dev: dev, ino: ino, dir: n.Dir})
 	}
-	return out
+	return out, nil
 }
 
 // withoutPlaceholders takes out of what the plan counts as there before

@@ -48,7 +48,11 @@ func TestPlaceholderOfAnotherProcessCountsAsAbsent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan.placeholders = append(plan.placeholders, adoptHolds([]string{ws}, plan.placeholders)...)
+			adopted, err := adoptHolds([]string{ws}, plan.placeholders)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan.placeholders = append(plan.placeholders, adopted...)
 			plan.withoutPlaceholders()
 			if len(plan.placeholders) != 1 {
 				t.Fatalf("the command's view took up %d placeholders, want the other process's hooks folder", len(plan.placeholders))
