@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 )
@@ -19,9 +20,9 @@ var activity = struct {
 	count   uint64
 	running map[string]int
 	pending []pendingHold
-	// live are the placeholders made and not removed yet, by device
-	// and inode.
-	live map[[2]uint64]bool
+	// live are the placeholders this process holds (made, or taken up
+	// from another process, adoptHolds), by device and inode.
+	live map[[2]uint64]*hold
 	// quiet are the folders Loupe's process changes now, and wanted
 	// those it waits to change (a command that would start in an
 	// overlapping workspace waits for both: a stream of commands of
@@ -30,7 +31,7 @@ var activity = struct {
 	// changed is closed, and replaced, whenever a command starts or ends
 	// or a folder is let go: whoever waits looks again.
 	changed chan struct{}
-}{running: map[string]int{}, live: map[[2]uint64]bool{}, quiet: map[string]int{}, wanted: map[string]int{}, changed: make(chan struct{})}
+}{running: map[string]int{}, live: map[[2]uint64]*hold{}, quiet: map[string]int{}, wanted: map[string]int{}, changed: make(chan struct{})}
 
 // wake tells those who wait that something changed (the caller holds
 // activity's lock).
@@ -48,6 +49,14 @@ func busy(m map[string]int, ws string) bool {
 		}
 	}
 	return false
+}
+
+// hold is this process's hold of one placeholder: the shared lock on its
+// note (holds_unix.go), and how many of the commands' lists of
+// placeholders (pending or running) name it.
+type hold struct {
+	f    *os.File
+	refs int
 }
 
 // commandStarted notes a command starting in the workspace ws ("" when the

@@ -188,6 +188,9 @@ func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
 		if r.present[f] {
 			continue
 		}
+		if untouchedPlaceholder(d, f) {
+			continue // Loupe's, held read-only, and removed after
+		}
 		why := "git reads " + f + " for settings or a pointer to them"
 		if f == "hooks" {
 			why = "git runs the programs in a repository's hooks folder"
@@ -209,6 +212,29 @@ func (c *cleanup) settingsAddedIn(root *hands.Root, base string, r gitRepo) {
 		}
 	}
 	c.rename(d, "commondir", "its commondir now leads to another folder than when the command started (a symbolic link on its way was changed)")
+}
+
+// untouchedPlaceholder says whether the entry name of the held folder d is
+// a placeholder this process holds (IsPlaceholder) as Loupe made it: an
+// empty folder, or an empty file.
+func untouchedPlaceholder(d *hands.Dir, name string) bool {
+	if strings.Contains(name, "/") {
+		return false
+	}
+	fi, err := d.Lstat(name)
+	if err != nil || !IsPlaceholder(fi) {
+		return false
+	}
+	if !fi.IsDir() {
+		return fi.Mode().IsRegular() && fi.Size() == 0
+	}
+	sub, err := d.OpenDir(name)
+	if err != nil {
+		return false
+	}
+	defer sub.Close()
+	ents, err := sub.ReadDir()
+	return err == nil && len(ents) == 0
 }
 
 // shown is how a path is named to the model and the user: relative to the

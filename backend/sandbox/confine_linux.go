@@ -249,6 +249,14 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		}
 	}
 	v.Hide = hide
+	// Where every Loupe process notes the placeholders it holds: a
+	// command that could write there could have one process remove
+	// what another's command has read-only.
+	if d, err := holdsDir(); err == nil {
+		if _, inside := within(ws, d); inside {
+			return v, fmt.Errorf("sandbox: the workspace %s holds Loupe's own state folder %s; choose a project folder that does not", ws, d)
+		}
+	}
 	shares, made := worktreeShares(ws)
 	v.Git = shares
 	plan, err := planWorkspace(ws, c.Guard, hide)
@@ -257,6 +265,22 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		return v, err
 	}
 	plan.placeholders = append(made, plan.placeholders...)
+	// What other commands (of this Loupe process or another) made to
+	// hold paths this view covers: held for this one too, and none of it
+	// counted as the repository's own.
+	scopes := []string{ws}
+	for _, g := range shares {
+		if g.Writable {
+			scopes = append(scopes, g.Path)
+		}
+	}
+	adopted, err := adoptHolds(scopes, plan.placeholders)
+	plan.placeholders = append(plan.placeholders, adopted...)
+	if err != nil {
+		releasePlaceholders(ws, plan.placeholders)
+		return v, err
+	}
+	plan.withoutPlaceholders()
 	v.Plan = plan
 	return v, nil
 }

@@ -32,7 +32,14 @@ type placeholder struct {
 // holdDirs makes each folder of rel (under root) that is missing, one at a
 // time inside the one above (no link followed), and returns those it
 // made, parents first. An error says why the last could not be made.
+// Each is noted as held (noteHold) under the lock every Loupe process
+// takes, so that none sees one made and not noted yet.
 func holdDirs(root *hands.Root, rel string) ([]placeholder, error) {
+	notes, unlock, err := holdsLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var made []placeholder
 	parts := strings.Split(rel, "/")
 	for i := range parts {
@@ -51,14 +58,24 @@ func holdDirs(root *hands.Root, rel string) ([]placeholder, error) {
 		if err != nil {
 			return made, err
 		}
-		made = append(made, newPlaceholder(root.Dir(), p, fi, true))
+		h, err := newPlaceholder(notes, root.Dir(), p, fi, true)
+		if err != nil {
+			return made, err
+		}
+		made = append(made, h)
 	}
 	return made, nil
 }
 
 // holdFile makes rel (under root) an empty file unless something is there,
-// inside its held parent folder, and returns it when it made it.
+// inside its held parent folder, and returns it when it made it (noted as
+// holdDirs notes a folder).
 func holdFile(root *hands.Root, rel string) (placeholder, bool) {
+	notes, unlock, err := holdsLock()
+	if err != nil {
+		return placeholder{}, false
+	}
+	defer unlock()
 	d, name, err := root.OpenParent(rel)
 	if err != nil {
 		return placeholder{}, false
@@ -74,16 +91,32 @@ func holdFile(root *hands.Root, rel string) (placeholder, bool) {
 	if err != nil {
 		return placeholder{}, false
 	}
-	return newPlaceholder(root.Dir(), rel, fi, false), true
+	p, err := newPlaceholder(notes, root.Dir(), rel, fi, false)
+	return p, err == nil
 }
 
-func newPlaceholder(base, rel string, fi fs.FileInfo, dir bool) placeholder {
+// newPlaceholder notes what was just made at rel under base as held by
+// this process (the caller holds the notes' lock); what cannot be noted
+// is removed again: another process would take it for the workspace's.
+func newPlaceholder(notes, base, rel string, fi fs.FileInfo, dir bool) (placeholder, error) {
 	dev, ino := fileID(fi)
 	p := placeholder{base: base, rel: rel, dev: dev, ino: ino, dir: dir}
+	f, err := noteHold(notes, filepath.Join(base, filepath.FromSlash(rel)), dev, ino, dir)
+	if err != nil {
+		removePlaceholder(p)
+		return placeholder{}, err
+	}
 	activity.Lock()
-	activity.live[[2]uint64{dev, ino}] = true
-	activity.Unlock()
-	return p
+	defer activity.Unlock()
+	if h := activity.live[[2]uint64{dev, ino}]; h != nil {
+		h.refs++
+		if f != nil {
+			f.Close()
+		}
+	} else {
+		activity.live[[2]uint64{dev, ino}] = &hold{f: f, refs: 1}
+	}
+	return p, nil
 }
 
 // IsPlaceholder says whether fi (from an lstat) is a file or folder the
@@ -96,7 +129,7 @@ func IsPlaceholder(fi fs.FileInfo) bool {
 	}
 	activity.Lock()
 	defer activity.Unlock()
-	return activity.live[[2]uint64{dev, ino}]
+	return activity.live[[2]uint64{dev, ino}] != nil
 }
 
 // HoldsPaths says whether any placeholder is there now: the listings
@@ -108,11 +141,17 @@ func HoldsPaths() bool {
 }
 
 // releasePlaceholders hands back what a command (or a round's commands)
-// made for the workspace ws, and removes every placeholder handed back so
-// far (by any workspace) that no running command may see any more
-// (heldFor): the rest waits for the release that follows the end of the
-// last command that may.
+// made or took up for the workspace ws, and lets go of every placeholder
+// handed back so far (by any workspace) that no running command of this
+// process may see any more (heldFor): the rest waits for the release that
+// follows the end of the last command that may. A placeholder let go is
+// removed only when no other Loupe process holds it either (lastHold).
 func releasePlaceholders(ws string, list []placeholder) {
+	// The notes' lock first, then activity's (as holdDirs takes them).
+	notes, unlock, lerr := holdsLock()
+	if lerr == nil {
+		defer unlock()
+	}
 	activity.Lock()
 	defer activity.Unlock()
 	for _, p := range list {
@@ -128,11 +167,50 @@ func releasePlaceholders(ws string, list []placeholder) {
 			keep = append(keep, h)
 			continue
 		}
-		removePlaceholder(h.p)
-		delete(activity.live, [2]uint64{h.p.dev, h.p.ino})
+		letGo(notes, lerr == nil, h.p)
 	}
 	slices.Reverse(keep)
 	activity.pending = keep
+}
+
+// letGo drops one of this process's references to the placeholder p (the
+// caller holds both locks); with the last, its hold, and p is removed when
+// no other process holds it. Without the notes' lock (locked false) it is
+// left, with its note, for the next command whose view covers it.
+func letGo(notes string, locked bool, p placeholder) {
+	k := [2]uint64{p.dev, p.ino}
+	h := activity.live[k]
+	if h != nil {
+		if h.refs--; h.refs > 0 {
+			return
+		}
+		delete(activity.live, k)
+	}
+	if !locked {
+		if h != nil && h.f != nil {
+			h.f.Close()
+		}
+		return
+	}
+	if h != nil && !lastHold(notes, h.f, p.dev, p.ino) {
+		return // another process holds it: it removes it
+	}
+	if !removePlaceholder(p) && p.dir && holdsNotedUnder(notes, p) {
+		return // a placeholder of another process is in it
+	}
+	forgetHold(notes, p.dev, p.ino)
+}
+
+// holdsNotedUnder says whether a placeholder some process noted lies in
+// the folder p.
+func holdsNotedUnder(notes string, p placeholder) bool {
+	at := filepath.Join(p.base, filepath.FromSlash(p.rel))
+	for _, n := range notedHolds(notes) {
+		if r, ok := within(at, n.Path); ok && r != "." {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingHold is a placeholder handed back by a command of the workspace
@@ -191,34 +269,35 @@ func holdsPendingUnder(p placeholder, waiting []pendingHold) bool {
 // removePlaceholder removes p if it is still what Loupe made: the same
 // inode, and empty (a folder a command put something in, or a file it
 // wrote, is no longer Loupe's to remove). It works inside the held parent
-// folder, by name, never through a link.
-func removePlaceholder(p placeholder) {
+// folder, by name, never through a link. It says whether p is still there
+// as Loupe made it (a folder that is not empty).
+func removePlaceholder(p placeholder) (left bool) {
 	root, err := hands.Open(p.base, nil)
 	if err != nil {
-		return
+		return false
 	}
 	defer root.Close()
 	d, name, err := root.OpenParent(p.rel)
 	if err != nil {
-		return
+		return false
 	}
 	defer d.Close()
 	fi, err := d.Lstat(name)
 	if err != nil {
-		return
+		return false
 	}
 	if dev, ino := fileID(fi); dev != p.dev || ino != p.ino || fi.IsDir() != p.dir {
-		return
+		return false
 	}
 	if p.dir {
 		// Removing a folder that is not empty fails: what is in it
 		// stays, and so does the folder.
-		_ = d.Remove(name)
-		return
+		return d.Remove(name) != nil
 	}
 	if fi.Mode().IsRegular() && fi.Size() == 0 {
 		_ = d.RemoveFile(name)
 	}
+	return false
 }
 
 // relIn is p relative to base, slash-separated, when it lies under it.

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// adoptHolds takes up, for a command whose view covers the folders scopes
+// (its workspace, the git folders outside it that it may write), every
+// placeholder a Loupe process noted there that this command has not made
+// itself (made): held by this process too, it stays until this command has
+// ended, whoever made it. A note whose placeholder is gone, or is no longer
+// what was made, is dropped when no process holds it. Called once the
+// command's plan is made: what the plan found there then was either noted
+// by then, or is not Loupe's (a placeholder is made and noted under one
+// lock). Without the notes' lock it fails: what other processes hold is
+// unknown, and the command does not run.
+func adoptHolds(scopes []string, made []placeholder) ([]placeholder, error) {
+	notes, unlock, err := holdsLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	mine := map[[2]uint64]bool{}
+	for _, p := range made {
+		mine[[2]uint64{p.dev, p.ino}] = true
+	}
+	noted := notedHolds(notes)
+	// Folders before what is in them: let go of in the other order.
+	names := make([]string, 0, len(noted))
+	for name := range noted {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return len(noted[a].Path) - len(noted[b].Path)
+	})
+	var out []placeholder
+	for _, name := range names {
+		n := noted[name]
+		d, i, ok := strings.Cut(name, "-")
+		dev, derr := strconv.ParseUint(d, 10, 64)
+		ino, ierr := strconv.ParseUint(i, 10, 64)
+		if !ok || derr != nil || ierr != nil || mine[[2]uint64{dev, ino}] {
+			continue
+		}
+		base, rel := "", ""
+		for _, s := range scopes {
+			if r, ok := relIn(s, n.Path); ok {
+				base, rel = s, r
+				break
+			}
+		}
+		if base == "" {
+			continue
+		}
+		fi, err := os.Lstat(n.Path)
+		if err != nil || fi.IsDir() != n.Dir {
+			dropStaleHold(notes, name)
+			continue
+		}
+		if fdev, fino := fileID(fi); fdev != dev || fino != ino {
+			dropStaleHold(notes, name)
+			continue
+		}
+		k := [2]uint64{dev, ino}
+		activity.Lock()
+		if h := activity.live[k]; h != nil {
+			h.refs++
+		} else if f, err := takeHold(notes, name); err == nil {
+			activity.live[k] = &hold{f: f, refs: 1}
+		} else {
+			activity.Unlock()
+			continue
+		}
+		activity.Unlock()
+		out = append(out, placeholder{base: base, rel: rel, dev: dev, ino: ino, dir: n.Dir})
+	}
+	return out, nil
+}
+
+// withoutPlaceholders takes out of what the plan counts as there before
+// the command every path that is a placeholder (made by Loupe, this
+// process or another, and held now) or went away meanwhile: the check
+// after the round compares with what the repository had before any Loupe
+// process made anything (a hooks folder filled after its placeholder
+// went would otherwise pass as the repository's own).
+func (p *viewPlan) withoutPlaceholders() {
+	loupes := func(path string) bool {
+		fi, err := os.Lstat(path)
+		return err != nil || IsPlaceholder(fi)
+	}
+	for _, r := range p.repos {
+		for f, had := range r.present {
+			if had && loupes(filepath.Join(r.gitDir, filepath.FromSlash(f))) {
+				r.present[f] = false
+			}
+		}
+	}
+	for f := range p.folders {
+		if loupes(f) {
+			delete(p.folders, f)
+		}
+	}
+}
