@@ -60,8 +60,8 @@ type atif struct {
 	version string
 }
 
-// ReadATIF converts an ATIF trajectory.
-func ReadATIF(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
+// readATIF converts an ATIF trajectory.
+func readATIF(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
 	p := &atif{b: newBuilder(sink, ATIF, fallback), dec: json.NewDecoder(r)}
 	if err := p.read(); err != nil {
 		return p.b.meta, err
@@ -81,11 +81,7 @@ func (p *atif) decodeErr(err error, off int64, ptr string) error {
 	case errors.As(err, &syn):
 		return p.fail(syn.Offset, ptr, "not valid JSON: %v", syn)
 	}
-	var ie *Error
-	if errors.As(err, &ie) {
-		return err
-	}
-	return p.fail(off, ptr, "%v", err)
+	return passOn(err, func(err error) error { return p.fail(off, ptr, "%v", err) })
 }
 
 func (p *atif) read() error {
@@ -218,11 +214,7 @@ func (p *atif) readSteps(ptr string) error {
 			return p.decodeErr(err, off, at)
 		}
 		if err := p.step(raw, at); err != nil {
-			var ie *Error
-			if errors.As(err, &ie) {
-				return err
-			}
-			return p.fail(off, at, "%v", err)
+			return passOn(err, func(err error) error { return p.fail(off, at, "%v", err) })
 		}
 	}
 	_, err = p.dec.Token()

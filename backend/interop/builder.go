@@ -2,6 +2,7 @@ package interop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -75,7 +76,7 @@ func (b *builder) emit(kind trace.Kind, t time.Time, payload any) error {
 			b.meta.Created = t
 		}
 		if err := b.sink.Start(b.meta); err != nil {
-			return err
+			return &sinkError{err}
 		}
 	}
 	b.seq++
@@ -93,7 +94,31 @@ func (b *builder) emit(kind trace.Kind, t time.Time, payload any) error {
 		b.messages++
 		b.bytes += len(e.Payload)
 	}
-	return b.sink.Event(e)
+	if err := b.sink.Event(e); err != nil {
+		return &sinkError{err}
+	}
+	return nil
+}
+
+// sinkError is the sink's own error, which a converter passes on as it
+// is: it says nothing of the file.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }
+
+// passOn is err as the converter returns it: the sink's own, or the
+// file's problem at where.
+func passOn(err error, where func(error) error) error {
+	var se *sinkError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	return where(err)
 }
 
 func (b *builder) importedText() string {

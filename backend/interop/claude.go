@@ -87,8 +87,8 @@ type claude struct {
 	pending *ccAnswer
 }
 
-// ReadClaudeCode converts a Claude Code session file.
-func ReadClaudeCode(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
+// readClaudeCode converts a Claude Code session file.
+func readClaudeCode(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
 	c := &claude{b: newBuilder(sink, ClaudeCode, fallback)}
 	err := eachLine(r, ClaudeCode, c.line)
 	if err == nil {

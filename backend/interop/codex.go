@@ -67,8 +67,8 @@ type cxAnswer struct {
 	resp trace.ModelResponse
 }
 
-// ReadCodex converts a Codex CLI rollout file.
-func ReadCodex(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
+// readCodex converts a Codex CLI rollout file.
+func readCodex(r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
 	c := &codex{b: newBuilder(sink, Codex, fallback)}
 	err := eachLine(r, Codex, c.line)
 	if err == nil {

@@ -105,13 +105,21 @@ func has(m map[string]json.RawMessage, k string) bool { _, ok := m[k]; return ok
 // Convert reads the file r holds in format from (not Loupe) into sink.
 // fallback is the time of events a file gives none for before any other.
 func Convert(from string, r io.Reader, sink Sink, fallback time.Time) (Meta, error) {
+	var read func(io.Reader, Sink, time.Time) (Meta, error)
 	switch from {
 	case ClaudeCode:
-		return ReadClaudeCode(r, sink, fallback)
+		read = readClaudeCode
 	case Codex:
-		return ReadCodex(r, sink, fallback)
+		read = readCodex
 	case ATIF:
-		return ReadATIF(r, sink, fallback)
+		read = readATIF
+	default:
+		return Meta{}, fmt.Errorf("import: %q is not a format Loupe converts (it reads %v)", from, Sources)
 	}
-	return Meta{}, fmt.Errorf("import: %q is not a format Loupe converts (it reads %v)", from, Sources)
+	m, err := read(r, sink, fallback)
+	var se *sinkError
+	if errors.As(err, &se) {
+		err = se.err
+	}
+	return m, err
 }

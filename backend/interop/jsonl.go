@@ -34,11 +34,7 @@ func eachLine(r io.Reader, source string, fn func(n int, line []byte) error) err
 				return &Error{Source: source, Line: n, Problem: "a line of this format is a JSON object, and this one is " + describe(line)}
 			}
 			if err := fn(n, line); err != nil {
-				var ie *Error
-				if errors.As(err, &ie) {
-					return err
-				}
-				return &Error{Source: source, Line: n, Problem: err.Error()}
+				return passOn(err, func(err error) error { return &Error{Source: source, Line: n, Problem: err.Error()} })
 			}
 		}
 		if last {
