@@ -51,7 +51,15 @@ type builder struct {
 	early       []early
 	// titled is set once the file's own summary named the session.
 	titled bool
+	// numCtx is the context window the file says the model had (0:
+	// it does not say).
+	numCtx int
 }
+
+// PlaceholderNumCtx is the num_ctx of a rebuilt request whose file does
+// not say the model's context window (Claude Code, ATIF): a request
+// always names one, and this one is a placeholder, not a measure.
+const PlaceholderNumCtx = 131072
 
 func newBuilder(sink Sink, source string, fallback time.Time) *builder {
 	return &builder{sink: sink, meta: Meta{Source: source}, fallback: fallback, calls: map[string]string{}}
@@ -249,8 +257,12 @@ func (b *builder) answer(t time.Time, model string, r trace.ModelResponse) error
 	if added == nil {
 		added = []int64{}
 	}
+	numCtx := b.numCtx
+	if numCtx == 0 {
+		numCtx = PlaceholderNumCtx
+	}
 	mr := trace.ModelRequest{
-		Model: b.meta.Model, System: b.system, HistoryBase: b.lastRequest, HistoryAdded: added,
+		Model: b.meta.Model, Options: llm.Options{NumCtx: numCtx}, System: b.system, HistoryBase: b.lastRequest, HistoryAdded: added,
 		MessageCount: b.messages, PromptEstimate: (b.bytes + len(b.system)) / 4,
 	}
 	if b.system != "" {

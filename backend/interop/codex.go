@@ -367,7 +367,8 @@ func (c *codex) event(n int, t time.Time, payload []byte, raw json.RawMessage) e
 		Message string `json:"message"`
 		Reason  string `json:"reason"`
 		Info    *struct {
-			Last *struct {
+			Window int `json:"model_context_window"`
+			Last   *struct {
 				Input  int `json:"input_tokens"`
 				Output int `json:"output_tokens"`
 			} `json:"last_token_usage"`
@@ -381,6 +382,9 @@ func (c *codex) event(n int, t time.Time, payload []byte, raw json.RawMessage) e
 	case ev.Type == "":
 		return fmt.Errorf(`the event has no "type"`)
 	case ev.Type == "token_count":
+		if ev.Info != nil && ev.Info.Window > 0 {
+			b.numCtx = ev.Info.Window
+		}
 		if ev.Info != nil && ev.Info.Last != nil && c.pending != nil {
 			c.pending.resp.Metrics = llm.Metrics{PromptEvalCount: ev.Info.Last.Input, EvalCount: ev.Info.Last.Output}
 		}
