@@ -29,8 +29,9 @@ func (a *App) hearDrops(ctx context.Context) {
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { runtime.EventsEmit(ctx, chanDropped, paths) })
 }
 
-// ImportFile stores the session exported as JSON in the file at path (the
-// Import dialog's, or a file dropped on the window), read as a stream; how
+// ImportFile stores the session in the file at path (the Import dialog's,
+// or a file dropped on the window): a Loupe export, or a Claude Code,
+// Codex CLI or ATIF session, imported read-only; read as a stream; how
 // is session.ImportKeepID, ImportAsNew or ImportSkip. A session there
 // already comes back as the result's Clash, with nothing imported.
 func (a *App) ImportFile(path, how string) (session.ImportResult, error) {
@@ -52,9 +53,14 @@ func (a *App) ImportText(text, how string) (session.ImportResult, error) {
 	})
 }
 
-// PickImportFile asks for a session export with the native file dialog;
-// "" when the user cancels.
+// PickImportFile asks for a session file with the native file dialog: a
+// Loupe export or an ATIF trajectory (*.json), a Claude Code or Codex CLI
+// session (*.jsonl); "" when the user cancels.
 func (a *App) PickImportFile(title string) (string, error) {
 	return runtime.OpenFileDialog(a.ctx, runtime.OpenDialogOptions{Title: title,
-		Filters: []runtime.FileFilter{{DisplayName: "Loupe sessions (*.json)", Pattern: "*.json"}}})
+		Filters: []runtime.FileFilter{
+			{DisplayName: "Sessions (*.json, *.jsonl)", Pattern: "*.json;*.jsonl"},
+			{DisplayName: "Loupe exports, ATIF trajectories (*.json)", Pattern: "*.json"},
+			{DisplayName: "Claude Code, Codex CLI sessions (*.jsonl)", Pattern: "*.jsonl"},
+		}})
 }

@@ -408,8 +408,17 @@ func (m *Manager) Do(ctx context.Context, c Command) (Outcome, error) {
 		id := sc.sessionOf()
 		// A command for a session that does not exist changes nothing,
 		// and says so.
-		if _, err := m.store.GetSession(ctx, id); err != nil {
+		s, err := m.store.GetSession(ctx, id)
+		if err != nil {
 			return Outcome{}, err
+		}
+		switch c.(type) {
+		case Delete, Stop:
+		default:
+			// Imported from another agent: nothing changes it.
+			if err := readOnly(s); err != nil {
+				return Outcome{}, err
+			}
 		}
 		if _, ok := c.(runCommand); ok && !m.runs(id) {
 			// A run another window or loupe run holds: say where it is.

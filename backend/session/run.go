@@ -165,6 +165,9 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, err
 	}
+	if err := readOnly(s); err != nil {
+		return nil, err
+	}
 	set, err := settings.Load(ctx, m.store)
 	if err != nil {
 		return nil, err

@@ -142,6 +142,17 @@ func (im *Import) Finish(updated time.Time, lastReason string) (Session, error) 
 	return s, nil
 }
 
+// Describe sets what an import converted from another agent's file
+// learns of its session as it reads it: its title, folder, model, when
+// it began, and where it comes from.
+func (im *Import) Describe(in Session) error {
+	if _, err := im.tx.ExecContext(im.ctx, `UPDATE sessions SET title = ?, workspace = ?, model = ?, created_at = ?, source = ?, source_id = ? WHERE id = ?`,
+		in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.Source, in.SourceID, im.id); err != nil {
+		return fmt.Errorf("store: import: %w", err)
+	}
+	return nil
+}
+
 // Commit makes the import durable, all of it at once.
 func (im *Import) Commit() error {
 	if im.done {

@@ -131,7 +131,9 @@ func (s *Store) copySession(ctx context.Context, id string, c Copy) (Session, er
 	if fork {
 		in.ForkedFrom, in.ForkSeq = src.ID, c.Through
 	} else {
-		in.CopiedFrom = src.ID
+		// A copy is the same session again: imported, it is read-only
+		// too. A fork goes on in Loupe, and is Loupe's own.
+		in.CopiedFrom, in.Source, in.SourceID = src.ID, src.Source, src.SourceID
 	}
 	if c.Workspace != "" {
 		in.Workspace = c.Workspace

@@ -50,6 +50,11 @@ type Session struct {
 	// Rounds is how many requests to the model the log holds, compaction's
 	// left out (kept by the database as events arrive: 0009_session_list.sql).
 	Rounds int `json:"rounds"`
+	// Source is the agent a session was imported from ("claude-code",
+	// "codex", "atif"), "" for Loupe's own; SourceID its id there. A
+	// session with a source is read-only: its forks go on in Loupe.
+	Source   string `json:"source,omitempty"`
+	SourceID string `json:"source_id,omitempty"`
 }
 
 // SessionUpdate names the fields to change; nil leaves a field as it is.
@@ -59,13 +64,13 @@ type SessionUpdate struct {
 	LastReason *string
 }
 
-const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host, pinned, copied_from, rounds, forked_from, fork_seq`
+const sessionCols = `id, title, workspace, model, created_at, updated_at, last_reason, last_seq, open_run, offered_tools, host, pinned, copied_from, rounds, forked_from, fork_seq, source, source_id`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
 	var offered sql.NullString
-	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host, &s.Pinned, &s.CopiedFrom, &s.Rounds, &s.ForkedFrom, &s.ForkSeq)
+	err := row.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &created, &updated, &s.LastReason, &s.EventCount, &s.OpenRun, &offered, &s.Host, &s.Pinned, &s.CopiedFrom, &s.Rounds, &s.ForkedFrom, &s.ForkSeq, &s.Source, &s.SourceID)
 	s.CreatedAt = fromNanos(created)
 	s.UpdatedAt = fromNanos(updated)
 	if err == nil && offered.Valid {
@@ -199,9 +204,9 @@ func insertSession(ctx context.Context, w interface {
 		return fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := w.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host, pinned, copied_from, forked_from, fork_seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host, in.Pinned, in.CopiedFrom, in.ForkedFrom, in.ForkSeq)
+		(id, title, workspace, model, created_at, updated_at, last_reason, offered_tools, host, pinned, copied_from, forked_from, fork_seq, source, source_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		in.ID, in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.UpdatedAt.UnixNano(), in.LastReason, offered, in.Host, in.Pinned, in.CopiedFrom, in.ForkedFrom, in.ForkSeq, in.Source, in.SourceID)
 	if err != nil {
 		return fmt.Errorf("store: create session: %w", err)
 	}

@@ -352,6 +352,9 @@ type Restore struct {
 type Notice struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Raw is what an imported file held that Loupe has no event for (a
+	// record, a block, a field), as the file wrote it: kept, not dropped.
+	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
 // Error is a failure of the run itself (not of a tool).

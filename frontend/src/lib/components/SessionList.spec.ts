@@ -54,6 +54,16 @@ describe('SessionList', () => {
     expect(within(row('orphan')).queryByTestId('session-copied-from-open')).toBeNull();
   });
 
+  it('shows where an imported session comes from', () => {
+    const list = [makeSummary({ id: 'own', title: 'Ours' }), makeSummary({ id: 'cc', title: 'Fix the greeting', source: 'claude-code', source_id: '7f3e' })];
+    render(SessionList, { props: { sessions: list, currentId: null, waiting: new Set<string>(), onopen: () => {}, ondelete: () => {} } });
+    const row = (id: string) => screen.getAllByTestId('session-item').find((li) => li.dataset['sessionId'] === id)!;
+    expect(within(row('own')).queryByTestId('session-source')).toBeNull();
+    const source = within(row('cc')).getByTestId('session-source');
+    expect(source.textContent).toContain('Imported from Claude Code');
+    expect(source.dataset['source']).toBe('claude-code');
+  });
+
   it('flags a session that waits for an approval', () => {
     render(SessionList, { props: { sessions, currentId: 'a', waiting: new Set(['a']), onopen: () => {}, ondelete: () => {} } });
     expect(screen.getByTestId('session-waiting').textContent).toContain('Needs approval');

@@ -57,7 +57,10 @@ export class ForkState {
     this.files = run ? 'copy' : 'here';
     this.folder = '';
     this.host = '';
-    this.model = this.#sessions.find(session)?.model ?? '';
+    const parent = this.#sessions.find(session);
+    // An imported session's model is another agent's: the fork picks a
+    // local one (the dialog offers the installed models).
+    this.model = parent?.source ? '' : (parent?.model ?? '');
     try {
       const p = await this.#bridge.previewFork(session, at);
       if (this.target?.session === session && this.target.at === at) this.preview = p;

@@ -26,3 +26,4 @@ export * from './ollama';
 export * from './tries';
 export * from './fold';
 export * from './forks';
+export * from './source';

@@ -56,8 +56,9 @@ export interface BoundApp {
   /** ForkSession makes a session whose log is the session's up to an event,
    * linked to it, working where the fork says (session.Manager.Fork). */
   ForkSession(f: Fork): Promise<Forked>;
-  /** ImportFile stores the session exported as JSON in the file at path (the
-   * Import dialog's, or a file dropped on the window), read as a stream; how
+  /** ImportFile stores the session in the file at path (the Import dialog's,
+   * or a file dropped on the window): a Loupe export, or a Claude Code,
+   * Codex CLI or ATIF session, imported read-only; read as a stream; how
    * is session.ImportKeepID, ImportAsNew or ImportSkip. A session there
    * already comes back as the result's Clash, with nothing imported. */
   ImportFile(path: string, how: string): Promise<ImportResult>;
@@ -81,8 +82,9 @@ export interface BoundApp {
   /** PickFolder opens the native folder picker with the title given; "" when
    * cancelled. */
   PickFolder(title: string): Promise<string>;
-  /** PickImportFile asks for a session export with the native file dialog;
-   * "" when the user cancels. */
+  /** PickImportFile asks for a session file with the native file dialog: a
+   * Loupe export or an ATIF trajectory (*.json), a Claude Code or Codex CLI
+   * session (*.jsonl); "" when the user cancels. */
   PickImportFile(title: string): Promise<string>;
   /** PinSession pins a session on top of the list, or unpins it. */
   PinSession(id: string, on: boolean): Promise<Summary>;
@@ -1167,6 +1169,9 @@ export interface ModelResponsePayload {
 export interface NoticePayload {
   code: string;
   message: string;
+  /** Raw is what an imported file held that Loupe has no event for (a
+   * record, a block, a field), as the file wrote it: kept, not dropped. */
+  raw?: JsonValue;
 }
 
 /** llm.Options: Options are the generation options Loupe sets on every request. NumCtx is
@@ -1823,6 +1828,11 @@ export interface StoredSession {
   /** Rounds is how many requests to the model the log holds, compaction's
    * left out (kept by the database as events arrive: 0009_session_list.sql). */
   rounds: number;
+  /** Source is the agent a session was imported from ("claude-code",
+   * "codex", "atif"), "" for Loupe's own; SourceID its id there. A
+   * session with a source is read-only: its forks go on in Loupe. */
+  source?: string;
+  source_id?: string;
 }
 
 /** session.Summary: Summary is a session as the sidebar shows it: the stored row, with
@@ -1863,6 +1873,11 @@ export interface Summary {
   /** Rounds is how many requests to the model the log holds, compaction's
    * left out (kept by the database as events arrive: 0009_session_list.sql). */
   rounds: number;
+  /** Source is the agent a session was imported from ("claude-code",
+   * "codex", "atif"), "" for Loupe's own; SourceID its id there. A
+   * session with a source is read-only: its forks go on in Loupe. */
+  source?: string;
+  source_id?: string;
   running: boolean;
   /** Standing is what the open run waits for, read from its log:
    * trace.StandingPaused, trace.StandingAsking or "". The window keeps
