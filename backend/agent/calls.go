@@ -40,6 +40,9 @@ type call struct {
 	// answered is set when the log holds the result already (a restored
 	// run).
 	answered *trace.ToolResult
+	// into is set for a task call the user stepped into: its sub-agent
+	// pauses where this run does.
+	into bool
 }
 
 // runCalls takes the calls of one complete answer through the harness.
@@ -261,7 +264,7 @@ func (r *run) start(ctx context.Context, stop context.CancelCauseFunc, c *call, 
 		close(c.done)
 		return
 	}
-	v := r.perm.judge(c)
+	v := r.judge(c)
 	if v.asks() {
 		<-slots
 		c.person = true
@@ -324,6 +327,7 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
+	c.into = cmd.Action == trace.ActionStepInto
 	if cmd.Action == trace.ActionSkip {
 		text := cmd.Observation
 		if text == "" {
@@ -332,7 +336,7 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: text, ErrorKind: trace.ErrSkipped, Bytes: len(text)}
 	}
 	if c.outcome == nil {
-		decided, err := r.decide(ctx, c, r.perm.judge(c))
+		decided, err := r.decide(ctx, c, r.judge(c))
 		if err != nil || !decided {
 			return err
 		}
@@ -454,9 +458,15 @@ func (r *run) runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		a.mu.Unlock()
 	}()
 	if a.streams {
-		run, round, session := r.num, r.round, r.cfg.SessionID
+		run, round, session, agent := r.num, r.round, r.cfg.SessionID, r.agent
 		cctx = tools.WithOutput(cctx, func(o tools.Output) {
-			a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted})
+			a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted, Agent: agent})
+		})
+	}
+	if c.Name == tools.TaskName {
+		// The task tool's sub-agent is this loop's, nested in this run.
+		cctx = tools.WithDelegate(cctx, func(ctx context.Context, in tools.TaskInput) (tools.Result, error) {
+			return r.delegate(ctx, c, in)
 		})
 	}
 

@@ -212,6 +212,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		RepeatLimit:      set.RepeatLimit,
 		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
 		OnGrant:          func(g permission.Grant) error { return m.grants.keep(id, dir, g) },
+		SubAgents:        agent.SubAgents{ToolSet: m.subToolSet(id)},
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
@@ -238,7 +239,11 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	ws.Track(m.seenFor(id))
-	reg := offering(tools.Builtins(ws, runner), s.Tools)
+	all := tools.Builtins(ws, runner)
+	if set.SubAgents {
+		all = tools.WithTask(all)
+	}
+	reg := offering(all, s.Tools)
 	if !info.SupportsTools() {
 		// Sending tool schemas to a model whose template cannot show them
 		// makes Ollama refuse the request; run as plain chat instead.
