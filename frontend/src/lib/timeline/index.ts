@@ -25,3 +25,4 @@ export * from './ollama';
 export * from './tries';
 export * from './fold';
 export * from './forks';
+export * from './subagent';

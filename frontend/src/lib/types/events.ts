@@ -86,7 +86,7 @@ export const isCompaction = (e: TraceEvent): e is CompactionEvent => e.kind === 
  */
 export function parseEvent(v: unknown): TraceEvent | null {
   if (!isRecord(v)) return null;
-  const { session_id, seq, kind, time, run, round, payload, preview } = v;
+  const { session_id, seq, kind, time, run, round, payload, preview, agent } = v;
   if (typeof session_id !== 'string' || typeof seq !== 'number' || typeof kind !== 'string') return null;
   const base: EventBase = {
     session_id,
@@ -96,6 +96,7 @@ export function parseEvent(v: unknown): TraceEvent | null {
     round: typeof round === 'number' ? round : 0,
   };
   if (isRecord(preview)) base.preview = preview as Record<string, Cut>;
+  if (typeof agent === 'string' && agent !== '') base.agent = agent;
   if (!isKnownKind(kind)) {
     return {
       ...base,
