@@ -419,3 +419,59 @@ func TestRecoverMidSubAgent(t *testing.T) {
 		t.Fatalf("session after recovery = %+v %v", s, err)
 	}
 }
+
+// The OTLP trace nests a sub-agent: its invoke_agent span is a child of its
+// task call's execute_tool span, and its own calls are children of it.
+func TestSubAgentSpansNestUnderItsTaskCall(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, withSubAgents(nil))
+	pc := &parentAndChild{
+		parent: []ollamatest.Reply{calls(call("call_1", "task", `{"prompt":"look"}`)), ollamatest.Text("done")},
+		child:  []ollamatest.Reply{calls(call("call_1", "list_dir", `{"path":"."}`)), ollamatest.Text("two files")},
+	}
+	h.srv.Respond(pc.respond)
+	h.run("delegate")
+	var buf strings.Builder
+	if err := session.Export(context.Background(), h.st, h.id, "otlp", &buf); err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		Name, SpanID, ParentSpanID string
+	}
+	var spans []span
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var doc struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct {
+						Name         string `json:"name"`
+						SpanID       string `json:"spanId"`
+						ParentSpanID string `json:"parentSpanId"`
+					} `json:"spans"`
+				} `json:"scopeSpans"`
+			} `json:"resourceSpans"`
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range doc.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					spans = append(spans, span{s.Name, s.SpanID, s.ParentSpanID})
+				}
+			}
+		}
+	}
+	find := func(name string) span {
+		for _, s := range spans {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no span %q in %+v", name, spans)
+		return span{}
+	}
+	task, sub, list := find("execute_tool task"), find("invoke_agent loupe sub-agent"), find("execute_tool list_dir")
+	if sub.ParentSpanID != task.SpanID || list.ParentSpanID != sub.SpanID {
+		t.Fatalf("spans do not nest: task %+v, sub-agent %+v, list_dir %+v", task, sub, list)
+	}
+}
