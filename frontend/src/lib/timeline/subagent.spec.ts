@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recording } from '../replay/recordings';
 import { parseEvent, type TraceEvent } from '../types';
 import { allItems, buildTimeline, type CallItem } from './group';
+import { sessionMeter } from './meter';
 import { standingOf } from './standing';
 import { subAgentCard } from './subagent';
 
@@ -59,6 +60,15 @@ describe('a sub-agent as a nested lane', () => {
     expect(prompt).toBeGreaterThan(0);
     // Its answer is its parent's observation of the task call.
     expect(taskCall(events)!.result?.payload.content).toBe(card.answer);
+  });
+
+  it("counts its tokens in the session's totals, not in its parent's context", () => {
+    const t = buildTimeline(events);
+    const m = sessionMeter(t.runs)!;
+    const card = subAgentCard(taskCall(events)!.sub!);
+    expect(m.subAgents).toEqual({ count: 1, prompt: card.promptTokens, eval: card.evalTokens });
+    // The parent's latest request is its own: round 2 of run 1.
+    expect(m).toMatchObject({ run: 1, round: 2, requests: 2 });
   });
 
   it('is running until its run ends, at every prefix of the log', () => {
