@@ -88,6 +88,9 @@ type Delta struct {
 	CallID  string              `json:"call_id,omitempty"`
 	Output  []tools.OutputPiece `json:"output,omitempty"`
 	Omitted int                 `json:"omitted,omitempty"`
+	// Agent is the sub-run the delta is of ("" for the session's own
+	// loop), as on its events (trace.Event.Agent).
+	Agent string `json:"agent,omitempty"`
 }
 
 // Seams are what the loop talks to.
@@ -148,6 +151,8 @@ type Config struct {
 	RepeatLimit int
 	// Compaction says when the run summarises its older history.
 	Compaction Compaction
+	// SubAgents says how the run's task calls run (subagent.go).
+	SubAgents SubAgents
 }
 
 // DefaultRepeatLimit is the repeat limit when none is set.

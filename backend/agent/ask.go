@@ -66,7 +66,7 @@ func (r *run) ask(ctx context.Context) (trace.ModelResponse, *trace.RunEnd, erro
 	// Chat returns.
 	run, round := r.num, r.round
 	resp, chatErr := r.model.Chat(ctx, req, func(c llm.Chunk) {
-		r.a.seams.OnDelta(Delta{SessionID: r.cfg.SessionID, Run: run, Round: round, Content: c.Content, Thinking: c.Thinking})
+		r.a.seams.OnDelta(Delta{SessionID: r.cfg.SessionID, Run: run, Round: round, Content: c.Content, Thinking: c.Thinking, Agent: r.agent})
 	})
 	if se := (errStore{}); errors.As(chatErr, &se) {
 		return trace.ModelResponse{}, nil, se

@@ -46,6 +46,9 @@ type call struct {
 	notice *trace.Notice
 	// said is what its before_tool hooks came to, once they ran.
 	said *hookSaid
+	// into is set for a task call the user stepped into: its sub-agent
+	// pauses where this run does.
+	into bool
 }
 
 // runCalls takes the calls of one complete answer through the harness.
@@ -350,6 +353,7 @@ func (r *run) turn(ctx context.Context, c *call, slots chan struct{}) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
+	c.into = cmd.Action == trace.ActionStepInto
 	if cmd.Action == trace.ActionSkip {
 		text := cmd.Observation
 		if text == "" {
@@ -489,9 +493,15 @@ func (r *run) runTool(ctx context.Context, c *call) (res trace.ToolResult) {
 		a.mu.Unlock()
 	}()
 	if a.streams {
-		run, round, session := r.num, r.round, r.cfg.SessionID
+		run, round, session, agent := r.num, r.round, r.cfg.SessionID, r.agent
 		cctx = tools.WithOutput(cctx, func(o tools.Output) {
-			a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted})
+			a.seams.OnDelta(Delta{SessionID: session, Run: run, Round: round, CallID: c.ID, Output: o.Pieces, Omitted: o.Omitted, Agent: agent})
+		})
+	}
+	if c.Name == tools.TaskName {
+		// The task tool's sub-agent is this loop's, nested in this run.
+		cctx = tools.WithDelegate(cctx, func(ctx context.Context, in tools.TaskInput) (tools.Result, error) {
+			return r.delegate(ctx, c, in)
 		})
 	}
 

@@ -20,6 +20,9 @@ type Agent struct {
 	cfg   Config
 	seams Seams
 	log   []trace.Event
+	// all is the session's whole log, sub-agents' runs too (Recover
+	// closes theirs).
+	all []trace.Event
 
 	// streams is set when the agent was given OnDelta: only then do its
 	// tools get an output sink (tools.WithOutput).
@@ -30,13 +33,16 @@ type Agent struct {
 	running map[string]context.CancelCauseFunc
 }
 
-// New builds an agent over a session's log as it is now.
+// New builds an agent over a session's log as it is now: its own loop's
+// events (a sub-agent's nested runs are theirs, see trace.Loop).
 func New(cfg Config, seams Seams, log []trace.Event) *Agent {
+	all := log
+	log = trace.Loop(log)
 	streams := seams.OnDelta != nil
 	if !streams {
 		seams.OnDelta = func(Delta) {}
 	}
-	return &Agent{cfg: cfg, seams: seams, log: log, streams: streams, running: map[string]context.CancelCauseFunc{}}
+	return &Agent{cfg: cfg, seams: seams, log: log, all: all, streams: streams, running: map[string]context.CancelCauseFunc{}}
 }
 
 // run is one run's state. The loop keeps everything it needs here as it
@@ -91,6 +97,12 @@ type run struct {
 	open []llm.ToolCall
 	// squeeze is what compaction keeps between rounds (compact.go).
 	squeeze squeeze
+
+	// agent is the sub-run this run is ("" for the session's own loop,
+	// see trace.Event.Agent); tasks holds a place for each of its task
+	// calls that runs now (SubAgents.MaxParallel).
+	agent string
+	tasks chan struct{}
 }
 
 // begin sets up a run over the agent's log: the history it forms, the
@@ -102,7 +114,8 @@ func (a *Agent) begin() (*run, error) {
 	}
 	r := &run{a: a, cfg: a.cfg, hist: hist, open: trace.Unanswered(a.log), rescues: map[string]trace.Rescue{}, bad: map[string]string{}}
 	r.model = retrying{model: a.seams.Model, delays: r.cfg.retryDelays(), notice: r.notice}
-	r.perm = &permits{policy: r.cfg.Policy, approver: a.seams.Approver, onGrant: r.cfg.OnGrant, sessionID: r.cfg.SessionID}
+	r.perm = &permits{policy: r.cfg.Policy, approver: a.seams.Approver, onGrant: r.cfg.OnGrant, sessionID: r.cfg.SessionID, denied: personDenials(a.log)}
+	r.tasks = make(chan struct{}, r.cfg.SubAgents.maxParallel())
 	if a.seams.Tools != nil {
 		r.specs = a.seams.Tools.Specs()
 		r.names = a.seams.Tools.Names()
@@ -223,6 +236,9 @@ func (a *Agent) Recover(ctx context.Context) (bool, error) {
 		return true, err
 	}
 	r.num, r.round = st.Run, st.Round
+	if err := a.recoverSubAgents(ctx); err != nil {
+		return true, unwrapStore(err)
+	}
 	if err := r.backfill(ctx, trace.ErrInterrupted, "interrupted (app exited) before this call finished"); err != nil {
 		return true, unwrapStore(err)
 	}

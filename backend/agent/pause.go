@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -127,7 +128,14 @@ func (r *run) pause(ctx context.Context, s *stop) (Command, error) {
 					return Command{}, err
 				}
 				reply(cmd, err)
+			case trace.ActionStepInto:
+				if s.cp.Point != trace.PointBeforeTool || s.cp.Tool != tools.TaskName {
+					reply(cmd, errors.New("only a task call's sub-agent can be stepped into"))
+					continue
+				}
+				fallthrough
 			case trace.ActionSkip:
+				// (A step into has passed this: it is at a before_tool.)
 				if s.cp.Point != trace.PointBeforeTool {
 					reply(cmd, ErrNotHere)
 					continue

@@ -19,6 +19,52 @@ type permits struct {
 	approver  Approver
 	onGrant   func(permission.Grant) error
 	sessionID string
+	// denied are the tools a person refused a call of in this session,
+	// with who: a sub-agent never gets them (subTools) nor runs them
+	// (judge), since the permits are shared with the run's sub-agents.
+	denied map[string]string
+}
+
+// personDenials are the tools a person refused a call of in log.
+func personDenials(log []trace.Event) map[string]string {
+	out := map[string]string{}
+	for _, e := range log {
+		if e.Kind != trace.KindPermission {
+			continue
+		}
+		if p, err := trace.Decode[trace.Permission](e); err == nil && p.Decision == trace.Deny && byPerson(p.By) {
+			out[p.Tool] = p.By
+		}
+	}
+	return out
+}
+
+// byPerson reports whether a decision's By names the user (permission.Answer).
+func byPerson(by string) bool { return by == "you" || strings.HasPrefix(by, "you ") }
+
+// deniedTool says why a sub-agent may not have the tool name ("": it may):
+// set to never, or refused by the user in this session.
+func (p *permits) deniedTool(name string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.policy.Tools[name] == permission.ToolNever {
+		return name + " is set to never"
+	}
+	if by, ok := p.denied[name]; ok {
+		return "denied to its parent by " + by + " in this session"
+	}
+	return ""
+}
+
+// judge is the policy's verdict on a call of this run; a sub-agent's call
+// of a tool its parent was denied is refused.
+func (r *run) judge(c *call) verdict {
+	if r.agent != "" {
+		if why := r.perm.deniedTool(c.Name); why != "" {
+			return verdict{d: permission.Decision{Verdict: permission.Refuse, By: "rule: a sub-agent cannot use a tool its parent was denied (" + why + ")"}}
+		}
+	}
+	return r.perm.judge(c)
 }
 
 // verdict is what the policy says of a call, asking no one.
@@ -129,6 +175,11 @@ func (r *run) decide(ctx context.Context, c *call, v verdict) (bool, error) {
 	} else {
 		decision = trace.Deny
 		c.outcome = deniedResult(c, by)
+		if v.asks() && byPerson(by) {
+			r.perm.mu.Lock()
+			r.perm.denied[c.Name] = by
+			r.perm.mu.Unlock()
+		}
 	}
 	if _, err := r.record(ctx, trace.KindPermission, trace.Permission{CallID: c.ID, Tool: c.Name, Decision: decision, By: by, Reasons: v.d.Reasons}); err != nil {
 		return false, err

@@ -16,7 +16,7 @@ func (r *run) record(ctx context.Context, kind trace.Kind, payload any) (trace.E
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := trace.New(kind, r.num, r.round, payload)
-	e.SessionID = r.cfg.SessionID
+	e.SessionID, e.Agent = r.cfg.SessionID, r.agent
 	var err error
 	if sr, ok := r.a.seams.Recorder.(soonRecorder); ok && !mustWait(kind) {
 		e, err = sr.AppendSoon(context.WithoutCancel(ctx), e)

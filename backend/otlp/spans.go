@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -71,7 +72,18 @@ func Build(s Session, evs []trace.Event, opt Options) ([]ptrace.Traces, error) {
 			cur = nil
 		}
 	}
+	main := b.hist
+	hists := map[string]*trace.History{}
 	for _, e := range evs {
+		// A sub-agent's events are its own loop's: its own history, and
+		// its invoke_agent span under its task call's execute_tool span.
+		b.hist = main
+		if e.Agent != "" {
+			if hists[e.Agent] == nil {
+				hists[e.Agent] = trace.NewHistory()
+			}
+			b.hist = hists[e.Agent]
+		}
 		// The history is fed every event, also of runs not exported:
 		// a later run's requests carry the whole conversation.
 		in, err := b.inputs(e)
@@ -90,7 +102,7 @@ func Build(s Session, evs []trace.Event, opt Options) ([]ptrace.Traces, error) {
 		if cur == nil {
 			cur = b.newRun(e)
 		}
-		if err := cur.add(e, in); err != nil {
+		if err := cur.loop(e).add(e, in); err != nil {
 			return nil, err
 		}
 		if err := b.hist.Add(e); err != nil {
@@ -168,6 +180,50 @@ type runTrace struct {
 	// paused: the answer's and the resume's events say how long it took.
 	asked  map[string]time.Time
 	paused time.Time
+	// subs are the sub-agents' nested runs of this run, by sub-run id.
+	subs map[string]*runTrace
+}
+
+// loop is the run trace an event of this run adds to: the run's own, or
+// the nested one of the sub-agent it is of, whose invoke_agent span is a
+// child of its task call's execute_tool span.
+func (r *runTrace) loop(e trace.Event) *runTrace {
+	if e.Agent == "" {
+		return r
+	}
+	if s := r.subs[e.Agent]; s != nil {
+		return s
+	}
+	parent := r
+	if i := strings.LastIndex(e.Agent, "/"); i >= 0 {
+		parent = r.loop(trace.Event{Agent: e.Agent[:i]})
+	}
+	callID := e.Agent[strings.LastIndex(e.Agent, "/")+1:]
+	s := &runTrace{b: r.b, run: r.run, td: r.td, spans: r.spans, tid: r.tid,
+		chats: map[int64]ptrace.Span{}, tools: map[string]ptrace.Span{}, asked: map[string]time.Time{}}
+	s.root = r.spans.AppendEmpty()
+	s.root.SetTraceID(r.tid)
+	s.root.SetSpanID(SpanID(r.b.s.ID, e.Seq))
+	if tool, ok := parent.tools[callID]; ok {
+		s.root.SetParentSpanID(tool.SpanID())
+	} else {
+		s.root.SetParentSpanID(parent.root.SpanID())
+	}
+	s.root.SetName("invoke_agent " + AgentName + " sub-agent")
+	s.root.SetKind(ptrace.SpanKindInternal)
+	s.root.SetStartTimestamp(stamp(e.Time))
+	a := s.root.Attributes()
+	a.PutStr("gen_ai.operation.name", "invoke_agent")
+	a.PutStr("gen_ai.agent.name", AgentName+" sub-agent")
+	a.PutStr("gen_ai.provider.name", Provider)
+	a.PutStr("gen_ai.conversation.id", r.b.s.ID)
+	a.PutStr("loupe.sub_agent", e.Agent)
+	a.PutStr("gen_ai.tool.call.id", callID)
+	if r.subs == nil {
+		r.subs = map[string]*runTrace{}
+	}
+	r.subs[e.Agent] = s
+	return s
 }
 
 func (b *builder) newRun(first trace.Event) *runTrace {
@@ -461,6 +517,12 @@ func (r *runTrace) runEnd(e trace.Event, p trace.RunEnd) {
 		a.PutStr("gen_ai.output.messages", textMessages("assistant", p.FinalText, p.Reason))
 	}
 	r.reason = p.Reason
+	// A sub-agent's run ends here; the session's at its last event.
+	if r.root.Attributes().Len() > 0 {
+		if _, nested := r.root.Attributes().Get("loupe.sub_agent"); nested {
+			r.root.SetEndTimestamp(stamp(e.Time))
+		}
+	}
 }
 
 // TraceID is the trace of a session's run: the same for every export.

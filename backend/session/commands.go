@@ -130,6 +130,10 @@ type SetBreakpoints struct {
 type Step struct {
 	Session string `json:"session" need:"which session?"`
 	At      int64  `json:"at,omitempty"`
+	// Into steps into the sub-agent of the task call the run waits
+	// before: it pauses where the run does. Without it a step there steps
+	// over the sub-agent (it runs to its end as one step).
+	Into bool `json:"into,omitempty"`
 }
 
 // Continue runs on to a breakpoint or the end of the run; Step mode stays
@@ -508,7 +512,11 @@ func (c SetBreakpoints) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c Step) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.steps.goOn(ctx, c.Session, c.At, trace.ActionStep, nil)
+	action := trace.ActionStep
+	if c.Into {
+		action = trace.ActionStepInto
+	}
+	return Outcome{}, m.steps.goOn(ctx, c.Session, c.At, action, nil)
 }
 
 func (c Continue) run(ctx context.Context, m *Manager) (Outcome, error) {

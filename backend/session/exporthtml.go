@@ -110,7 +110,22 @@ func rawBodies(id string, evs []trace.Event, sets map[int][]llm.ToolSpec) (RawBo
 		}
 		return specs, nil
 	}
-	err := trace.EachRequest(evs, toolsOf, func(i int, req llm.Request, err error) error {
+	// Each loop's requests are made of its own events: the session's,
+	// then each sub-agent's.
+	var err error
+	for _, agent := range append([]string{""}, trace.SubAgents(evs)...) {
+		if err = loopBodies(trace.Own(evs, agent), toolsOf, enc, &prev, intern, &out); err != nil {
+			break
+		}
+	}
+	return out, err
+}
+
+// loopBodies adds the bodies of one loop's requests (evs) to out.
+func loopBodies(evs []trace.Event, toolsOf func(trace.ModelRequest) ([]llm.ToolSpec, error), enc *ollama.BodyEncoder, prevp *[][]byte, intern func([]byte) int, out *RawBodies) error {
+	prev := *prevp
+	defer func() { *prevp = prev }()
+	return trace.EachRequest(evs, toolsOf, func(i int, req llm.Request, err error) error {
 		rb := RawBody{Seq: evs[i].Seq, Add: []int{}}
 		var pieces [][]byte
 		if err == nil {
@@ -131,7 +146,6 @@ func rawBodies(id string, evs []trace.Event, sets map[int][]llm.ToolSpec) (RawBo
 		prev = pieces
 		return nil
 	})
-	return out, err
 }
 
 // samePiece reports whether a and b are the same bytes in memory (a piece

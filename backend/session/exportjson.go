@@ -51,7 +51,8 @@ func exportJSON(ctx context.Context, st *store.Store, s store.Session, evs []tra
 		return err
 	}
 	// A summary as the window shows a session no run holds.
-	sum := Summary{Session: s, Standing: trace.StateOf(evs).Standing(), Stepping: dbg.Stepping, Breakpoints: dbg.Breakpoints.normal()}
+	_, waits := trace.Waiting(evs)
+	sum := Summary{Session: s, Standing: waits.Standing(), Stepping: dbg.Stepping, Breakpoints: dbg.Breakpoints.normal()}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

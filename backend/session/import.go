@@ -346,6 +346,7 @@ type importedEvent struct {
 	Run       int             `json:"run"`
 	Round     int             `json:"round"`
 	Payload   json.RawMessage `json:"payload"`
+	Agent     string          `json:"agent,omitempty"`
 }
 
 func (p *importer) events(ptr string) error {
@@ -409,7 +410,7 @@ func (p *importer) event(e importedEvent, off int64, at string, kinds map[trace.
 	if err := p.pairs(typed.Elem().Interface(), e, off, at); err != nil {
 		return err
 	}
-	ev := trace.Event{Seq: seq, Kind: e.Kind, Time: e.Time, Run: e.Run, Round: e.Round, Payload: payload}
+	ev := trace.Event{Seq: seq, Kind: e.Kind, Time: e.Time, Run: e.Run, Round: e.Round, Payload: payload, Agent: e.Agent}
 	if err := p.im.Event(ev); err != nil {
 		return p.fail(off, at, seq, "%v", err)
 	}
@@ -424,6 +425,28 @@ func (p *importer) event(e importedEvent, off int64, at string, kinds map[trace.
 // kill, a pause before a call) leaves, and Loupe closes or resumes it as
 // any run whose owner is gone (Manager.Recover).
 func (p *importer) pairs(payload any, e importedEvent, off int64, at string) error {
+	if e.Agent != "" {
+		// A sub-agent's run opens and ends inside its parent's; its calls
+		// are its own (their ids may be its parent's too), and must all be
+		// answered by the time its parent's run ends.
+		switch v := payload.(type) {
+		case trace.ToolCall:
+			p.open[e.Agent+"\x00"+v.CallID] = append(p.open[e.Agent+"\x00"+v.CallID], e.Seq)
+		case trace.ToolResult:
+			key := e.Agent + "\x00" + v.CallID
+			if len(p.open[key]) == 0 {
+				return p.fail(off, at+"/payload/call_id", e.Seq, "a result for call %q of sub-agent %q, which no open tool_call before it asked for", v.CallID, e.Agent)
+			}
+			if p.open[key] = p.open[key][1:]; len(p.open[key]) == 0 {
+				delete(p.open, key)
+			}
+		case trace.ModelRequest:
+			if _, ok := p.needSets[v.ToolSet]; v.ToolSet != 0 && !ok {
+				p.needSets[v.ToolSet] = e.Seq
+			}
+		}
+		return nil
+	}
 	switch v := payload.(type) {
 	case trace.UserMessage:
 		if err := p.unanswered(off, at, e.Seq, fmt.Sprintf("run %d starts here", e.Run)); err != nil {

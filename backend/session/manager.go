@@ -130,7 +130,8 @@ func (m *Manager) summary(ctx context.Context, s store.Session) (Summary, error)
 		if err != nil {
 			return Summary{}, err
 		}
-		sum.Standing = trace.StateOf(evs).Standing()
+		_, waits := trace.Waiting(evs)
+		sum.Standing = waits.Standing()
 	}
 	var err error
 	if sum.Stepping, sum.Breakpoints, err = m.steps.state(ctx, s.ID); err != nil {

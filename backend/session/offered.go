@@ -20,7 +20,8 @@ func offeredTools(choice *[]string) (*[]string, error) {
 	if choice == nil {
 		return nil, nil
 	}
-	known := tools.BuiltinNames()
+	// The task tool is offered when Settings turns sub-agents on.
+	known := append(tools.BuiltinNames(), tools.TaskName)
 	var unknown []string
 	for _, n := range *choice {
 		if !slices.Contains(known, n) {

@@ -186,7 +186,7 @@ func (w *window) mustDo(c session.Command) session.Outcome {
 // names: the log's.
 func (w *window) at() int64 {
 	w.t.Helper()
-	st := trace.StateOf(w.events())
+	_, st := trace.Waiting(w.events())
 	if st.Paused == nil {
 		w.t.Fatal("the run is not paused")
 	}
@@ -712,6 +712,71 @@ func TestRecordings(t *testing.T) {
 			w.rec.Mark("paused " + p)
 			w.step()
 		}
+		w.untilEnded()
+		w.save()
+	})
+
+	// A sub-agent: the model hands a question to a nested run of the
+	// loop with read-only tools, whose answer is the task call's result.
+	t.Run("sub_agent", func(t *testing.T) {
+		w := openWindow(t, "sub_agent", "The model hands a question to a sub-agent; it lists the folder in its own nested run and its answer comes back as one observation.", permission.ModeAsk, withSubAgents(nil))
+		pc := &parentAndChild{
+			parent: []ollamatest.Reply{
+				say("A helper can look.", call("call_1", "task", `{"prompt":"What files are in the workspace? Answer with their names."}`)),
+				text("The helper found ", "README.md and notes.txt."),
+			},
+			child: []ollamatest.Reply{
+				calls(call("call_1", "list_dir", `{"path":"."}`)),
+				text("README.md and notes.txt"),
+			},
+		}
+		w.srv.Respond(pc.respond)
+		w.send("Ask a helper what is here")
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		w.rec.Mark("end")
+		w.save()
+	})
+
+	// Step mode steps into a sub-agent: it pauses at its own rounds, then
+	// the parent takes its answer.
+	t.Run("sub_agent_stepped", func(t *testing.T) {
+		w := openWindow(t, "sub_agent_stepped", "Step mode: the user steps into the sub-agent of a task call, through its rounds, and back out to the parent.", permission.ModeAsk, withSubAgents(nil))
+		pc := &parentAndChild{
+			parent: []ollamatest.Reply{
+				say("A helper can look.", call("call_1", "task", `{"prompt":"What files are in the workspace?"}`)),
+				text("The helper found README.md and notes.txt."),
+			},
+			child: []ollamatest.Reply{
+				calls(call("call_1", "list_dir", `{"path":"."}`)),
+				text("README.md and notes.txt"),
+			},
+		}
+		w.srv.Respond(pc.respond)
+		w.setStepping(true)
+		w.send("Ask a helper what is here")
+		for _, p := range []string{trace.PointBeforeRequest, trace.PointAfterResponse} {
+			w.untilPaused(p)
+			w.step()
+		}
+		w.untilPaused(trace.PointBeforeTool)
+		w.rec.Mark("paused before the task call")
+		w.mustDo(session.Step{Session: w.id, At: w.at(), Into: true})
+		for _, p := range []string{trace.PointBeforeRequest, trace.PointAfterResponse, trace.PointBeforeTool, trace.PointAfterResult, trace.PointBeforeRequest, trace.PointAfterResponse} {
+			w.untilPaused(p)
+			if agent, _ := trace.Waiting(w.events()); agent != "call_1" {
+				t.Fatalf("paused at %s of %q, want the sub-agent's", p, agent)
+			}
+			w.rec.Mark("sub-agent paused " + p)
+			w.step()
+		}
+		w.untilPaused(trace.PointAfterResult)
+		if agent, _ := trace.Waiting(w.events()); agent != "" {
+			t.Fatalf("paused after the task call in %q, want the parent", agent)
+		}
+		w.rec.Mark("back in the parent")
+		w.continueRun()
 		w.untilEnded()
 		w.save()
 	})

@@ -219,6 +219,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		RepeatLimit:      set.RepeatLimit,
 		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
 		OnGrant:          func(g permission.Grant) error { return m.grants.keep(id, dir, g) },
+		SubAgents:        agent.SubAgents{ToolSet: m.subToolSet(id)},
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
@@ -245,13 +246,17 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
 	ws.Track(m.seenFor(id))
+	all := tools.Builtins(ws, runner)
+	if set.SubAgents {
+		all = tools.WithTask(all)
+	}
 	var reg *tools.Registry
 	pool, mcpTools, mcpNotices, err := m.startMCP(ctx, s.Workspace)
 	if err == nil {
 		if !resume {
 			cfg.StartNotices = append(cfg.StartNotices, mcpNotices...)
 		}
-		reg, err = withMCP(offering(tools.Builtins(ws, runner), s.Tools), mcpTools)
+		reg, err = withMCP(offering(all, s.Tools), mcpTools)
 	}
 	if err != nil {
 		pool.Close()

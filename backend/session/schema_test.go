@@ -86,6 +86,7 @@ func exportSchema() map[string]any {
 			"run":        map[string]any{"type": "integer", "minimum": 0},
 			"round":      map[string]any{"type": "integer", "minimum": 0},
 			"payload":    map[string]any{"type": "object"},
+			"agent":      map[string]any{"type": "string", "description": "The sub-run the event belongs to: the id of the task call that started the sub-agent (a deeper one's is the path of ids, c1/c2); absent for the session's own loop."},
 		},
 		"allOf": cases,
 	}

@@ -269,7 +269,11 @@ func (s *stepping) logPausedAt(ctx context.Context, id string, at int64) bool {
 		return false
 	}
 	evs, err := s.store.RunEvents(ctx, id, sess.OpenRun)
-	return err == nil && trace.StateOf(evs).PausedSeq == at
+	if err != nil {
+		return false
+	}
+	_, st := trace.Waiting(evs)
+	return st.PausedSeq == at
 }
 
 // set turns step-through on or off for a session.
@@ -312,7 +316,7 @@ func (s *stepping) setBreakpoints(ctx context.Context, id string, bp Breakpoints
 // what it reads says what the command changed and nothing the run did
 // after); its error refuses the command.
 func (s *stepping) goOn(ctx context.Context, id string, at int64, action string, there func() error) error {
-	if action != trace.ActionStep && action != trace.ActionContinue {
+	if action != trace.ActionStep && action != trace.ActionContinue && action != trace.ActionStepInto {
 		return errors.New("resume with step or continue")
 	}
 	g, err := s.gate(ctx, id)

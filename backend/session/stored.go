@@ -45,6 +45,12 @@ func storedRequest(ctx context.Context, st *store.Store, id string, seq int64) (
 	if err != nil {
 		return llm.Request{}, err
 	}
+	if own := trace.Own(evs, evs[i].Agent); len(own) != len(evs) {
+		// A request is made of its own loop's events: the session's, or
+		// a sub-agent's.
+		evs = own
+		i = sort.Search(len(evs), func(i int) bool { return evs[i].Seq >= seq })
+	}
 	var specs []llm.ToolSpec
 	if mr.ToolSet != 0 {
 		sets, err := toolSets(ctx, st, id)

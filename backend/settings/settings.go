@@ -52,6 +52,9 @@ type Settings struct {
 	// RepeatLimit is how many rounds in a row may ask for the same calls
 	// before Loupe tells the model; one more and the run stops.
 	RepeatLimit int `json:"repeat_limit"`
+	// SubAgents offers the task tool: the model may hand a goal to a
+	// sub-agent, a nested run with read-only tools by default.
+	SubAgents bool `json:"sub_agents"`
 	// Compact turns compaction on: when a prompt reaches CompactAtPercent
 	// of num_ctx the model summarises the older turns, and a prompt Ollama
 	// refuses as too long is compacted and sent again. CompactKeepRounds

@@ -110,7 +110,7 @@ const (
 			open_run = coalesce(?, open_run)
 		WHERE id = ? RETURNING last_seq`
 	insertEventSQL = `INSERT INTO events
-		(session_id, seq, kind, time, run, round, payload) VALUES (?, ?, ?, ?, ?, ?, ?)`
+		(session_id, seq, kind, time, run, round, payload, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	// An event's search_docs row goes in before the event, so that the
 	// events_unindexed trigger (0007_search.sql) finds it and leaves the
 	// event out of the backlog; its text takes the row's id as rowid.
@@ -126,11 +126,11 @@ const (
 	insertTextSQL = `INSERT INTO search_text (rowid, text) VALUES (?, ?)`
 	// What the trigger looks up for each event (a test checks its plan).
 	docOfEventSQL = `SELECT 1 FROM search_docs WHERE session_id = ? AND seq = ?`
-	eventsSQL     = `SELECT seq, kind, time, run, round, payload
+	eventsSQL     = `SELECT seq, kind, time, run, round, payload, agent
 		FROM events WHERE session_id = ? ORDER BY seq`
-	runEventsSQL = `SELECT seq, kind, time, run, round, payload
+	runEventsSQL = `SELECT seq, kind, time, run, round, payload, agent
 		FROM events WHERE session_id = ? AND run = ? ORDER BY seq`
-	eventSQL = `SELECT kind, time, run, round, payload
+	eventSQL = `SELECT kind, time, run, round, payload, agent
 		FROM events WHERE session_id = ? AND seq = ?`
 )
 
@@ -171,10 +171,13 @@ func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (tr
 	// A NULL reason or open run leaves the column as it is.
 	var reason *string
 	var open *int
-	switch e.Kind {
-	case trace.KindUserMessage:
+	switch {
+	case e.Agent != "":
+		// A sub-agent's nested run opens and ends inside its parent's:
+		// the session's run and reason are the parent's.
+	case e.Kind == trace.KindUserMessage:
 		reason, open = new(""), &e.Run
-	case trace.KindRunEnd:
+	case e.Kind == trace.KindRunEnd:
 		p, err := trace.Decode[trace.RunEnd](e)
 		if err != nil {
 			return trace.Event{}, fmt.Errorf("store: append: %w", err)
@@ -195,7 +198,7 @@ func (s *Store) appendTx(ctx context.Context, st appendStmts, e trace.Event) (tr
 		}
 	}
 	// The payload goes in as a string so SQLite stores TEXT (see 0001_init.sql).
-	if _, err := st.insertEvent.ExecContext(ctx, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload)); err != nil {
+	if _, err := st.insertEvent.ExecContext(ctx, e.SessionID, e.Seq, string(e.Kind), e.Time.UnixNano(), e.Run, e.Round, string(e.Payload), e.Agent); err != nil {
 		return trace.Event{}, fmt.Errorf("store: append to %q: %w", e.SessionID, err)
 	}
 	e.Payload = append(json.RawMessage(nil), e.Payload...)
@@ -227,7 +230,7 @@ func (s *Store) scanEvents(ctx context.Context, sessionID string, rows *sql.Rows
 		var kind string
 		var t int64
 		var payload []byte // Scan copies into a []byte it allocates
-		if err := rows.Scan(&e.Seq, &kind, &t, &e.Run, &e.Round, &payload); err != nil {
+		if err := rows.Scan(&e.Seq, &kind, &t, &e.Run, &e.Round, &payload, &e.Agent); err != nil {
 			return nil, fmt.Errorf("store: events of %q: %w", sessionID, err)
 		}
 		e.Kind, e.Time, e.Payload = trace.Kind(kind), fromNanos(t), payload
@@ -253,7 +256,7 @@ func (s *Store) Event(ctx context.Context, sessionID string, seq int64) (trace.E
 	var kind string
 	var t int64
 	var payload []byte
-	err := s.r.QueryRowContext(ctx, eventSQL, sessionID, seq).Scan(&kind, &t, &e.Run, &e.Round, &payload)
+	err := s.r.QueryRowContext(ctx, eventSQL, sessionID, seq).Scan(&kind, &t, &e.Run, &e.Round, &payload, &e.Agent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Event{}, fmt.Errorf("store: session %q has no event %d: %w", sessionID, seq, ErrNotFound)
 	}

@@ -44,6 +44,12 @@ type Event struct {
 	Run       int             `json:"run"`
 	Round     int             `json:"round"`
 	Payload   json.RawMessage `json:"payload"`
+	// Agent is "" for the session's own loop, and for an event of a
+	// sub-agent's nested run the id of the task call that started it
+	// (a deeper one's is the path of task call ids, "c1/c2": see SubAgent).
+	// A run's history, its state and its open calls are read from its own
+	// events only (Own).
+	Agent string `json:"agent,omitempty"`
 	// Preview is set only on an event cut for the window (see Preview):
 	// the payload's fields that were cut, by JSON Pointer, with the
 	// length of the whole. The log never holds it.
@@ -447,6 +453,10 @@ const (
 	ActionStep     = "step"
 	ActionContinue = "continue"
 	ActionSkip     = "skip"
+	// ActionStepInto steps into a task call's sub-agent, at the call's
+	// before_tool pause: the sub-agent pauses where its parent does. A
+	// plain step there steps over it (it runs to its end as one step).
+	ActionStepInto = "step_into"
 )
 
 // Checkpoint records a pause of a step-through run and how it ended. A run

@@ -72,7 +72,7 @@ func NewHistory() *History {
 // Replay builds the history that the events form, in log order.
 func Replay(events []Event) (*History, error) {
 	h := NewHistory()
-	for _, e := range events {
+	for _, e := range Loop(events) {
 		if err := h.Add(e); err != nil {
 			return nil, err
 		}
@@ -433,6 +433,7 @@ func Rebuild(events []Event, i int, tools []llm.ToolSpec) (llm.Request, error) {
 // tool_result yet, in the order they were asked for. After a cancel or a
 // crash each of them must be given a result so the history stays valid.
 func Unanswered(events []Event) []llm.ToolCall {
+	events = Loop(events)
 	answered := map[string]bool{}
 	for _, e := range events {
 		if e.Kind == KindToolResult {

@@ -43,7 +43,10 @@ func (st RunState) Standing() string {
 }
 
 // StateOf reads where the log's last run stands.
+// A sub-agent's events are no part of it: its parent's run stands where
+// its own events leave it.
 func StateOf(events []Event) RunState {
+	events = Loop(events)
 	var st RunState
 	for _, e := range events {
 		switch e.Kind {

@@ -11,8 +11,18 @@ import (
 
 // Check asserts what every log must keep: each call of a complete
 // message has exactly one result with its id, after its call; no call of an
-// incomplete message is taken up; every run has exactly one run_end.
+// incomplete message is taken up; every run has exactly one run_end. A
+// sub-agent's nested run (trace.Event.Agent) is a log of its own, and keeps
+// the same rules.
 func Check(t testing.TB, evs []trace.Event) {
+	t.Helper()
+	check(t, trace.Own(evs, ""))
+	for _, id := range trace.SubAgents(evs) {
+		check(t, trace.Own(evs, id))
+	}
+}
+
+func check(t testing.TB, evs []trace.Event) {
 	t.Helper()
 	results := map[string]int{}
 	calls := map[string]bool{}

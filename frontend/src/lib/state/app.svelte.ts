@@ -415,7 +415,7 @@ export class LoupeApp {
     return this.#stepping.toggleBreakpoint(target);
   }
 
-  resume(action: 'step' | 'continue'): Promise<void> {
+  resume(action: 'step' | 'continue' | 'step_into'): Promise<void> {
     return this.#stepping.resume(action);
   }
 

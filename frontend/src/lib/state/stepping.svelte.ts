@@ -86,7 +86,7 @@ export class Stepping {
   }
 
   /** Ends the pause: Step to the next checkpoint, Continue to a breakpoint or the end. Edits typed so far go first. */
-  async resume(action: 'step' | 'continue'): Promise<void> {
+  async resume(action: 'step' | 'continue' | 'step_into'): Promise<void> {
     const cur = this.#current();
     const p = cur?.pause;
     if (!cur || !p || cur.resuming) return;
@@ -96,7 +96,8 @@ export class Stepping {
       // The edits sent are events now: the pause to leave is the same one.
       const at = cur.pause?.seq ?? p.seq;
       cur.leaving = at;
-      await this.#do({ do: action, session: cur.id, at });
+      // Into a task call's sub-agent is a step that pauses inside it.
+      await this.#do(action === 'step_into' ? { do: 'step', session: cur.id, at, into: true } : { do: action, session: cur.id, at });
     } catch (e) {
       cur.leaving = null;
       this.#notify(`Could not ${action}: ${message(e)}`, 'error');

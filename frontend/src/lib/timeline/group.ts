@@ -38,6 +38,16 @@ export interface CallItem {
   before: StepItem[];
   /** Pauses and edits after its result (after_result, the result): shown after the observation. */
   after: StepItem[];
+  /** A task call's sub-agent: its nested run, its own timeline. */
+  sub?: SubAgentLane;
+}
+
+/** A sub-agent's nested run: the events of its sub-run and their timeline. */
+export interface SubAgentLane {
+  /** The sub-run id (trace.Event.agent): the task call's id, after its parent's. */
+  id: string;
+  events: TraceEvent[];
+  timeline: Timeline;
 }
 
 /** A pause or an edit: what step-through adds to the timeline. */
@@ -109,7 +119,11 @@ export interface Timeline {
  * timeline, runs whose events did not change are returned as the same
  * objects, so a long session does not re-render its finished runs.
  */
-export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): Timeline {
+export function buildTimeline(all: readonly TraceEvent[], prev?: Timeline, agent = ''): Timeline {
+  // A sub-agent's events are its own run's (trace.Own): the loop's cards
+  // are made of the loop's events, and each task call holds its lane.
+  const nested = all.some((e) => e.agent);
+  const events = nested ? all.filter((e) => (e.agent ?? '') === agent) : all;
   const runs: RunGroup[] = [];
   const runByNo = new Map<number, RunGroup>();
   const calls = new Map<string, CallItem>();
@@ -267,6 +281,19 @@ export function buildTimeline(events: readonly TraceEvent[], prev?: Timeline): T
     // run_end after Stop) means it ended without one.
     if (open && e.kind !== 'checkpoint' && e.kind !== 'edit') open = undefined;
   }
+  if (nested) {
+    for (const e of all) {
+      if ((e.agent ?? '') === agent) continue;
+      // A change in a sub-agent is a change of its parent's run.
+      const r = runOf(e.run);
+      r.count++;
+      r.lastSeq = Math.max(r.lastSeq, e.seq);
+    }
+    for (const lane of subLanes(all, agent)) {
+      const c = calls.get(lane.id.slice(lane.id.lastIndexOf('/') + 1));
+      if (c && c.name === 'task') c.sub = lane;
+    }
+  }
   runs.sort((a, b) => a.run - b.run);
   if (prev) {
     const old = new Map(prev.runs.map((r) => [r.key, r]));
@@ -305,4 +332,19 @@ export function pendingRound(t: Timeline): RoundGroup | undefined {
   if (!run) return undefined;
   const last = run.rounds[run.rounds.length - 1];
   return last && last.request && !last.response ? last : undefined;
+}
+
+/** The lanes of the sub-agents the loop agent ('' for the session's own) started, in the order they began. */
+export function subLanes(all: readonly TraceEvent[], agent = ''): SubAgentLane[] {
+  const ids: string[] = [];
+  for (const e of all) {
+    const id = e.agent;
+    if (!id || ids.includes(id)) continue;
+    const parent = id.includes('/') ? id.slice(0, id.lastIndexOf('/')) : '';
+    if (parent === agent) ids.push(id);
+  }
+  return ids.map((id) => {
+    const events = all.filter((e) => e.agent === id || (e.agent ?? '').startsWith(id + '/'));
+    return { id, events, timeline: buildTimeline(events, undefined, id) };
+  });
 }

@@ -27,3 +27,4 @@ export * from './tries';
 export * from './fold';
 export * from './forks';
 export * from './source';
+export * from './subagent';

@@ -100,6 +100,8 @@ export interface SessionMeterView {
   /** How many requests reached HIGH_SHARE of their context. */
   high: number;
   requests: number;
+  /** What the session's sub-agents took: counted in the session's totals, never in its own context. */
+  subAgents: { count: number; prompt: number; eval: number };
 }
 
 /** The session's meter: its latest request, the fullest one, and how many were nearly full. */
@@ -109,8 +111,18 @@ export function sessionMeter(runs: readonly RunGroup[]): SessionMeterView | null
   let peak: SessionMeterView['peak'] = null;
   let high = 0;
   let requests = 0;
+  const subAgents = { count: 0, prompt: 0, eval: 0 };
   for (const run of runs) {
     for (const g of run.rounds) {
+      for (const it of g.items) {
+        if (it.kind !== 'call' || !it.sub) continue;
+        for (const e of it.sub.events) {
+          if (e.kind !== 'model_response') continue;
+          subAgents.prompt += e.payload.metrics?.prompt_eval_count ?? 0;
+          subAgents.eval += e.payload.metrics?.eval_count ?? 0;
+        }
+        subAgents.count++;
+      }
       if (!g.request) continue;
       const v = requestMeter(g.request.payload, g.response?.payload);
       if (!v) continue;
@@ -123,7 +135,7 @@ export function sessionMeter(runs: readonly RunGroup[]): SessionMeterView | null
       }
     }
   }
-  return latest ? { latest, ...at, peak, high, requests } : null;
+  return latest ? { latest, ...at, peak, high, requests, subAgents } : null;
 }
 
 /** "4,120 of 16,384 tokens (25%)". */

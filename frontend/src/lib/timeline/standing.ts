@@ -55,8 +55,25 @@ export const PHASE_LABEL: Record<Phase, string> = {
   ended: '',
 };
 
-/** Where the last run of a session's log stands. */
+/**
+ * Where the last run of a session's log stands. A sub-agent's nested run
+ * (events with `agent`) is no part of its parent's; when the run is open
+ * and a sub-agent of it waits for the user (stepped into, or asking), that
+ * is where it stands, as the engine's trace.Waiting says.
+ */
 export function standingOf(events: readonly TraceEvent[]): RunStanding {
+  if (!events.some((e) => e.agent)) return loopStanding(events);
+  const main = loopStanding(events.filter((e) => !e.agent));
+  if (!main.open) return main;
+  const subs = [...new Set(events.filter((e) => e.agent).map((e) => e.agent!))];
+  for (let i = subs.length - 1; i >= 0; i--) {
+    const st = loopStanding(events.filter((e) => e.agent === subs[i]));
+    if (st.open && (st.pause || st.asks.length > 0)) return st;
+  }
+  return main;
+}
+
+function loopStanding(events: readonly TraceEvent[]): RunStanding {
   // Runs are contiguous: only the last one can be open.
   let start = events.length;
   while (start > 0 && events[start - 1]!.kind !== 'user_message') start--;
@@ -153,6 +170,8 @@ export function summaryAfter(s: Summary, e: TraceEvent): Summary {
   if (e.session_id !== s.id || e.seq <= s.event_count) return s;
   const next: Summary = { ...s, event_count: e.seq, updated_at: e.time };
   let standing = s.standing as Standing;
+  // A sub-agent's run opens and ends inside its parent's.
+  if (e.agent && (e.kind === 'user_message' || e.kind === 'run_end')) return next;
   switch (e.kind) {
     case 'user_message':
       next.open_run = e.run;

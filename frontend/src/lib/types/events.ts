@@ -89,7 +89,7 @@ export const isHookRun = (e: TraceEvent): e is HookRunEvent => e.kind === 'hook_
  */
 export function parseEvent(v: unknown): TraceEvent | null {
   if (!isRecord(v)) return null;
-  const { session_id, seq, kind, time, run, round, payload, preview } = v;
+  const { session_id, seq, kind, time, run, round, payload, preview, agent } = v;
   if (typeof session_id !== 'string' || typeof seq !== 'number' || typeof kind !== 'string') return null;
   const base: EventBase = {
     session_id,
@@ -99,6 +99,7 @@ export function parseEvent(v: unknown): TraceEvent | null {
     round: typeof round === 'number' ? round : 0,
   };
   if (isRecord(preview)) base.preview = preview as Record<string, Cut>;
+  if (typeof agent === 'string' && agent !== '') base.agent = agent;
   if (!isKnownKind(kind)) {
     return {
       ...base,

@@ -205,7 +205,7 @@ export const COMMAND_FIELDS = {
   answer: ['session', 'call_id', 'allow', 'scope'],
   set_stepping: ['session', 'on'],
   set_breakpoints: ['session', 'breakpoints'],
-  step: ['session', 'at'],
+  step: ['session', 'at', 'into'],
   continue: ['session', 'at'],
   edit_request: ['session', 'at', 'request'],
   edit_args: ['session', 'text', 'at'],
@@ -284,6 +284,7 @@ export const ACTIONS = {
   step: "step",
   continue: "continue",
   skip: "skip",
+  stepInto: "step_into",
 } as const;
 export type ResumeAction = (typeof ACTIONS)[keyof typeof ACTIONS];
 
@@ -647,6 +648,9 @@ export interface Delta {
   call_id?: string;
   output?: OutputPiece[];
   omitted?: number;
+  /** Agent is the sub-run the delta is of ("" for the session's own
+   * loop), as on its events (trace.Event.Agent). */
+  agent?: string;
 }
 
 /** session.Demo: Demo makes a session of the demo and starts it. */
@@ -721,6 +725,12 @@ export interface EventEnvelope {
   run: number;
   round: number;
   payload: JsonValue;
+  /** Agent is "" for the session's own loop, and for an event of a
+   * sub-agent's nested run the id of the task call that started it
+   * (a deeper one's is the path of task call ids, "c1/c2": see SubAgent).
+   * A run's history, its state and its open calls are read from its own
+   * events only (Own). */
+  agent?: string;
   /** Preview is set only on an event cut for the window (see Preview):
    * the payload's fields that were cut, by JSON Pointer, with the
    * length of the whole. The log never holds it. */
@@ -1723,6 +1733,9 @@ export interface SettingsWire {
   /** RepeatLimit is how many rounds in a row may ask for the same calls
    * before Loupe tells the model; one more and the run stops. */
   repeat_limit: number;
+  /** SubAgents offers the task tool: the model may hand a goal to a
+   * sub-agent, a nested run with read-only tools by default. */
+  sub_agents: boolean;
   /** Compact turns compaction on: when a prompt reaches CompactAtPercent
    * of num_ctx the model summarises the older turns, and a prompt Ollama
    * refuses as too long is compacted and sent again. CompactKeepRounds
@@ -1778,6 +1791,10 @@ export interface StatusInfo {
 export interface StepCommand {
   session: string;
   at?: number;
+  /** Into steps into the sub-agent of the task call the run waits
+   * before: it pauses where the run does. Without it a step there steps
+   * over the sub-agent (it runs to its end as one step). */
+  into?: boolean;
 }
 
 /** session.StopCall: stopCall stops one running call; the run goes on. */
