@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/hands"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // The files of a fork. Every read and write goes through backend/hands:
@@ -238,6 +239,9 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 	}
 	if insideOf(ws, abs) {
 		return nil, fmt.Errorf("%w: %s is inside the workspace it would copy; choose a folder outside %s", errForkFolder, abs, ws)
+	}
+	if err := workspace.Refused(abs); err != nil {
+		return nil, fmt.Errorf("%w: %w", errForkFolder, err)
 	}
 	// The folder the copy goes in is the user's choice (or the
 	// workspace's own parent); the copy is made inside it, held open.

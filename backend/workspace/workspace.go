@@ -340,8 +340,9 @@ func cacheDir(workspace string) string {
 }
 
 // Check makes dir absolute and says what is wrong with it as a workspace:
-// missing, not a folder, or too wide (the whole file system, the home
-// folder or a folder holding it).
+// missing, not a folder, too wide (the whole file system, the home folder
+// or a folder holding it), or in a folder of the home folder that starts
+// programs or holds credentials (Refused).
 func Check(dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
 		return "", errors.New("choose a workspace folder first")
@@ -358,6 +359,9 @@ func Check(dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s is not a folder", abs)
 	}
 	if err := notTooWide(abs); err != nil {
+		return "", err
+	}
+	if err := Refused(abs); err != nil {
 		return "", err
 	}
 	return abs, nil
@@ -405,6 +409,9 @@ func holdsDataDir(ws, dataDir string) error {
 	}
 	if real == dataDir || inside(real, dataDir) {
 		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
+	}
+	if inside(dataDir, real) {
+		return fmt.Errorf("workspace %s is in Loupe's data folder (%s), where sessions and settings are kept; choose a project folder outside it", ws, dataDir)
 	}
 	return nil
 }
