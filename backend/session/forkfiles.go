@@ -308,6 +308,9 @@ func copyDir(from, to *hands.Dir, depth int, res *ForkFiles) error {
 	for _, e := range ents {
 		rel := path.Join(from.Rel(), e.Name)
 		skip := func(why string) { res.NotCopied = append(res.NotCopied, FileNote{Path: rel, Note: why}) }
+		if res.leftOut(rel) {
+			continue
+		}
 		switch {
 		case e.Type&fs.ModeDir != 0:
 			if depth >= maxCopyDepth {

@@ -301,13 +301,12 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 		return pol, nil, nil, err
 	}
 	prot := sandbox.Probe()
-	db := w.db
 	runner := sandbox.Confined{
 		Workspace:    dir,
 		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
 		// The view has none of these unless they are in the workspace or
 		// an exposed path; wherever they are, they are covered.
-		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", w.dataDir},
+		Hide:       w.Hidden(),
 		Guard:      pol.CommandGuard(),
 		Expose:     st.Expose,
 		CacheDir:   cacheDir(dir),
