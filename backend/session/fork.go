@@ -218,6 +218,10 @@ func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, s
 			made.remove()
 			return Forked{}, err
 		}
+		if err := m.ws.Inherit(ctx, parent.Workspace, files.Workspace); err != nil {
+			made.remove()
+			return Forked{}, err
+		}
 		files.Copy = true
 		c.Workspace = files.Workspace
 	default:

@@ -294,8 +294,10 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	case ws.Path != "" && st.TrustedDigest != "" && st.TrustedDigest == ws.Digest:
 		pol.WorkspaceSettings, pol.Trusted = ws, true
 	case ws.Path != "":
+		// Its deny and ask rules count all the same.
+		pol.WorkspaceSettings = ws
 		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
-			Message: "this workspace has .loupe/settings.json; its rules are ignored until you trust the workspace (Settings → Workspace)"})
+			Message: "this workspace has .loupe/settings.json; its deny and ask rules apply, and its allow rules, commands and network are ignored until you trust the workspace (Settings → Workspace)"})
 	}
 	if err := holdsDataDir(dir, w.dataDir); err != nil {
 		return pol, nil, nil, err
