@@ -105,5 +105,8 @@ func importFile(c *call, db, from, ws string, asNew, skip bool) int {
 		return 0
 	}
 	fmt.Fprintf(stdout, "imported session %s (%q): %d events\n", res.Session.ID, res.Session.Title, res.Events)
+	for _, n := range res.Notices {
+		fmt.Fprintf(stderr, "loupe: %s: %s\n", file, n.Message)
+	}
 	return 0
 }

@@ -17,7 +17,10 @@ import (
 func TestImportWhatExportWrote(t *testing.T) {
 	e := setup(t)
 	e.srv.Script(ollamatest.Text("Hello there."))
-	if code, _, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "hi"); code != 0 {
+	// On the local host: an address a session was given on one machine
+	// is not kept by an import into another (see the test below).
+	t.Setenv("OLLAMA_HOST", e.srv.URL())
+	if code, _, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--db", e.db, "hi"); code != 0 {
 		t.Fatal(stderr)
 	}
 	st, err := store.Open(e.db)
@@ -68,5 +71,32 @@ func TestImportWhatExportWrote(t *testing.T) {
 	os.WriteFile(bad, a[:len(a)/2], 0o644)
 	if code, _, stderr := e.run("import", bad, "--db", filepath.Join(t.TempDir(), "fresh.db")); code != cli.ExitFailed || !strings.Contains(stderr, "cut short") || !strings.Contains(stderr, "at byte ") {
 		t.Fatalf("cut file: exit %d, %q", code, stderr)
+	}
+}
+
+// A session run on an address (--host URL) imported into another database
+// runs there on the local host, and the import says what the file named.
+func TestImportSaysTheFilesHostIsNotKept(t *testing.T) {
+	e := setup(t)
+	e.srv.Script(ollamatest.Text("Hello there."))
+	if code, _, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "hi"); code != 0 {
+		t.Fatal(stderr)
+	}
+	st, err := store.Open(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.ListSessions(t.Context())
+	st.Close()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v, %v", list, err)
+	}
+	file := filepath.Join(t.TempDir(), "session.json")
+	if code, _, stderr := e.run("export", list[0].ID, "--format", "json", "--out", file, "--db", e.db); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := e.run("import", file, "--db", filepath.Join(t.TempDir(), "other.db"))
+	if code != 0 || !strings.Contains(stderr, e.srv.URL()) || !strings.Contains(stderr, "local host") {
+		t.Fatalf("import of a session on %s: exit %d, stderr %q; want it said that it runs on the local host", e.srv.URL(), code, stderr)
 	}
 }

@@ -151,9 +151,10 @@
 //     ask (allow rules that do not compile are ignored). Validate rules
 //     when they are saved (Rule.Validate, Policy.Validate).
 //   - A workspace's .loupe/settings.json may propose rules, commands to
-//     allow, an Ollama host and network access. Policy ignores all of it
-//     unless Policy.Trusted is set; the session layer must do the same
-//     for the host and the network (WorkspaceSettings.IfTrusted).
+//     allow, an Ollama host and network access. Its deny and ask rules
+//     always count (they only restrict); Policy ignores the rest unless
+//     Policy.Trusted is set, and the session layer must do the same for
+//     the host and the network (WorkspaceSettings.IfTrusted).
 //
 // The classifier decides when to ask; it enforces nothing. The sandbox
 // confines what commands can do, whatever was decided here.

@@ -50,10 +50,12 @@ type Policy struct {
 	// do their SQLite companions (-wal, -shm, -journal).
 	ProtectedFiles []string `json:"-"`
 	// WorkspaceSettings are what the workspace's .loupe/settings.json
-	// proposes. They count only when Trusted is set.
+	// proposes. Its deny and ask rules always count; the rest only when
+	// Trusted is set.
 	WorkspaceSettings WorkspaceSettings `json:"-"`
 	// Trusted is set by the session layer when the user has trusted this
-	// workspace; until then WorkspaceSettings are ignored entirely.
+	// workspace; until then only WorkspaceSettings' deny and ask rules
+	// count.
 	Trusted bool `json:"-"`
 	// Unconfined, when set, says why commands cannot be confined by the
 	// OS here; every command then asks, once, whatever the rules say.

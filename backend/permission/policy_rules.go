@@ -55,12 +55,17 @@ func (p Policy) ruleSet() ruleSet {
 	for _, r := range p.Rules {
 		add(r, "", false, "")
 	}
-	if p.Trusted {
-		ws := p.WorkspaceSettings
-		from := "rule from " + workspaceSettingsFile + ": "
-		for _, r := range ws.Rules {
+	// A workspace's deny and ask rules only restrict: they count whether
+	// or not the user trusted the file (a copy of the workspace, at a new
+	// path, is not trusted yet). Its allow rules and commands need trust.
+	ws := p.WorkspaceSettings
+	from := "rule from " + workspaceSettingsFile + ": "
+	for _, r := range ws.Rules {
+		if p.Trusted || r.Effect == EffectDeny || r.Effect == EffectAsk {
 			add(r, from+r.String(), false, "")
 		}
+	}
+	if p.Trusted {
 		for _, cmd := range ws.Commands {
 			r := Rule{Effect: EffectAllow, Tool: RunCommand, Command: cmd}
 			add(r, from+r.String(), false, "")

@@ -111,3 +111,28 @@ func TestWorkspaceSettingsNotARegularFile(t *testing.T) {
 		}
 	}
 }
+
+// A workspace's deny and ask rules only restrict, so they count before the
+// user trusts the file (a fork's copy, a fresh clone): only its allow
+// rules and commands wait for trust.
+func TestAWorkspacesDenyAndAskRulesCountUntrusted(t *testing.T) {
+	ws := writeSettings(t, `{"rules": [{"effect": "deny", "path": "secrets/**"}, {"effect": "ask", "tool": "list_dir"}, {"effect": "allow", "path": "**"}], "commands": ["make test"]}`)
+	s, err := LoadWorkspaceSettings(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted := Policy{Mode: ModeAuto, Workspace: ws, WorkspaceSettings: s}
+	if d := untrusted.Decide(Call{Tool: "read_file", Paths: []string{"secrets/prod.key"}}); d.Verdict != Refuse || !strings.Contains(d.By, ".loupe/settings.json") {
+		t.Errorf("an untrusted workspace's deny rule: %v by %q; want it refused by the rule", d.Verdict, d.By)
+	}
+	if d := untrusted.Decide(Call{Tool: "list_dir", Paths: []string{"src"}}); d.Verdict != Ask {
+		t.Errorf("an untrusted workspace's ask rule: %v by %q", d.Verdict, d.By)
+	}
+	untrusted.Mode = ModeAsk
+	if d := untrusted.Decide(Call{Tool: "write_file", Paths: []string{"main.go"}}); d.Verdict != Ask {
+		t.Errorf("an untrusted workspace's allow rule granted a write: %v by %q", d.Verdict, d.By)
+	}
+	if d := untrusted.Decide(runCmd("make test")); d.Verdict != Ask {
+		t.Errorf("an untrusted workspace's command ran without asking: %v by %q", d.Verdict, d.By)
+	}
+}

@@ -70,6 +70,8 @@ type ForkFiles struct {
 	// of each result): what they changed is in no snapshot, so a copy
 	// holds it as it is now.
 	Commands []int64 `json:"commands"`
+	// leaveOut is what a copy leaves out (forkhide.go).
+	leaveOut map[string]bool
 }
 
 // FileNote is one file and what happened to it.
@@ -204,6 +206,7 @@ func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, s
 	switch f.Files {
 	case "", FilesHere:
 	case FilesCopy:
+		files.leaveOutOf(parent.Workspace, m.ws.Hidden())
 		if made, err = copyWorkspace(root, parent.Workspace, f.Folder, through, &files); err != nil {
 			return Forked{}, err
 		}
@@ -212,6 +215,10 @@ func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, s
 			return Forked{}, err
 		}
 		if files.Workspace, err = m.ws.CheckNew(made.dir); err != nil {
+			made.remove()
+			return Forked{}, err
+		}
+		if err := m.ws.Inherit(ctx, parent.Workspace, files.Workspace); err != nil {
 			made.remove()
 			return Forked{}, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/hands"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // The files of a fork. Every read and write goes through backend/hands:
@@ -241,6 +242,9 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 	if insideOf(ws, abs) {
 		return nil, fmt.Errorf("%w: %s is inside the workspace it would copy; choose a folder outside %s", errForkFolder, abs, ws)
 	}
+	if err := workspace.Refused(abs); err != nil {
+		return nil, fmt.Errorf("%w: %w", errForkFolder, err)
+	}
 	// The folder the copy goes in is the user's choice (or the
 	// workspace's own parent); the copy is made inside it, held open.
 	parent, err := hands.Open(filepath.Dir(abs), nil)
@@ -326,6 +330,9 @@ func copyDir(from, to *hands.Dir, depth int, budget *int64, res *ForkFiles) erro
 	for _, e := range ents {
 		rel := path.Join(from.Rel(), e.Name)
 		skip := func(why string) { res.NotCopied = append(res.NotCopied, FileNote{Path: rel, Note: why}) }
+		if res.leftOut(rel) {
+			continue
+		}
 		switch {
 		case e.Type&fs.ModeDir != 0:
 			if depth >= maxCopyDepth {

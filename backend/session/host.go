@@ -22,7 +22,39 @@ func (m *Manager) hostRef(ctx context.Context, host string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return set.HostRef(host)
+	ref, err := set.HostRef(host)
+	if err != nil || !strings.Contains(ref, "://") {
+		return ref, err
+	}
+	// An address the user gives here is one a session may run on; one
+	// that only a file names (an import) is not.
+	return ref, m.store.PutSetting(ctx, chosenKey(ref), true)
+}
+
+// chosenKey is where an address given on this machine for a session's host
+// is remembered.
+func chosenKey(addr string) string { return "ollama_host_chosen/" + addr }
+
+// mayUse says what is wrong with running on an address host: it must be
+// the local host, one of Settings' named hosts, or an address given for a
+// session on this machine. A session's row may come from a file (an
+// import), and its host is then no one's choice here.
+func (m *Manager) mayUse(ctx context.Context, set settings.Settings, addr string) error {
+	if addr == m.model.Host() {
+		return nil
+	}
+	for _, p := range set.Hosts {
+		if u, err := settings.ParseOllamaHost(p.URL); err == nil && u == addr {
+			return nil
+		}
+	}
+	var chosen bool
+	if ok, err := m.store.GetSetting(ctx, chosenKey(addr), &chosen); err != nil {
+		return err
+	} else if ok && chosen {
+		return nil
+	}
+	return fmt.Errorf("this session would run on the Ollama host at %s, which is neither the local host nor one of Settings → Ollama hosts, and was not chosen on this machine; add it in Settings → Ollama hosts if you mean to use it, or fork the session onto another host", addr)
 }
 
 // onHost is a client talking to a session's host, and what to call it.
@@ -54,13 +86,18 @@ func (h onHost) wrap(err error) error {
 // else a client for the named host or address that shares its connections
 // and their count. A name Settings no longer has is an error that says
 // what to do.
-func (m *Manager) clientFor(set settings.Settings, ref string) (onHost, error) {
+func (m *Manager) clientFor(ctx context.Context, set settings.Settings, ref string) (onHost, error) {
 	t, err := set.Target(ref)
 	if err != nil {
 		return onHost{}, err
 	}
 	if t.URL == "" {
 		return onHost{client: m.model}, nil
+	}
+	if t.Name == "" {
+		if err := m.mayUse(ctx, set, t.URL); err != nil {
+			return onHost{}, err
+		}
 	}
 	return onHost{client: m.model.At(t.URL), name: t.Name}, nil
 }
@@ -73,11 +110,11 @@ func (m *Manager) ModelsOn(ctx context.Context, host string) ([]ollama.ModelInfo
 	if err != nil {
 		return nil, err
 	}
-	ref, err := set.HostRef(host)
+	ref, err := m.hostRef(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	h, err := m.clientFor(set, ref)
+	h, err := m.clientFor(ctx, set, ref)
 	if err != nil {
 		return nil, err
 	}

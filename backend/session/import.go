@@ -47,6 +47,9 @@ type ImportResult struct {
 	// Clash is set, and nothing imported, when the window's import finds
 	// the session there already (Manager.Import).
 	Clash *Clash `json:"clash,omitempty"`
+	// Notices say what of the file was not taken as it is (the Ollama
+	// host it names, say).
+	Notices []trace.Notice `json:"notices,omitempty"`
 }
 
 // ClashError is an import refused because the database has a session
@@ -285,6 +288,11 @@ func (p *importer) begin(off int64) error {
 	}
 	p.id = s.ID
 	in := s
+	host, err := p.host(s.Host)
+	if err != nil {
+		return err
+	}
+	in.Host = host
 	taken, err := p.st.Exists(p.ctx, s.ID)
 	if err != nil {
 		return err

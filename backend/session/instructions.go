@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -46,7 +44,7 @@ func SystemFor(set settings.Settings, workspace string) (SystemPrompt, error) {
 	if workspace == "" {
 		return out, nil
 	}
-	text, size, err := readInstructions(workspace)
+	text, size, err := readInstructions(set, workspace)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return out, nil
@@ -75,40 +73,28 @@ func SystemFor(set settings.Settings, workspace string) (SystemPrompt, error) {
 	return out, nil
 }
 
-// readInstructions reads the start of the workspace's AGENTS.md, inside
-// the workspace only (a link that leads out of it is refused), as valid
-// UTF-8 cut at a character's end, and the file's size; a file holding a
-// NUL byte is refused as not text.
-func readInstructions(workspace string) (string, int64, error) {
-	root, err := os.OpenRoot(workspace)
+// maxInstructionsFile is the largest AGENTS.md read at all (its start goes
+// to the model, MaxInstructions of it).
+const maxInstructionsFile = 16 << 20
+
+// readInstructions reads the start of the workspace's AGENTS.md as
+// Loupe's own process reads for the model outside the tools: through
+// hands (no link is followed: a link is named, not read), and only when
+// the rules a read_file of it would meet do not deny it (the user's, the
+// workspace file's deny rules, the protected paths). It is valid UTF-8 cut
+// at a character's end, with the file's size; a file holding a NUL byte
+// is refused as not text.
+func readInstructions(set settings.Settings, workspace string) (string, int64, error) {
+	b, err := readForModel(set, workspace, InstructionsFile, maxInstructionsFile)
 	if err != nil {
 		return "", 0, err
-	}
-	defer root.Close()
-	// Looked at before it is opened: opening a FIFO would wait for ever.
-	fi, err := root.Stat(InstructionsFile)
-	if err != nil {
-		return "", 0, bare(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", 0, errors.New("it is not a regular file")
-	}
-	f, err := root.Open(InstructionsFile)
-	if err != nil {
-		return "", 0, bare(err)
-	}
-	defer f.Close()
-	// One byte past the cap tells a file that grew since Stat.
-	b, err := io.ReadAll(io.LimitReader(f, MaxInstructions+1))
-	if err != nil {
-		return "", 0, bare(err)
 	}
 	// A NUL byte is in no text file: this is an image or an archive under
 	// the name, which would reach the model as replacement characters.
 	if bytes.IndexByte(b, 0) >= 0 {
 		return "", 0, errors.New("it is not a text file")
 	}
-	size := max(fi.Size(), int64(len(b)))
+	size := int64(len(b))
 	if len(b) > MaxInstructions {
 		b = b[:MaxInstructions]
 		// Cut at the end of the last whole character.
@@ -120,21 +106,6 @@ func readInstructions(workspace string) (string, int64, error) {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD"), size, nil
-}
-
-// bare is an error without the path in it (the message names the file),
-// keeping "does not exist" recognisable.
-func bare(err error) error {
-	// os.Root's error for a link out of the workspace has no exported
-	// value to match; its text is stable.
-	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
-		return errors.New("it is a link to a file outside the workspace, which Loupe does not read")
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) {
-		return pe.Err
-	}
-	return err
 }
 
 // WorkspacePlaceholder stands for the folder in a system prompt shown

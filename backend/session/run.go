@@ -179,7 +179,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, err
 	}
-	host, err := m.clientFor(set, s.Host)
+	host, err := m.clientFor(ctx, set, s.Host)
 	if err != nil {
 		return nil, err
 	}

@@ -116,11 +116,11 @@ func (m *Manager) Try(ctx context.Context, t Try, onDelta func(TryDelta)) (TryRe
 	}
 	ref := sess.Host
 	if t.Host != "" {
-		if ref, err = set.HostRef(t.Host); err != nil {
+		if ref, err = m.hostRef(ctx, t.Host); err != nil {
 			return TryResult{}, err
 		}
 	}
-	h, err := m.clientFor(set, ref)
+	h, err := m.clientFor(ctx, set, ref)
 	if err != nil {
 		return TryResult{}, err
 	}

@@ -309,20 +309,21 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	case ws.Path != "" && st.TrustedDigest != "" && st.TrustedDigest == ws.Digest:
 		pol.WorkspaceSettings, pol.Trusted = ws, true
 	case ws.Path != "":
+		// Its deny and ask rules count all the same.
+		pol.WorkspaceSettings = ws
 		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
-			Message: "this workspace has .loupe/settings.json; its rules are ignored until you trust the workspace (Settings → Workspace)"})
+			Message: "this workspace has .loupe/settings.json; its deny and ask rules apply, and its allow rules, commands and network are ignored until you trust the workspace (Settings → Workspace)"})
 	}
 	if err := holdsDataDir(dir, w.dataDir); err != nil {
 		return pol, nil, nil, err
 	}
 	prot := sandbox.Probe()
-	db := w.db
 	runner := sandbox.Confined{
 		Workspace:    dir,
 		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
 		// The view has none of these unless they are in the workspace or
 		// an exposed path; wherever they are, they are covered.
-		Hide:       []string{db, db + "-wal", db + "-shm", db + "-journal", w.dataDir},
+		Hide:       w.Hidden(),
 		Guard:      pol.CommandGuard(),
 		Expose:     st.Expose,
 		CacheDir:   cacheDir(dir),
@@ -355,9 +356,10 @@ func cacheDir(workspace string) string {
 }
 
 // Check makes dir absolute and says what is wrong with it as a workspace:
-// missing, not a folder, too wide (the whole file system, the home
-// folder or a folder holding it), or the hooks folder of the repository
-// it lies in (sandbox.HooksFolderOf).
+// missing, not a folder, too wide (the whole file system, the home folder
+// or a folder holding it), in a folder of the home folder that starts
+// programs or holds credentials (Refused), or the hooks folder of the
+// repository it lies in (sandbox.HooksFolderOf).
 func Check(dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
 		return "", errors.New("choose a workspace folder first")
@@ -374,6 +376,9 @@ func Check(dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s is not a folder", abs)
 	}
 	if err := notTooWide(abs); err != nil {
+		return "", err
+	}
+	if err := Refused(abs); err != nil {
 		return "", err
 	}
 	if repo, ok := sandbox.HooksFolderOf(abs); ok {
@@ -426,6 +431,9 @@ func holdsDataDir(ws, dataDir string) error {
 	}
 	if real == dataDir || inside(real, dataDir) {
 		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
+	}
+	if inside(dataDir, real) {
+		return fmt.Errorf("workspace %s is in Loupe's data folder (%s), where sessions and settings are kept; choose a project folder outside it", ws, dataDir)
 	}
 	return nil
 }

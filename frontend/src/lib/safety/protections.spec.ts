@@ -121,7 +121,7 @@ describe('reachContext', () => {
     expect(reachContext(null)).toEqual({ network: null, expose: null, hidden: [] });
   });
 
-  it('hides the paths of deny rules for every tool or run_command, the settings file’s only when trusted', () => {
+  it('hides the paths of deny rules for every tool or run_command, the settings file’s trusted or not', () => {
     expect(
       hiddenByRules([
         { effect: 'deny', path: '.env*' },
@@ -133,7 +133,7 @@ describe('reachContext', () => {
       ]),
     ).toEqual(['.env*', 'secrets/**']);
     const file: WorkspaceSettings = { rules: [{ effect: 'deny', path: 'keys/**' }], commands: [] };
-    expect(reachContext(info({ settings: file }), []).hidden).toEqual([]);
+    expect(reachContext(info({ settings: file }), []).hidden).toEqual(['keys/**']);
     expect(reachContext(info({ settings: file, trusted: true }), [{ effect: 'deny', path: '.env*' }]).hidden).toEqual(['.env*', 'keys/**']);
   });
 });

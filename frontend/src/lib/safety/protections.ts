@@ -39,7 +39,8 @@ export interface ReachContext {
 /**
  * The path globs deny rules hide from commands: a deny rule on a path that
  * applies to every tool or to run_command (permission.Policy.CommandGuard).
- * Rules from the workspace's settings file count only when it is trusted.
+ * The workspace's settings file's deny rules count trusted or not (they
+ * only restrict).
  */
 export function hiddenByRules(rules: readonly Rule[]): string[] {
   const out: string[] = [];
@@ -55,12 +56,12 @@ export function hiddenByRules(rules: readonly Rule[]): string[] {
  * What the page says about a workspace's commands: the network as the
  * backend decides it (the user's switch, or the settings file's request
  * once trusted), its exposed paths, and the paths the user's and the
- * trusted file's deny rules hide.
+ * settings file's deny rules hide (trusted or not: they only restrict).
  */
 export function reachContext(info: WorkspaceInfo | null | undefined, rules: readonly Rule[] = []): ReachContext {
   if (!info) return { network: null, expose: null, hidden: hiddenByRules(rules) };
   const byFile = info.trusted && info.settings.allow_network === true;
-  const wsRules = info.trusted ? (info.settings.rules ?? []) : [];
+  const wsRules = info.settings.rules ?? [];
   return {
     network: { allowed: info.allow_network || byFile, by: info.allow_network ? 'you' : byFile ? 'settings file' : '' },
     expose: [...(info.expose ?? [])],

@@ -135,6 +135,7 @@ export class ImportState {
     } else {
       this.#sessions.take(s, null);
       this.#toasts.notify(`Imported “${visible(s.title)}”: ${res.events} events.`);
+      for (const n of res.notices ?? []) this.#toasts.notify(visible(n.message), 'error');
     }
     await this.#router.openSession(s.id);
   }

@@ -192,7 +192,7 @@ const noticeText: Record<string, string> = {
   not_sandboxed:
     'This machine cannot confine commands (Settings → Protections says what is missing), so Loupe asks you before every command, whatever your rules allow, and does not remember the answer.',
   workspace_untrusted:
-    'The workspace has its own settings file. Anyone who wrote the folder could have written it, so its rules, commands and network setting count only once you trust it (Settings → Workspace).',
+    'The workspace has its own settings file. Anyone who wrote the folder could have written it, so its allow rules, commands and network setting count only once you trust it (Settings → Workspace); its deny and ask rules count already.',
   workspace_settings: 'The workspace\u2019s .loupe/settings.json could not be used as it is, so Loupe ignores all of it; the notice says why.',
   context_cut: 'Ollama read every token the context holds: a prompt that long was probably cut to fit, and the model did not see its oldest part.',
   context_dropped:

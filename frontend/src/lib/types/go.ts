@@ -958,6 +958,9 @@ export interface ImportResult {
   /** Clash is set, and nothing imported, when the window's import finds
    * the session there already (Manager.Import). */
   clash?: Clash;
+  /** Notices say what of the file was not taken as it is (the Ollama
+   * host it names, say). */
+  notices?: NoticePayload[];
 }
 
 /** trace.Instructions: Instructions is the part of a system prompt that holds a workspace's

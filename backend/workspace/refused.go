@@ -1,0 +1,86 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// refusedInHome lists the folders of the home folder that no workspace may
+// be or lie in, nor a fork's copy be made in: what is in them starts
+// programs (at login, in every shell, on the PATH) or holds credentials,
+// and everything in a workspace is the model's to read and, through
+// commands and Undo, to write. Loupe's own data and settings are under
+// .config, .local and Library; a data folder chosen elsewhere is refused
+// by CheckNew.
+var refusedInHome = []string{
+	".config", // XDG settings: autostart, systemd user units, every program's settings
+	".local",  // .local/bin is on the PATH; .local/share holds applications and keyrings
+	".ssh",    // keys, authorized_keys, config (ProxyCommand)
+	".gnupg",  // keys, gpg-agent.conf
+	".pki",    // certificates and their keys
+	".kube",   // cluster credentials
+	".aws",    // cloud credentials
+	".azure",  // cloud credentials
+	".docker", // registry credentials
+	".password-store",
+	".bashrc.d",  // read by every bash
+	".profile.d", // read at login
+	".zshrc.d",   // read by every zsh
+	".oh-my-zsh", // read by every zsh
+	".bash_it",   // read by every bash
+	".cargo",     // .cargo/bin is on the PATH; credentials.toml
+	"bin",        // on the PATH of most shells' profiles
+	"Library",    // macOS: LaunchAgents, Keychains, Application Support
+}
+
+// RefusedInHome is the list, each as a path in the home folder.
+func RefusedInHome() []string { return append([]string(nil), refusedInHome...) }
+
+// Refused says what is wrong with abs (absolute; it need not exist yet, as
+// a fork's copy's folder) as a workspace because of where it is: in one of
+// the home folder's folders that start programs or hold credentials.
+func Refused(abs string) error {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return nil
+	}
+	home = realPath(home)
+	real := realPath(abs)
+	for _, name := range refusedInHome {
+		dir := filepath.Join(home, name)
+		if real == dir || inside(dir, real) {
+			return &RefusedError{Dir: abs, In: "~/" + name}
+		}
+	}
+	return nil
+}
+
+// RefusedError is a workspace in a folder of the home folder that starts
+// programs or holds credentials.
+type RefusedError struct {
+	Dir string
+	// In is the folder of the list, as ~/name.
+	In string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("workspace %s is in %s, whose files start programs or hold keys and passwords, and a workspace's files are the model's to read and change; choose a project folder outside it", e.Dir, e.In)
+}
+
+// realPath is p with its links resolved, as far as it exists: a folder
+// about to be made is resolved through the folders it will be made in.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return p
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	return filepath.Join(realPath(parent), filepath.Base(p))
+}
