@@ -2,14 +2,13 @@ package cli_test
 
 import (
 	"context"
-	"net"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/otlp/otlptest"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 )
@@ -33,14 +32,10 @@ func saveOTLP(t *testing.T, db, endpoint string) {
 // exit code is the same.
 func TestRunSendsItsTraceToTheSettingsCollector(t *testing.T) {
 	e := setup(t)
-	rc := &receiver{}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
-	saveOTLP(t, e.db, srv.URL)
+	rc := otlptest.New(t)
+	saveOTLP(t, e.db, rc.URL)
 	id := otlpSession(t, e)
-	rc.mu.Lock()
-	got := slices.Clone(rc.got)
-	rc.mu.Unlock()
+	got := rc.Traces()
 	if len(got) != 1 {
 		t.Fatalf("the collector got %d traces when loupe run exited, want 1", len(got))
 	}
@@ -53,12 +48,7 @@ func TestRunSendsItsTraceToTheSettingsCollector(t *testing.T) {
 		t.Fatal("no session id")
 	}
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
+	down := otlptest.Down(t)
 	saveOTLP(t, e.db, down)
 	e.srv.Script(ollamatest.Text("Hi."))
 	code, out, stderr := e.run("run", "--workspace", e.ws, "--model", "scripted", "--host", e.srv.URL(), "--db", e.db, "hi")
