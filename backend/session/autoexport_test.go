@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/otlp"
 	"github.com/loupe-dev/loupe/backend/otlp/otlptest"
@@ -174,5 +175,46 @@ func TestNoEndpointSendsNothing(t *testing.T) {
 	}
 	if n := noticesOf(h.events(), session.CodeExportFailed); len(n) != 0 {
 		t.Errorf("notices with the setting off: %v", n)
+	}
+}
+
+// A run that recovery closes (Loupe exited while it went, and was opened
+// again) is a finished run too: with the setting on, it goes to the
+// collector as its log now holds it, its call ended as interrupted and the
+// run as interrupted. Recovered again, it is not sent again.
+func TestRunClosedByRecoveryIsSentToTheCollector(t *testing.T) {
+	ctx := context.Background()
+	c := otlptest.New(t)
+	h := newHarness(t, permission.ModeAuto, exportTo(c.URL, false))
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	// The app opened again: a new manager on the same database.
+	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.WaitExports()
+	got := c.Traces()
+	if len(got) != 1 {
+		t.Fatalf("the collector got %d traces for the run recovery closed, want 1", len(got))
+	}
+	names, run := spansOf(t, got[0])
+	if want := []string{"chat scripted", "execute_tool run_command", "invoke_agent loupe"}; !slices.Equal(names, want) || run != 1 {
+		t.Fatalf("the closed run arrived as %q of run %d, want %q of run 1", names, run, want)
+	}
+	body, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(got[0])
+	for _, s := range []string{`"key":"loupe.run.end_reason","value":{"stringValue":"` + trace.EndInterrupted + `"}`, "interrupted (app exited)"} {
+		if !strings.Contains(string(body), s) {
+			t.Errorf("the trace of the closed run does not hold %s:\n%s", s, body)
+		}
+	}
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.WaitExports()
+	if n := len(c.Traces()); n != 1 {
+		t.Errorf("recovered again, the collector has %d traces, want 1", n)
+	}
+	if n := noticesOf(h.events(), session.CodeExportFailed); len(n) != 0 {
+		t.Errorf("notices of a collector that took the run: %v", n)
 	}
 }
