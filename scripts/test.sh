@@ -120,7 +120,7 @@ if has real; then
 fi
 if has jaeger; then
   echo "==> real Jaeger: the build started in the background $((SECONDS - jaeger_start)) s ago"
-  next=$SECONDS
+  waited=$SECONDS next=$SECONDS
   while kill -0 "$jaeger_build" 2>/dev/null; do
     if ((SECONDS >= next)); then
       last=$(tail -n 1 "$jaeger_log")
@@ -131,7 +131,8 @@ if has jaeger; then
   done
   wait "$jaeger_build"; built=$?; jaeger_build=""
   if ((built == 0)); then
-    echo "    ok in $((SECONDS - jaeger_start)) s ($(basename "$jaeger_log"))"
+    how=$(grep -E '^real-jaeger/build: (using|built in)' "$jaeger_log" | tail -n 1)
+    echo "    ok, waited $((SECONDS - waited)) s: ${how#real-jaeger/build: } ($(basename "$jaeger_log"))"
     run "real Jaeger: the exported session read back through Jaeger's query API" "$logs/real-jaeger-test.log" \
       scripts/real-jaeger/test.sh -v ./testkit/realjaeger/
     count_go "$logs/real-jaeger-test.log"; failures+=("$logs/real-jaeger-test.log")
