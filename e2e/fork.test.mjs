@@ -7,9 +7,9 @@
 // cd e2e && node --test --test-reporter=spec fork.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, artifacts } from './lib.mjs';
+import { withApp, artifacts, until } from './lib.mjs';
+import { afterOneRun } from './afterrun.mjs';
 
 const script = {
   models: [{ name: 'scripted', context_length: 8192 }],
@@ -23,22 +23,7 @@ const script = {
 const env = withApp(script);
 
 test('fork at a tool result, continue the fork, see the tree and the marks', { timeout: 300000 }, async () => {
-  const { display, ollama: fake, chrome } = env;
-  const workspace = tempDir('loupe-e2e-fork-');
-  writeFileSync(join(workspace, 'README.md'), 'hello\n');
-  const db = tempDb('loupe-e2e-fork-db-');
-
-  const app = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-fork' });
-  const { page, errors } = await newPage(chrome);
-  try {
-    await page.goto(app.url);
-    await waitForOllama(page);
-    await createSession(page, { workspace, model: 'scripted' });
-    await sendPrompt(page, 'What is in this folder?');
-    await page.getByTestId('card-end').getByTestId('stop-reason').waitFor({ timeout: 60000 });
-    const parentRow = page.getByTestId('session-item').first();
-    const parentId = await parentRow.getAttribute('data-session-id');
-
+  await afterOneRun(env, 'fork', 'What is in this folder?', async ({ page, errors, parent }) => {
     // The card of the tool result: focused, it offers Fork.
     const obs = page.getByTestId('card-observation').first();
     await obs.click();
@@ -51,16 +36,16 @@ test('fork at a tool result, continue the fork, see the tree and the marks', { t
 
     // The fork opens, paused after that result; Continue runs it on.
     await page.getByTestId('continue-button').waitFor({ timeout: 30000 });
-    await until(async () => !(await page.getByTestId('continue-button').isDisabled()));
+    await until('Continue to be enabled', async () => !(await page.getByTestId('continue-button').isDisabled()));
     await page.getByTestId('continue-button').click();
     await page.getByText('The fork says: README.md.').first().waitFor({ timeout: 60000 });
 
     // The list draws the fork under its parent.
-    const child = page.locator(`[data-testid="session-item"][data-fork-of="${parentId}"]`);
+    const child = page.locator(`[data-testid="session-item"][data-fork-of="${parent}"]`);
     await child.waitFor({ timeout: 10000 });
     assert.equal(await child.getAttribute('data-depth'), '1');
     const ids = await page.getByTestId('session-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id')));
-    assert.equal(ids.indexOf(await child.getAttribute('data-session-id')), ids.indexOf(parentId) + 1, 'the fork is right under its parent');
+    assert.equal(ids.indexOf(await child.getAttribute('data-session-id')), ids.indexOf(parent) + 1, 'the fork is right under its parent');
     await page.screenshot({ path: join(artifacts, 'fork-child.png') });
 
     // One click to the parent, and its card carries the fork's mark, one click back.
@@ -71,20 +56,5 @@ test('fork at a tool result, continue the fork, see the tree and the marks', { t
     await mark.click();
     await page.getByText('The fork says: README.md.').first().waitFor({ timeout: 30000 });
     assert.deepEqual(errors, []);
-  } catch (e) {
-    await page.screenshot({ path: join(artifacts, 'fork-failure.png'), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-    await app.stop();
-  }
+  });
 });
-
-async function until(cond, ms = 30000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out');
-}

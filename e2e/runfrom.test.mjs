@@ -6,9 +6,10 @@
 // compare view. The parent's log and folder are left as they were.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { withApp, startDevApp, newPage, waitForOllama, createSession, sendPrompt, tempDir, tempDb, exportSession, artifacts, until } from './lib.mjs';
+import { withApp, exportSession, artifacts, until } from './lib.mjs';
+import { afterOneRun } from './afterrun.mjs';
 
 const env = withApp({
   models: [{ name: 'scripted', context_length: 8192 }, { name: 'other', context_length: 8192 }],
@@ -21,19 +22,7 @@ const env = withApp({
 });
 
 test('run the rest of a task from a card on another model, beside its parent', { timeout: 300000 }, async () => {
-  const { display, ollama: fake, chrome } = env;
-  const workspace = tempDir('loupe-e2e-runfrom-');
-  writeFileSync(join(workspace, 'README.md'), 'hello\n');
-  const db = tempDb('loupe-e2e-runfrom-db-');
-  const app = await startDevApp({ display: display.display, db, ollama: fake.url, name: 'app-runfrom' });
-  const { page, errors } = await newPage(chrome);
-  try {
-    await page.goto(app.url);
-    await waitForOllama(page);
-    await createSession(page, { workspace, model: 'scripted' });
-    await sendPrompt(page, 'What is in this folder?');
-    await page.getByTestId('card-end').getByTestId('stop-reason').waitFor({ timeout: 60000 });
-    const parent = await page.getByTestId('session-item').first().getAttribute('data-session-id');
+  await afterOneRun(env, 'runfrom', 'What is in this folder?', async ({ page, errors, db, workspace, parent }) => {
     const before = JSON.stringify(exportSession(db, parent).events);
     const result = exportSession(db, parent).events.find((e) => e.kind === 'tool_result');
 
@@ -82,11 +71,5 @@ test('run the rest of a task from a card on another model, beside its parent', {
     assert.equal(JSON.stringify(exportSession(db, parent).events), before, 'the parent did not change');
     assert.deepEqual(readdirSync(workspace), ['README.md'], "the parent's folder did not change");
     assert.deepEqual(errors, []);
-  } catch (e) {
-    await page.screenshot({ path: join(artifacts, 'runfrom-failure.png'), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-    await app.stop();
-  }
+  });
 });

@@ -5,14 +5,17 @@
 #   2. Go: vet, staticcheck and deadcode (each must find nothing), then unit
 #      tests and the fake-Ollama tier (go test ./...)
 #   3. the real Ollama tier (builds the pinned server once, then caches it)
-#   4. end to end: the real app driven in Chromium, and the real window
+#   4. the real Jaeger tier: the OTLP export read back through Jaeger's query
+#      API (builds the pinned Jaeger once, then caches it; the first build
+#      starts in the background at the start and overlaps the tiers before)
+#   5. end to end: the real app driven in Chromium, and the real window
 # Logs go to build/test-logs/. Set LOUPE_TEST_TIERS="go frontend" to run some.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 logs=$root/build/test-logs
 mkdir -p "$logs"
-tiers=${LOUPE_TEST_TIERS:-"frontend go real e2e"}
+tiers=${LOUPE_TEST_TIERS:-"frontend go real jaeger e2e"}
 passed=0 failed=0 broken=()
 
 ./scripts/deps.sh || { echo "FAILED: installing dependencies (see above)"; exit 1; }
@@ -62,12 +65,29 @@ run() {
     echo "    ok in $((SECONDS - start)) s ($(basename "$log"))"
     return 0
   fi
-  echo "    FAILED after $((SECONDS - start)) s: $name — last lines of $log:"
-  tail -n 60 "$log" | sed 's/^/    | /'
-  broken+=("$name")
+  step_failed "$name" "$log" "$start"
   return 1
 }
+# step_failed NAME LOG START: says a step failed, with its log's tail.
+step_failed() {
+  echo "    FAILED after $((SECONDS - $3)) s: $1 — last lines of $2:"
+  tail -n 60 "$2" | sed 's/^/    | /'
+  broken+=("$1")
+}
 has() { [[ " $tiers " == *" $1 "* ]]; }
+
+# Jaeger's first build takes about half an hour (see
+# scripts/real-jaeger/README.md), so it starts now, in the background at the
+# lowest priority, and overlaps the tiers before its own; a cached Jaeger
+# makes it return at once. It runs in a session of its own, so that a run
+# that ends early (Ctrl+C, a failed install) ends it too.
+jaeger_log=$logs/real-jaeger-build.log jaeger_build=""
+if has jaeger; then
+  echo "==> real Jaeger: build or reuse the pinned Jaeger, in the background ($(basename "$jaeger_log"))"
+  setsid -w nice -n 19 scripts/real-jaeger/build.sh >"$jaeger_log" 2>&1 &
+  jaeger_build=$! jaeger_start=$SECONDS
+  trap '[ -n "$jaeger_build" ] && kill -- -"$jaeger_build" 2>/dev/null' EXIT
+fi
 
 if has frontend || has go || has e2e; then
   run "frontend: svelte-check" "$logs/frontend-check.log" bash -c 'cd frontend && npm run check'
@@ -97,6 +117,31 @@ if has real; then
   run "real Ollama: scenarios and conformance" "$logs/real-ollama-test.log" \
     env LOUPE_REAL_OLLAMA=1 go test -count=1 -timeout 30m -v ./testkit/...
   count_go "$logs/real-ollama-test.log"; failures+=("$logs/real-ollama-test.log")
+fi
+if has jaeger; then
+  echo "==> real Jaeger: the build started in the background $((SECONDS - jaeger_start)) s ago"
+  waited=$SECONDS next=$SECONDS
+  while kill -0 "$jaeger_build" 2>/dev/null; do
+    if ((SECONDS >= next)); then
+      last=$(tail -n 1 "$jaeger_log")
+      echo "    waiting for the Jaeger build, $(((SECONDS - jaeger_start) / 60)) min in (the first takes about half an hour)${last:+: $last}"
+      next=$((SECONDS + 60))
+    fi
+    sleep 2
+  done
+  wait "$jaeger_build"; built=$?; jaeger_build=""
+  if ((built == 0)); then
+    how=$(grep -E '^real-jaeger/build: (using|built in)' "$jaeger_log" | tail -n 1)
+    echo "    ok, waited $((SECONDS - waited)) s: ${how#real-jaeger/build: } ($(basename "$jaeger_log"))"
+    run "real Jaeger: the exported session read back through Jaeger's query API" "$logs/real-jaeger-test.log" \
+      scripts/real-jaeger/test.sh -v ./testkit/realjaeger/
+    count_go "$logs/real-jaeger-test.log"; failures+=("$logs/real-jaeger-test.log")
+  else
+    step_failed "real Jaeger: build" "$jaeger_log" "$jaeger_start"
+    # Its test cannot run without it: the build counts as that failed test.
+    echo "    the Jaeger round trip did not run: no Jaeger; counted as 1 failed test"
+    failed=$((failed + 1))
+  fi
 fi
 if has e2e; then
   run "e2e: install" "$logs/e2e-install.log" bash -c 'cd e2e && npm ci --no-audit --no-fund --loglevel=error'

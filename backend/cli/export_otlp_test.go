@@ -2,19 +2,16 @@ package cli_test
 
 import (
 	"bufio"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/loupe-dev/loupe/backend/cli"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/otlp/otlptest"
 )
 
 // otlpSession runs a session with a tool call and an answer and returns
@@ -123,49 +120,6 @@ func TestExportOTLPNoContentDropsWhatWasSaid(t *testing.T) {
 	}
 }
 
-// receiver is an OTLP/HTTP trace receiver: it decodes each request's
-// ExportTraceServiceRequest (on the wire the same message as TracesData)
-// as the protocol its Content-Type names, and answers with an empty
-// ExportTraceServiceResponse in the same protocol, as a collector that
-// took every span does.
-type receiver struct {
-	mu    sync.Mutex
-	got   []ptrace.Traces
-	types []string
-}
-
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" {
-		http.Error(w, "not here", http.StatusNotFound)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var td ptrace.Traces
-	var err error
-	var resp []byte
-	ct := r.Header.Get("Content-Type")
-	switch ct {
-	case "application/x-protobuf":
-		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
-	case "application/json":
-		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
-		resp = []byte("{}")
-	default:
-		http.Error(w, "content type "+ct, http.StatusUnsupportedMediaType)
-		return
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	rc.mu.Lock()
-	rc.got = append(rc.got, td)
-	rc.types = append(rc.types, ct)
-	rc.mu.Unlock()
-	w.Header().Set("Content-Type", ct)
-	w.Write(resp)
-}
-
 // --otlp-endpoint sends the traces to a collector, in protobuf unless
 // --otlp-protocol says http/json, writes nothing on standard output and
 // says on standard error how many spans went where. What the collector
@@ -175,38 +129,36 @@ func TestExportOTLPEndpointSendsToTheCollector(t *testing.T) {
 	id := otlpSession(t, e)
 	_, file, _ := e.run("export", id, "--db", e.db, "--format", "otlp")
 	for _, c := range []struct{ proto, ctype string }{{"", "application/x-protobuf"}, {"http/protobuf", "application/x-protobuf"}, {"http/json", "application/json"}} {
-		rc := &receiver{}
-		srv := httptest.NewServer(rc)
-		args := []string{"export", id, "--db", e.db, "--otlp-endpoint", srv.URL}
+		rc := otlptest.New(t)
+		args := []string{"export", id, "--db", e.db, "--otlp-endpoint", rc.URL}
 		if c.proto != "" {
 			args = append(args, "--otlp-protocol", c.proto)
 		}
 		code, out, stderr := e.run(args...)
-		srv.Close()
+		rc.Close()
 		if code != 0 || out != "" {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
-		if want := "loupe: sent 4 spans of session " + id + " to " + srv.URL + "/v1/traces\n"; stderr != want {
+		if want := "loupe: sent 4 spans of session " + id + " to " + rc.URL + "/v1/traces\n"; stderr != want {
 			t.Errorf("%v: stderr %q, want %q", args, stderr, want)
 		}
-		if len(rc.got) != 1 || rc.types[0] != c.ctype {
-			t.Fatalf("%v: the collector got %d requests as %v, want 1 as %s", args, len(rc.got), rc.types, c.ctype)
+		got, types := rc.Traces(), rc.ContentTypes()
+		if len(got) != 1 || types[0] != c.ctype {
+			t.Fatalf("%v: the collector got %d requests as %v, want 1 as %s", args, len(got), types, c.ctype)
 		}
 		var m ptrace.JSONMarshaler
-		b, _ := m.MarshalTraces(rc.got[0])
+		b, _ := m.MarshalTraces(got[0])
 		if string(b)+"\n" != file {
 			t.Errorf("%v: the collector got\n%s\nnot what --format otlp writes\n%s", args, b, file)
 		}
 	}
 	// --no-content reaches the collector too.
-	rc := &receiver{}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
-	if code, _, stderr := e.run("export", id, "--db", e.db, "--otlp-endpoint", srv.URL+"/v1/traces", "--no-content"); code != 0 || len(rc.got) != 1 {
-		t.Fatalf("--no-content push: exit %d, %d requests, stderr %q", code, len(rc.got), stderr)
+	rc := otlptest.New(t)
+	if code, _, stderr := e.run("export", id, "--db", e.db, "--otlp-endpoint", rc.URL+"/v1/traces", "--no-content"); code != 0 || len(rc.Traces()) != 1 {
+		t.Fatalf("--no-content push: exit %d, %d requests, stderr %q", code, len(rc.Traces()), stderr)
 	}
 	var m ptrace.JSONMarshaler
-	if b, _ := m.MarshalTraces(rc.got[0]); strings.Contains(string(b), "What does the README say?") {
+	if b, _ := m.MarshalTraces(rc.Traces()[0]); strings.Contains(string(b), "What does the README say?") {
 		t.Errorf("--no-content sent the prompt:\n%s", b)
 	}
 }
@@ -216,12 +168,7 @@ func TestExportOTLPEndpointSendsToTheCollector(t *testing.T) {
 func TestExportOTLPEndpointDownOrRefusingFails(t *testing.T) {
 	e := setup(t)
 	id := otlpSession(t, e)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := otlptest.Down(t)
 	code, out, stderr := e.run("export", id, "--db", e.db, "--otlp-endpoint", down)
 	if code != cli.ExitFailed || out != "" {
 		t.Fatalf("down collector: exit %d, stdout %q; want %d", code, out, cli.ExitFailed)
@@ -230,11 +177,8 @@ func TestExportOTLPEndpointDownOrRefusingFails(t *testing.T) {
 		t.Errorf("down collector: stderr %q, want it to start %q", stderr, want)
 	}
 
-	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "tenant over quota", http.StatusTooManyRequests)
-	}))
-	defer refusing.Close()
-	code, out, stderr = e.run("export", id, "--db", e.db, "--otlp-endpoint", refusing.URL)
+	refusing := otlptest.Refusing(t, http.StatusTooManyRequests, "tenant over quota")
+	code, out, stderr = e.run("export", id, "--db", e.db, "--otlp-endpoint", refusing)
 	if code != cli.ExitFailed || out != "" || !strings.Contains(stderr, "refused the traces") || !strings.Contains(stderr, "tenant over quota") || !strings.Contains(stderr, "HTTP 429") {
 		t.Errorf("refusing collector: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -244,11 +188,9 @@ func TestExportOTLPEndpointDownOrRefusingFails(t *testing.T) {
 func TestExportOTLPEndpointOfAMissingSessionSendsNothing(t *testing.T) {
 	e := setup(t)
 	otlpSession(t, e)
-	rc := &receiver{}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
-	code, out, stderr := e.run("export", "nope", "--db", e.db, "--otlp-endpoint", srv.URL)
-	if code != cli.ExitFailed || out != "" || len(rc.got) != 0 || !strings.HasPrefix(stderr, "loupe: ") {
-		t.Errorf("exit %d, stdout %q, stderr %q, %d requests", code, out, stderr, len(rc.got))
+	rc := otlptest.New(t)
+	code, out, stderr := e.run("export", "nope", "--db", e.db, "--otlp-endpoint", rc.URL)
+	if code != cli.ExitFailed || out != "" || len(rc.Traces()) != 0 || !strings.HasPrefix(stderr, "loupe: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q, %d requests", code, out, stderr, len(rc.Traces()))
 	}
 }

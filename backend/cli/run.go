@@ -212,8 +212,11 @@ func (o *runOptions) run(c *call) int {
 	// machine restarted) are closed before this one starts; runs a live
 	// process owns are not touched. A manager without a sink: those are
 	// other sessions' events, not this run's timeline. This also removes
-	// what commands of a killed Loupe left behind.
-	if err := session.NewManager(st, oc, nil, nil).CloseCrashed(context.Background()); err != nil {
+	// what commands of a killed Loupe left behind. The runs it closes are
+	// sent where Settings sends finished runs, waited for like this one's.
+	closer := session.NewManager(st, oc, nil, nil)
+	defer closer.WaitExports()
+	if err := closer.CloseCrashed(context.Background()); err != nil {
 		fmt.Fprintf(stderr, "loupe: closing runs left open: %v\n", err)
 	}
 

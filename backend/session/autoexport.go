@@ -36,6 +36,20 @@ func (m *Manager) exportRun(id string, end trace.Event, x settings.OTLPExport) {
 	}()
 }
 
+// exportClosed sends the trace of a run that recovery closed (its process
+// was gone) as exportRun sends that of a run that ended here, when
+// Settings asks for it.
+func (m *Manager) exportClosed(ctx context.Context, id string, end trace.Event) {
+	set, err := settings.Load(ctx, m.store)
+	if err != nil {
+		log.Printf("loupe: session %s: run %d's trace was not sent: the settings cannot be read: %v", id, end.Run, err)
+		return
+	}
+	if x := set.OTLP(); x.On() {
+		m.exportRun(id, end, x)
+	}
+}
+
 // WaitExports waits for the traces of finished runs still being sent,
 // each at most ExportTimeout: what loupe run does before it exits, and
 // Close.

@@ -2,70 +2,22 @@ package session_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/otlp"
+	"github.com/loupe-dev/loupe/backend/otlp/otlptest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
-
-// collector is an OTLP/HTTP trace receiver: it decodes what is posted to
-// /v1/traces as its Content-Type says and keeps it. hold, when set, keeps
-// each request waiting until it is closed.
-type collector struct {
-	mu   sync.Mutex
-	got  []ptrace.Traces
-	hold chan struct{}
-}
-
-func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" {
-		http.Error(w, "not here", http.StatusNotFound)
-		return
-	}
-	if c.hold != nil {
-		<-c.hold
-	}
-	body, _ := io.ReadAll(r.Body)
-	var td ptrace.Traces
-	var err error
-	switch ct := r.Header.Get("Content-Type"); ct {
-	case "application/x-protobuf":
-		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
-	case "application/json":
-		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
-	default:
-		http.Error(w, "content type "+ct, http.StatusUnsupportedMediaType)
-		return
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	c.mu.Lock()
-	c.got = append(c.got, td)
-	c.mu.Unlock()
-	w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
-	w.WriteHeader(http.StatusOK)
-}
-
-func (c *collector) traces() []ptrace.Traces {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.got)
-}
 
 // spansOf are the names of td's spans, sorted, and the run its
 // invoke_agent span says.
@@ -109,10 +61,9 @@ func noticesOf(evs []trace.Event, code string) []trace.Notice {
 // ends without waiting for the collector. With "without content" on, the
 // next run's spans come without what was said.
 func TestFinishedRunIsSentToTheCollector(t *testing.T) {
-	c := &collector{hold: make(chan struct{})}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
-	h := newHarness(t, permission.ModeAuto, exportTo(srv.URL, false))
+	c := otlptest.New(t)
+	c.Hold()
+	h := newHarness(t, permission.ModeAuto, exportTo(c.URL, false))
 	h.srv.Script(
 		calls(ollamatest.Call{ID: "c1", Name: "read_file", Args: `{"path":"README.md"}`}),
 		ollamatest.Text("It says hello from the workspace."),
@@ -121,12 +72,12 @@ func TestFinishedRunIsSentToTheCollector(t *testing.T) {
 		t.Fatalf("run 1 ended %q", end.Reason)
 	}
 	// The collector holds the request: the run has ended all the same.
-	if n := len(c.traces()); n != 0 {
+	if n := len(c.Traces()); n != 0 {
 		t.Fatalf("the collector took %d traces while it was held", n)
 	}
-	close(c.hold)
+	c.Release()
 	h.m.WaitExports()
-	got := c.traces()
+	got := c.Traces()
 	if len(got) != 1 {
 		t.Fatalf("the collector got %d traces for one run", len(got))
 	}
@@ -141,11 +92,11 @@ func TestFinishedRunIsSentToTheCollector(t *testing.T) {
 		}
 	}
 
-	saveSettings(t, h.st, permission.ModeAuto, exportTo(srv.URL, true))
+	saveSettings(t, h.st, permission.ModeAuto, exportTo(c.URL, true))
 	h.srv.Script(ollamatest.Text("Nothing more to say."))
 	h.run("Anything else secret?")
 	h.m.WaitExports()
-	got = c.traces()
+	got = c.Traces()
 	if len(got) != 2 {
 		t.Fatalf("after run 2 the collector has %d traces, want 2", len(got))
 	}
@@ -168,19 +119,11 @@ func TestFinishedRunIsSentToTheCollector(t *testing.T) {
 // session saying so, live too; the run ended as it ended, and its log is
 // whole.
 func TestCollectorDownOrRefusingGivesANotice(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
-	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "queue is full", http.StatusServiceUnavailable)
-	}))
-	defer refusing.Close()
+	down := otlptest.Down(t)
+	refusing := otlptest.Refusing(t, http.StatusServiceUnavailable, "queue is full")
 	for _, c := range []struct{ endpoint, says string }{
 		{down, "the OTLP collector at " + down + "/v1/traces is not reachable"},
-		{refusing.URL, "refused the traces: Service Unavailable: queue is full (HTTP 503)"},
+		{refusing, "refused the traces: Service Unavailable: queue is full (HTTP 503)"},
 	} {
 		h := newHarness(t, permission.ModeAuto, exportTo(c.endpoint, false))
 		h.srv.Script(ollamatest.Text("Done."))
@@ -204,13 +147,11 @@ func TestCollectorDownOrRefusingGivesANotice(t *testing.T) {
 		}
 		// Sent again, the run is the trace that was not taken: the notice
 		// is about its delivery, not part of it.
-		again := &collector{}
-		up := httptest.NewServer(again)
-		if _, err := session.PushOTLP(context.Background(), h.st, h.id, otlp.Options{Run: 1}, up.URL, "", http.DefaultClient); err != nil {
+		again := otlptest.New(t)
+		if _, err := session.PushOTLP(context.Background(), h.st, h.id, otlp.Options{Run: 1}, again.URL, "", http.DefaultClient); err != nil {
 			t.Fatal(err)
 		}
-		up.Close()
-		if body, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(again.traces()[0]); strings.Contains(string(body), session.CodeExportFailed) {
+		if body, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(again.Traces()[0]); strings.Contains(string(body), session.CodeExportFailed) {
 			t.Errorf("%s: the trace sent again holds the notice of its failed send", c.endpoint)
 		}
 		h.sink.mu.Lock()
@@ -224,17 +165,56 @@ func TestCollectorDownOrRefusingGivesANotice(t *testing.T) {
 
 // With the setting empty, nothing is sent.
 func TestNoEndpointSendsNothing(t *testing.T) {
-	c := &collector{}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
+	c := otlptest.New(t)
 	h := newHarness(t, permission.ModeAuto, nil)
 	h.srv.Script(ollamatest.Text("Done."))
 	h.run("Say done.")
 	h.m.WaitExports()
-	if n := len(c.traces()); n != 0 {
+	if n := len(c.Traces()); n != 0 {
 		t.Fatalf("the collector got %d traces with the setting off", n)
 	}
 	if n := noticesOf(h.events(), session.CodeExportFailed); len(n) != 0 {
 		t.Errorf("notices with the setting off: %v", n)
+	}
+}
+
+// A run that recovery closes (Loupe exited while it went, and was opened
+// again) is a finished run too: with the setting on, it goes to the
+// collector as its log now holds it, its call ended as interrupted and the
+// run as interrupted. Recovered again, it is not sent again.
+func TestRunClosedByRecoveryIsSentToTheCollector(t *testing.T) {
+	ctx := context.Background()
+	c := otlptest.New(t)
+	h := newHarness(t, permission.ModeAuto, exportTo(c.URL, false))
+	h.crashedDuringCall("run_command", `{"command":"sleep 100"}`)
+	// The app opened again: a new manager on the same database.
+	m2 := session.NewManager(h.st, ollama.New(h.srv.URL(), nil), permission.NewBroker(), nil)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.WaitExports()
+	got := c.Traces()
+	if len(got) != 1 {
+		t.Fatalf("the collector got %d traces for the run recovery closed, want 1", len(got))
+	}
+	names, run := spansOf(t, got[0])
+	if want := []string{"chat scripted", "execute_tool run_command", "invoke_agent loupe"}; !slices.Equal(names, want) || run != 1 {
+		t.Fatalf("the closed run arrived as %q of run %d, want %q of run 1", names, run, want)
+	}
+	body, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(got[0])
+	for _, s := range []string{`"key":"loupe.run.end_reason","value":{"stringValue":"` + trace.EndInterrupted + `"}`, "interrupted (app exited)"} {
+		if !strings.Contains(string(body), s) {
+			t.Errorf("the trace of the closed run does not hold %s:\n%s", s, body)
+		}
+	}
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.WaitExports()
+	if n := len(c.Traces()); n != 1 {
+		t.Errorf("recovered again, the collector has %d traces, want 1", n)
+	}
+	if n := noticesOf(h.events(), session.CodeExportFailed); len(n) != 0 {
+		t.Errorf("notices of a collector that took the run: %v", n)
 	}
 }

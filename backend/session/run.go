@@ -528,8 +528,10 @@ func (m *Manager) endLeftPaused(ctx context.Context, id string) error {
 // closeLeftOpen closes the open run of a session whose owner is gone (the
 // caller holds its lease): the files its unfinished writes left are
 // removed, its open calls get "interrupted (app exited)" results, and it
-// gets a run_end. A paused run is not closed: it is resumed (Recover). It
-// returns the log as it is afterwards.
+// gets a run_end. A paused run is not closed: it is resumed (Recover). The
+// closed run is a finished run like another: its trace goes where Settings
+// sends finished runs (autoexport.go). It returns the log as it is
+// afterwards.
 func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trace.Event) ([]trace.Event, error) {
 	st := trace.StateOf(evs)
 	if !st.Open {
@@ -539,13 +541,17 @@ func (m *Manager) closeLeftOpen(ctx context.Context, s store.Session, evs []trac
 		return nil, fmt.Errorf("session %s is paused in a Loupe that has exited; open Loupe again to go on from that pause", s.ID)
 	}
 	m.removePartialWrites(ctx, s.Workspace, evs)
-	ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink}}, evs)
+	ended := &atomic.Pointer[trace.Event]{}
+	ag := agent.New(agent.Config{SessionID: s.ID}, agent.Seams{Recorder: recorder{store: m.store, sink: m.sink, ended: ended}}, evs)
 	if _, err := ag.Recover(ctx); err != nil {
 		return nil, err
 	}
 	reason := trace.EndInterrupted
 	if _, err := m.store.UpdateSession(ctx, s.ID, store.SessionUpdate{LastReason: &reason}); err != nil {
 		log.Printf("loupe: session %s: how its run ended could not be saved: %v", s.ID, err)
+	}
+	if e := ended.Load(); e != nil {
+		m.exportClosed(ctx, s.ID, *e)
 	}
 	return m.store.Events(ctx, s.ID)
 }

@@ -17,43 +17,14 @@ set -euo pipefail
 
 version=v1.76.0
 
-say() { printf 'real-jaeger/build: %s\n' "$*" >&2; }
-die() {
-	printf 'real-jaeger/build: FAILED: %s\n' "$*" >&2
-	exit 1
-}
-
-cached_only=false
-case "${1:-}" in
-"") ;;
---cached) cached_only=true ;;
-*) die "unknown argument $1 (usage: build.sh [--cached])" ;;
-esac
-
+tool=real-jaeger/build
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/cache.sh
+source "$here/../lib/cache.sh"
+cache_args "$@"
 ver=${version#v}
-cache_root=${LOUPE_JAEGER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loupe}
-dir="$cache_root/jaeger-$ver"
-bin="$dir/jaeger"
-
-if [[ -x "$bin" ]]; then
-	say "using cached Jaeger $ver"
-	printf '%s\n' "$bin"
-	exit 0
-fi
-$cached_only && die "Jaeger $ver is not built yet (no $bin): run $0, which takes about half an hour the first time (4 minutes of downloads, then 2,326 packages to compile), or set LOUPE_JAEGER_BIN to a jaeger binary"
-
-mkdir -p "$dir" || die "cannot create cache folder $dir"
-# One build at a time: several tests may ask for the binary at once.
-exec 9>"$dir/.lock"
-if ! flock -n 9; then
-	say "another build of Jaeger $ver is running; waiting for it"
-	flock 9
-fi
-if [[ -x "$bin" ]]; then
-	say "using Jaeger $ver built meanwhile"
-	printf '%s\n' "$bin"
-	exit 0
-fi
+cache_open Jaeger "$ver" jaeger LOUPE_JAEGER_CACHE \
+	"run $0, which takes about half an hour the first time (4 minutes of downloads, then 2,326 packages to compile), or set LOUPE_JAEGER_BIN to a jaeger binary"
 
 command -v go >/dev/null || die "go is not on PATH"
 work=$(mktemp -d)
@@ -77,7 +48,4 @@ if ! go build -trimpath -ldflags "-s -w" -o "$work/bin/jaeger" github.com/jaeger
 	die "go build github.com/jaegertracing/jaeger/cmd/jaeger@$version failed (see the output above)"
 fi
 say "built in $((SECONDS - start)) s"
-
-mv "$work/bin/jaeger" "$bin.tmp" && mv "$bin.tmp" "$bin" || die "cannot move the binary into $dir"
-say "cached $bin ($(du -h "$bin" | cut -f1))"
-printf '%s\n' "$bin"
+cache_put "$work/bin/jaeger"

@@ -18,21 +18,12 @@
 # input of multimodal models, is our own stand-in in include/ next to this script.
 set -euo pipefail
 
-say() { printf 'real-ollama/build: %s\n' "$*" >&2; }
-die() {
-	printf 'real-ollama/build: FAILED: %s\n' "$*" >&2
-	exit 1
-}
-
-cached_only=false
-case "${1:-}" in
-"") ;;
---cached) cached_only=true ;;
-*) die "unknown argument $1 (usage: build.sh [--cached])" ;;
-esac
-
+tool=real-ollama/build
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/cache.sh
+source "$here/../lib/cache.sh"
+cache_args "$@"
 
 # --- which version -----------------------------------------------------------------
 [[ -f "$root/go.mod" ]] || die "no go.mod at $root"
@@ -42,32 +33,8 @@ modver=$(awk '
 ' "$root/go.mod")
 [[ -n "$modver" ]] || die "go.mod has no github.com/ollama/ollama line: cannot tell which Ollama to build"
 ver=${modver#v}
-
-cache_root=${LOUPE_OLLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loupe}
-dir="$cache_root/ollama-$ver"
-bin="$dir/ollama"
-
-if $cached_only && [[ ! -x "$bin" ]]; then
-	die "Ollama $ver is not built yet (no $bin): run $here/build.sh, which takes about 9 minutes on 2 cores the first time, or set LOUPE_OLLAMA_BIN to an ollama binary"
-fi
-if [[ -x "$bin" ]]; then
-	say "using cached Ollama $ver"
-	printf '%s\n' "$bin"
-	exit 0
-fi
-
-mkdir -p "$dir" || die "cannot create cache folder $dir"
-# One build at a time: tests in several packages may ask for the server at once.
-exec 9>"$dir/.lock"
-if ! flock -n 9; then
-	say "another build of Ollama $ver is running; waiting for it"
-	flock 9
-fi
-if [[ -x "$bin" ]]; then
-	say "using Ollama $ver built meanwhile"
-	printf '%s\n' "$bin"
-	exit 0
-fi
+cache_open Ollama "$ver" ollama LOUPE_OLLAMA_CACHE \
+	"run $here/build.sh, which takes about 9 minutes on 2 cores the first time, or set LOUPE_OLLAMA_BIN to an ollama binary"
 
 say "building the Ollama $ver server from the Go module (CPU only) into $dir"
 say "the first build takes minutes (about 9 on 2 cores); later runs reuse the cached binary"
@@ -142,7 +109,4 @@ say "built in $((SECONDS - start)) s"
 got=$("$work/bin/ollama" --version 2>&1 || true)
 [[ "$got" == *"$ver"* ]] || die "built binary does not report version $ver: $got"
 
-# Move into place atomically so a reader never sees half a file.
-mv "$work/bin/ollama" "$bin.tmp" && mv "$bin.tmp" "$bin" || die "cannot move the binary into $dir"
-say "cached $bin ($(du -h "$bin" | cut -f1))"
-printf '%s\n' "$bin"
+cache_put "$work/bin/ollama"

@@ -12,7 +12,6 @@
 package realjaeger
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -20,10 +19,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/testkit/realproc"
 )
 
 // EnvVar turns the real Jaeger tier on when set to 1.
@@ -52,8 +52,7 @@ type Jaeger struct {
 	// Query that of its query API and UI (GET /api/traces/ID).
 	OTLP, Query string
 	log         string
-	cmd         *exec.Cmd
-	done        chan struct{} // closed when the process has exited
+	proc        *realproc.Proc
 }
 
 // Start starts Jaeger and stops it when the test ends. It fails the test
@@ -65,25 +64,21 @@ func Start(t testing.TB) *Jaeger {
 		t.Fatalf("realjaeger: no Jaeger binary: %v", err)
 	}
 	dir := t.TempDir()
-	var lastErr error
-	// Another process may take a free port before Jaeger binds it: try a
-	// few sets of ports before giving up.
-	for range 3 {
-		j, err := launch(bin, dir)
-		if err == nil {
-			t.Cleanup(func() {
-				_ = j.cmd.Process.Kill()
-				<-j.done
-				if t.Failed() {
-					t.Logf("realjaeger: end of Jaeger's log:\n%s", j.Log())
-				}
-			})
-			return j
-		}
-		lastErr = err
+	var j *Jaeger
+	err = realproc.OnFreePorts(3, func(addrs []string) (err error) {
+		j, err = launch(bin, dir, addrs)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("realjaeger: %v", err)
 	}
-	t.Fatalf("realjaeger: %v", lastErr)
-	return nil
+	t.Cleanup(func() {
+		j.proc.Kill()
+		if t.Failed() {
+			t.Logf("realjaeger: end of Jaeger's log:\n%s", j.Log())
+		}
+	})
+	return j
 }
 
 // Log is what Jaeger wrote so far (its end, when long).
@@ -132,55 +127,32 @@ exporters:
     trace_storage: mem
 `
 
-// launch starts bin with a configuration in dir on free ports and waits
-// until its query API and its receiver answer.
-func launch(bin, dir string) (*Jaeger, error) {
-	var addrs [3]string
-	for i := range addrs {
-		a, err := freeAddr()
-		if err != nil {
-			return nil, fmt.Errorf("no free port: %w", err)
-		}
-		addrs[i] = a
-	}
+// launch starts bin with a configuration in dir on the addresses given
+// (query HTTP, query gRPC, OTLP/HTTP) and waits until its query API and its
+// receiver answer.
+func launch(bin, dir string, addrs []string) (*Jaeger, error) {
 	queryHTTP, queryGRPC, otlpHTTP := addrs[0], addrs[1], addrs[2]
 	cfg := filepath.Join(dir, "jaeger.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, config, queryHTTP, queryGRPC, otlpHTTP), 0o644); err != nil {
 		return nil, err
 	}
-	j := &Jaeger{OTLP: "http://" + otlpHTTP, Query: "http://" + queryHTTP, log: filepath.Join(dir, "jaeger.log"), done: make(chan struct{})}
-	logf, err := os.Create(j.log)
+	j := &Jaeger{OTLP: "http://" + otlpHTTP, Query: "http://" + queryHTTP, log: filepath.Join(dir, "jaeger.log")}
+	// Each try writes its log afresh: what failed is the last one's.
+	if err := os.Remove(j.log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--config", "file:"+cfg)
+	cmd.Dir = dir
+	p, err := realproc.Start(cmd, j.log)
 	if err != nil {
 		return nil, err
 	}
-	defer logf.Close() // the child has its own copy
-	cmd := exec.Command(bin, "--config", "file:"+cfg)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+	if err := p.WaitUp(startTimeout, 50*time.Millisecond, j.up); err != nil {
+		p.Kill()
+		return nil, fmt.Errorf("%v (asking %s/api/services and %s); its log:\n%s", err, j.Query, otlpHTTP, j.Log())
 	}
-	j.cmd = cmd
-	go func() {
-		_ = cmd.Wait()
-		close(j.done)
-	}()
-	deadline := time.Now().Add(startTimeout)
-	for {
-		if j.up() {
-			return j, nil
-		}
-		select {
-		case <-j.done:
-			return nil, fmt.Errorf("jaeger exited before it answered; its log:\n%s", j.Log())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-j.done
-			return nil, fmt.Errorf("jaeger did not answer on %s/api/services and %s within %v; its log:\n%s", j.Query, otlpHTTP, startTimeout, j.Log())
-		}
-	}
+	j.proc = p
+	return j, nil
 }
 
 // up tells whether the query API answers and the receiver takes
@@ -203,65 +175,8 @@ func (j *Jaeger) up() bool {
 	return true
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
 // Binary is the path of the jaeger binary: $LOUPE_JAEGER_BIN if set, else
 // the one scripts/real-jaeger/build.sh has cached. It never builds one.
 func Binary() (string, error) {
-	if bin := os.Getenv(BinEnvVar); bin != "" {
-		if _, err := os.Stat(bin); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", BinEnvVar, bin, err)
-		}
-		return bin, nil
-	}
-	script, err := buildScript()
-	if err != nil {
-		return "", err
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("bash", script, "--cached")
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s --cached failed (%v): %s", script, err, strings.TrimSpace(stderr.String()))
-	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	bin := strings.TrimSpace(lines[len(lines)-1])
-	if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("%s printed %q, which is not a binary", script, bin)
-	}
-	return bin, nil
-}
-
-// buildScript finds scripts/real-jaeger/build.sh above the working
-// directory (go test runs in the package folder) or above this file.
-func buildScript() (string, error) {
-	const rel = "scripts/real-jaeger/build.sh"
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok {
-		starts = append(starts, filepath.Dir(file))
-	}
-	for _, dir := range starts {
-		for {
-			p := filepath.Join(dir, rel)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", errors.New("cannot find " + rel)
+	return realproc.Binary(BinEnvVar, "scripts/real-jaeger/build.sh", nil, "--cached")
 }

@@ -20,18 +20,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/testkit/gguf"
+	"github.com/loupe-dev/loupe/testkit/realproc"
 )
 
 // EnvVar turns the real Ollama tier on when set to 1.
@@ -63,8 +62,7 @@ type Server struct {
 	addr   string // 127.0.0.1:port, kept across Restart
 
 	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
+	proc *realproc.Proc // nil when the server is not running
 }
 
 // Start starts a server and stops it when the test ends. It fails the test
@@ -124,20 +122,14 @@ func launch(dir, addr string) (*Server, error) {
 		}
 		return s, nil
 	}
-	// Another process may take the free port before the server binds it: try
-	// a few ports before giving up.
-	var lastErr error
-	for range 3 {
-		addr, err := freeAddr()
-		if err != nil {
-			return nil, fmt.Errorf("realollama: no free port: %w", err)
-		}
-		s.addr = addr
-		if lastErr = s.start(); lastErr == nil {
-			return s, nil
-		}
+	err = realproc.OnFreePorts(1, func(addrs []string) error {
+		s.addr = addrs[0]
+		return s.start()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("realollama: server did not start: %v\nend of the server log:\n%s", err, s.logTail(8<<10))
 	}
-	return nil, fmt.Errorf("realollama: server did not start: %v\nend of the server log:\n%s", lastErr, s.logTail(8<<10))
+	return s, nil
 }
 
 // Close kills the server and its model runners (see Kill) and, for a server
@@ -156,10 +148,10 @@ func (s *Server) Close() error {
 func (s *Server) PID() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.proc == nil {
 		return 0
 	}
-	return s.cmd.Process.Pid
+	return s.proc.PID()
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:41234.
@@ -176,54 +168,29 @@ func (s *Server) Log() string {
 
 func (s *Server) logPath() string { return filepath.Join(s.dir, "server.log") }
 
-func (s *Server) logTail(n int) string { return tail(s.Log(), n) }
+func (s *Server) logTail(n int) string { return realproc.Tail(s.Log(), n) }
 
 // start runs `ollama serve` and waits until /api/version answers.
 func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd != nil {
+	if s.proc != nil {
 		return errors.New("already running")
 	}
-	logf, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close() // the child has its own copy
-
 	cmd := exec.Command(s.bin, "serve")
 	cmd.Dir = s.dir
 	cmd.Env = s.env()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	ownProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", s.bin, err)
+	p, err := realproc.Start(cmd, s.logPath())
+	if err != nil {
+		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	s.cmd, s.done = cmd, done
-
-	deadline := time.Now().Add(startTimeout)
-	for {
-		if _, err := s.Version(); err == nil {
-			return nil
-		}
-		select {
-		case <-done:
-			s.cmd, s.done = nil, nil
-			return fmt.Errorf("ollama serve exited: %v", cmd.ProcessState)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			killGroup(cmd)
-			<-done
-			s.cmd, s.done = nil, nil
-			return fmt.Errorf("no answer on %s/api/version after %v", s.URL(), startTimeout)
-		}
+	up := func() bool { _, err := s.Version(); return err == nil }
+	if err := p.WaitUp(startTimeout, 20*time.Millisecond, up); err != nil {
+		p.Kill()
+		return fmt.Errorf("%v (asking %s/api/version)", err, s.URL())
 	}
+	s.proc = p
+	return nil
 }
 
 // env is the test process's environment without OLLAMA_* settings (a
@@ -254,12 +221,11 @@ func (s *Server) env() []string {
 func (s *Server) Kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	killGroup(s.cmd)
-	<-s.done
-	s.cmd, s.done = nil, nil
+	s.proc.Kill()
+	s.proc = nil
 }
 
 // Restart kills the server if it runs and starts it again on the same address
@@ -276,15 +242,7 @@ func (s *Server) Restart(t testing.TB) {
 func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return false
-	}
-	select {
-	case <-s.done:
-		return false
-	default:
-		return true
-	}
+	return s.proc != nil && !s.proc.Exited()
 }
 
 var quick = &http.Client{Timeout: 2 * time.Second}
@@ -387,78 +345,13 @@ func (s *Server) post(ctx context.Context, path, contentType string, body []byte
 	return out, nil
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
 // Binary returns the path of the Ollama server binary: $LOUPE_OLLAMA_BIN if
 // set, else what scripts/real-ollama/build.sh prints (it builds the pinned
 // version the first time, which takes minutes, and answers at once after).
 // The answer is remembered for the life of the test binary.
 func Binary() (string, error) { return binary() }
 
+// Progress goes to the terminal as it happens: the first build is long.
 var binary = sync.OnceValues(func() (string, error) {
-	if bin := os.Getenv(BinEnvVar); bin != "" {
-		if _, err := os.Stat(bin); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", BinEnvVar, bin, err)
-		}
-		return bin, nil
-	}
-	script, err := buildScript()
-	if err != nil {
-		return "", err
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("bash", script)
-	cmd.Stdout = &stdout
-	// Progress goes to the terminal as it happens: the first build is long.
-	cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s failed (%v):\n%s", script, err, tail(stderr.String(), 4<<10))
-	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	bin := strings.TrimSpace(lines[len(lines)-1])
-	if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("%s printed %q, which is not a binary", script, bin)
-	}
-	return bin, nil
+	return realproc.Binary(BinEnvVar, "scripts/real-ollama/build.sh", os.Stderr)
 })
-
-// buildScript finds scripts/real-ollama/build.sh above the working directory
-// (go test runs in the package folder) or, failing that, above this file.
-func buildScript() (string, error) {
-	const rel = "scripts/real-ollama/build.sh"
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok {
-		starts = append(starts, filepath.Dir(file))
-	}
-	for _, dir := range starts {
-		for {
-			p := filepath.Join(dir, rel)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", fmt.Errorf("cannot find %s above %v; set %s to an ollama binary", rel, starts, BinEnvVar)
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}

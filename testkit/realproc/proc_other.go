@@ -1,12 +1,13 @@
 //go:build !unix
 
-package realollama
+package realproc
 
 import "os/exec"
 
 func ownProcessGroup(*exec.Cmd) {}
 
-// killGroup kills the server; its runners may outlive it on this platform.
+// killGroup kills the program; what it started may outlive it on this
+// platform.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()

@@ -1,19 +1,19 @@
 //go:build unix
 
-package realollama
+package realproc
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// ownProcessGroup puts the server in a process group of its own, so that
-// killGroup also ends the model runners it starts.
+// ownProcessGroup puts the program in a process group of its own, so that
+// killGroup also ends the programs it starts (Ollama's model runners).
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killGroup SIGKILLs the server's process group: the server and its runners.
+// killGroup SIGKILLs the program's process group: it and what it started.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return
