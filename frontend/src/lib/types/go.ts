@@ -2144,7 +2144,8 @@ export interface WorkspaceInfo {
 
 /** permission.WorkspaceSettings: WorkspaceSettings are what a workspace's .loupe/settings.json proposes.
  * A workspace is someone else's text until the user trusts it: Policy
- * uses these only when Policy.Trusted is set, and the session layer must
+ * uses its allow rules and commands only when Policy.Trusted is set (its
+ * deny and ask rules, which only restrict, always), and the session layer must
  * likewise use Host and AllowNetwork only for a trusted workspace
  * (IfTrusted does that).
  *
