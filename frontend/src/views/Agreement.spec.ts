@@ -96,6 +96,13 @@ function truthOf(events: readonly TraceEvent[]): Truth {
   const deniedCalls = new Set<string>();
   let edits = 0;
   for (const e of events) {
+    // A sub-agent's events (docs/ARCHITECTURE.md "Sub-agents"): its start
+    // and end do not open or close the session's run, and its calls are
+    // its own (their ids may repeat the parent's); a pause or a question
+    // inside it is where the session's run stands.
+    const sub = (e.agent ?? '') !== '';
+    const own = (id: string) => (sub ? `${e.agent}/${id}` : id);
+    if (sub && (e.kind === 'user_message' || e.kind === 'run_end')) continue;
     switch (e.kind) {
       case 'user_message':
         open = true;
@@ -111,16 +118,16 @@ function truthOf(events: readonly TraceEvent[]): Truth {
         pause = e.payload.state === 'paused' ? e : undefined;
         break;
       case 'permission':
-        if (e.payload.decision === 'ask') asks.add(e.payload.call_id);
+        if (e.payload.decision === 'ask') asks.add(own(e.payload.call_id));
         else {
-          asks.delete(e.payload.call_id);
-          decisions.set(e.payload.call_id, e.payload.decision);
-          if (e.payload.decision === 'deny') deniedCalls.add(e.payload.call_id);
+          asks.delete(own(e.payload.call_id));
+          decisions.set(own(e.payload.call_id), e.payload.decision);
+          if (e.payload.decision === 'deny') deniedCalls.add(own(e.payload.call_id));
         }
         break;
       case 'tool_result':
-        results.set(e.payload.call_id, e);
-        asks.delete(e.payload.call_id);
+        results.set(own(e.payload.call_id), e);
+        asks.delete(own(e.payload.call_id));
         break;
       case 'edit':
         edits++;

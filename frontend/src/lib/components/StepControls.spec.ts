@@ -71,6 +71,7 @@ describe('StepControls', () => {
       ['after_response', false],
       ['before_tool', true],
       ['after_result', false],
+      ['after_hook', false],
     ]);
     await fireEvent.click(points[0]!);
     expect(cb.onbreakpoint).toHaveBeenCalledWith({ point: 'before_request' });

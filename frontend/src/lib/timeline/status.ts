@@ -105,6 +105,10 @@ function pending(c: CallItem, ctx: CallContext): CallState {
   if (ctx.approvalPending) return { status: 'awaiting_approval', label: 'Waiting for your approval' };
   // A run that waits checks nothing: a call not decided yet waits its turn.
   if (ctx.paused && !c.permission) return { status: 'queued', label: c.call ? 'Waiting its turn' : 'Not checked yet' };
+  // An allowed call whose run waits: a task call whose sub-agent the user
+  // stepped into (the pause or the question is the sub-agent's). Nothing
+  // of it moves until the user does.
+  if (ctx.paused && c.permission && c.call?.payload.name === 'task') return { status: 'paused', label: 'Its sub-agent waits for you' };
   if (c.permission) return { status: 'running', label: 'Running' };
   if (call) return { status: 'validating', label: 'Checking permission' };
   return { status: 'validating', label: 'Validating' };
