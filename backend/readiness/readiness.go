@@ -50,6 +50,7 @@ const (
 	CheckTools     = "tools"
 	CheckFit       = "fit"
 	CheckRoundTrip = "round_trip"
+	CheckSchemas   = "schemas"
 )
 
 // Item is one line of the checklist.
@@ -64,7 +65,9 @@ type Item struct {
 
 // ToolCost is one offered tool's schema as the estimate counts it.
 type ToolCost struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Server is the MCP server the tool comes from ("" for a built-in).
+	Server string `json:"server,omitempty"`
 	Tokens int    `json:"tokens"`
 }
 
@@ -105,6 +108,9 @@ type Report struct {
 const (
 	roomyShare = 0.5  // at most this share: room to work
 	tightShare = 0.85 // beyond this share: hardly any room
+	// SchemaShare is what the tool schemas alone may take of num_ctx
+	// before the check warns: beyond it, schemas crowd out the work.
+	SchemaShare = 0.25
 )
 
 // Check runs the checklist for in.Model. An error means Ollama could not
@@ -125,6 +131,7 @@ func Check(ctx context.Context, m Model, in Input) (Report, error) {
 	}
 	rep.fit(in.System, specs)
 	rep.Items = append(rep.Items, rep.fitItem(len(specs)))
+	rep.Items = append(rep.Items, rep.schemasItem())
 	switch {
 	case !in.RoundTrip:
 		rep.Items = append(rep.Items, Item{Check: CheckRoundTrip, Status: Skipped,
@@ -174,7 +181,7 @@ func (rep *Report) fit(system string, specs []llm.ToolSpec) {
 	empty := estimate(llm.Request{})
 	rep.Tools = []ToolCost{}
 	for _, s := range specs {
-		rep.Tools = append(rep.Tools, ToolCost{Name: s.Name, Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty})
+		rep.Tools = append(rep.Tools, ToolCost{Name: s.Name, Server: serverOf(s.Name), Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty})
 	}
 }
 

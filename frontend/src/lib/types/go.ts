@@ -1474,9 +1474,13 @@ export interface RoundFigures {
  *     runs). Allow rules must match the command name exactly; deny and
  *     ask rules whose name has no slash also match it by base name
  *     (deny "rm *" matches "/bin/rm -r x").
- *   - CommandLine matches one exact command line (compared as the shell
- *     parser prints it, so spacing does not matter). The broker's grants
- *     for run_command use it.
+ *   - CommandLine matches one exact command line. An allow rule matches
+ *     only the same text (spaces, tabs and newlines at either end aside):
+ *     the parser's printed form can be equal for two lines bash reads
+ *     apart (it splits words at a carriage return, bash does not), and an
+ *     allow line vouches for what the classifier cannot see. Deny and ask
+ *     lines also match a line the parser prints the same way. The
+ *     broker's grants for run_command use it.
  *   - Path is a doublestar glob relative to the workspace. As in
  *     .gitignore, a pattern without a slash matches a name at any depth
  *     (".env*" matches "sub/.env.local"); one with a slash is anchored at
@@ -1840,6 +1844,8 @@ export interface ToolCallPayload {
 /** readiness.ToolCost: ToolCost is one offered tool's schema as the estimate counts it. */
 export interface ToolCost {
   name: string;
+  /** Server is the MCP server the tool comes from ("" for a built-in). */
+  server?: string;
   tokens: number;
 }
 
