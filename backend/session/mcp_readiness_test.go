@@ -47,5 +47,15 @@ func TestReadinessCountsMCPSchemas(t *testing.T) {
 	if !found {
 		t.Fatalf("no schemas item: %+v", rep.Items)
 	}
+	// A choice that names one MCP tool counts it alone; the others are
+	// costed as switched off, for the picker.
+	one := []string{"read_file", "fault.echo"}
+	chosen, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws, Tools: &one}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chosen.Tools) != 2 || chosen.Tools[1].Name != "fault.echo" || len(chosen.Off) != len(specs)-1 || chosen.Off[0].Server != "fault" {
+		t.Fatalf("chosen %+v off %+v", chosen.Tools, chosen.Off)
+	}
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "the servers to stop after the check")
 }

@@ -70,9 +70,16 @@ func CheckModelWith(ctx context.Context, st *store.Store, oc *ollama.Client, c M
 	if names != nil {
 		specs = slices.DeleteFunc(specs, func(s llm.ToolSpec) bool { return !slices.Contains(*names, s.Name) })
 	}
-	specs = append(specs, mcpSpecs...)
+	var off []llm.ToolSpec
+	for _, sp := range mcpSpecs {
+		if mcpChosen(names, sp.Name) {
+			specs = append(specs, sp)
+		} else {
+			off = append(off, sp)
+		}
+	}
 	return readiness.Check(ctx, oc, readiness.Input{
-		Model: c.Model, System: system.Text, Tools: specs,
+		Model: c.Model, System: system.Text, Tools: specs, Off: off,
 		NumCtxCap: set.NumCtxCap, Temperature: set.Temperature, RoundTrip: c.RoundTrip,
 	})
 }

@@ -248,7 +248,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		if !resume {
 			cfg.StartNotices = append(cfg.StartNotices, mcpNotices...)
 		}
-		reg, err = withMCP(offering(tools.Builtins(ws, runner), s.Tools), mcpTools)
+		reg, err = withMCP(offering(tools.Builtins(ws, runner), s.Tools), offeredMCP(mcpTools, s.Tools))
 	}
 	if err != nil {
 		pool.Close()

@@ -1339,6 +1339,8 @@ export interface ReadinessReport {
   system_tokens: number;
   tool_tokens: number;
   tools: ToolCost[] | null;
+  /** Off are the MCP tools switched off, with what each would cost. */
+  off?: ToolCost[];
   items: ReadinessItem[] | null;
   reply?: Reply;
   /** Ready: no check failed. */
