@@ -47,5 +47,6 @@ func TestSessionChoosesMCPTools(t *testing.T) {
 	if _, err := h.m.Do(ctx, session.SetTools{Session: h.id, Tools: &[]string{"fault echo"}}); err == nil {
 		t.Fatal("a name that is neither a built-in nor server.tool was taken")
 	}
+	h.m.Close()
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "the MCP server to stop")
 }
