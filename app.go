@@ -12,6 +12,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/loupe-dev/loupe/backend/agent"
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/localollama"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
@@ -372,7 +373,17 @@ func (a *App) CheckModel(c session.ModelCheck) (readiness.Report, error) {
 	if err := a.ready(); err != nil {
 		return readiness.Report{}, err
 	}
-	return session.CheckModel(a.ctx, a.store, a.ollama, c)
+	return withManager(a, func(m *session.Manager) (readiness.Report, error) {
+		var mcpSpecs []llm.ToolSpec
+		if c.Workspace != "" {
+			specs, err := m.MCPSpecs(a.ctx, c.Workspace)
+			if err != nil {
+				return readiness.Report{}, err
+			}
+			mcpSpecs = specs
+		}
+		return session.CheckModelWith(a.ctx, a.store, a.ollama, c, mcpSpecs)
+	})
 }
 
 // Settings returns the current settings.

@@ -72,6 +72,7 @@ func (o *forkOptions) run(c *call) int {
 	defer st.Close()
 	set, _ := settings.Load(context.Background(), st)
 	m := session.NewManager(st, ollama.New(settings.ChooseHost("", set).Host, nil), nil, nil)
+	defer m.StopMCP()
 	f := session.Fork{Session: c.args[0], At: o.at, Model: o.model, Host: o.host, Files: session.FilesHere}
 	if o.copyTo {
 		f.Files, f.Folder = session.FilesCopy, o.folder

@@ -188,6 +188,8 @@ func (o *runOptions) run(c *call) int {
 	// The trace of the run, when Settings sends finished runs to an OTLP
 	// collector, is given its short while before loupe run exits.
 	defer m.WaitExports()
+	// Its MCP servers stop before it exits.
+	defer m.StopMCP()
 	if o.maxRounds != 0 {
 		set, err := settings.Load(context.Background(), st)
 		if err == nil {

@@ -130,6 +130,7 @@ func (o *tryOptions) run(c *call) int {
 	oc := ollama.New(settings.ChooseHost("", set).Host, nil)
 	oc.SetTimeouts(waits)
 	m := session.NewManager(st, oc, nil, nil)
+	defer m.StopMCP()
 	if !o.jsonOut {
 		fmt.Fprintf(stderr, "loupe: sending request %d of %s again…\n", o.at, visible.Line(c.args[0]))
 	}

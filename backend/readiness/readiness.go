@@ -30,6 +30,9 @@ type Input struct {
 	System string
 	// Tools are the schemas the session would offer.
 	Tools []llm.ToolSpec
+	// Off are the MCP tools the session's choice leaves out: costed for the
+	// tool picker (Report.Off), not counted.
+	Off []llm.ToolSpec
 	// NumCtxCap is the setting that caps num_ctx (0: no cap).
 	NumCtxCap   int
 	Temperature float64
@@ -50,6 +53,7 @@ const (
 	CheckTools     = "tools"
 	CheckFit       = "fit"
 	CheckRoundTrip = "round_trip"
+	CheckSchemas   = "schemas"
 )
 
 // Item is one line of the checklist.
@@ -64,7 +68,9 @@ type Item struct {
 
 // ToolCost is one offered tool's schema as the estimate counts it.
 type ToolCost struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Server is the MCP server the tool comes from ("" for a built-in).
+	Server string `json:"server,omitempty"`
 	Tokens int    `json:"tokens"`
 }
 
@@ -92,8 +98,10 @@ type Report struct {
 	SystemTokens int        `json:"system_tokens"`
 	ToolTokens   int        `json:"tool_tokens"`
 	Tools        []ToolCost `json:"tools"`
-	Items        []Item     `json:"items"`
-	Reply        *Reply     `json:"reply,omitempty"`
+	// Off are the MCP tools switched off, with what each would cost.
+	Off   []ToolCost `json:"off,omitempty"`
+	Items []Item     `json:"items"`
+	Reply *Reply     `json:"reply,omitempty"`
 	// Ready: no check failed.
 	Ready bool `json:"ready"`
 }
@@ -105,6 +113,9 @@ type Report struct {
 const (
 	roomyShare = 0.5  // at most this share: room to work
 	tightShare = 0.85 // beyond this share: hardly any room
+	// SchemaShare is what the tool schemas alone may take of num_ctx
+	// before the check warns: beyond it, schemas crowd out the work.
+	SchemaShare = 0.25
 )
 
 // Check runs the checklist for in.Model. An error means Ollama could not
@@ -124,7 +135,9 @@ func Check(ctx context.Context, m Model, in Input) (Report, error) {
 		specs = nil
 	}
 	rep.fit(in.System, specs)
+	rep.Off = costs(in.Off)
 	rep.Items = append(rep.Items, rep.fitItem(len(specs)))
+	rep.Items = append(rep.Items, rep.schemasItem())
 	switch {
 	case !in.RoundTrip:
 		rep.Items = append(rep.Items, Item{Check: CheckRoundTrip, Status: Skipped,
@@ -171,11 +184,17 @@ func (rep *Report) fit(system string, specs []llm.ToolSpec) {
 	rep.Fixed = estimate(llm.Request{Messages: msgs, Tools: specs})
 	rep.SystemTokens = estimate(llm.Request{Messages: msgs})
 	rep.ToolTokens = rep.Fixed - rep.SystemTokens
+	rep.Tools = append([]ToolCost{}, costs(specs)...)
+}
+
+// costs are what each schema adds to a request, by the estimate.
+func costs(specs []llm.ToolSpec) []ToolCost {
 	empty := estimate(llm.Request{})
-	rep.Tools = []ToolCost{}
+	var out []ToolCost
 	for _, s := range specs {
-		rep.Tools = append(rep.Tools, ToolCost{Name: s.Name, Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty})
+		out = append(out, ToolCost{Name: s.Name, Server: serverOf(s.Name), Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty})
 	}
+	return out
 }
 
 func (rep *Report) fitItem(sent int) Item {

@@ -36,7 +36,7 @@ func (m *Manager) Stop(id string) bool { return m.stop(id) }
 func (m *Manager) Wait(id string) { m.wait(id) }
 
 // StopAll stops every run as Stop does, and waits for them.
-func (m *Manager) StopAll() { m.cancelAll(nil) }
+func (m *Manager) StopAll() { m.cancelAll(nil); m.closeMCP("") }
 
 // SetDemoPace sets the wait between the demo's streamed pieces (0: none).
 func (m *Manager) SetDemoPace(d time.Duration) {

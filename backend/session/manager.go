@@ -85,6 +85,8 @@ type Manager struct {
 	demoPace time.Duration
 	// exports are the finished runs' traces being sent (autoexport.go).
 	exports sync.WaitGroup
+	// pools are the sessions' MCP servers (mcp_pools.go).
+	pools mcpPools
 }
 
 type activeRun struct {
@@ -364,6 +366,7 @@ func (m *Manager) deleteSession(ctx context.Context, id string) error {
 		return err
 	}
 	m.forget(id)
+	m.closeMCP(id)
 	m.removeDemoCopy(ctx, s.Workspace)
 	return nil
 }
@@ -428,6 +431,7 @@ func (m *Manager) wait(id string) {
 // being sent get their short while (ExportTimeout).
 func (m *Manager) Close() {
 	m.cancelAll(agent.ErrClosing)
+	m.closeMCP("")
 	m.finishDeletes()
 	m.WaitExports()
 }

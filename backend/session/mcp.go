@@ -98,3 +98,19 @@ func (m *Manager) MCPLog(name string) string {
 	}
 	return mcp.LogTail(filepath.Join(MCPLogDir(m.store.Path()), name+".log"), 64<<10)
 }
+
+// MCPSpecs are the schemas of the MCP tools a run in dir would offer: the
+// servers start to list them and stop again. A server that cannot start
+// offers nothing (its notice is the run's, when one starts).
+func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, error) {
+	pool, ts, _, err := m.startMCP(ctx, dir)
+	defer pool.Close()
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]llm.ToolSpec, len(ts))
+	for i, t := range ts {
+		specs[i] = t.Spec()
+	}
+	return specs, nil
+}

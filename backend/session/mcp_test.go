@@ -117,7 +117,8 @@ func TestMCPToolInARun(t *testing.T) {
 			t.Fatalf("the server's secret is in event %d: %s", e.Seq, e.Payload)
 		}
 	}
-	waitFor(t, func() bool { return running(t, bin) == 0 }, "the MCP server to stop after the run")
+	h.m.Close()
+	waitFor(t, func() bool { return running(t, bin) == 0 }, "the MCP server to stop when Loupe closes")
 }
 
 // A server that dies mid-call: the call is answered with an error the
@@ -155,6 +156,7 @@ func TestMCPServerDiesMidRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(session.MCPLogDir(h.st.Path()), "fault.log")); err != nil {
 		t.Fatalf("no log: %v", err)
 	}
+	h.m.Close()
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "no MCP server left running")
 }
 

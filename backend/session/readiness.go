@@ -32,6 +32,13 @@ type ModelCheck struct {
 // what its requests would send: the saved system prompt and num_ctx cap,
 // and the tools chosen.
 func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck) (readiness.Report, error) {
+	return CheckModelWith(ctx, st, oc, c, nil)
+}
+
+// CheckModelWith is CheckModel with the schemas of the MCP tools the
+// session would offer too (see Manager.MCPSpecs): the schemas check
+// counts them by server.
+func CheckModelWith(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck, mcpSpecs []llm.ToolSpec) (readiness.Report, error) {
 	if strings.TrimSpace(c.Model) == "" {
 		return readiness.Report{}, errors.New("choose a model to check")
 	}
@@ -63,8 +70,16 @@ func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c Model
 	if names != nil {
 		specs = slices.DeleteFunc(specs, func(s llm.ToolSpec) bool { return !slices.Contains(*names, s.Name) })
 	}
+	var off []llm.ToolSpec
+	for _, sp := range mcpSpecs {
+		if mcpChosen(names, sp.Name) {
+			specs = append(specs, sp)
+		} else {
+			off = append(off, sp)
+		}
+	}
 	return readiness.Check(ctx, oc, readiness.Input{
-		Model: c.Model, System: system.Text, Tools: specs,
+		Model: c.Model, System: system.Text, Tools: specs, Off: off,
 		NumCtxCap: set.NumCtxCap, Temperature: set.Temperature, RoundTrip: c.RoundTrip,
 	})
 }

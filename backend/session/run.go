@@ -12,7 +12,6 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/agent"
 	"github.com/loupe-dev/loupe/backend/llm"
-	"github.com/loupe-dev/loupe/backend/mcp"
 	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
@@ -105,7 +104,6 @@ func (m *Manager) runFailed(id string, err error) {
 // workspace and its lease.
 func (p *prepared) giveUp() {
 	p.m.release(p.id, p.slot)
-	p.pool.Close()
 	p.ws.Close()
 	letGo(p.lease)
 }
@@ -138,8 +136,6 @@ type prepared struct {
 	ctx    context.Context
 	slot   *activeRun
 	ws     *tools.Workspace
-	// pool is the run's MCP servers (nil when none is configured).
-	pool *mcp.Pool
 	// lease makes this process the run's owner in the database until its
 	// run_end is written (see store.TakeLease).
 	lease *store.Lease
@@ -251,21 +247,19 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		all = tools.WithTask(all)
 	}
 	var reg *tools.Registry
-	pool, mcpTools, mcpNotices, err := m.startMCP(ctx, s.Workspace)
+	_, mcpTools, mcpNotices, err := m.sessionMCP(ctx, id, s.Workspace)
 	if err == nil {
 		if !resume {
 			cfg.StartNotices = append(cfg.StartNotices, mcpNotices...)
 		}
-		reg, err = withMCP(offering(all, s.Tools), mcpTools)
+		reg, err = withMCP(offering(all, s.Tools), offeredMCP(mcpTools, s.Tools))
 	}
 	if err != nil {
-		pool.Close()
 		ws.Close()
 		return nil, err
 	}
-	// The run's MCP servers stop when it ends, or when it does not start.
+	// The session's MCP servers outlive the run (see mcp_pools.go).
 	release := func() {
-		pool.Close()
 		ws.Close()
 	}
 	if !info.SupportsTools() {
@@ -342,7 +336,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 			log.Printf("loupe: session %s: its title could not be saved: %v", id, err)
 		}
 	}
-	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, pool: pool, lease: lease,
+	return &prepared{m: m, id: id, text: text, resume: resume, ag: ag, ctx: runCtx, slot: slot, ws: ws, lease: lease,
 		export: set.OTLP(), ended: ended}, nil
 }
 
@@ -350,7 +344,6 @@ func (p *prepared) run() (trace.RunEnd, error) {
 	m := p.m
 	defer m.release(p.id, p.slot)
 	defer p.ws.Close()
-	defer p.pool.Close()
 	// After the run_end: from here on the run needs no owner. If the end
 	// could not be written, the run stays open without one, and the next
 	// recovery (in any process) closes it.

@@ -1413,6 +1413,8 @@ export interface ReadinessReport {
   system_tokens: number;
   tool_tokens: number;
   tools: ToolCost[] | null;
+  /** Off are the MCP tools switched off, with what each would cost. */
+  off?: ToolCost[];
   items: ReadinessItem[] | null;
   reply?: Reply;
   /** Ready: no check failed. */
@@ -1938,6 +1940,8 @@ export interface ToolCallPayload {
 /** readiness.ToolCost: ToolCost is one offered tool's schema as the estimate counts it. */
 export interface ToolCost {
   name: string;
+  /** Server is the MCP server the tool comes from ("" for a built-in). */
+  server?: string;
   tokens: number;
 }
 
