@@ -59,7 +59,7 @@ func (r *run) runHook(ctx context.Context, h hooks.Hook, in hooks.Input, c *call
 // applied. The hooks run once per call (again when its arguments are
 // edited at a pause).
 func (r *run) judged(ctx context.Context, c *call) (verdict, error) {
-	v := r.perm.judge(c)
+	v := r.judge(c)
 	hs := r.a.seams.Hooks.For(hooks.BeforeTool, c.Name)
 	if len(hs) == 0 {
 		return v, nil

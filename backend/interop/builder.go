@@ -32,7 +32,6 @@ type builder struct {
 	// records make one message), at userTime.
 	pendingUser *string
 	userTime    time.Time
-	userRaw     []json.RawMessage
 	// calls are the open run's calls with no result yet, by id (their
 	// tool's name), in order.
 	calls     map[string]string

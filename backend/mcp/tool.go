@@ -51,9 +51,3 @@ func (t *Tool) Remote() string { return t.remote }
 func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	return t.s.call(ctx, t.remote, args)
 }
-
-// Split cuts a tool's name into its server's and its own: ok is false for
-// a built-in tool.
-func Split(name string) (server, tool string, ok bool) {
-	return strings.Cut(name, Sep)
-}

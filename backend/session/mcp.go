@@ -104,10 +104,11 @@ func (m *Manager) MCPLog(name string) string {
 // offers nothing (its notice is the run's, when one starts).
 func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, error) {
 	pool, ts, _, err := m.startMCP(ctx, dir)
-	defer pool.Close()
 	if err != nil {
+		pool.Close()
 		return nil, err
 	}
+	defer pool.Close()
 	specs := make([]llm.ToolSpec, len(ts))
 	for i, t := range ts {
 		specs[i] = t.Spec()

@@ -58,10 +58,8 @@ func WithDelegate(ctx context.Context, d Delegate) context.Context {
 	return context.WithValue(ctx, delegateKey{}, d)
 }
 
-// Task is the sub-agent tool: it hands its prompt to a nested run of the
-// same loop (see agent), which its call's context carries.
-func Task() Tool { return taskTool{} }
-
+// taskTool is the sub-agent tool: it hands its prompt to a nested run of
+// the same loop (see agent), which its call's context carries.
 type taskTool struct{}
 
 func (taskTool) Spec() llm.ToolSpec { return taskSpec }

@@ -73,15 +73,15 @@ describe('the readiness checklist', () => {
   it('lists each check with its status, and a fix for what is not fine', () => {
     const [, , call, noTools, printed] = reports();
     render(ReadinessChecklist, { props: props(call!) });
-    expect(lines()).toEqual(['tools:ok', 'fit:ok', 'round_trip:ok']);
+    expect(lines()).toEqual(['tools:ok', 'fit:ok', 'schemas:ok', 'round_trip:ok']);
     expect(screen.queryByTestId('readiness-fix')).toBeNull();
     cleanup();
     render(ReadinessChecklist, { props: props(noTools!) });
-    expect(lines()).toEqual(['tools:fail', 'fit:ok', 'round_trip:skipped']);
+    expect(lines()).toEqual(['tools:fail', 'fit:ok', 'schemas:ok', 'round_trip:skipped']);
     expect(screen.getByTestId('readiness-fix').textContent).toContain('Pick a model that lists "tools"');
     cleanup();
     render(ReadinessChecklist, { props: props(printed!) });
-    expect(lines()).toEqual(['tools:ok', 'fit:ok', 'round_trip:warn']);
+    expect(lines()).toEqual(['tools:ok', 'fit:ok', 'schemas:ok', 'round_trip:warn']);
     expect(screen.getByTestId('readiness-reply').textContent).toContain('<tool_call>');
   });
 
