@@ -49,10 +49,16 @@ func dial(ctx context.Context, name string, s Server, o Options, listChanged fun
 		}
 		c.cmd = cmd
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}
-	case TypeSSE:
-		t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}
-	default:
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), DisableStandaloneSSE: false}
+	case TypeSSE, TypeHTTP:
+		if o.HTTPClient == nil {
+			return nil, fmt.Errorf("MCP server %s: no HTTP client to reach %s with", name, s.URL)
+		}
+		hc := withHeaders(o.HTTPClient, s.Headers)
+		if s.Transport() == TypeSSE {
+			t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}
+		} else {
+			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, DisableStandaloneSSE: false}
+		}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -151,12 +157,14 @@ func killGroup(cmd *exec.Cmd) {
 	}
 }
 
-// headerClient sends the configured headers with every request.
-func headerClient(h map[string]string) *http.Client {
+// withHeaders is base sending the configured headers with every request.
+func withHeaders(base *http.Client, h map[string]string) *http.Client {
 	if len(h) == 0 {
-		return nil
+		return base
 	}
-	return &http.Client{Transport: headers{h: h, next: http.DefaultTransport}}
+	c := *base
+	c.Transport = headers{h: h, next: base.Transport}
+	return &c
 }
 
 type headers struct {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"net"
 	"os/exec"
 	"strings"
@@ -31,7 +32,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 	var p *Pool
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		p = NewPool(cfg, Options{Dir: t.TempDir()})
+		p = NewPool(cfg, Options{Dir: t.TempDir(), HTTPClient: ollama.NewDials().HTTPClient()})
 		if ns := p.Start(context.Background()); len(ns) == 0 {
 			break
 		} else if time.Now().After(deadline) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ type Options struct {
 	CallTimeout time.Duration
 	// StartTimeout bounds starting a server and listing its tools.
 	StartTimeout time.Duration
+	// HTTPClient reaches URL servers: Loupe's counted dials
+	// (ollama.Dials), so that every connection Loupe opens is one it
+	// knows of. A URL server cannot be reached without it.
+	HTTPClient *http.Client
 }
 
 // Defaults.

@@ -41,7 +41,7 @@ func (m *Manager) startMCP(ctx context.Context, dir string) (*mcp.Pool, []tools.
 	if err != nil || len(servers) == 0 {
 		return nil, nil, notices, err
 	}
-	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout})
+	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.model.HTTPClient()})
 	notices = append(notices, pool.Start(ctx)...)
 	ts, skipped := pool.Tools()
 	return pool, ts, append(notices, skipped...), nil
@@ -72,7 +72,7 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 		}
 	}
 	all := mcp.Merge(global, local)
-	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout})
+	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.model.HTTPClient()})
 	defer pool.Close()
 	pool.Start(ctx)
 	infos := pool.Info(all, SchemaTokens)

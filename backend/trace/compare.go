@@ -152,8 +152,11 @@ type Alignment struct {
 // answerShown is how much of an answer's text a round carries.
 const answerShown = 280
 
-// FiguresOf folds a log into its rounds and totals.
+// FiguresOf folds a log into its rounds and totals: the session's own
+// loop's (a sub-agent's rounds and calls are its task call's, not rounds
+// of the session).
 func FiguresOf(events []Event) Figures {
+	events = Own(events, "")
 	var f Figures
 	var cur *RoundFigures
 	byCall := map[string]*CallFigure{}
