@@ -1,7 +1,10 @@
 package session
 
 import (
+	"net/http"
+
 	"context"
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"path/filepath"
 
 	"github.com/loupe-dev/loupe/backend/llm"
@@ -41,7 +44,7 @@ func (m *Manager) startMCP(ctx context.Context, dir string) (*mcp.Pool, []tools.
 	if err != nil || len(servers) == 0 {
 		return nil, nil, notices, err
 	}
-	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.model.HTTPClient()})
+	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
 	notices = append(notices, pool.Start(ctx)...)
 	ts, skipped := pool.Tools()
 	return pool, ts, append(notices, skipped...), nil
@@ -72,7 +75,7 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 		}
 	}
 	all := mcp.Merge(global, local)
-	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.model.HTTPClient()})
+	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
 	defer pool.Close()
 	pool.Start(ctx)
 	infos := pool.Info(all, SchemaTokens)
@@ -114,4 +117,14 @@ func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, err
 		specs[i] = t.Spec()
 	}
 	return specs, nil
+}
+
+// mcpHTTP is the client MCP servers over HTTP are reached through: the
+// model client's counted dials, or dials of their own for a Manager with
+// no model client (`loupe mcp list`).
+func (m *Manager) mcpHTTP() *http.Client {
+	if m.model != nil {
+		return m.model.HTTPClient()
+	}
+	return ollama.NewDials().HTTPClient()
 }

@@ -53,7 +53,7 @@ func (m *Manager) sessionMCP(ctx context.Context, id, dir string) (*mcp.Pool, []
 	if len(servers) == 0 {
 		return nil, nil, notices, nil
 	}
-	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.model.HTTPClient()})
+	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
 	notices = append(notices, pool.Start(ctx)...)
 	m.pools.by[id] = &sessionPool{key: key, pool: pool}
 	ts, skipped := pool.Tools()
