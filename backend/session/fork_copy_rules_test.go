@@ -52,7 +52,9 @@ func TestRunFromHereKeepsTheWorkspacesDenyRules(t *testing.T) {
 	// rule denies, so it asks), the copy's view hides the key.
 	go func() {
 		for a := range h.asks {
-			_, _ = h.m.Do(ctx, session.Answer{Session: f.Summary.ID, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeOnce)})
+			if _, err := h.m.Do(ctx, session.Answer{Session: f.Summary.ID, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeOnce)}); err != nil {
+				t.Errorf("answering the question: %v", err)
+			}
 		}
 	}()
 	waitFor(t, func() bool {

@@ -36,11 +36,15 @@ func TestASessionGrantOfALineNeverCoversALineBashReadsApart(t *testing.T) {
 		for a := range h.asks {
 			asked <- a.CallID
 			if a.CallID == "c1" { // the card's "Approve for this session"
-				_, _ = h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeSession)})
+				if _, err := h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: true, Scope: string(permission.ScopeSession)}); err != nil {
+					t.Errorf("answering the question: %v", err)
+				}
 				continue
 			}
 			// Any other question: the user says no.
-			_, _ = h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: false, Scope: string(permission.ScopeOnce)})
+			if _, err := h.m.Do(context.Background(), session.Answer{Session: h.id, CallID: a.CallID, Allow: false, Scope: string(permission.ScopeOnce)}); err != nil {
+				t.Errorf("answering the question: %v", err)
+			}
 		}
 	}()
 	h.srv.Script(

@@ -134,6 +134,8 @@ func TestLoupesOwnFileOperationsUnderASwapper(t *testing.T) {
 		op    func(t *testing.T, h *harness, first, second int64) (copy string)
 	}{
 		{"undo", 150, func(t *testing.T, h *harness, _, _ int64) string {
+			// Refused or not under the swapper, each may fail: what is
+			// asserted is what it left on the disk, after every try.
 			_, _ = h.m.Do(ctx, session.UndoRun{Session: h.id, Run: 2, Force: true})
 			return ""
 		}},
