@@ -218,9 +218,113 @@ func TestSubAgentCannotUseWhatItsParentWasDenied(t *testing.T) {
 		if !r.IsError || !strings.Contains(r.Content, "denied to its parent by you") || len(trace.SubAgents(evs)) != 0 {
 			t.Fatalf("task asking for a denied tool = %+v (sub-runs %v)", r, trace.SubAgents(evs))
 		}
-		// And a sub-agent that has it by default cannot run it either: the
-		// policy of its calls is its parent's, with the parent's answers.
+		// A sub-agent that already has the tool when the denial comes:
+		// TestSubAgentCallOfAToolItsParentWasDeniedMeanwhile.
 	})
+}
+
+// The check on a sub-agent's own calls: the sub-agent got run_command
+// (its tools are trimmed when it starts, before any denial), then the user
+// denied its parent a run_command call, and only then does the sub-agent
+// call run_command. That call is refused by rule, with an observation that
+// says why, and the user is not asked again.
+func TestSubAgentCallOfAToolItsParentWasDeniedMeanwhile(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, withSubAgents(nil))
+	childAsked, denied := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	parentN, childN := 0, 0
+	h.srv.Respond(func(req ollamatest.ChatRequest) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if isChild(req) {
+			childN++
+			if childN == 1 {
+				// The sub-agent's first request waits for the parent's
+				// denial to be taken (Respond calls are serialised, and
+				// the parent sends none meanwhile).
+				close(childAsked)
+				select {
+				case <-denied:
+				case <-time.After(time.Minute):
+					t.Error("the parent's run_command was never denied")
+				}
+				return calls(call("call_1", "run_command", `{"command":"ls"}`))
+			}
+			return ollamatest.Text("run_command was refused")
+		}
+		parentN++
+		if parentN == 1 {
+			return calls(
+				call("call_1", "run_command", `{"command":"ls"}`),
+				call("call_2", "task", `{"prompt":"List it your way","tools":["run_command"]}`),
+			)
+		}
+		return ollamatest.Text("done")
+	})
+	var again []trace.Permission
+	finished := make(chan struct{})
+	go func() {
+		q := <-h.asks
+		<-childAsked
+		if q.CallID != "call_1" {
+			t.Errorf("first question = %+v, want the parent's run_command", q)
+		}
+		if err := h.answer(q.CallID, false); err != nil {
+			t.Error(err)
+		}
+		// The denial is the parent's once it is stored (the run notes it
+		// before recording it).
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if slices.ContainsFunc(trace.Own(h.events(), ""), func(e trace.Event) bool {
+				p, err := trace.Decode[trace.Permission](e)
+				return e.Kind == trace.KindPermission && err == nil && p.CallID == "call_1" && p.Decision == trace.Deny
+			}) {
+				break
+			}
+		}
+		close(denied)
+		// Any question now is the sub-agent's call put to the user again.
+		for {
+			select {
+			case q := <-h.asks:
+				mu.Lock()
+				again = append(again, q)
+				mu.Unlock()
+				if err := h.answer(q.CallID, false); err != nil {
+					t.Error(err)
+				}
+			case <-finished:
+				return
+			}
+		}
+	}()
+	end := h.run("list")
+	close(finished)
+	if end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	evs := h.events()
+	invariants.Check(t, evs)
+	if got := trace.SubAgents(evs); !slices.Equal(got, []string{"call_2"}) {
+		t.Fatalf("sub-runs = %v, want the sub-agent of call_2 started before the denial", got)
+	}
+	mu.Lock()
+	asked := again
+	mu.Unlock()
+	if len(asked) != 0 {
+		t.Fatalf("the user was asked again: %+v; a sub-agent's call of a tool its parent was denied must be refused without asking", asked)
+	}
+	r := resultOf(t, evs, "call_2", "call_1")
+	if r.ErrorKind != trace.ErrDenied || !r.IsError ||
+		!strings.Contains(r.Content, "a sub-agent cannot use a tool its parent was denied") ||
+		!strings.Contains(r.Content, "denied to its parent by you") {
+		t.Fatalf("the sub-agent's run_command = %+v", r)
+	}
+	// The sub-agent read the refusal and said so: its answer is the task's
+	// one observation.
+	if r := resultOf(t, evs, "", "call_2"); r.IsError || r.Content != "run_command was refused" {
+		t.Fatalf("task result = %+v", r)
+	}
 }
 
 // A sub-agent never gets a tool its parent does not have, nor task beyond
