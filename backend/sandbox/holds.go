@@ -105,3 +105,57 @@ func (p *viewPlan) withoutPlaceholders() {
 		}
 	}
 }
+
+// SweepPlaceholders removes what a Loupe process that is gone (crashed,
+// killed) made to hold paths and left in the user's tree: every noted
+// placeholder no process holds any more (its note's lock is free), when it
+// is still what was made (the same inode, empty). It works under the
+// notes' lock (no process makes, notes or takes one up meanwhile), and
+// through the folder the placeholder was made in, held open, by name,
+// never through a link (removePlaceholder). Loupe calls it as it starts
+// and as it opens a workspace; what it cannot remove (a note of an older
+// Loupe that names no folder, a folder a command filled) is left to the
+// next command whose view covers it.
+func SweepPlaceholders() {
+	notes, unlock, err := holdsLock()
+	if err != nil {
+		return
+	}
+	defer unlock()
+	noted := notedHolds(notes)
+	// What is in a folder before the folder.
+	names := make([]string, 0, len(noted))
+	for name := range noted {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return len(noted[b].Path) - len(noted[a].Path)
+	})
+	for _, name := range names {
+		n := noted[name]
+		d, i, ok := strings.Cut(name, "-")
+		dev, derr := strconv.ParseUint(d, 10, 64)
+		ino, ierr := strconv.ParseUint(i, 10, 64)
+		if !ok || derr != nil || ierr != nil || !filepath.IsAbs(n.Base) || n.Rel == "" {
+			continue
+		}
+		if rel, ok := relIn(n.Base, n.Path); !ok || rel != n.Rel {
+			continue
+		}
+		activity.Lock()
+		mine := activity.live[[2]uint64{dev, ino}] != nil
+		activity.Unlock()
+		if mine {
+			continue
+		}
+		f, err := takeHold(notes, name)
+		if err != nil || !lastHold(notes, f, dev, ino) {
+			continue // a live process holds it: it removes it
+		}
+		p := placeholder{base: n.Base, rel: n.Rel, dev: dev, ino: ino, dir: n.Dir}
+		if removePlaceholder(p) && p.dir && holdsNotedUnder(notes, p) {
+			continue
+		}
+		forgetHold(notes, dev, ino)
+	}
+}

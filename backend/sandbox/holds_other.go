@@ -15,11 +15,11 @@ func holdsDir() (string, error) { return "", errors.New("sandbox: no placeholder
 func holdsLock() (string, func(), error) { return "", func() {}, nil }
 
 type holdNote struct {
-	Path string
-	Dir  bool
+	Path, Base, Rel string
+	Dir             bool
 }
 
-func noteHold(string, string, uint64, uint64, bool) (*os.File, error) { return nil, nil }
+func noteHold(string, string, string, uint64, uint64, bool) (*os.File, error) { return nil, nil }
 
 func lastHold(string, *os.File, uint64, uint64) bool { return true }
 

@@ -21,8 +21,9 @@ import (
 // shared flock on it for each process that holds it. A placeholder is
 // removed only by the process that can take that lock exclusively: no
 // other holds it. A lock dies with its process, so a crash never leaves a
-// hold; the placeholder it leaves is taken up (and removed in its turn)
-// by the next command whose view covers it. All of it is done under one
+// hold; the placeholder it leaves is removed by the next Loupe process to
+// start or open a workspace (SweepPlaceholders), or taken up (and removed
+// in its turn) by the next command whose view covers it. All of it is done under one
 // exclusive lock of the folder, so that no process sees a placeholder
 // made and not noted yet.
 
@@ -81,16 +82,22 @@ func holdsLock() (dir string, unlock func(), err error) {
 type holdNote struct {
 	Path string `json:"path"`
 	Dir  bool   `json:"dir"`
+	// Base is the folder the placeholder was made in (held open), Rel
+	// its slash-separated path there: what SweepPlaceholders removes
+	// through, by handle, never by Path.
+	Base string `json:"base,omitempty"`
+	Rel  string `json:"rel,omitempty"`
 }
 
 func holdName(dev, ino uint64) string {
 	return strconv.FormatUint(dev, 10) + "-" + strconv.FormatUint(ino, 10)
 }
 
-// noteHold notes the placeholder at path (dev, ino) as held by this
+// noteHold notes the placeholder at rel under base (dev, ino) as held by this
 // process, under the folder's lock: the file's shared lock is the hold.
-func noteHold(dir, path string, dev, ino uint64, isDir bool) (*os.File, error) {
-	b, _ := json.Marshal(holdNote{Path: path, Dir: isDir})
+func noteHold(dir, base, rel string, dev, ino uint64, isDir bool) (*os.File, error) {
+	path := filepath.Join(base, filepath.FromSlash(rel))
+	b, _ := json.Marshal(holdNote{Path: path, Dir: isDir, Base: base, Rel: rel})
 	fd, err := unix.Open(filepath.Join(dir, holdName(dev, ino)), unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, err

@@ -101,7 +101,7 @@ func holdFile(root *hands.Root, rel string) (placeholder, bool) {
 func newPlaceholder(notes, base, rel string, fi fs.FileInfo, dir bool) (placeholder, error) {
 	dev, ino := fileID(fi)
 	p := placeholder{base: base, rel: rel, dev: dev, ino: ino, dir: dir}
-	f, err := noteHold(notes, filepath.Join(base, filepath.FromSlash(rel)), dev, ino, dir)
+	f, err := noteHold(notes, base, rel, dev, ino, dir)
 	if err != nil {
 		removePlaceholder(p)
 		return placeholder{}, err

@@ -38,7 +38,7 @@ func TestPlaceholderOfAnotherProcessCountsAsAbsent(t *testing.T) {
 			}
 			fi, _ := os.Lstat(hooks)
 			dev, ino := fileID(fi)
-			other, err := noteHold(notes, hooks, dev, ino, true)
+			other, err := noteHold(notes, ws, ".git/hooks", dev, ino, true)
 			unlock()
 			if err != nil {
 				t.Fatal(err)

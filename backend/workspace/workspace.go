@@ -41,6 +41,8 @@ type Workspaces struct {
 // New keeps the workspaces' states in settings. db is the database file
 // and dataDir Loupe's default data folder.
 func New(settings Settings, db, dataDir string) *Workspaces {
+	// What a crashed Loupe left to hold paths goes as Loupe starts.
+	sandbox.SweepPlaceholders()
 	return &Workspaces{settings: settings, db: db, dataDir: dataDir}
 }
 
@@ -294,6 +296,9 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	if _, err := Check(dir); err != nil {
 		return permission.Policy{}, nil, nil, err
 	}
+	// And as a session's workspace is opened: a Loupe that crashed since
+	// this one started left its placeholders there.
+	sandbox.SweepPlaceholders()
 	st, err := w.state(ctx, dir)
 	if err != nil {
 		return permission.Policy{}, nil, nil, err
