@@ -55,11 +55,6 @@ type builder struct {
 	numCtx int
 }
 
-// PlaceholderNumCtx is the num_ctx of a rebuilt request whose file does
-// not say the model's context window (Claude Code, ATIF): a request
-// always names one, and this one is a placeholder, not a measure.
-const PlaceholderNumCtx = 131072
-
 func newBuilder(sink Sink, source string, fallback time.Time) *builder {
 	return &builder{sink: sink, meta: Meta{Source: source}, fallback: fallback, calls: map[string]string{}}
 }
@@ -256,12 +251,11 @@ func (b *builder) answer(t time.Time, model string, r trace.ModelResponse) error
 	if added == nil {
 		added = []int64{}
 	}
-	numCtx := b.numCtx
-	if numCtx == 0 {
-		numCtx = PlaceholderNumCtx
-	}
+	// A file that does not say the model's context window (Claude Code,
+	// ATIF) gives a request with num_ctx 0, "not recorded": a made-up
+	// number would be drawn as the window and judged against.
 	mr := trace.ModelRequest{
-		Model: b.meta.Model, Options: llm.Options{NumCtx: numCtx}, System: b.system, HistoryBase: b.lastRequest, HistoryAdded: added,
+		Model: b.meta.Model, Options: llm.Options{NumCtx: b.numCtx}, System: b.system, HistoryBase: b.lastRequest, HistoryAdded: added,
 		MessageCount: b.messages, PromptEstimate: (b.bytes + len(b.system)) / 4,
 	}
 	if b.system != "" {

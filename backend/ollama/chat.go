@@ -21,6 +21,23 @@ func EncodeChatRequest(r llm.Request) ([]byte, error) {
 	return encodeChatRequest(r, nil)
 }
 
+// EncodeRecordedRequest is EncodeChatRequest for a request rebuilt from a
+// log. A log imported from another agent's file may not record the
+// context window (num_ctx 0): its body is written without num_ctx rather
+// than with a number nobody sent. Such a body is for reading; Chat
+// refuses a request without num_ctx.
+func EncodeRecordedRequest(r llm.Request) ([]byte, error) {
+	if r.Options.NumCtx != 0 {
+		return EncodeChatRequest(r)
+	}
+	r.Options.NumCtx = 1 // passes chatHeader's check; taken out below
+	b, err := encodeChatBodyWith(r, nil, func(req *api.ChatRequest) { delete(req.Options, "num_ctx") })
+	if err != nil {
+		return nil, err
+	}
+	return b.bytes(), nil
+}
+
 // chatRequest converts a request to Ollama's form, messages and all.
 func chatRequest(r llm.Request) (*api.ChatRequest, error) {
 	req, err := chatHeader(r)

@@ -20,11 +20,16 @@ func encodeChatRequest(r llm.Request, cache *messageCache) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.bytes(), nil
+}
+
+// bytes joins the body's pieces.
+func (b *chatBody) bytes() []byte {
 	out := make([]byte, 0, b.size)
 	for _, p := range b.pieces() {
 		out = append(out, p...)
 	}
-	return out, nil
+	return out
 }
 
 // chatBody is the body of POST /api/chat kept as the pieces it is made of:

@@ -3,17 +3,21 @@ package session_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/interop"
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -204,5 +208,89 @@ func TestImportedSessionIsReadOnlyAndAForkGoesOn(t *testing.T) {
 	}
 	if _, err := h.st.GetSession(ctx, id); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A Claude Code file does not say the model's context window. The
+// imported requests record none (num_ctx 0), so nothing judges a prompt
+// against a number nobody sent: the Raw body has no num_ctx, the Markdown
+// export says it is not recorded, and trying such a request on a local
+// model sends what a run of that model would, never Ollama's default.
+func TestAnImportedRequestWithNoRecordedWindowIsNeverGivenOne(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	h.srv.AddModel(ollamatest.ModelSpec{Name: "other", ContextLength: 32768})
+	ctx := context.Background()
+	res, err := h.m.Import(ctx, bytes.NewReader(agentFixture(t, "claude-code.jsonl")), session.ImportKeepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Session.ID
+	evs, err := h.st.Events(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at int64
+	for _, e := range evs {
+		if e.Kind != trace.KindModelRequest {
+			continue
+		}
+		mr, err := trace.Decode[trace.ModelRequest](e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mr.Options.NumCtx != 0 {
+			t.Errorf("request %d records num_ctx %d; the file says none", e.Seq, mr.Options.NumCtx)
+		}
+		if at == 0 {
+			at = e.Seq
+		}
+	}
+	raw, err := session.RawRequest(ctx, h.st, id, at)
+	if err != nil {
+		t.Fatalf("the Raw body of an imported request: %v", err)
+	}
+	var body struct {
+		Options map[string]any `json:"options"`
+	}
+	if err := json.Unmarshal([]byte(raw), &body); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := body.Options["num_ctx"]; ok {
+		t.Errorf("the Raw body names num_ctx %v, which nobody sent", v)
+	}
+	var md bytes.Buffer
+	if err := session.Export(ctx, h.st, id, "md", &md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "num_ctx not recorded") || strings.Contains(md.String(), "131072") {
+		t.Errorf("the Markdown export does not say the window is not recorded:\n%s", md.String())
+	}
+
+	h.srv.Script(ollamatest.Text("Read greet_test.go first."))
+	before := len(h.srv.Requests())
+	tried, err := h.m.Try(ctx, session.Try{Session: id, At: at, Model: "other"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()[before:]
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests sent, want 1", len(reqs))
+	}
+	var sent struct {
+		Options map[string]float64 `json:"options"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	set, err := settings.Load(ctx, h.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ollama.NumCtx(32768, set.NumCtxCap)
+	if got := int(sent.Options["num_ctx"]); got != want || tried.Alternative.Options.NumCtx != want {
+		t.Fatalf("the try sent num_ctx %d (its answer says %d), want %d: what a run of the model sends", got, tried.Alternative.Options.NumCtx, want)
+	}
+	if !slices.Contains(tried.Changed, session.TryChangedNumCtx) || tried.Exact {
+		t.Errorf("changed %v, exact %v: the window must say num_ctx was set", tried.Changed, tried.Exact)
 	}
 }

@@ -38,6 +38,12 @@ func RenderRequest(ctx context.Context, st *store.Store, oc *ollama.Client, id s
 	if err != nil {
 		return RenderedPrompt{}, err
 	}
+	if req.Options.NumCtx == 0 {
+		// An imported request that records no context window: the
+		// template's text does not depend on it, and Ollama is never
+		// asked without one.
+		req.Options.NumCtx = ollama.FallbackNumCtx
+	}
 	r, err := oc.Render(ctx, req)
 	if err != nil {
 		return RenderedPrompt{}, err

@@ -26,7 +26,7 @@ func RawRequest(ctx context.Context, st *store.Store, id string, seq int64) (str
 	if err != nil {
 		return "", err
 	}
-	b, err := ollama.EncodeChatRequest(req)
+	b, err := ollama.EncodeRecordedRequest(req)
 	return string(b), err
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -99,7 +100,7 @@ func (m *Manager) Try(ctx context.Context, t Try, onDelta func(TryDelta)) (TryRe
 	if err != nil {
 		return TryResult{}, err
 	}
-	recordedBody, err := ollama.EncodeChatRequest(req)
+	recordedBody, err := ollama.EncodeRecordedRequest(req)
 	if err != nil {
 		return TryResult{}, err
 	}
@@ -170,6 +171,20 @@ func (m *Manager) Try(ctx context.Context, t Try, onDelta func(TryDelta)) (TryRe
 	}
 	if facts.Think && !info.SupportsThinking() {
 		return TryResult{}, h.wrap(fmt.Errorf("model %q does not think, and this request asks it to (\"think\": true): choose a thinking model, or edit the body to leave \"think\" out", facts.Model))
+	}
+	if facts.NumCtx == 0 {
+		// A body without num_ctx (an imported request that records none,
+		// or an edit that took it out) gets what a run of this model
+		// would send: Ollama is never left to its own silent default.
+		n := ollama.NumCtx(info.ContextLength, set.NumCtxCap)
+		if body, err = ollama.SetChatFields(body, ollama.BodyChanges{NumCtx: n}); err != nil {
+			return TryResult{}, err
+		}
+		facts.NumCtx = n
+		res.Body, res.Exact = string(body), false
+		if !slices.Contains(res.Changed, TryChangedNumCtx) {
+			res.Changed = append(res.Changed, TryChangedNumCtx)
+		}
 	}
 
 	var onChunk func(llm.Chunk)

@@ -85,7 +85,11 @@ func describe(e Event) string {
 		if p.Purpose == PurposeCompaction {
 			return fmt.Sprintf("request to %s for a summary of the history through event %d, ~%d tokens", model, p.Compact, p.PromptEstimate)
 		}
-		return fmt.Sprintf("request to %s: %d messages, %d tools, num_ctx %d, ~%d tokens", model, p.MessageCount, len(p.ToolNames)+len(p.Tools), p.Options.NumCtx, p.PromptEstimate)
+		window := "num_ctx not recorded"
+		if p.Options.NumCtx > 0 {
+			window = fmt.Sprintf("num_ctx %d", p.Options.NumCtx)
+		}
+		return fmt.Sprintf("request to %s: %d messages, %d tools, %s, ~%d tokens", model, p.MessageCount, len(p.ToolNames)+len(p.Tools), window, p.PromptEstimate)
 	case KindModelResponse:
 		p, _ := Decode[ModelResponse](e)
 		s := fmt.Sprintf("response (%s", p.DoneReason)

@@ -34,4 +34,17 @@ describe('an imported session', { timeout: 60_000 }, () => {
     const dialog = await screen.findByTestId('fork-dialog');
     expect(dialog.textContent).toContain('Fork at event 22');
   });
+
+  it('says the context window is not recorded, and judges no prompt against one', async () => {
+    play('imported_claude_code');
+    await openSession();
+    await waitFor(() => expect(screen.getAllByTestId('card-request').length).toBe(4));
+    for (const card of screen.getAllByTestId('card-request')) {
+      expect(within(card).getByTestId('num-ctx-unrecorded').textContent).toBe('num_ctx not recorded');
+      expect(card.textContent).not.toMatch(/131,?072/);
+      expect(card.textContent).not.toContain('larger than the context window');
+      expect(card.textContent).not.toContain('fills most of the context window');
+    }
+    expect(document.body.textContent).not.toMatch(/131,?072/);
+  });
 });

@@ -46,7 +46,9 @@ export function explainRequest(p: ModelRequestPayload, round: number): string {
   return (
     `Loupe sent the model ${again}the system prompt, ${plural(history, 'message')} of history and the schemas of ${plural(tools, 'tool')}; ` +
     'the model remembers nothing between requests. ' +
-    `num_ctx ${formatCount(p.options.num_ctx)} is its context window: the most tokens it can read at once, prompt and answer together.`
+    (p.options.num_ctx > 0
+      ? `num_ctx ${formatCount(p.options.num_ctx)} is its context window: the most tokens it can read at once, prompt and answer together.`
+      : 'Its context window (num_ctx: the most tokens it can read at once) is not recorded: the file this session was imported from does not say.')
   );
 }
 
