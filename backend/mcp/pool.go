@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -34,6 +35,12 @@ type Options struct {
 	// (ollama.Dials), so that every connection Loupe opens is one it
 	// knows of. A URL server cannot be reached without it.
 	HTTPClient *http.Client
+	// Start starts a stdio server's program confined: argv in dir with
+	// env added to the environment commands get, granted g beyond what a
+	// command may (sandbox.Confined.Start, with the workspace's
+	// protections). Nil runs it as the user's own process: for tests
+	// and tools that confine otherwise.
+	Start func(ctx context.Context, argv []string, dir string, env []string, g Grant) (*sandbox.Process, error)
 }
 
 // Defaults.
