@@ -45,6 +45,11 @@ type Grant struct {
 	// Paths are the files and folders inside the workspace it may write:
 	// relative to the workspace, or absolute.
 	Paths []string `json:"paths,omitempty"`
+	// Read are absolute paths outside the workspace it may read (its own
+	// files: a script's folder, a data set), as a workspace's exposed
+	// paths are for commands. Its command, given as an absolute path, is
+	// readable without it.
+	Read []string `json:"read,omitempty"`
 }
 
 // Describe says the grant in words, for Protections and the window.
@@ -54,6 +59,9 @@ func (g Grant) Describe() string {
 		w = append(w, "writes "+strings.Join(g.Paths, ", "))
 	} else {
 		w = append(w, "writes nothing of the workspace")
+	}
+	if len(g.Read) > 0 {
+		w = append(w, "also reads "+strings.Join(g.Read, ", "))
 	}
 	if g.Network {
 		w = append(w, "reaches the network")
@@ -189,7 +197,7 @@ func fieldWant(f string) string {
 	case "disabled":
 		return "must be true or false"
 	case "loupe":
-		return `must be {"network": true or false, "paths": ["a folder inside the workspace", ...]}`
+		return `must be {"network": true or false, "paths": ["a folder inside the workspace", ...], "read": ["/an/absolute/path", ...]}`
 	}
 	return "must be a string"
 }
@@ -235,7 +243,7 @@ func (s Server) validate(name string) error {
 			return fmt.Errorf("server %q: field \"env\": %q is not a variable name", name, k)
 		}
 	}
-	if s.URL != "" && (s.Loupe.Network || len(s.Loupe.Paths) > 0) {
+	if s.URL != "" && (s.Loupe.Network || len(s.Loupe.Paths) > 0 || len(s.Loupe.Read) > 0) {
 		return fmt.Errorf("server %q: field \"loupe\" grants a command server more than the sandbox; a url server does not run on this machine", name)
 	}
 	for _, p := range s.Loupe.Paths {
@@ -244,6 +252,11 @@ func (s Server) validate(name string) error {
 			return fmt.Errorf("server %q: field \"loupe\": paths: %q is not a path; give a file or folder inside the workspace", name, p)
 		case !filepath.IsAbs(p) && !filepath.IsLocal(p):
 			return fmt.Errorf("server %q: field \"loupe\": paths: %q leaves the workspace; a server may be granted only paths inside it", name, p)
+		}
+	}
+	for _, p := range s.Loupe.Read {
+		if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
+			return fmt.Errorf("server %q: field \"loupe\": read: %q is not an absolute path; give the full path of a file or folder to read (the workspace is readable already)", name, p)
 		}
 	}
 	return nil

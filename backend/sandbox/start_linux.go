@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,11 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 	granted, err := grantedPaths(ws, grants)
 	if err != nil {
 		return nil, err
+	}
+	if filepath.IsAbs(argv[0]) {
+		// The program itself is readable wherever it is (a server
+		// installed in a folder of its own).
+		c.Expose = append(slices.Clone(c.Expose), argv[0])
 	}
 
 	// Its view is made as a command's is: not while Loupe changes the

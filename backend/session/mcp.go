@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/mcp"
@@ -57,6 +58,7 @@ func mcpStart(runner sandbox.Runner) func(context.Context, []string, string, []s
 		// The workspace's network setting is for commands: a server
 		// has its own.
 		c.AllowNetwork = g.Network
+		c.Expose = append(slices.Clone(c.Expose), g.Read...)
 		return c.Start(ctx, argv, dir, env, g.Paths)
 	}
 }
