@@ -52,6 +52,47 @@ type Grant struct {
 	Read []string `json:"read,omitempty"`
 }
 
+// Reach is what one enabled server can do on this machine, as
+// Protections lists it (nothing is started to say it).
+type Reach struct {
+	Name  string `json:"name"`
+	Scope string `json:"scope"` // "global" or "workspace"
+	// Confined: a stdio server, run in the sandbox commands run in. A
+	// URL server runs elsewhere: Loupe sends it the tool calls only.
+	Confined bool `json:"confined"`
+	// Detail says it in words.
+	Detail string `json:"detail"`
+	Grant  Grant  `json:"grant"`
+}
+
+// Reach lists what each enabled server can do: local are the
+// workspace's own, notSandboxed what the machine's sandbox lacks ("" when
+// it has everything).
+func (s Servers) Reach(local Servers, notSandboxed string) []Reach {
+	out := []Reach{}
+	for _, name := range s.Names() {
+		cfg := s[name]
+		if cfg.Disabled {
+			continue
+		}
+		r := Reach{Name: name, Scope: "global", Grant: cfg.Loupe}
+		if _, ok := local[name]; ok {
+			r.Scope = "workspace"
+		}
+		switch {
+		case cfg.Transport() != TypeStdio:
+			r.Detail = "runs at " + cfg.URL + ", not on this machine: it gets only the calls the policy lets through"
+		case notSandboxed != "":
+			r.Detail = "runs as your own process, not sandboxed (" + notSandboxed + "): it may do what you may"
+		default:
+			r.Confined = true
+			r.Detail = "sandboxed as commands are; reads the workspace, " + cfg.Loupe.Describe()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // Describe says the grant in words, for Protections and the window.
 func (g Grant) Describe() string {
 	var w []string

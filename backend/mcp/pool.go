@@ -390,9 +390,12 @@ type ServerInfo struct {
 	Describe  string   `json:"describe"`
 	EnvKeys   []string `json:"env_keys"`
 	Headers   []string `json:"header_keys"`
-	State     string   `json:"state"`
-	Error     string   `json:"error,omitempty"`
-	StartMs   int64    `json:"start_ms"`
+	// Granted is what a stdio server may do in the sandbox beyond
+	// reading the workspace (Grant.Describe); "" for a URL server.
+	Granted string `json:"granted"`
+	State   string `json:"state"`
+	Error   string `json:"error,omitempty"`
+	StartMs int64  `json:"start_ms"`
 	// Tokens is what the server's tool schemas add to every request.
 	Tokens int        `json:"tokens"`
 	Tools  []ToolInfo `json:"tools"`
@@ -419,6 +422,9 @@ func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
 		cfg := all[name]
 		si := ServerInfo{Name: name, Scope: "global", Transport: cfg.Transport(), Describe: cfg.Describe(),
 			EnvKeys: sortedKeys(cfg.Env), Headers: sortedKeys(cfg.Headers), Tools: []ToolInfo{}}
+		if cfg.Transport() == TypeStdio {
+			si.Granted = cfg.Loupe.Describe()
+		}
 		if cfg.Transport() == TypeStdio && p.opts.LogDir != "" {
 			si.Log = LogPath(p.opts.LogDir, name)
 		}

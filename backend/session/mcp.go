@@ -144,6 +144,27 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 	return infos, nil
 }
 
+// MCPReach says what each MCP server a run in dir would use (dir "" for
+// the global ones) can do on this machine, without starting any: for
+// Protections.
+func (m *Manager) MCPReach(ctx context.Context, dir string) ([]mcp.Reach, error) {
+	global, err := settings.LoadMCP(ctx, m.store)
+	if err != nil {
+		return nil, err
+	}
+	var local mcp.Servers
+	if dir != "" {
+		if local, _, err = m.ws.MCPServers(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	notSandboxed := ""
+	if p := sandbox.Probe(); !p.Sandboxed() {
+		notSandboxed = p.Report().Why
+	}
+	return mcp.Merge(global, local).Reach(local, notSandboxed), nil
+}
+
 // SchemaTokens is what one tool's schema adds to every request, by the
 // estimate the context meter and the readiness check use.
 func SchemaTokens(s llm.ToolSpec) int {
