@@ -281,3 +281,30 @@ func withMarker(t *testing.T, marker string) []int {
 	}
 	return out
 }
+
+// Protections says what each server was granted, none started to say it.
+func TestMCPReachSaysWhatEachServerWasGranted(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, nil)
+	addServers(t, h, `{"mcpServers": {
+		"fs": {"command": "node", "loupe": {"network": true, "paths": ["out"]}},
+		"plain": {"command": "node"},
+		"remote": {"url": "https://mcp.example.com/mcp"}}}`)
+	reach, err := h.m.MCPReach(context.Background(), h.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"fs":     "sandboxed as commands are; reads the workspace, writes out; reaches the network",
+		"plain":  "sandboxed as commands are; reads the workspace, writes nothing of the workspace; no network",
+		"remote": "runs at https://mcp.example.com/mcp, not on this machine",
+	}
+	if len(reach) != 3 {
+		t.Fatalf("reach %+v", reach)
+	}
+	for _, r := range reach {
+		if !strings.HasPrefix(r.Detail, want[r.Name]) || r.Confined != (r.Name != "remote") {
+			t.Errorf("%s: %+v, want %q", r.Name, r, want[r.Name])
+		}
+	}
+}
