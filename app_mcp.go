@@ -15,6 +15,16 @@ func (a *App) MCPServers(dir string) ([]mcp.ServerInfo, error) {
 	return a.mgr.MCPServers(a.ctx, dir)
 }
 
+// MCPReach says what each MCP server a run in dir would use (dir "" for
+// the global ones) can do on this machine, for Protections; none is
+// started.
+func (a *App) MCPReach(dir string) ([]mcp.Reach, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.mgr.MCPReach(a.ctx, dir)
+}
+
 // AddMCPServers adds the servers of a pasted configuration in the
 // mcpServers shape to the global settings and returns their names.
 func (a *App) AddMCPServers(pasted string) ([]string, error) {

@@ -82,6 +82,8 @@ func windowTypes() ([]byte, error) {
 		(*store.Session)(nil):          "StoredSession",
 		(*mcp.ServerInfo)(nil):         "MCPServerInfo",
 		(*mcp.ToolInfo)(nil):           "MCPToolInfo",
+		(*mcp.Reach)(nil):              "MCPReach",
+		(*mcp.Grant)(nil):              "MCPGrant",
 	} {
 		g.Name(v, name)
 	}

@@ -20,8 +20,11 @@ import (
 // conn is one running connection to a server: for a stdio server, its
 // process too.
 type conn struct {
-	cs   *sdk.ClientSession
-	cmd  *exec.Cmd // nil for a URL server
+	cs  *sdk.ClientSession
+	cmd *exec.Cmd // nil for a URL server
+	// proc is the sandbox's hold of a confined stdio server: released
+	// once it has gone.
+	proc *sandbox.Process
 	done chan struct{}
 }
 
@@ -43,12 +46,15 @@ func dial(ctx context.Context, name string, s Server, o Options, listChanged fun
 	var t sdk.Transport
 	switch s.Transport() {
 	case TypeStdio:
-		cmd, err := command(name, s, o)
+		cmd, proc, err := command(ctx, name, s, o)
 		if err != nil {
 			return nil, err
 		}
-		c.cmd = cmd
+		c.cmd, c.proc = cmd, proc
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}
+		if proc != nil {
+			t = confirmed{t, name, proc}
+		}
 	case TypeSSE, TypeHTTP:
 		if o.HTTPClient == nil {
 			return nil, fmt.Errorf("MCP server %s: no HTTP client to reach %s with", name, s.URL)
@@ -66,6 +72,9 @@ func dial(ctx context.Context, name string, s Server, o Options, listChanged fun
 			killGroup(c.cmd)
 			closeLog(c.cmd)
 		}
+		if c.proc != nil {
+			c.proc.Release()
+		}
 		return nil, err
 	}
 	c.cs = cs
@@ -79,27 +88,73 @@ func dial(ctx context.Context, name string, s Server, o Options, listChanged fun
 // command is the server's process: in the workspace folder, with the
 // environment commands get (no secrets of Loupe's own) plus the server's
 // env, in a process group of its own, its stderr appended to its log.
-func command(name string, s Server, o Options) (*exec.Cmd, error) {
-	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Dir = o.Dir
-	env := sandbox.Environ(os.Environ())
+// With o.Start it is confined (proc is the sandbox's hold of it).
+func command(ctx context.Context, name string, s Server, o Options) (cmd *exec.Cmd, proc *sandbox.Process, err error) {
+	var env []string
 	for _, k := range sortedKeys(s.Env) {
 		env = append(env, k+"="+s.Env[k])
 	}
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if o.LogDir != "" {
-		if err := os.MkdirAll(o.LogDir, 0o700); err != nil {
-			return nil, fmt.Errorf("the MCP log folder cannot be made: %w", err)
-		}
-		f, err := os.OpenFile(LogPath(o.LogDir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if o.Start != nil {
+		proc, err = o.Start(ctx, append([]string{s.Command}, s.Args...), o.Dir, env, s.Loupe)
 		if err != nil {
-			return nil, fmt.Errorf("the log of server %s cannot be opened: %w", name, err)
+			return nil, nil, fmt.Errorf("server %s cannot start in the sandbox: %w", name, err)
+		}
+		cmd = proc.Cmd
+	} else {
+		cmd = exec.Command(s.Command, s.Args...)
+		cmd.Dir = o.Dir
+		cmd.Env = append(sandbox.Environ(os.Environ()), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	if o.LogDir != "" {
+		f, err := openLog(o.LogDir, name)
+		if err != nil {
+			if proc != nil {
+				proc.Release()
+			}
+			return nil, nil, err
 		}
 		fmt.Fprintf(f, "\n--- %s: starting %s\n", time.Now().UTC().Format(time.RFC3339), s.Describe())
+		if proc != nil && proc.NotConfined != "" {
+			fmt.Fprintf(f, "--- not sandboxed: %s\n", proc.NotConfined)
+		}
 		cmd.Stderr = f
 	}
-	return cmd, nil
+	return cmd, proc, nil
+}
+
+func openLog(dir, name string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the MCP log folder cannot be made: %w", err)
+	}
+	f, err := os.OpenFile(LogPath(dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the log of server %s cannot be opened: %w", name, err)
+	}
+	return f, nil
+}
+
+// confirmed is a confined server's transport: once its process started,
+// the sandbox says whether the program runs confined, before any message
+// is sent, so a server that could not be confined fails with the reason
+// rather than as a server that exited.
+type confirmed struct {
+	sdk.Transport
+	name string
+	proc *sandbox.Process
+}
+
+func (t confirmed) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.proc.Confirm(); err != nil {
+		t.proc.Release()
+		_ = conn.Close()
+		return nil, fmt.Errorf("server %s was not started: %w", t.name, err)
+	}
+	return conn, nil
 }
 
 // LogPath is where a server's stderr goes.
@@ -135,6 +190,9 @@ func (c *conn) close() {
 	}
 	killGroup(c.cmd)
 	closeLog(c.cmd)
+	if c.proc != nil {
+		c.proc.Release()
+	}
 }
 
 // alive reports whether the session is still up.

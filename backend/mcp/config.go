@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,6 +31,85 @@ type Server struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Disabled servers are kept in the settings but not started.
 	Disabled bool `json:"disabled,omitempty"`
+	// Loupe is what a stdio server is granted beyond the sandbox commands
+	// run in (its "loupe" field; other apps leave it alone).
+	Loupe Grant `json:"loupe,omitzero"`
+}
+
+// Grant is what the user lets a stdio server do beyond what a confined
+// command may, but for writes: the workspace is read-only to a server.
+type Grant struct {
+	// Network lets it reach the network (a command's setting does not
+	// count for it).
+	Network bool `json:"network,omitempty"`
+	// Paths are the files and folders inside the workspace it may write:
+	// relative to the workspace, or absolute.
+	Paths []string `json:"paths,omitempty"`
+	// Read are absolute paths outside the workspace it may read (its own
+	// files: a script's folder, a data set), as a workspace's exposed
+	// paths are for commands. Its command, given as an absolute path, is
+	// readable without it.
+	Read []string `json:"read,omitempty"`
+}
+
+// Reach is what one enabled server can do on this machine, as
+// Protections lists it (nothing is started to say it).
+type Reach struct {
+	Name  string `json:"name"`
+	Scope string `json:"scope"` // "global" or "workspace"
+	// Confined: a stdio server, run in the sandbox commands run in. A
+	// URL server runs elsewhere: Loupe sends it the tool calls only.
+	Confined bool `json:"confined"`
+	// Detail says it in words.
+	Detail string `json:"detail"`
+	Grant  Grant  `json:"grant"`
+}
+
+// Reach lists what each enabled server can do: local are the
+// workspace's own, notSandboxed what the machine's sandbox lacks ("" when
+// it has everything).
+func (s Servers) Reach(local Servers, notSandboxed string) []Reach {
+	out := []Reach{}
+	for _, name := range s.Names() {
+		cfg := s[name]
+		if cfg.Disabled {
+			continue
+		}
+		r := Reach{Name: name, Scope: "global", Grant: cfg.Loupe}
+		if _, ok := local[name]; ok {
+			r.Scope = "workspace"
+		}
+		switch {
+		case cfg.Transport() != TypeStdio:
+			r.Detail = "runs at " + cfg.URL + ", not on this machine: it gets only the calls the policy lets through"
+		case notSandboxed != "":
+			r.Detail = "runs as your own process, not sandboxed (" + notSandboxed + "): it may do what you may"
+		default:
+			r.Confined = true
+			r.Detail = "sandboxed as commands are; reads the workspace, " + cfg.Loupe.Describe()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Describe says the grant in words, for Protections and the window.
+func (g Grant) Describe() string {
+	var w []string
+	if len(g.Paths) > 0 {
+		w = append(w, "writes "+strings.Join(g.Paths, ", "))
+	} else {
+		w = append(w, "writes nothing of the workspace")
+	}
+	if len(g.Read) > 0 {
+		w = append(w, "also reads "+strings.Join(g.Read, ", "))
+	}
+	if g.Network {
+		w = append(w, "reaches the network")
+	} else {
+		w = append(w, "no network")
+	}
+	return strings.Join(w, "; ")
 }
 
 // Transports.
@@ -133,6 +213,10 @@ func parseServer(name string, raw json.RawMessage) (Server, error) {
 			err = json.Unmarshal(v, &s.Headers)
 		case "disabled":
 			err = json.Unmarshal(v, &s.Disabled)
+		case "loupe":
+			d := json.NewDecoder(bytes.NewReader(v))
+			d.DisallowUnknownFields()
+			err = d.Decode(&s.Loupe)
 		default:
 			// Other apps' own fields (alwaysAllow, autoApprove, cwd...)
 			// are not Loupe's to follow; they are left out.
@@ -153,6 +237,8 @@ func fieldWant(f string) string {
 		return "must be an object of string values"
 	case "disabled":
 		return "must be true or false"
+	case "loupe":
+		return `must be {"network": true or false, "paths": ["a folder inside the workspace", ...], "read": ["/an/absolute/path", ...]}`
 	}
 	return "must be a string"
 }
@@ -196,6 +282,22 @@ func (s Server) validate(name string) error {
 	for k := range s.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("server %q: field \"env\": %q is not a variable name", name, k)
+		}
+	}
+	if s.URL != "" && (s.Loupe.Network || len(s.Loupe.Paths) > 0 || len(s.Loupe.Read) > 0) {
+		return fmt.Errorf("server %q: field \"loupe\" grants a command server more than the sandbox; a url server does not run on this machine", name)
+	}
+	for _, p := range s.Loupe.Paths {
+		switch {
+		case strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0):
+			return fmt.Errorf("server %q: field \"loupe\": paths: %q is not a path; give a file or folder inside the workspace", name, p)
+		case !filepath.IsAbs(p) && !filepath.IsLocal(p):
+			return fmt.Errorf("server %q: field \"loupe\": paths: %q leaves the workspace; a server may be granted only paths inside it", name, p)
+		}
+	}
+	for _, p := range s.Loupe.Read {
+		if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
+			return fmt.Errorf("server %q: field \"loupe\": read: %q is not an absolute path; give the full path of a file or folder to read (the workspace is readable already)", name, p)
 		}
 	}
 	return nil

@@ -64,3 +64,37 @@ func TestRedactedShowsKeysNotValues(t *testing.T) {
 		t.Fatal("Redacted changed the original")
 	}
 }
+
+// A stdio server's "loupe" field is what it is granted beyond the
+// sandbox; anything else in it, or a grant that cannot hold, is refused
+// with what to give instead.
+func TestParseGrants(t *testing.T) {
+	s, err := Parse([]byte(`{"mcpServers": {"fs": {"command": "node", "loupe": {"network": true, "paths": ["out", "/ws/data"], "read": ["/opt/fs"]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s["fs"].Loupe
+	if !g.Network || strings.Join(g.Paths, ",") != "out,/ws/data" || strings.Join(g.Read, ",") != "/opt/fs" {
+		t.Fatalf("grant %+v", g)
+	}
+	if d := g.Describe(); d != "writes out, /ws/data; also reads /opt/fs; reaches the network" {
+		t.Fatalf("described as %q", d)
+	}
+	if d := (Grant{}).Describe(); d != "writes nothing of the workspace; no network" {
+		t.Fatalf("no grant described as %q", d)
+	}
+	bad := []struct{ in, want string }{
+		{`{"a": {"command": "x", "loupe": {"net": true}}}`, `server "a": field "loupe": must be {"network"`},
+		{`{"a": {"command": "x", "loupe": {"paths": "out"}}}`, `server "a": field "loupe": must be`},
+		{`{"a": {"command": "x", "loupe": {"paths": ["../other"]}}}`, `"../other" leaves the workspace`},
+		{`{"a": {"command": "x", "loupe": {"paths": [" "]}}}`, `is not a path`},
+		{`{"a": {"command": "x", "loupe": {"read": ["rel"]}}}`, `"rel" is not an absolute path`},
+		{`{"a": {"url": "https://h", "loupe": {"network": true}}}`, `a url server does not run on this machine`},
+	}
+	for _, c := range bad {
+		_, err := Parse([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%s) = %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+}

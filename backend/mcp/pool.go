@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -34,6 +35,12 @@ type Options struct {
 	// (ollama.Dials), so that every connection Loupe opens is one it
 	// knows of. A URL server cannot be reached without it.
 	HTTPClient *http.Client
+	// Start starts a stdio server's program confined: argv in dir with
+	// env added to the environment commands get, granted g beyond what a
+	// command may (sandbox.Confined.Start, with the workspace's
+	// protections). Nil runs it as the user's own process: for tests
+	// and tools that confine otherwise.
+	Start func(ctx context.Context, argv []string, dir string, env []string, g Grant) (*sandbox.Process, error)
 }
 
 // Defaults.
@@ -383,9 +390,12 @@ type ServerInfo struct {
 	Describe  string   `json:"describe"`
 	EnvKeys   []string `json:"env_keys"`
 	Headers   []string `json:"header_keys"`
-	State     string   `json:"state"`
-	Error     string   `json:"error,omitempty"`
-	StartMs   int64    `json:"start_ms"`
+	// Granted is what a stdio server may do in the sandbox beyond
+	// reading the workspace (Grant.Describe); "" for a URL server.
+	Granted string `json:"granted"`
+	State   string `json:"state"`
+	Error   string `json:"error,omitempty"`
+	StartMs int64  `json:"start_ms"`
 	// Tokens is what the server's tool schemas add to every request.
 	Tokens int        `json:"tokens"`
 	Tools  []ToolInfo `json:"tools"`
@@ -412,6 +422,9 @@ func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
 		cfg := all[name]
 		si := ServerInfo{Name: name, Scope: "global", Transport: cfg.Transport(), Describe: cfg.Describe(),
 			EnvKeys: sortedKeys(cfg.Env), Headers: sortedKeys(cfg.Headers), Tools: []ToolInfo{}}
+		if cfg.Transport() == TypeStdio {
+			si.Granted = cfg.Loupe.Describe()
+		}
 		if cfg.Transport() == TypeStdio && p.opts.LogDir != "" {
 			si.Log = LogPath(p.opts.LogDir, name)
 		}

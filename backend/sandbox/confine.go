@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"errors"
+	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -309,4 +311,38 @@ func unconfinedProtections(why string) Protections {
 		Writes: off("Writes"), Network: off("Network"), Processes: off("Processes"),
 		Secrets: off("Secrets"), Sockets: off("Sockets"), IPC: off("IPC"), Limits: off("Limits"),
 	}
+}
+
+// Process is a long-lived program Confined.Start prepared.
+type Process struct {
+	// Cmd is what to start, its stdin, stdout and stderr the caller's to
+	// set: on Linux the sandbox helper, which confines itself and then
+	// runs the program.
+	Cmd *exec.Cmd
+	// NotConfined says which protections are missing (BestEffort); empty
+	// when the program gets every one a command gets.
+	NotConfined string
+
+	confirm     func() error
+	release     func()
+	releaseOnce sync.Once
+}
+
+// Confirm waits, once Cmd has started, until the program runs confined:
+// an error (ErrNotConfined, with the reason) says it never ran.
+func (p *Process) Confirm() error {
+	if p.confirm == nil {
+		return nil
+	}
+	return p.confirm()
+}
+
+// Release kills the process and everything it started, and lets go of
+// what its view held. It may be called more than once.
+func (p *Process) Release() {
+	p.releaseOnce.Do(func() {
+		if p.release != nil {
+			p.release()
+		}
+	})
 }

@@ -369,21 +369,6 @@ func readReport(r *os.File) (helperReport, error) {
 	return rep, nil
 }
 
-// removeAll removes the command's temp dir, making read-only directories
-// it left writable first.
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
-}
-
 var (
 	probeMu    sync.Mutex
 	probeCache = map[string]*probeResult{}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 )
@@ -44,4 +45,28 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	out.NotConfined = missing
 	out.Text += "\n[loupe: this command was not sandboxed: " + missing + "]\n"
 	return out, nil
+}
+
+// Start refuses with ErrNotConfined, or in BestEffort mode prepares argv
+// as an unconfined process of its own group in dir, with the command
+// environment plus env (grants are moot: it may write what the user may).
+func (c Confined) Start(_ context.Context, argv []string, dir string, env []string, _ []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("sandbox: nothing to start")
+	}
+	pr := probeResult{prot: Probe()}
+	if c.adjust != nil {
+		c.adjust(&pr)
+	}
+	missing := strings.Join(words(pr.prot.missing(c.AllowNetwork)), "; ")
+	if !c.BestEffort {
+		return nil, fmt.Errorf("%w: %s", ErrNotConfined, missing)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(Environ(os.Environ()), env...)
+	setProcessGroup(cmd)
+	p := &Process{Cmd: cmd, NotConfined: missing}
+	p.release = func() { _ = killGroup(cmd.Process) }
+	return p, nil
 }

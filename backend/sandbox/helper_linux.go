@@ -318,8 +318,11 @@ var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"
 // its own /tmp and home, /dev/shm and its pseudo-terminals.
 func viewWritable(v viewConfig) []string {
 	w := []string{"/tmp", "/dev/shm"}
-	if v.Workspace != "" {
+	if v.Workspace != "" && !v.WorkspaceReadOnly {
 		w = append(w, v.Workspace)
+	}
+	if v.WorkspaceReadOnly {
+		w = append(w, v.Grants...)
 	}
 	if v.Home != "" {
 		w = append(w, v.Home)

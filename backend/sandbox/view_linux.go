@@ -31,6 +31,10 @@ type viewConfig struct {
 	// Workspace is the workspace, symlinks resolved, mounted read-write
 	// at its own path.
 	Workspace string `json:"workspace"`
+	// WorkspaceReadOnly mounts the workspace read-only but for Grants
+	// (a long-lived process: an MCP server, see Confined.Start).
+	WorkspaceReadOnly bool     `json:"workspace_read_only,omitempty"`
+	Grants            []string `json:"grants,omitempty"`
 	// Expose are host paths (files or directories) mounted read-only at
 	// their own paths: a per-workspace setting, say a toolchain under the
 	// home directory.
@@ -177,8 +181,13 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 		}
 	}
 	if v.Workspace != "" {
-		if err := bindInto(v.Workspace, at(v.Workspace), true, false); err != nil {
+		if err := bindInto(v.Workspace, at(v.Workspace), true, v.WorkspaceReadOnly); err != nil {
 			return pidMax, privateProc, fmt.Errorf("workspace: %w", err)
+		}
+		for _, g := range v.Grants {
+			if err := bindInto(g, at(g), true, false); err != nil {
+				return pidMax, privateProc, fmt.Errorf("granted path %s: %w", g, err)
+			}
 		}
 	}
 	for _, p := range v.Plan.Pins {

@@ -1,17 +1,22 @@
 package session
 
 import (
-	"net/http"
-
 	"context"
-	"github.com/loupe-dev/loupe/backend/ollama"
+	"errors"
+	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/mcp"
+	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // MCPLogDir is where the MCP servers' stderr is kept: beside the database,
@@ -36,15 +41,62 @@ func (m *Manager) mcpServers(ctx context.Context, dir string) (mcp.Servers, []tr
 	return mcp.Merge(global, local), notices, nil
 }
 
-// startMCP starts the MCP servers of a run in dir and returns their pool
+// mcpOptions is how the servers of a run in dir run: stdio ones in the
+// sandbox of runner, the workspace's runner of commands (its exposed
+// paths, what the rules hide), but with the workspace read-only and no
+// network unless their entry grants it.
+func (m *Manager) mcpOptions(dir string, runner sandbox.Runner) mcp.Options {
+	return mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP(), Start: mcpStart(runner)}
+}
+
+func mcpStart(runner sandbox.Runner) func(context.Context, []string, string, []string, mcp.Grant) (*sandbox.Process, error) {
+	return func(ctx context.Context, argv []string, dir string, env []string, g mcp.Grant) (*sandbox.Process, error) {
+		c, ok := runner.(sandbox.Confined)
+		if !ok {
+			return nil, errors.New("MCP servers run only in the sandbox of the workspace's commands")
+		}
+		// The workspace's network setting is for commands: a server
+		// has its own.
+		c.AllowNetwork = g.Network
+		c.Expose = append(slices.Clone(c.Expose), g.Read...)
+		return c.Start(ctx, argv, dir, env, g.Paths)
+	}
+}
+
+// mcpRunner is the sandbox a run in dir would run commands in (as
+// Assemble makes it, with the user's rules). dir "" (the global servers,
+// listed outside any workspace): an empty folder of their own, which
+// cleanup removes.
+func (m *Manager) mcpRunner(ctx context.Context, dir string) (runner sandbox.Runner, workDir string, cleanup func(), err error) {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "loupe-mcp-")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		c := sandbox.Confined{Workspace: tmp, Hide: m.ws.Hidden(), BestEffort: !sandbox.Probe().Sandboxed()}
+		return c, tmp, func() { _ = os.RemoveAll(tmp) }, nil
+	}
+	set, err := settings.Load(ctx, m.store)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	_, runner, _, err = m.ws.Assemble(ctx, dir, workspace.Run{Mode: permission.ModeAsk, Tools: set.Tools, Rules: set.Rules})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return runner, dir, func() {}, nil
+}
+
+// startMCP starts the MCP servers of a run in dir (in workDir, confined
+// by runner: mcpRunner) and returns their pool
 // (nil when there are none; Close it when the run ends), their tools and
 // the notices of what could not start or be offered.
-func (m *Manager) startMCP(ctx context.Context, dir string) (*mcp.Pool, []tools.Tool, []trace.Notice, error) {
+func (m *Manager) startMCP(ctx context.Context, dir, workDir string, runner sandbox.Runner) (*mcp.Pool, []tools.Tool, []trace.Notice, error) {
 	servers, notices, err := m.mcpServers(ctx, dir)
 	if err != nil || len(servers) == 0 {
 		return nil, nil, notices, err
 	}
-	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
+	pool := mcp.NewPool(servers, m.mcpOptions(workDir, runner))
 	notices = append(notices, pool.Start(ctx)...)
 	ts, skipped := pool.Tools()
 	return pool, ts, append(notices, skipped...), nil
@@ -75,7 +127,12 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 		}
 	}
 	all := mcp.Merge(global, local)
-	pool := mcp.NewPool(all, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
+	runner, workDir, cleanup, err := m.mcpRunner(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	pool := mcp.NewPool(all, m.mcpOptions(workDir, runner))
 	defer pool.Close()
 	pool.Start(ctx)
 	infos := pool.Info(all, SchemaTokens)
@@ -85,6 +142,27 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 		}
 	}
 	return infos, nil
+}
+
+// MCPReach says what each MCP server a run in dir would use (dir "" for
+// the global ones) can do on this machine, without starting any: for
+// Protections.
+func (m *Manager) MCPReach(ctx context.Context, dir string) ([]mcp.Reach, error) {
+	global, err := settings.LoadMCP(ctx, m.store)
+	if err != nil {
+		return nil, err
+	}
+	var local mcp.Servers
+	if dir != "" {
+		if local, _, err = m.ws.MCPServers(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	notSandboxed := ""
+	if p := sandbox.Probe(); !p.Sandboxed() {
+		notSandboxed = p.Report().Why
+	}
+	return mcp.Merge(global, local).Reach(local, notSandboxed), nil
 }
 
 // SchemaTokens is what one tool's schema adds to every request, by the
@@ -106,7 +184,12 @@ func (m *Manager) MCPLog(name string) string {
 // servers start to list them and stop again. A server that cannot start
 // offers nothing (its notice is the run's, when one starts).
 func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, error) {
-	pool, ts, _, err := m.startMCP(ctx, dir)
+	runner, workDir, cleanup, err := m.mcpRunner(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	pool, ts, _, err := m.startMCP(ctx, dir, workDir, runner)
 	if err != nil {
 		pool.Close()
 		return nil, err

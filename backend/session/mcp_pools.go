@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/mcp"
+	"github.com/loupe-dev/loupe/backend/sandbox"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -27,16 +28,22 @@ type mcpPools struct {
 	by map[string]*sessionPool
 }
 
-// sessionMCP returns the session's pool for a run in dir, started when
-// it has none or its servers' configuration changed; the notices are
-// those of a start (none when the pool was running).
-func (m *Manager) sessionMCP(ctx context.Context, id, dir string) (*mcp.Pool, []tools.Tool, []trace.Notice, error) {
+// sessionMCP returns the session's pool for a run in dir, its stdio
+// servers confined by the run's runner (see mcpOptions), started when it
+// has none or its servers' configuration (or what the runner exposes)
+// changed; the notices are those of a start (none when the pool was
+// running).
+func (m *Manager) sessionMCP(ctx context.Context, id, dir string, runner sandbox.Runner) (*mcp.Pool, []tools.Tool, []trace.Notice, error) {
 	servers, notices, err := m.mcpServers(ctx, dir)
 	if err != nil {
 		return nil, nil, notices, err
 	}
 	b, _ := json.Marshal(servers)
 	key := dir + "\x00" + string(b)
+	if c, ok := runner.(sandbox.Confined); ok {
+		e, _ := json.Marshal(c.Expose)
+		key += "\x00" + string(e)
+	}
 	m.pools.mu.Lock()
 	defer m.pools.mu.Unlock()
 	if m.pools.by == nil {
@@ -53,7 +60,7 @@ func (m *Manager) sessionMCP(ctx context.Context, id, dir string) (*mcp.Pool, []
 	if len(servers) == 0 {
 		return nil, nil, notices, nil
 	}
-	pool := mcp.NewPool(servers, mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP()})
+	pool := mcp.NewPool(servers, m.mcpOptions(dir, runner))
 	notices = append(notices, pool.Start(ctx)...)
 	m.pools.by[id] = &sessionPool{key: key, pool: pool}
 	ts, skipped := pool.Tools()

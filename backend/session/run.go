@@ -247,7 +247,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		all = tools.WithTask(all)
 	}
 	var reg *tools.Registry
-	_, mcpTools, mcpNotices, err := m.sessionMCP(ctx, id, s.Workspace)
+	_, mcpTools, mcpNotices, err := m.sessionMCP(ctx, id, s.Workspace, runner)
 	if err == nil {
 		if !resume {
 			cfg.StartNotices = append(cfg.StartNotices, mcpNotices...)

@@ -1,4 +1,5 @@
 import type {
+  MCPReach,
   MCPServerInfo,
   Adopt,
   Command,
@@ -169,6 +170,11 @@ export interface Bridge {
    * Only the Loupe window has them (a replay does not).
    */
   mcpServers?(dir: string): Promise<MCPServerInfo[]>;
+  /**
+   * What each MCP server a run in dir would use (dir "" for the global ones)
+   * can do on this machine, none started: for Protections.
+   */
+  mcpReach?(dir: string): Promise<MCPReach[]>;
   /** Adds the servers of a pasted mcpServers configuration; resolves with their names. */
   addMCPServers?(pasted: string): Promise<string[]>;
   /** Removes a global MCP server. */

@@ -24,6 +24,7 @@ import {
   type Forked,
   type ForkPreview,
   type Protections,
+  type MCPReach,
   type MCPServerInfo,
   type Rule,
   type RuleLimits,
@@ -299,6 +300,10 @@ export class WailsBridge implements Bridge {
 
   async protections(): Promise<Protections> {
     return call('Protections', () => app().Protections());
+  }
+
+  async mcpReach(dir: string): Promise<MCPReach[]> {
+    return list(await call('MCPReach', () => app().MCPReach(dir)));
   }
 
   async mcpServers(dir: string): Promise<MCPServerInfo[]> {

@@ -17,6 +17,7 @@ const everything: MCPServerInfo = {
   describe: 'npx -y @modelcontextprotocol/server-everything',
   env_keys: ['API_KEY'],
   header_keys: null,
+  granted: 'writes nothing of the workspace; no network',
   state: 'running',
   start_ms: 812,
   tokens: 130,
@@ -58,6 +59,7 @@ describe('MCP servers in Settings', () => {
     expect(screen.getByTestId('mcp-server-tokens').textContent).toContain('130 tokens');
     expect(screen.getAllByTestId('mcp-tool')[0]!.textContent).toContain('60 tokens');
     expect(screen.getByTestId('mcp-server').textContent).toContain('API_KEY (values hidden)');
+    expect(screen.getByTestId('mcp-granted').textContent).toBe('sandboxed: writes nothing of the workspace; no network');
 
     await fireEvent.click(screen.getByTestId('mcp-log-button'));
     await waitFor(() => expect(screen.getByTestId('mcp-log').textContent).toContain('everything: started'));

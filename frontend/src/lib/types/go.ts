@@ -67,6 +67,10 @@ export interface BoundApp {
   ImportText(text: string, how: string): Promise<ImportResult>;
   /** MCPLog is the end of a server's log (its stderr). */
   MCPLog(name: string): Promise<string>;
+  /** MCPReach says what each MCP server a run in dir would use (dir "" for
+   * the global ones) can do on this machine, for Protections; none is
+   * started. */
+  MCPReach(dir: string): Promise<MCPReach[] | null>;
   /** MCPServers starts the MCP servers a run in dir would use (dir "" for the
    * global ones), and lists each with its state, its tools and their schema
    * cost, then stops them. Env and header values are never in it. */
@@ -1013,6 +1017,36 @@ export interface LocalOllama {
   last_error: string;
 }
 
+/** mcp.Grant: Grant is what the user lets a stdio server do beyond what a confined
+ * command may, but for writes: the workspace is read-only to a server. */
+export interface MCPGrant {
+  /** Network lets it reach the network (a command's setting does not
+   * count for it). */
+  network?: boolean;
+  /** Paths are the files and folders inside the workspace it may write:
+   * relative to the workspace, or absolute. */
+  paths?: string[];
+  /** Read are absolute paths outside the workspace it may read (its own
+   * files: a script's folder, a data set), as a workspace's exposed
+   * paths are for commands. Its command, given as an absolute path, is
+   * readable without it. */
+  read?: string[];
+}
+
+/** mcp.Reach: Reach is what one enabled server can do on this machine, as
+ * Protections lists it (nothing is started to say it). */
+export interface MCPReach {
+  name: string;
+  /** "global" or "workspace" */
+  scope: string;
+  /** Confined: a stdio server, run in the sandbox commands run in. A
+   * URL server runs elsewhere: Loupe sends it the tool calls only. */
+  confined: boolean;
+  /** Detail says it in words. */
+  detail: string;
+  grant: MCPGrant;
+}
+
 /** mcp.ServerInfo: ServerInfo is a server as the window lists it: never its env or header
  * values, only their names. */
 export interface MCPServerInfo {
@@ -1023,6 +1057,9 @@ export interface MCPServerInfo {
   describe: string;
   env_keys: string[] | null;
   header_keys: string[] | null;
+  /** Granted is what a stdio server may do in the sandbox beyond
+   * reading the workspace (Grant.Describe); "" for a URL server. */
+  granted: string;
   state: string;
   error?: string;
   start_ms: number;
