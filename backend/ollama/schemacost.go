@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/ollama/ollama/api"
@@ -25,7 +26,13 @@ type SchemaCost struct {
 // Ollama has no tokenize endpoint: a measurement is the difference of
 // prompt_eval_count between a one-token answer to a fixed tiny message
 // with the tool and one without it. Ollama v0.17.4 reports the whole
-// prompt there, also when the KV cache holds most of it.
+// prompt there, also when the KV cache holds most of it (the runner
+// counts its inputs before it reuses the cache; the real tier's
+// TestSchemaCostIgnoresOllamasCache pins it).
+//
+// It only asks a model Ollama has loaded, with the num_ctx it was
+// loaded with: a measurement must never load a model into memory (or
+// reload it with another context) on its own.
 type SchemaCosts struct {
 	mu   sync.Mutex
 	seen map[string]int
@@ -34,43 +41,73 @@ type SchemaCosts struct {
 // NewSchemaCosts is an empty cache.
 func NewSchemaCosts() *SchemaCosts { return &SchemaCosts{seen: map[string]int{}} }
 
+// ErrNotLoaded is why a measurement was not made: the model is not in
+// memory, and loading it only to count would cost seconds and memory.
+var ErrNotLoaded = errors.New("the model is not loaded in Ollama, so the schemas' cost is Loupe's estimate")
+
 // probeMessage is the fixed message both requests of a measurement send.
 var probeMessage = []llm.Message{{Role: llm.RoleUser, Content: "hi"}}
 
 // Measure returns each spec's cost by name. When Ollama cannot be asked
-// (unreachable, the model not installed) the estimate stands in,
-// Measured false, and the error says why; nothing is cached then.
+// (unreachable, the model not loaded or not installed) the estimate
+// stands in, Measured false, and the error says why (ErrNotLoaded when
+// the model is not in memory); nothing is cached then.
 func (sc *SchemaCosts) Measure(ctx context.Context, c *Client, model string, specs []llm.ToolSpec, estimate func(llm.ToolSpec) int) (map[string]SchemaCost, error) {
 	out := make(map[string]SchemaCost, len(specs))
-	var base int
-	var firstErr error
+	var todo []llm.ToolSpec
 	for _, s := range specs {
-		key := sc.key(c.Host(), model, s)
 		sc.mu.Lock()
-		n, ok := sc.seen[key]
+		n, ok := sc.seen[sc.key(c.Host(), model, s)]
 		sc.mu.Unlock()
 		if ok {
 			out[s.Name] = SchemaCost{Tokens: n, Measured: true}
+		} else {
+			out[s.Name] = SchemaCost{Tokens: estimate(s)}
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	numCtx, err := c.loadedNumCtx(ctx, model)
+	if err != nil {
+		return out, err
+	}
+	base, err := c.promptCount(ctx, model, numCtx, nil)
+	if err != nil {
+		return out, err
+	}
+	for _, s := range todo {
+		with, err := c.promptCount(ctx, model, numCtx, []llm.ToolSpec{s})
+		if err != nil {
+			return out, err
+		}
+		if with >= numCtx {
+			// Ollama cut the prompt to fit num_ctx: the count is the
+			// cap, not the schema.
 			continue
 		}
-		if firstErr == nil && base == 0 {
-			base, firstErr = c.promptCount(ctx, model, nil)
-		}
-		if firstErr == nil {
-			with, err := c.promptCount(ctx, model, []llm.ToolSpec{s})
-			if err == nil {
-				n = max(with-base, 0)
-				sc.mu.Lock()
-				sc.seen[key] = n
-				sc.mu.Unlock()
-				out[s.Name] = SchemaCost{Tokens: n, Measured: true}
-				continue
-			}
-			firstErr = err
-		}
-		out[s.Name] = SchemaCost{Tokens: estimate(s)}
+		n := max(with-base, 0)
+		sc.mu.Lock()
+		sc.seen[sc.key(c.Host(), model, s)] = n
+		sc.mu.Unlock()
+		out[s.Name] = SchemaCost{Tokens: n, Measured: true}
 	}
-	return out, firstErr
+	return out, nil
+}
+
+// loadedNumCtx is the context Ollama loaded model with, or ErrNotLoaded.
+func (c *Client) loadedNumCtx(ctx context.Context, model string) (int, error) {
+	n, err := c.LoadedContext(ctx, model)
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		// Not loaded, or a server that does not say its context: a probe
+		// with a guessed num_ctx would reload the model.
+		return 0, ErrNotLoaded
+	}
+	return n, nil
 }
 
 func (sc *SchemaCosts) key(host, model string, s llm.ToolSpec) string {
@@ -80,9 +117,10 @@ func (sc *SchemaCosts) key(host, model string, s llm.ToolSpec) string {
 }
 
 // promptCount is Ollama's prompt_eval_count for the probe message with
-// tools, the model asked for one token only.
-func (c *Client) promptCount(ctx context.Context, model string, tools []llm.ToolSpec) (int, error) {
-	r := llm.Request{Model: model, Messages: probeMessage, Tools: tools, Options: llm.Options{NumCtx: probeNumCtx}}
+// tools, the model asked for one token only, with the num_ctx it is
+// loaded with (another would make Ollama reload it).
+func (c *Client) promptCount(ctx context.Context, model string, numCtx int, tools []llm.ToolSpec) (int, error) {
+	r := llm.Request{Model: model, Messages: probeMessage, Tools: tools, Options: llm.Options{NumCtx: numCtx}}
 	body, err := encodeChatBodyWith(r, nil, func(req *api.ChatRequest) {
 		if req.Options == nil {
 			req.Options = map[string]any{}
@@ -99,7 +137,3 @@ func (c *Client) promptCount(ctx context.Context, model string, tools []llm.Tool
 	}
 	return resp.Metrics.PromptEvalCount, nil
 }
-
-// probeNumCtx fits the probe with any one schema; the count does not
-// depend on it.
-const probeNumCtx = 8192

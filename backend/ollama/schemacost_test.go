@@ -3,6 +3,7 @@ package ollama_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/loupe-dev/loupe/backend/llm"
@@ -25,6 +26,9 @@ func TestSchemaCostsMeasuredOnceByOllama(t *testing.T) {
 	srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{} })
 	srv.AddModel(ollamatest.ModelSpec{Name: "qwen3:0.6b", Family: "qwen3", ContextLength: 40960, Capabilities: []string{"completion", "tools"}})
 	c := ollama.New(srv.URL(), nil)
+	// A session's request loaded the model with its num_ctx.
+	load(t, c, "qwen3:0.6b", 12288)
+	n0 := len(srv.Requests())
 	sc := ollama.NewSchemaCosts()
 	got, err := sc.Measure(context.Background(), c, "qwen3:0.6b", []llm.ToolSpec{smallTool, bigTool}, byteEstimate)
 	if err != nil {
@@ -35,12 +39,13 @@ func TestSchemaCostsMeasuredOnceByOllama(t *testing.T) {
 		t.Fatalf("costs %+v, want both measured, big > small > 0", got)
 	}
 	n := len(srv.Requests())
-	if n != 3 {
-		t.Fatalf("%d requests, want 3 (one without tools, one per tool)", n)
+	if n-n0 != 3 {
+		t.Fatalf("%d requests, want 3 (one without tools, one per tool)", n-n0)
 	}
-	for _, r := range srv.Requests() {
-		if r.Chat.Options["num_predict"] != float64(1) {
-			t.Fatalf("options %v, want num_predict 1", r.Chat.Options)
+	for _, r := range srv.Requests()[n0:] {
+		// num_ctx as loaded: another would make Ollama reload the model.
+		if r.Chat.Options["num_predict"] != float64(1) || r.Chat.Options["num_ctx"] != float64(12288) {
+			t.Fatalf("options %v, want num_predict 1 and the loaded num_ctx 12288", r.Chat.Options)
 		}
 	}
 	again, err := sc.Measure(context.Background(), c, "qwen3:0.6b", []llm.ToolSpec{bigTool, smallTool}, byteEstimate)
@@ -61,5 +66,32 @@ func TestSchemaCostsFallBackToEstimate(t *testing.T) {
 	}
 	if c := got["a.small"]; c.Measured || c.Tokens != 7 {
 		t.Fatalf("cost %+v, want the estimate 7, not measured", c)
+	}
+}
+
+// load sends one request, as a session's first would: Ollama then holds
+// the model with that num_ctx.
+func load(t *testing.T, c *ollama.Client, model string, numCtx int) {
+	t.Helper()
+	if _, err := c.Chat(context.Background(), llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}, Options: llm.Options{NumCtx: numCtx}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A model Ollama has not loaded is not loaded by a measurement: no chat
+// request goes out, and the estimate stands in, labelled so.
+func TestSchemaCostsNeverLoadAModel(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{} })
+	srv.AddModel(ollamatest.ModelSpec{Name: "qwen3:0.6b", Family: "qwen3", ContextLength: 40960, Capabilities: []string{"completion", "tools"}})
+	got, err := ollama.NewSchemaCosts().Measure(context.Background(), ollama.New(srv.URL(), nil), "qwen3:0.6b", []llm.ToolSpec{bigTool}, byteEstimate)
+	if !errors.Is(err, ollama.ErrNotLoaded) {
+		t.Fatalf("error %v, want ErrNotLoaded", err)
+	}
+	if c := got["a.big"]; c.Measured || c.Tokens != 7 {
+		t.Fatalf("cost %+v, want the estimate 7, not measured", c)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d chat requests went out to a model not loaded, want none", n)
 	}
 }
