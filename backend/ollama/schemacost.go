@@ -22,13 +22,18 @@ type SchemaCost struct {
 }
 
 // SchemaCosts measures tool schemas with Ollama and remembers each result
-// per (host, model, schema), so a schema is measured once per model.
-// Ollama has no tokenize endpoint: a measurement is the difference of
-// prompt_eval_count between a one-token answer to a fixed tiny message
-// with the tool and one without it. Ollama v0.17.4 reports the whole
-// prompt there, also when the KV cache holds most of it (the runner
-// counts its inputs before it reuses the cache; the real tier's
+// per (host, model, schemas), so a schema is measured once per model.
+// Ollama has no tokenize endpoint: a measurement is a difference of
+// prompt_eval_count between one-token answers to a fixed tiny message
+// offered different tools. Ollama v0.17.4 reports the whole prompt
+// there, also when the KV cache holds most of it (the runner counts its
+// inputs before it reuses the cache; the real tier's
 // TestSchemaCostIgnoresOllamasCache pins it).
+//
+// A template prints a header (how to call tools) once when any tool is
+// offered, so one tool's cost is what it adds beside another tool (the
+// tool offered twice, less once), and what a set of tools costs in all
+// is Total: the header and every schema.
 //
 // It only asks a model Ollama has loaded, with the num_ctx it was
 // loaded with: a measurement must never load a model into memory (or
@@ -56,10 +61,7 @@ func (sc *SchemaCosts) Measure(ctx context.Context, c *Client, model string, spe
 	out := make(map[string]SchemaCost, len(specs))
 	var todo []llm.ToolSpec
 	for _, s := range specs {
-		sc.mu.Lock()
-		n, ok := sc.seen[sc.key(c.Host(), model, s)]
-		sc.mu.Unlock()
-		if ok {
+		if n, ok := sc.cached(c, model, "one", s); ok {
 			out[s.Name] = SchemaCost{Tokens: n, Measured: true}
 		} else {
 			out[s.Name] = SchemaCost{Tokens: estimate(s)}
@@ -73,27 +75,70 @@ func (sc *SchemaCosts) Measure(ctx context.Context, c *Client, model string, spe
 	if err != nil {
 		return out, err
 	}
-	base, err := c.promptCount(ctx, model, numCtx, nil)
-	if err != nil {
-		return out, err
-	}
 	for _, s := range todo {
-		with, err := c.promptCount(ctx, model, numCtx, []llm.ToolSpec{s})
+		n, ok, err := c.countDiff(ctx, model, numCtx, []llm.ToolSpec{s, s}, []llm.ToolSpec{s})
 		if err != nil {
 			return out, err
 		}
-		if with >= numCtx {
-			// Ollama cut the prompt to fit num_ctx: the count is the
-			// cap, not the schema.
-			continue
+		if ok {
+			sc.remember(c, model, "one", n, s)
+			out[s.Name] = SchemaCost{Tokens: n, Measured: true}
 		}
-		n := max(with-base, 0)
-		sc.mu.Lock()
-		sc.seen[sc.key(c.Host(), model, s)] = n
-		sc.mu.Unlock()
-		out[s.Name] = SchemaCost{Tokens: n, Measured: true}
 	}
 	return out, nil
+}
+
+// Total is what specs cost a request in all, the template's tool header
+// included; estimate stands in as Measure's does.
+func (sc *SchemaCosts) Total(ctx context.Context, c *Client, model string, specs []llm.ToolSpec, estimate int) (SchemaCost, error) {
+	if len(specs) == 0 {
+		return SchemaCost{Measured: true}, nil
+	}
+	if n, ok := sc.cached(c, model, "all", specs...); ok {
+		return SchemaCost{Tokens: n, Measured: true}, nil
+	}
+	est := SchemaCost{Tokens: estimate}
+	numCtx, err := c.loadedNumCtx(ctx, model)
+	if err != nil {
+		return est, err
+	}
+	n, ok, err := c.countDiff(ctx, model, numCtx, specs, nil)
+	if err != nil || !ok {
+		return est, err
+	}
+	sc.remember(c, model, "all", n, specs...)
+	return SchemaCost{Tokens: n, Measured: true}, nil
+}
+
+func (sc *SchemaCosts) cached(c *Client, model, kind string, specs ...llm.ToolSpec) (int, bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	n, ok := sc.seen[sc.key(c.Host(), model, kind, specs)]
+	return n, ok
+}
+
+func (sc *SchemaCosts) remember(c *Client, model, kind string, n int, specs ...llm.ToolSpec) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.seen[sc.key(c.Host(), model, kind, specs)] = n
+}
+
+// countDiff is Ollama's count with tools more less with tools less; ok
+// is false when Ollama cut the larger prompt to fit num_ctx (the count
+// is then the cap, not the schemas).
+func (c *Client) countDiff(ctx context.Context, model string, numCtx int, more, less []llm.ToolSpec) (int, bool, error) {
+	hi, err := c.promptCount(ctx, model, numCtx, more)
+	if err != nil {
+		return 0, false, err
+	}
+	lo, err := c.promptCount(ctx, model, numCtx, less)
+	if err != nil {
+		return 0, false, err
+	}
+	if hi >= numCtx {
+		return 0, false, nil
+	}
+	return max(hi-lo, 0), true, nil
 }
 
 // loadedNumCtx is the context Ollama loaded model with, or ErrNotLoaded.
@@ -110,10 +155,10 @@ func (c *Client) loadedNumCtx(ctx context.Context, model string) (int, error) {
 	return n, nil
 }
 
-func (sc *SchemaCosts) key(host, model string, s llm.ToolSpec) string {
-	b, _ := json.Marshal(s)
+func (sc *SchemaCosts) key(host, model, kind string, specs []llm.ToolSpec) string {
+	b, _ := json.Marshal(specs)
 	h := sha256.Sum256(b)
-	return host + "\x00" + withTag(model) + "\x00" + hex.EncodeToString(h[:])
+	return host + "\x00" + withTag(model) + "\x00" + kind + "\x00" + hex.EncodeToString(h[:])
 }
 
 // promptCount is Ollama's prompt_eval_count for the probe message with

@@ -34,24 +34,29 @@ func TestSchemaCostIgnoresOllamasCache(t *testing.T) {
 		}
 		return r.Metrics.PromptEvalCount
 	}
-	want := fresh([]llm.ToolSpec{bigTool}) - fresh(nil)
-	if want <= 0 {
-		t.Fatalf("fresh counts differ by %d, want the schema's tokens", want)
+	none, once, twice := fresh(nil), fresh([]llm.ToolSpec{bigTool}), fresh([]llm.ToolSpec{bigTool, bigTool})
+	want, wantTotal := twice-once, once-none
+	if want <= 0 || wantTotal <= want {
+		t.Fatalf("fresh counts %d, %d, %d: want the tool header and schema to cost more than the schema, and that more than 0", none, once, twice)
 	}
 
 	// Warm: the probe prompts, with and without the tool, are evaluated
 	// first, so the measurement's requests find them cached.
-	for _, tools := range [][]llm.ToolSpec{nil, {bigTool}, nil, {bigTool}} {
+	for _, tools := range [][]llm.ToolSpec{nil, {bigTool}, {bigTool, bigTool}, nil, {bigTool}, {bigTool, bigTool}} {
 		if _, err := c.Chat(ctx, llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Tools: tools, Options: llm.Options{NumCtx: numCtx}}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := ollama.NewSchemaCosts().Measure(ctx, c, model, []llm.ToolSpec{bigTool}, byteEstimate)
+	sc := ollama.NewSchemaCosts()
+	got, err := sc.Measure(ctx, c, model, []llm.ToolSpec{bigTool}, byteEstimate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := got[bigTool.Name]; !c.Measured || c.Tokens != want {
 		t.Fatalf("measured %+v with a warm cache, want %d measured (the difference of two fresh counts)", c, want)
+	}
+	if total, err := sc.Total(ctx, c, model, []llm.ToolSpec{bigTool}, 7); err != nil || !total.Measured || total.Tokens != wantTotal {
+		t.Fatalf("total %+v %v with a warm cache, want %d measured", total, err, wantTotal)
 	}
 }
 

@@ -39,8 +39,8 @@ func TestSchemaCostsMeasuredOnceByOllama(t *testing.T) {
 		t.Fatalf("costs %+v, want both measured, big > small > 0", got)
 	}
 	n := len(srv.Requests())
-	if n-n0 != 3 {
-		t.Fatalf("%d requests, want 3 (one without tools, one per tool)", n-n0)
+	if n-n0 != 4 {
+		t.Fatalf("%d requests, want 4 (each tool offered twice and once)", n-n0)
 	}
 	for _, r := range srv.Requests()[n0:] {
 		// num_ctx as loaded: another would make Ollama reload the model.
@@ -51,6 +51,12 @@ func TestSchemaCostsMeasuredOnceByOllama(t *testing.T) {
 	again, err := sc.Measure(context.Background(), c, "qwen3:0.6b", []llm.ToolSpec{bigTool, smallTool}, byteEstimate)
 	if err != nil || again["a.big"] != big || len(srv.Requests()) != n {
 		t.Fatalf("second measure %+v %v with %d requests, want the cached %+v and no request", again, err, len(srv.Requests()), big)
+	}
+	// In all, the two cost their schemas and the template's tool header
+	// once: more than the two alone.
+	total, err := sc.Total(context.Background(), c, "qwen3:0.6b", []llm.ToolSpec{smallTool, bigTool}, 14)
+	if err != nil || !total.Measured || total.Tokens <= small.Tokens+big.Tokens {
+		t.Fatalf("total %+v %v, want measured, more than %d", total, err, small.Tokens+big.Tokens)
 	}
 }
 
