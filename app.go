@@ -382,7 +382,7 @@ func (a *App) CheckModel(c session.ModelCheck) (readiness.Report, error) {
 			}
 			mcpSpecs = specs
 		}
-		return session.CheckModelWith(a.ctx, a.store, a.ollama, c, mcpSpecs)
+		return session.CheckModelWith(a.ctx, a.store, a.ollama, c, mcpSpecs, m.SchemaCosts())
 	})
 }
 

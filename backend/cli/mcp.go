@@ -110,7 +110,11 @@ func (o *mcpOptions) run(c *call) int {
 	}
 	failed := false
 	for _, s := range infos {
-		fmt.Fprintf(stdout, "%s (%s: %s): %s, %d tools, about %d tokens per request\n", s.Name, s.Transport, s.Describe, s.State, len(s.Tools), s.Tokens)
+		cost := fmt.Sprintf("about %d tokens per request (estimated)", s.Tokens)
+		if s.Measured {
+			cost = fmt.Sprintf("%d tokens per request (measured by Ollama)", s.Tokens)
+		}
+		fmt.Fprintf(stdout, "%s (%s: %s): %s, %d tools, %s\n", s.Name, s.Transport, s.Describe, s.State, len(s.Tools), cost)
 		if len(s.EnvKeys) > 0 {
 			fmt.Fprintf(stdout, "  env: %s (values hidden)\n", strings.Join(s.EnvKeys, ", "))
 		}

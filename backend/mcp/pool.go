@@ -397,8 +397,11 @@ type ServerInfo struct {
 	Error   string `json:"error,omitempty"`
 	StartMs int64  `json:"start_ms"`
 	// Tokens is what the server's tool schemas add to every request.
-	Tokens int        `json:"tokens"`
-	Tools  []ToolInfo `json:"tools"`
+	Tokens int `json:"tokens"`
+	// Measured: Ollama counted every offered tool's Tokens; false: some
+	// or all are Loupe's estimate.
+	Measured bool       `json:"measured"`
+	Tools    []ToolInfo `json:"tools"`
 	// Log is the file its stderr goes to ("" for a URL server).
 	Log string `json:"log"`
 }
@@ -408,6 +411,8 @@ type ToolInfo struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	Tokens  int    `json:"tokens"`
+	// Measured: Ollama counted Tokens; false: Loupe's estimate.
+	Measured bool `json:"measured"`
 	// Offered is false for a tool Loupe leaves out (its schema cannot be
 	// checked); Why says why.
 	Offered bool   `json:"offered"`
@@ -415,8 +420,9 @@ type ToolInfo struct {
 }
 
 // Info describes every configured server of the pool, enabled or not.
-// cost measures one tool's schema in tokens.
-func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
+// cost measures one tool's schema in tokens, and says whether Ollama
+// counted them (rather than the estimate).
+func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) (tokens int, measured bool)) []ServerInfo {
 	out := []ServerInfo{}
 	for _, name := range all.Names() {
 		cfg := all[name]
@@ -438,6 +444,7 @@ func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
 		ts, err, c := s.tools, s.err, s.conn
 		si.StartMs = s.startDur.Milliseconds()
 		s.mu.Unlock()
+		allMeasured, costed := true, 0
 		switch {
 		case err != nil:
 			si.State, si.Error = StateFailed, err.Error()
@@ -455,11 +462,14 @@ func (p *Pool) Info(all Servers, cost func(llm.ToolSpec) int) []ServerInfo {
 			if err != nil {
 				ti.Offered, ti.Why = false, err.Error()
 			} else if cost != nil {
-				ti.Tokens = cost(mt.Spec())
+				ti.Tokens, ti.Measured = cost(mt.Spec())
 				si.Tokens += ti.Tokens
+				allMeasured = allMeasured && ti.Measured
+				costed++
 			}
 			si.Tools = append(si.Tools, ti)
 		}
+		si.Measured = costed > 0 && allMeasured
 		out = append(out, si)
 	}
 	return out

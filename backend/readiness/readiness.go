@@ -38,6 +38,18 @@ type Input struct {
 	Temperature float64
 	// RoundTrip sends the model one tiny request asking for a call.
 	RoundTrip bool
+	// Measured is what Ollama counted of the schemas, when it could be
+	// asked (see ollama.SchemaCosts); the estimate stands in for the rest.
+	Measured Measured
+}
+
+// Measured are Ollama's own counts of tool schemas.
+type Measured struct {
+	// Tools is each tool's cost by name (Tools and Off alike).
+	Tools map[string]ollama.SchemaCost
+	// Total is what Tools cost a request in all, the template's tool
+	// header included.
+	Total ollama.SchemaCost
 }
 
 // What a check found.
@@ -66,12 +78,15 @@ type Item struct {
 	Fix    string `json:"fix,omitempty"`
 }
 
-// ToolCost is one offered tool's schema as the estimate counts it.
+// ToolCost is one offered tool's schema, as Ollama counted it or as the
+// estimate counts it.
 type ToolCost struct {
 	Name string `json:"name"`
 	// Server is the MCP server the tool comes from ("" for a built-in).
 	Server string `json:"server,omitempty"`
 	Tokens int    `json:"tokens"`
+	// Measured: Ollama counted Tokens; false: Loupe's estimate.
+	Measured bool `json:"measured"`
 }
 
 // Reply is what the model answered the round trip: a real call ("call"),
@@ -98,6 +113,8 @@ type Report struct {
 	SystemTokens int        `json:"system_tokens"`
 	ToolTokens   int        `json:"tool_tokens"`
 	Tools        []ToolCost `json:"tools"`
+	// ToolsMeasured: ToolTokens is Ollama's count, not the estimate.
+	ToolsMeasured bool `json:"tools_measured"`
 	// Off are the MCP tools switched off, with what each would cost.
 	Off   []ToolCost `json:"off,omitempty"`
 	Items []Item     `json:"items"`
@@ -134,8 +151,8 @@ func Check(ctx context.Context, m Model, in Input) (Report, error) {
 		// A run sends such a model no tools (see session's setUp).
 		specs = nil
 	}
-	rep.fit(in.System, specs)
-	rep.Off = costs(in.Off)
+	rep.fit(in.System, specs, in.Measured)
+	rep.Off = costs(in.Off, in.Measured.Tools)
 	rep.Items = append(rep.Items, rep.fitItem(len(specs)))
 	rep.Items = append(rep.Items, rep.schemasItem())
 	switch {
@@ -176,7 +193,7 @@ func toolsItem(info ollama.ModelInfo, offered int) Item {
 
 // fit estimates what every request sends before the conversation, with
 // Loupe's own estimate (trace), part by part.
-func (rep *Report) fit(system string, specs []llm.ToolSpec) {
+func (rep *Report) fit(system string, specs []llm.ToolSpec, measured Measured) {
 	var msgs []llm.Message
 	if system != "" {
 		msgs = []llm.Message{{Role: llm.RoleSystem, Content: system}}
@@ -184,17 +201,35 @@ func (rep *Report) fit(system string, specs []llm.ToolSpec) {
 	rep.Fixed = estimate(llm.Request{Messages: msgs, Tools: specs})
 	rep.SystemTokens = estimate(llm.Request{Messages: msgs})
 	rep.ToolTokens = rep.Fixed - rep.SystemTokens
-	rep.Tools = append([]ToolCost{}, costs(specs)...)
+	rep.Tools = append([]ToolCost{}, costs(specs, measured.Tools)...)
+	if len(specs) > 0 && measured.Total.Measured {
+		rep.ToolTokens, rep.ToolsMeasured = measured.Total.Tokens, true
+		rep.Fixed = rep.SystemTokens + rep.ToolTokens
+	}
 }
 
-// costs are what each schema adds to a request, by the estimate.
-func costs(specs []llm.ToolSpec) []ToolCost {
+// costs are what each schema adds to a request: Ollama's count where
+// measured has it, else the estimate.
+func costs(specs []llm.ToolSpec, measured map[string]ollama.SchemaCost) []ToolCost {
 	empty := estimate(llm.Request{})
 	var out []ToolCost
 	for _, s := range specs {
-		out = append(out, ToolCost{Name: s.Name, Server: serverOf(s.Name), Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty})
+		tc := ToolCost{Name: s.Name, Server: serverOf(s.Name), Tokens: estimate(llm.Request{Tools: []llm.ToolSpec{s}}) - empty}
+		if m, ok := measured[s.Name]; ok && m.Measured {
+			tc.Tokens, tc.Measured = m.Tokens, true
+		}
+		out = append(out, tc)
 	}
 	return out
+}
+
+// tokensWord says a count as measured ("N tokens, measured by Ollama")
+// or estimated ("about N tokens").
+func tokensWord(n int, measured bool) string {
+	if measured {
+		return fmt.Sprintf("%d tokens, measured by Ollama", n)
+	}
+	return fmt.Sprintf("about %d tokens", n)
 }
 
 func (rep *Report) fitItem(sent int) Item {
@@ -204,8 +239,8 @@ func (rep *Report) fitItem(sent int) Item {
 	if sent == 1 {
 		schemas = "1 tool schema"
 	}
-	what := fmt.Sprintf("The system prompt (about %d tokens) and %s (about %d tokens) take about %d of num_ctx %d (%.0f%%), leaving about %d for the conversation.",
-		rep.SystemTokens, schemas, rep.ToolTokens, rep.Fixed, rep.NumCtx, share*100, max(room, 0))
+	what := fmt.Sprintf("The system prompt (about %d tokens) and %s (%s) take about %d of num_ctx %d (%.0f%%), leaving about %d for the conversation.",
+		rep.SystemTokens, schemas, tokensWord(rep.ToolTokens, rep.ToolsMeasured), rep.Fixed, rep.NumCtx, share*100, max(room, 0))
 	it := Item{Check: CheckFit, Status: OK, Detail: what}
 	if share <= roomyShare {
 		return it
@@ -218,7 +253,7 @@ func (rep *Report) fitItem(sent int) Item {
 				biggest = t
 			}
 		}
-		fixes = append(fixes, fmt.Sprintf("offer fewer tools (the largest schema is %s, about %d tokens)", biggest.Name, biggest.Tokens))
+		fixes = append(fixes, fmt.Sprintf("offer fewer tools (the largest schema is %s, %s)", biggest.Name, tokensWord(biggest.Tokens, biggest.Measured)))
 	}
 	if rep.ContextLength == 0 || rep.NumCtx < rep.ContextLength {
 		fixes = append(fixes, fmt.Sprintf("raise the num_ctx cap in Settings (now %d; the model allows %s), if this machine's memory holds it", rep.NumCtx, orUnknown(rep.ContextLength)))

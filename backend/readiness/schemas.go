@@ -20,7 +20,7 @@ func serverOf(name string) string {
 func (rep *Report) schemasItem() Item {
 	share := float64(rep.ToolTokens) / float64(max(rep.NumCtx, 1))
 	it := Item{Check: CheckSchemas, Status: OK,
-		Detail: fmt.Sprintf("The tool schemas take about %d tokens, %.0f%% of num_ctx %d (the check warns beyond %.0f%%).", rep.ToolTokens, share*100, rep.NumCtx, SchemaShare*100)}
+		Detail: fmt.Sprintf("The tool schemas take %s, %.0f%% of num_ctx %d (the check warns beyond %.0f%%).", tokensWord(rep.ToolTokens, rep.ToolsMeasured), share*100, rep.NumCtx, SchemaShare*100)}
 	if share <= SchemaShare {
 		return it
 	}
@@ -34,8 +34,13 @@ func (rep *Report) schemasItem() Item {
 // the largest first.
 func (rep *Report) bySource() []string {
 	sum := map[string]int{}
+	measured := map[string]bool{}
 	for _, t := range rep.Tools {
 		sum[t.Server] += t.Tokens
+		if _, seen := measured[t.Server]; !seen {
+			measured[t.Server] = true
+		}
+		measured[t.Server] = measured[t.Server] && t.Measured
 	}
 	keys := make([]string, 0, len(sum))
 	for k := range sum {
@@ -53,7 +58,11 @@ func (rep *Report) bySource() []string {
 		if k == "" {
 			name = "built-in tools"
 		}
-		out[i] = fmt.Sprintf("%s about %d", name, sum[k])
+		if measured[k] {
+			out[i] = fmt.Sprintf("%s %d (measured by Ollama)", name, sum[k])
+		} else {
+			out[i] = fmt.Sprintf("%s about %d", name, sum[k])
+		}
 	}
 	return out
 }

@@ -87,6 +87,8 @@ type Manager struct {
 	exports sync.WaitGroup
 	// pools are the sessions' MCP servers (mcp_pools.go).
 	pools mcpPools
+	// costs are Ollama's counts of tool schemas, per host and model.
+	costs *ollama.SchemaCosts
 }
 
 type activeRun struct {
@@ -105,10 +107,14 @@ func NewManager(st *store.Store, oc *ollama.Client, broker *permission.Broker, s
 	}
 	ws := workspace.New(st, st.Path(), filepath.Dir(store.DefaultPath()))
 	m := &Manager{store: st, model: oc, broker: broker, sink: sink, running: map[string]*activeRun{}, seen: map[string]*tools.Seen{},
-		grants: newGrants(ws), deleting: map[string]*time.Timer{}, ws: ws, demoPace: demo.DefaultPace}
+		grants: newGrants(ws), deleting: map[string]*time.Timer{}, ws: ws, demoPace: demo.DefaultPace, costs: ollama.NewSchemaCosts()}
 	m.steps = newStepping(st, m.runs, m.resumePaused)
 	return m
 }
+
+// SchemaCosts are the schema costs Ollama measured, kept for the app's
+// life so a schema is counted once per model.
+func (m *Manager) SchemaCosts() *ollama.SchemaCosts { return m.costs }
 
 // Workspaces is the trust, grants and settings of the workspaces the
 // manager's sessions run in.

@@ -135,7 +135,7 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 	pool := mcp.NewPool(all, m.mcpOptions(workDir, runner))
 	defer pool.Close()
 	pool.Start(ctx)
-	infos := pool.Info(all, SchemaTokens)
+	infos := pool.Info(all, m.schemaCost(ctx))
 	for i := range infos {
 		if _, ok := local[infos[i].Name]; ok {
 			infos[i].Scope = "workspace"
@@ -163,6 +163,23 @@ func (m *Manager) MCPReach(ctx context.Context, dir string) ([]mcp.Reach, error)
 		notSandboxed = p.Report().Why
 	}
 	return mcp.Merge(global, local).Reach(local, notSandboxed), nil
+}
+
+// schemaCost costs a schema for the MCP servers' listing, which no model
+// is picked for: Ollama counts it with the model it holds loaded (the one
+// it keeps longest, the one in use), else the estimate stands in.
+func (m *Manager) schemaCost(ctx context.Context) func(llm.ToolSpec) (int, bool) {
+	var model string
+	if ms, err := m.model.Running(ctx); err == nil && len(ms) > 0 {
+		model = ms[0].Name
+	}
+	return func(s llm.ToolSpec) (int, bool) {
+		if model == "" {
+			return SchemaTokens(s), false
+		}
+		c, _ := m.costs.Measure(ctx, m.model, model, []llm.ToolSpec{s}, SchemaTokens)
+		return c[s.Name].Tokens, c[s.Name].Measured
+	}
 }
 
 // SchemaTokens is what one tool's schema adds to every request, by the

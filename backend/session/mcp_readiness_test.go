@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/ollama"
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/readiness"
 	"github.com/loupe-dev/loupe/backend/session"
@@ -27,7 +29,7 @@ func TestReadinessCountsMCPSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws}, specs)
+	rep, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws}, specs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestReadinessCountsMCPSchemas(t *testing.T) {
 	// A choice that names one MCP tool counts it alone; the others are
 	// costed as switched off, for the picker.
 	one := []string{"read_file", "fault.echo"}
-	chosen, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws, Tools: &one}, specs)
+	chosen, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws, Tools: &one}, specs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,4 +60,53 @@ func TestReadinessCountsMCPSchemas(t *testing.T) {
 		t.Fatalf("chosen %+v off %+v", chosen.Tools, chosen.Off)
 	}
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "the servers to stop after the check")
+}
+
+// The check counts the schemas with Ollama once it holds the model, and
+// says so; before, the estimate stands in, said to be one, and the check
+// loads nothing.
+func TestReadinessMeasuresSchemasOfALoadedModel(t *testing.T) {
+	h := newHarness(t, permission.ModeAsk, nil)
+	ctx := context.Background()
+	oc := ollama.New(h.srv.URL(), nil)
+	check := func() readiness.Report {
+		t.Helper()
+		rep, err := session.CheckModelWith(ctx, h.st, oc, session.ModelCheck{Model: testModel, Workspace: h.ws}, nil, h.m.SchemaCosts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	schemasDetail := func(rep readiness.Report) string {
+		for _, it := range rep.Items {
+			if it.Check == readiness.CheckSchemas {
+				return it.Detail
+			}
+		}
+		t.Fatalf("no schemas item: %+v", rep.Items)
+		return ""
+	}
+
+	cold := check()
+	if cold.ToolsMeasured || cold.Tools[0].Measured || !strings.Contains(schemasDetail(cold), "take about") {
+		t.Fatalf("model not loaded: measured %v, tools %+v, %q; want the estimate, said to be one", cold.ToolsMeasured, cold.Tools, schemasDetail(cold))
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Fatalf("%d chat requests to a model not loaded, want none", n)
+	}
+
+	// A session's request loads the model.
+	h.srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{} })
+	if _, err := oc.Chat(ctx, llm.Request{Model: testModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Options: llm.Options{NumCtx: cold.NumCtx}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	warm := check()
+	if !warm.ToolsMeasured || !strings.Contains(schemasDetail(warm), "measured by Ollama") {
+		t.Fatalf("model loaded: measured %v, %q; want Ollama's count, said to be one", warm.ToolsMeasured, schemasDetail(warm))
+	}
+	for _, tc := range warm.Tools {
+		if !tc.Measured || tc.Tokens <= 0 {
+			t.Fatalf("tool %+v not measured", tc)
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
@@ -191,8 +193,33 @@ func TestMCPServersListed(t *testing.T) {
 	if !echo || !bad || sum != infos[0].Tokens || sum == 0 {
 		t.Fatalf("tools: %s", b)
 	}
+	// No model is loaded: the costs are the estimate, said to be one.
+	if infos[0].Measured || infos[0].Tools[0].Measured || len(h.srv.Requests()) != 0 {
+		t.Fatalf("measured with no model loaded (%d chat requests): %s", len(h.srv.Requests()), b)
+	}
 	if !strings.Contains(h.m.MCPLog("fault"), "mcpfault: started") || h.m.MCPLog("../x") != "" {
 		t.Fatal("the log is not shown, or a path outside the log folder is read")
+	}
+	waitFor(t, func() bool { return running(t, bin) == 0 }, "the servers to stop after the listing")
+
+	// Once Ollama holds a model, it counts the schemas.
+	h.srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{} })
+	oc := ollama.New(h.srv.URL(), nil)
+	if _, err := oc.Chat(context.Background(), llm.Request{Model: testModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Options: llm.Options{NumCtx: 8192}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	infos, err = h.m.MCPServers(context.Background(), h.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(infos)
+	if !infos[0].Measured || infos[0].Tokens <= 0 {
+		t.Fatalf("not measured with %s loaded: %s", testModel, b)
+	}
+	for _, ti := range infos[0].Tools {
+		if ti.Offered && !ti.Measured {
+			t.Fatalf("tool %s not measured: %s", ti.Name, b)
+		}
 	}
 	waitFor(t, func() bool { return running(t, bin) == 0 }, "the servers to stop after the listing")
 }

@@ -32,13 +32,15 @@ type ModelCheck struct {
 // what its requests would send: the saved system prompt and num_ctx cap,
 // and the tools chosen.
 func CheckModel(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck) (readiness.Report, error) {
-	return CheckModelWith(ctx, st, oc, c, nil)
+	return CheckModelWith(ctx, st, oc, c, nil, nil)
 }
 
 // CheckModelWith is CheckModel with the schemas of the MCP tools the
 // session would offer too (see Manager.MCPSpecs): the schemas check
-// counts them by server.
-func CheckModelWith(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck, mcpSpecs []llm.ToolSpec) (readiness.Report, error) {
+// counts them by server. With sc, the schemas are counted by Ollama when
+// it holds the model loaded (see ollama.SchemaCosts); else, and with sc
+// nil, by the estimate.
+func CheckModelWith(ctx context.Context, st *store.Store, oc *ollama.Client, c ModelCheck, mcpSpecs []llm.ToolSpec, sc *ollama.SchemaCosts) (readiness.Report, error) {
 	if strings.TrimSpace(c.Model) == "" {
 		return readiness.Report{}, errors.New("choose a model to check")
 	}
@@ -81,5 +83,21 @@ func CheckModelWith(ctx context.Context, st *store.Store, oc *ollama.Client, c M
 	return readiness.Check(ctx, oc, readiness.Input{
 		Model: c.Model, System: system.Text, Tools: specs, Off: off,
 		NumCtxCap: set.NumCtxCap, Temperature: set.Temperature, RoundTrip: c.RoundTrip,
+		Measured: measure(ctx, sc, oc, c.Model, specs, off),
 	})
+}
+
+// measure asks Ollama what the schemas cost, if sc is set and Ollama
+// holds the model. A measurement that cannot be made is not the check's
+// failure: the estimate stands in, and the window says it is one.
+func measure(ctx context.Context, sc *ollama.SchemaCosts, oc *ollama.Client, model string, specs, off []llm.ToolSpec) readiness.Measured {
+	if sc == nil {
+		return readiness.Measured{}
+	}
+	each, err := sc.Measure(ctx, oc, model, append(slices.Clone(specs), off...), SchemaTokens)
+	if err != nil {
+		return readiness.Measured{Tools: each}
+	}
+	total, _ := sc.Total(ctx, oc, model, specs, 0)
+	return readiness.Measured{Tools: each, Total: total}
 }

@@ -37,7 +37,7 @@ describe('picking a small model', { timeout: 45_000 }, () => {
     expect(statusOf('tools')).toBe('ok');
     expect(statusOf('round_trip')).toBe('skipped');
     expect(item('fit').textContent).toContain('7 tool schemas (about 1450 tokens) take about 1544 of num_ctx 16384');
-    expect(within(screen.getByTestId('new-tools')).getByText(/read_file/).closest('label')!.textContent).toContain('about 271 tokens');
+    expect(within(screen.getByTestId('new-tools')).getByText(/read_file/).closest('label')!.textContent).toContain('≈271 tokens (estimated)');
 
     // Five tools off: only read_file and list_dir; the schemas take less.
     for (const t of ['write_file', 'edit_file', 'glob', 'grep', 'run_command']) await fireEvent.click(tool('new-tools', t));

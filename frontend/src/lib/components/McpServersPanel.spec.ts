@@ -21,9 +21,10 @@ const everything: MCPServerInfo = {
   state: 'running',
   start_ms: 812,
   tokens: 130,
+  measured: false,
   tools: [
-    { name: 'everything.echo', summary: 'Echoes back the input string', tokens: 60, offered: true },
-    { name: 'everything.get-sum', summary: 'Returns the sum of two numbers', tokens: 70, offered: true },
+    { name: 'everything.echo', summary: 'Echoes back the input string', tokens: 60, measured: false, offered: true },
+    { name: 'everything.get-sum', summary: 'Returns the sum of two numbers', tokens: 70, measured: false, offered: true },
   ],
   log: '/data/mcp-logs/everything.log',
 };
@@ -56,8 +57,9 @@ describe('MCP servers in Settings', () => {
     await waitFor(() => expect(screen.getAllByTestId('mcp-tool')).toHaveLength(2));
     expect(b.addMCPServers).toHaveBeenCalledWith(pasted);
     expect(b.mcpServers).toHaveBeenLastCalledWith('/w');
-    expect(screen.getByTestId('mcp-server-tokens').textContent).toContain('130 tokens');
-    expect(screen.getAllByTestId('mcp-tool')[0]!.textContent).toContain('60 tokens');
+    // No model loaded in Ollama: Loupe's estimate, said to be one.
+    expect(screen.getByTestId('mcp-server-tokens').textContent).toBe('≈130 tokens (estimated) per request');
+    expect(screen.getAllByTestId('mcp-tool-tokens')[0]!.textContent).toBe('≈60 tokens (estimated)');
     expect(screen.getByTestId('mcp-server').textContent).toContain('API_KEY (values hidden)');
     expect(screen.getByTestId('mcp-granted').textContent).toBe('sandboxed: writes nothing of the workspace; no network');
 
@@ -67,6 +69,22 @@ describe('MCP servers in Settings', () => {
     await fireEvent.click(screen.getByTestId('mcp-remove'));
     await waitFor(() => expect(screen.getByTestId('mcp-none')).toBeTruthy());
     expect(b.removeMCPServer).toHaveBeenCalledWith('everything');
+  });
+
+  it("says when Ollama measured the costs, server and tool", async () => {
+    const measured: MCPServerInfo = {
+      ...everything,
+      measured: true,
+      tools: (everything.tools ?? []).map((t) => ({ ...t, measured: true })),
+    };
+    const b = { ...fakeBridge(), mcpServers: vi.fn(async () => [measured]) };
+    render(McpServersPanel, { props: { bridge: b as unknown as Bridge, workspace: '/w' } });
+    await waitFor(() => expect(screen.getAllByTestId('mcp-tool')).toHaveLength(2));
+    expect(screen.getByTestId('mcp-server-tokens').textContent).toBe('130 tokens (measured by Ollama) per request');
+    expect(screen.getAllByTestId('mcp-tool-tokens').map((c) => c.textContent)).toEqual([
+      '60 tokens (measured by Ollama)',
+      '70 tokens (measured by Ollama)',
+    ]);
   });
 
   it('builds one server from the form', async () => {

@@ -26,10 +26,30 @@ describe('ToolChecklist', () => {
       },
     });
     const echo = screen.getAllByTestId('t-tool').find((l) => l.dataset.tool === 'fault.echo')!;
-    expect(echo.textContent).toContain('MCP server fault · about 61 tokens');
+    expect(echo.textContent).toContain('MCP server fault · ≈61 tokens (estimated)');
     expect(box('fault.echo').checked).toBe(true);
     await fireEvent.click(box('fault.echo'));
     expect(onchange).toHaveBeenLastCalledWith(['read_file', 'list_dir', 'fault.hang']);
+  });
+
+  it("labels each cost as Ollama's count or Loupe's estimate", () => {
+    render(ToolChecklist, {
+      props: {
+        tools,
+        selected: undefined,
+        costs: [
+          { name: 'read_file', tokens: 180, measured: true },
+          { name: 'list_dir', tokens: 90, measured: false },
+          { name: 'fault.echo', server: 'fault', tokens: 55, measured: true },
+        ],
+        testid: 't',
+        onchange: vi.fn(),
+      },
+    });
+    const label = (name: string) => screen.getAllByTestId('t-tool').find((l) => l.dataset.tool === name)!.textContent;
+    expect(label('read_file')).toContain('read a file · 180 tokens (measured by Ollama)');
+    expect(label('list_dir')).toContain('list a folder · ≈90 tokens (estimated)');
+    expect(label('fault.echo')).toContain('MCP server fault · 55 tokens (measured by Ollama)');
   });
 
   it('keeps every MCP tool on when the choice names built-ins alone', async () => {

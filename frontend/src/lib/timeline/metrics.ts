@@ -106,6 +106,15 @@ export function formatCount(n: number | null | undefined): string {
   return countFormat.format(n);
 }
 
+/**
+ * What a tool schema costs every request, saying whose count it is:
+ * Ollama's own (its rendering of the model's template) or Loupe's byte
+ * estimate, which can be far off for a model's real tokenizer.
+ */
+export function schemaCost(tokens: number, measured: boolean | null | undefined): string {
+  return measured ? `${formatCount(tokens)} tokens (measured by Ollama)` : `≈${formatCount(tokens)} tokens (estimated)`;
+}
+
 export function formatBytes(n: number | null | undefined): string {
   if (n == null || !Number.isFinite(n)) return '-';
   if (n < 1024) return `${n} B`;

@@ -1065,6 +1065,9 @@ export interface MCPServerInfo {
   start_ms: number;
   /** Tokens is what the server's tool schemas add to every request. */
   tokens: number;
+  /** Measured: Ollama counted every offered tool's Tokens; false: some
+   * or all are Loupe's estimate. */
+  measured: boolean;
   tools: MCPToolInfo[] | null;
   /** Log is the file its stderr goes to ("" for a URL server). */
   log: string;
@@ -1075,6 +1078,8 @@ export interface MCPToolInfo {
   name: string;
   summary: string;
   tokens: number;
+  /** Measured: Ollama counted Tokens; false: Loupe's estimate. */
+  measured: boolean;
   /** Offered is false for a tool Loupe leaves out (its schema cannot be
    * checked); Why says why. */
   offered: boolean;
@@ -1450,6 +1455,8 @@ export interface ReadinessReport {
   system_tokens: number;
   tool_tokens: number;
   tools: ToolCost[] | null;
+  /** ToolsMeasured: ToolTokens is Ollama's count, not the estimate. */
+  tools_measured: boolean;
   /** Off are the MCP tools switched off, with what each would cost. */
   off?: ToolCost[];
   items: ReadinessItem[] | null;
@@ -1974,12 +1981,15 @@ export interface ToolCallPayload {
   rescue?: Rescue;
 }
 
-/** readiness.ToolCost: ToolCost is one offered tool's schema as the estimate counts it. */
+/** readiness.ToolCost: ToolCost is one offered tool's schema, as Ollama counted it or as the
+ * estimate counts it. */
 export interface ToolCost {
   name: string;
   /** Server is the MCP server the tool comes from ("" for a built-in). */
   server?: string;
   tokens: number;
+  /** Measured: Ollama counted Tokens; false: Loupe's estimate. */
+  measured: boolean;
 }
 
 /** session.ToolInfo: ToolInfo is a built-in tool as the window lists it (the new-session
