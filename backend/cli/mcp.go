@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/loupe-dev/loupe/backend/ollama"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
 	"github.com/loupe-dev/loupe/backend/store"
@@ -92,7 +93,10 @@ func (o *mcpOptions) run(c *call) int {
 		fmt.Fprintf(stdout, "removed %s\n", arg)
 		return 0
 	}
-	m := session.NewManager(st, nil, nil, nil)
+	// Ollama at the saved host counts the schemas when it holds a model
+	// (else the estimate stands in, and the listing says so).
+	set, _ := settings.Load(ctx, st)
+	m := session.NewManager(st, ollama.New(settings.ChooseHost("", set).Host, nil), nil, nil)
 	infos, err := m.MCPServers(ctx, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe: %v\n", err)

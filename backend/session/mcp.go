@@ -170,6 +170,10 @@ func (m *Manager) MCPReach(ctx context.Context, dir string) ([]mcp.Reach, error)
 // it keeps longest, the one in use), else the estimate stands in.
 func (m *Manager) schemaCost(ctx context.Context) func(llm.ToolSpec) (int, bool) {
 	var model string
+	if m.model == nil {
+		// A manager with no Ollama (a tool that lists servers only).
+		return func(s llm.ToolSpec) (int, bool) { return SchemaTokens(s), false }
+	}
 	if ms, err := m.model.Running(ctx); err == nil && len(ms) > 0 {
 		model = ms[0].Name
 	}
