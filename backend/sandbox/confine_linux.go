@@ -82,17 +82,24 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		MaxMemory:   c.maxMemory(),
 	}
 	// Counted from before its view is made (which may make placeholders)
-	// to after what it left is checked: what FactsOf keeps is stale
-	// meanwhile, and what it holds is removed only once no command of
-	// the workspace runs.
+	// until it has ended: what FactsOf keeps is stale meanwhile, and what
+	// it holds is removed only once no command of the workspace runs.
+	// What it left is checked after (checkLeft), Quiet, which waits for
+	// every command counted.
 	if err := commandStarted(ctx, ws); err != nil {
 		return Output{}, err
 	}
 	var handedOver []placeholder
-	swept := false
+	ended, handled := false, false
+	end := func() {
+		if !ended {
+			ended = true
+			commandEnded(ws)
+		}
+	}
 	defer func() {
-		commandEnded(ws)
-		if !swept {
+		end()
+		if !handled {
 			releasePlaceholders(ws, handedOver)
 		}
 	}()
@@ -154,11 +161,15 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		// Checked once every command of the round has ended, and what
 		// was made to hold paths removed then.
 		cmd.Sweep.add(ws, hc.View.Plan)
-		swept = true
+		handled = true
 	} else if hc.View != nil {
 		// A repository the command made would run its settings' programs
-		// the next time the user runs git there.
-		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders) {
+		// the next time the user runs git there. Checked once it no
+		// longer counts as running: checkLeft waits for every command
+		// that does.
+		end()
+		handled = true
+		for _, note := range checkLeft(ctx, ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders, handedOver) {
 			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
 				out.Text += "\n"
 			}
