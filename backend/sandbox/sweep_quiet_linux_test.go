@@ -11,19 +11,30 @@ import (
 	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
-// A command of a round makes a repository whose settings run a program;
-// the round ends while a command of another session still runs in the
-// same workspace. That one keeps trying to swap the repository's parent
-// folder with a link to a folder outside (its view holds the repository's
-// settings read-only, so the kernel refuses to move the folder), and
-// makes the repository again whenever it finds it renamed: to its own
-// check the repository was there before it started. The check after the
-// round waits for it (Quiet): the repository ends renamed in the
+// A command makes a repository whose settings run a program, and waits
+// until a command of another session runs in the same workspace; then it
+// ends (alone, or as the last of a round), while the other still runs.
+// That one keeps trying to swap the repository's parent folder with a
+// link to a folder outside (its view holds the repository's settings
+// read-only, so the kernel refuses to move the folder), and makes the
+// repository again whenever it finds it renamed: to its own check the
+// repository was there before it started. The check of what the first
+// command left waits for it (Quiet): the repository ends renamed in the
 // workspace, the user's git runs nothing of it, and nothing outside the
 // workspace is renamed or moved in.
-func TestRoundCheckWaitsForACommandOfAnotherSession(t *testing.T) {
+func TestCheckWaitsForACommandOfAnotherSession(t *testing.T) {
 	needs(t, protections(t).Writes)
 	isolateGit(t)
+	for _, round := range []bool{true, false} {
+		name := "a command on its own"
+		if round {
+			name = "a round"
+		}
+		t.Run(name, func(t *testing.T) { checkWhileAnotherRuns(t, round) })
+	}
+}
+
+func checkWhileAnotherRuns(t *testing.T, round bool) {
 	base := t.TempDir()
 	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "outside")
 	sandbox.PlantRepo(t, filepath.Join(out, "victim", ".git")) // the user's
@@ -32,29 +43,54 @@ func TestRoundCheckWaitsForACommandOfAnotherSession(t *testing.T) {
 	outBefore := sandbox.Listing(t, out)
 	marker := filepath.Join(t.TempDir(), "RAN")
 	c := sandbox.Confined{Workspace: ws, Guard: guardFor(ws, ""), BestEffort: true}
-	run := func(ctx context.Context, sw *sandbox.Sweep, script string) sandbox.Output {
-		o, err := c.Run(ctx, sandbox.Command{Dir: ws, Script: script, Timeout: 60 * time.Second, Sweep: sw})
+	run := func(sw *sandbox.Sweep, script string) sandbox.Output {
+		o, err := c.Run(context.Background(), sandbox.Command{Dir: ws, Script: script, Timeout: 60 * time.Second, Sweep: sw})
 		if err != nil {
 			t.Errorf("Run: %v", err)
 		}
 		return o
+	}
+	waitFor := func(file, who string) {
+		t.Helper()
+		for i := 0; ; i++ {
+			if _, err := os.Stat(filepath.Join(ws, file)); err == nil {
+				return
+			}
+			if i == 500 {
+				t.Fatalf("%s did not get going", who)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	tell := func(file string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(ws, file), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	plant := `g=a/evil/.git
 mkdir -p $g/objects $g/refs/heads $g/hooks
 echo 'ref: refs/heads/main' > $g/HEAD
 printf '[core]\n\tfsmonitor = "touch ` + marker + `; false"\n' > $g/config`
-	sw := sandbox.NewSweep()
-	if o := run(context.Background(), sw, "set -e\n"+plant+"\necho planted"); !strings.Contains(o.Text, "planted") {
-		t.Fatalf("the round's command did not plant: %q", o.Text)
+	var sw *sandbox.Sweep
+	if round {
+		sw = sandbox.NewSweep()
 	}
-
-	// The other session's command, begun after the round's made the
-	// repository (to it, the repository was there before: its view holds
-	// the repository's settings read-only).
+	checked := make(chan []string, 1)
+	go func() {
+		o := run(sw, plant+"\ntouch planted\nwhile [ ! -e go ]; do sleep 0.01; done")
+		t.Logf("the first command: %s", o.Text)
+		if sw != nil {
+			checked <- sw.Run(context.Background())
+		} else {
+			checked <- []string{o.Text}
+		}
+	}()
+	waitFor("planted", "the first command")
 	other := make(chan sandbox.Output, 1)
 	go func() {
-		other <- run(context.Background(), nil, `touch swapping
+		other <- run(nil, `touch swapping
 tries=0 swaps=0 remade=0
 while [ ! -e stop ]; do
 	tries=$((tries+1))
@@ -67,34 +103,23 @@ while [ ! -e stop ]; do
 done
 echo "tries=$tries swaps=$swaps remade=$remade"`)
 	}()
-	for i := 0; ; i++ {
-		if _, err := os.Stat(filepath.Join(ws, "swapping")); err == nil {
-			break
-		}
-		if i == 500 {
-			t.Fatal("the other session's command did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// It goes on until told to stop, a while after the check began.
-	checked := make(chan []string, 1)
-	go func() { checked <- sw.Run(context.Background()) }()
+	waitFor("swapping", "the other session's command")
+	// The first ends; the other goes on until told to stop, a while
+	// after.
+	tell("go")
 	time.Sleep(1500 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(ws, "stop"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tell("stop")
 	o := <-other
 	t.Logf("the other session's command: %s", o.Text)
 	if !strings.Contains(o.Text, "tries=") || strings.Contains(o.Text, "tries=0 ") {
 		t.Fatalf("the other session's command did not run its loop: %q", o.Text)
 	}
-	var notes []string
 	select {
-	case notes = <-checked:
+	case notes := <-checked:
+		t.Logf("the check: %q", notes)
 	case <-time.After(30 * time.Second):
-		t.Fatal("the check after the round did not end once the other command had")
+		t.Fatal("the check of what the first command left did not end once the other command had")
 	}
-	t.Logf("after the round: %q", notes)
 
 	if got := sandbox.Listing(t, out); got != outBefore {
 		t.Errorf("the folder outside the workspace changed:\nbefore:\n%s\nafter:\n%s", outBefore, got)
@@ -102,17 +127,17 @@ echo "tries=$tries swaps=$swaps remade=$remade"`)
 	if fi, err := os.Lstat(filepath.Join(ws, "a")); err != nil || !fi.IsDir() {
 		t.Fatalf("the workspace's folder a is not a folder after the commands: %v", err)
 	}
-	// Renamed once by the check after the round, and again by the other
-	// command's own check when that one came second (to it, the renamed
+	// Renamed once by the check of the first command, and again by the
+	// other's own check when that one came second (to it, the renamed
 	// folder is new): either way, beside where it was.
 	if _, err := os.Lstat(filepath.Join(ws, "a", "evil", ".git")); err == nil {
-		t.Error("a/evil/.git is there after the round")
+		t.Error("a/evil/.git is there after the commands")
 	}
 	if moved, _ := filepath.Glob(filepath.Join(ws, "a", "evil", ".git.loupe-disarmed*", "config")); len(moved) != 1 {
-		t.Errorf("the repository the round's command made is not renamed beside where it was: %v", moved)
+		t.Errorf("the repository the first command made is not renamed beside where it was: %v", moved)
 	}
 	hostGit(t, filepath.Join(ws, "a", "evil"), "status")
 	if ran(t, marker) {
-		t.Error("the user's git ran the program of the repository the round's command made")
+		t.Error("the user's git ran the program of the repository the first command made")
 	}
 }
