@@ -128,7 +128,7 @@ func checkLeft(ctx context.Context, ws string, repos map[string]gitRepo, absent 
 	release, err := Quiet(ctx, ws)
 	if err != nil {
 		releasePlaceholders(ws, held)
-		return []string{fmt.Sprintf("Loupe did not check %s for repositories or git settings the commands made, because it was stopped while waiting for other commands that still ran there (%v); before you run git there, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", ws, err)}
+		return []string{fmt.Sprintf("Loupe did not check %s for repositories or git settings the commands made, because it was stopped while waiting for other commands that still ran there; before you run git there, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", ws)}
 	}
 	defer release()
 	notes := disarmNewRepos(ws, repos, absent, unreadable, folders)

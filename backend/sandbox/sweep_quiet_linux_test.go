@@ -141,3 +141,55 @@ echo "tries=$tries swaps=$swaps remade=$remade"`)
 		t.Error("the user's git ran the program of the repository the first command made")
 	}
 }
+
+// The check after a round waits for a command of another session that
+// runs in the workspace; the run is stopped meanwhile. The round's check
+// is not made, and a sentence says so and what to do; what was made to
+// hold a path for the round's command (the hooks folder core.hooksPath
+// names) still goes, once the other command, which found it there, ends.
+func TestStoppedRoundCheckSaysSoAndLetsGoOfPlaceholders(t *testing.T) {
+	needs(t, protections(t).Writes)
+	isolateGit(t)
+	ws := t.TempDir()
+	initRepo(t, ws)
+	hostGit(t, ws, "config", "core.hooksPath", ".githooks")
+	c := sandbox.Confined{Workspace: ws, Guard: guardFor(ws, ""), BestEffort: true}
+	sw := sandbox.NewSweep()
+	if o, err := c.Run(context.Background(), sandbox.Command{Dir: ws, Timeout: 30 * time.Second, Sweep: sw,
+		Script: "git init -q sub; echo made"}); err != nil || !strings.Contains(o.Text, "made") {
+		t.Fatalf("the round's command: %v %q", err, o.Text)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".githooks")); err != nil {
+		t.Fatalf("no placeholder for the hooks folder during the round: %v", err)
+	}
+	other := make(chan sandbox.Output, 1)
+	go func() {
+		o, _ := c.Run(context.Background(), sandbox.Command{Dir: ws, Timeout: 30 * time.Second,
+			Script: "touch running; while [ ! -e stop ]; do sleep 0.02; done"})
+		other <- o
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(ws, "running")); err == nil {
+			break
+		}
+		if i == 500 {
+			t.Fatal("the other session's command did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	notes := sw.Run(ctx)
+	t.Logf("after %v: %q", time.Since(start), notes)
+	if len(notes) != 1 || !strings.Contains(notes[0], "did not check "+ws) || !strings.Contains(notes[0], "before you run git there, look for .git folders") {
+		t.Errorf("the stopped check does not say it was not made and what to do: %q", notes)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "stop"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	<-other
+	if _, err := os.Lstat(filepath.Join(ws, ".githooks")); err == nil {
+		t.Error("the hooks folder's placeholder is left after every command ended")
+	}
+}
