@@ -41,6 +41,9 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	}
 
 	s := pr.best
+	if c.ReadOnlyWorkspace && !s.MountNS && s.Landlock == 0 {
+		return Output{}, fmt.Errorf("%w: the workspace cannot be made read-only on this machine: %s", ErrNotConfined, pr.prot.Writes.Detail)
+	}
 	if c.AllowNetwork {
 		s.NetNS = false
 	} else if !s.NetNS && s.Landlock >= 4 {
@@ -127,7 +130,10 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		} else {
 			cache = filepath.Join(scratch.tmp, ".cache")
 		}
-		hc.Writable = []string{ws, scratch.tmp, cache}
+		hc.Writable = []string{scratch.tmp, cache}
+		if !c.ReadOnlyWorkspace {
+			hc.Writable = append(hc.Writable, ws)
+		}
 		env = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
 	if s.UserNS && os.Getuid() != 0 {
@@ -292,6 +298,14 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		return v, err
 	}
 	plan.withoutPlaceholders()
+	if c.ReadOnlyWorkspace {
+		// The workspace first: made read-only with every mount under it
+		// (the pins too), then what is hidden covered as ever.
+		plan.ReadOnly = append([]string{ws}, plan.ReadOnly...)
+		for i := range v.Git {
+			v.Git[i].Writable = false
+		}
+	}
 	v.Plan = plan
 	return v, nil
 }
