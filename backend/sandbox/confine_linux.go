@@ -122,13 +122,14 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		// No view of its own: the command sees the host's files, and
 		// Landlock alone keeps its writes in the workspace, its temp
 		// directory and the cache.
+		// The command's own, made here: Landlock can only let a
+		// command write in a folder that is there.
 		cache := c.CacheDir
-		if cache != "" {
-			if err := os.MkdirAll(cache, 0o700); err != nil {
-				return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
-			}
-		} else {
+		if cache == "" {
 			cache = filepath.Join(scratch.tmp, ".cache")
+		}
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
 		}
 		hc.Writable = []string{scratch.tmp, cache}
 		if !c.ReadOnlyWorkspace {
