@@ -121,9 +121,8 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	} else {
 		// No view of its own: the command sees the host's files, and
 		// Landlock alone keeps its writes in the workspace, its temp
-		// directory and the cache.
-		// The command's own, made here: Landlock can only let a
-		// command write in a folder that is there.
+		// directory and the cache (made here: Landlock can only let a
+		// command write in a folder that is there).
 		cache := c.CacheDir
 		if cache == "" {
 			cache = filepath.Join(scratch.tmp, ".cache")
