@@ -30,13 +30,10 @@ func (m *Manager) TryHooks(ctx context.Context, id string, hs []hooks.Hook) ([]h
 	if !ok {
 		return nil, errors.New("hooks can only be tried in the sandbox")
 	}
-	guard := confined.Guard
-	confined.Guard = func(rel string, isDir bool) sandbox.Access {
-		if guard != nil && guard(rel, isDir) == sandbox.Hidden {
-			return sandbox.Hidden
-		}
-		return sandbox.ReadOnly
-	}
+	// Read-only at its root too: a tried hook leaves the workspace as it
+	// is, and makes no file or folder in it. What the policy hides stays
+	// hidden.
+	confined.ReadOnlyWorkspace = true
 	evs, err := m.store.Events(ctx, id)
 	if err != nil {
 		return nil, err
