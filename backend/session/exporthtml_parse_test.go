@@ -31,7 +31,7 @@ const markup = "</script><!--<script>\u2028\u2029</SCRIPT ><script"
 // exactly.
 func TestSharedReplayDataIsOneScriptElementWhateverTheSessionHolds(t *testing.T) {
 	ctx := context.Background()
-	name := "notes " + markup + ".txt" // a folder "notes </" and a file in it
+	name := "notes " + markup + ".txt" // two folders and a file: it holds two slashes
 	answer := "Done: " + markup
 
 	t.Run("made here", func(t *testing.T) {
