@@ -230,8 +230,9 @@ describe('sub-agents (sub_agent, sub_agent_stepped)', () => {
     const pauses = events.filter((e) => e.agent === 'call_1' && e.kind === 'checkpoint' && e.payload.state === 'paused');
     expect(b.gaps).toHaveLength(pauses.length);
     expect(b.gaps.map((g) => g.reason)).toContain('Paused before list_dir (stepping), then step');
-    // The parent's own pauses stay the parent's.
+    // The parent's own pauses stay the parent's, and the band lies between stepping into the task and its result.
     const parent = o.rows[0]!.gaps;
+    expect(o.rows.flatMap((r) => r.gaps)).toHaveLength(events.filter((e) => !e.agent && e.kind === 'checkpoint' && e.payload.state === 'paused').length);
     const into = parent.find((g) => g.reason === 'Paused before task (stepping), then step_into')!;
     const back = parent.find((g) => g.reason === 'Paused after the result of task (stepping), then continue')!;
     expect(b.startMs).toBeGreaterThanOrEqual(into.endMs);
