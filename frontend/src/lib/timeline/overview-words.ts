@@ -52,13 +52,13 @@ const CALL_STATUS: Record<CallStatus, string> = {
 };
 
 /** The first line of a sub-agent's goal, cut to about 60 characters. */
-export function goalExcerpt(goal: string, max = 60): string {
+function goalExcerpt(goal: string, max = 60): string {
   const line = goal.trim().split('\n')[0]!.trim();
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
 /** "Sub-agent: <its goal>". */
-export const subLabel = (s: Pick<SubAgentBar, 'goal'>): string => `Sub-agent: ${goalExcerpt(s.goal) || '(no goal)'}`;
+const subLabel = (s: Pick<SubAgentBar, 'goal'>): string => `Sub-agent: ${goalExcerpt(s.goal) || '(no goal)'}`;
 
 function subLine(s: SubAgentBar): string {
   return `${subLabel(s)} (${plural(s.rounds, 'round', 'rounds')}, ${plural(s.tokens, 'token', 'tokens')}, ${s.outcome})`;
