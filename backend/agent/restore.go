@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,8 +29,9 @@ type logged struct {
 // resumePoint reads from the log where its paused run waits, and sets the
 // run up to go on from there: its number and round, the system prompt and
 // options it was using (the last request's, with any edit since), and the
-// pause to wait at without recording it again.
-func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
+// pause to wait at without recording it again, and the tools it offers
+// (as its last tools edit left them).
+func (r *run) resumePoint(ctx context.Context, log []trace.Event) (*resumeAt, error) {
 	st := trace.StateOf(log)
 	if st.Paused == nil {
 		return nil, errors.New("agent: the session has no paused run to resume")
@@ -42,6 +44,8 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 	var answer *trace.ModelResponse
 	// pause is the last paused checkpoint of the run, as its edits leave it.
 	var pause *trace.Checkpoint
+	// chosen are the tools the run's last tools edit offers (nil: none).
+	var chosen []string
 	for _, e := range log {
 		if e.Run != r.num {
 			continue
@@ -74,6 +78,14 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 			// pause, which may be behind the one the run waits at:
 			// what the call runs with is what the edit left there.
 			ed, err := trace.Decode[trace.Edit](e)
+			if err == nil && ed.Target == trace.EditTools {
+				// Checked when it was made (WithEdit); the pause the run
+				// waits at is read below as StateOf folds it.
+				var names []string
+				if json.Unmarshal(ed.After, &names) == nil && names != nil {
+					chosen = names
+				}
+			}
 			if err != nil || pause == nil || ed.Target != trace.EditArgs {
 				continue
 			}
@@ -100,10 +112,21 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 		}
 	}
 	if p := st.Paused.Request; p != nil && st.Paused.Point == trace.PointBeforeRequest {
-		// The system prompt and options the pause's edits left, for the
-		// rest of the run.
+		// The system prompt, options and tools the pause's edits left,
+		// for the rest of the run.
 		r.cfg.Instructions = r.cfg.Instructions.Kept(r.cfg.System, p.System)
 		r.cfg.System, r.cfg.Options = p.System, p.Options
+		if chosen != nil {
+			chosen = p.Tools
+		}
+	}
+	if chosen != nil {
+		reg, id, err := r.toolSet(ctx, chosen)
+		if err != nil {
+			return nil, unwrapStore(err)
+		}
+		r.use(reg)
+		r.cfg.ToolSet = id
 	}
 	if st.Paused.Point != trace.PointBeforeRequest {
 		if answer == nil {

@@ -14,7 +14,7 @@ func TestWithEditAppliesEachTargetToItsPause(t *testing.T) {
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	request := Checkpoint{Point: PointBeforeRequest, State: Paused, Request: &Pending{System: "sys", Options: llm.Options{NumCtx: 8192, Temperature: 0.5},
 		Messages: []PendingMessage{{Seq: 1, Role: "user", Content: "hi"}, {Seq: 3, Role: "tool", Content: "out"}},
-		Tools: []string{"read_file", "list_dir", "run_command"}, Offer: []string{"read_file", "write_file", "list_dir", "run_command"},
+		Tools:    []string{"read_file", "list_dir", "run_command"}, Offer: []string{"read_file", "write_file", "list_dir", "run_command"},
 		Withheld: map[string]string{"write_file": "set to never", "run_command": "set to never"}}}
 	tool := Checkpoint{Point: PointBeforeTool, State: Paused, CallID: "c1", Tool: "read_file", Args: json.RawMessage(`{"path":"a"}`)}
 	result := Checkpoint{Point: PointAfterResult, State: Paused, CallID: "c1", Tool: "read_file"}
