@@ -188,7 +188,7 @@ func (r *run) beforeRequest(ctx context.Context, mr *trace.ModelRequest) error {
 			// offer; their calls are refused).
 			pr.Offer = all.Names()
 			for _, n := range pr.Offer {
-				if why := r.perm.deniedTool(n); why != "" {
+				if why := r.perm.withheld(n); why != "" {
 					if pr.Withheld == nil {
 						pr.Withheld = map[string]string{}
 					}

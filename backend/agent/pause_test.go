@@ -486,7 +486,7 @@ func TestToolsSwitchedOffAtAPause(t *testing.T) {
 		want  string
 	}{
 		{[]string{"look", "web"}, "no tool named web"},
-		{[]string{"look", "risky"}, "risky (risky is set to never) cannot be switched on"},
+		{[]string{"look", "risky"}, "risky (set to never) cannot be switched on"},
 	} {
 		err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{Tools: &c.names}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
