@@ -28,9 +28,9 @@ type logged struct {
 
 // resumePoint reads from the log where its paused run waits, and sets the
 // run up to go on from there: its number and round, the system prompt and
-// options it was using (the last request's, with any edit since), and the
-// pause to wait at without recording it again, and the tools it offers
-// (as its last tools edit left them).
+// options it was using (the last request's, with any edit since), the
+// tools it offers (as its last tools edit left them), and the pause to
+// wait at without recording it again.
 func (r *run) resumePoint(ctx context.Context, log []trace.Event) (*resumeAt, error) {
 	st := trace.StateOf(log)
 	if st.Paused == nil {
@@ -79,8 +79,8 @@ func (r *run) resumePoint(ctx context.Context, log []trace.Event) (*resumeAt, er
 			// what the call runs with is what the edit left there.
 			ed, err := trace.Decode[trace.Edit](e)
 			if err == nil && ed.Target == trace.EditTools {
-				// Checked when it was made (WithEdit); the pause the run
-				// waits at is read below as StateOf folds it.
+				// Checked against its pause when it was made (WithEdit),
+				// and again by StateOf when it was made at this pause.
 				var names []string
 				if json.Unmarshal(ed.After, &names) == nil && names != nil {
 					chosen = names
@@ -112,13 +112,10 @@ func (r *run) resumePoint(ctx context.Context, log []trace.Event) (*resumeAt, er
 		}
 	}
 	if p := st.Paused.Request; p != nil && st.Paused.Point == trace.PointBeforeRequest {
-		// The system prompt, options and tools the pause's edits left,
-		// for the rest of the run.
+		// The system prompt and options the pause's edits left, for the
+		// rest of the run.
 		r.cfg.Instructions = r.cfg.Instructions.Kept(r.cfg.System, p.System)
 		r.cfg.System, r.cfg.Options = p.System, p.Options
-		if chosen != nil {
-			chosen = p.Tools
-		}
 	}
 	if chosen != nil {
 		reg, id, err := r.toolSet(ctx, chosen)
