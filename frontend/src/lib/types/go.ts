@@ -297,6 +297,7 @@ export const EDIT_TARGETS = {
   system: "system",
   options: "options",
   message: "message",
+  tools: "tools",
   args: "args",
   result: "result",
 } as const;
@@ -678,8 +679,9 @@ export interface EditArgsCommand {
 
 /** trace.Edit: Edit records a change the user made at a pause, with the value before
  * and after as JSON (a string for system, message and result; an object
- * for options and args). The history projection applies edits, so the
- * model sees the edited conversation from then on. */
+ * for options and args; the sorted list of the names offered for tools).
+ * The history projection applies edits, so the model sees the edited
+ * conversation from then on. */
 export interface EditPayload {
   target: string;
   seq?: number;
@@ -1276,6 +1278,15 @@ export interface PendingRequest {
   options: Options;
   tools: string[] | null;
   messages: PendingMessage[] | null;
+  /** Offer is every tool the run can offer, in the order it offers them
+   * (the session's choice of tools), and Withheld says of those that may
+   * not be switched on at the pause why not (set to never, or denied in
+   * this session): what a tools edit chooses among. A tool withheld may
+   * still be offered (Tools), and switched off. Pauses recorded before
+   * tools could be switched at a pause have neither: nothing can be
+   * switched on there. */
+  offer?: string[];
+  withheld?: Record<string, string>;
 }
 
 /** trace.Permission: Permission records who decided whether a call may run, or (Decision
@@ -1491,10 +1502,14 @@ export interface Reply {
   printed?: PrintedCall[];
 }
 
-/** agent.RequestEdit: RequestEdit changes a pending request: nil fields stay as they are. */
+/** agent.RequestEdit: RequestEdit changes a pending request: nil fields stay as they are.
+ * System, Options and Tools hold for the rest of the run; Tools names the
+ * tools to offer, among those the pause says the run can offer
+ * (trace.Pending.Offer): the others are switched off. */
 export interface RequestEdit {
   system?: string;
   options?: Options;
+  tools?: string[];
   messages?: MessageEdit[];
 }
 
