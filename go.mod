@@ -11,6 +11,7 @@ require (
 	github.com/ollama/ollama v0.17.4
 	github.com/wailsapp/wails/v2 v2.9.2
 	go.opentelemetry.io/collector/pdata v1.71.0
+	golang.org/x/net v0.60.0
 	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
@@ -57,7 +58,6 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20250218142911-aa4b98e5adaa // indirect
-	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

@@ -103,14 +103,16 @@ func (r *run) runCalls(ctx context.Context, asked []llm.ToolCall, at *resumeAt) 
 		if c.answered != nil {
 			res = *c.answered
 			if last {
-				roundNotes = round.End()
+				roundNotes = round.End(ctx)
 			}
 		} else {
 			res, ok = <-c.done
 			if last {
 				// Every call before this one has delivered its result, and
-				// this one too: no tool of the round runs any more.
-				roundNotes = round.End()
+				// this one too: no tool of the round runs any more. ctx,
+				// not xctx: a failed call ends xctx, and the check must
+				// still wait for commands of other sessions.
+				roundNotes = round.End(ctx)
 			}
 			if ok && failed == nil {
 				if last && len(roundNotes) > 0 {

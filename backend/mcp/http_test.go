@@ -30,9 +30,10 @@ func TestStreamableHTTPServer(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL); _ = srv.Wait() })
 	cfg := Servers{"web": {URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Headers: map[string]string{"X-Loupe-Test": "1"}}}
 	var p *Pool
+	dials := ollama.NewDials()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		p = NewPool(cfg, Options{Dir: t.TempDir(), HTTPClient: ollama.NewDials().HTTPClient()})
+		p = NewPool(cfg, Options{Dir: t.TempDir(), HTTPClient: dials.HTTPClient()})
 		if ns := p.Start(context.Background()); len(ns) == 0 {
 			break
 		} else if time.Now().After(deadline) {
@@ -45,5 +46,16 @@ func TestStreamableHTTPServer(t *testing.T) {
 	res := run(t, toolNamed(t, p, "web.echo"), `{"message": "over http"}`)
 	if res.IsError || !strings.Contains(res.Content, "over http") {
 		t.Fatalf("echo: %+v", res)
+	}
+	// Every connection to the server went through the counted client, so
+	// the window's list of addresses Loupe talked to names it.
+	counted := false
+	for _, c := range dials.List() {
+		if c.Port == fmt.Sprint(port) && c.Count-c.Failed >= 1 && c.Loopback {
+			counted = true
+		}
+	}
+	if !counted {
+		t.Fatalf("the connections to the MCP server were not counted: %+v", dials.List())
 	}
 }

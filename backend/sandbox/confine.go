@@ -118,6 +118,13 @@ type Confined struct {
 	// Expose lists host paths the command may read (a per-workspace
 	// setting: a toolchain under the home directory, a shared data set).
 	Expose []string
+	// ReadOnlyWorkspace lets the command write nothing in the workspace,
+	// its root included (Guard alone judges only what is there), nor in
+	// the git folders outside it that a linked worktree's commands may
+	// write: a hook tried on a recorded session, which must leave the
+	// workspace as it is. Where that cannot be had, Run refuses, even in
+	// BestEffort mode.
+	ReadOnlyWorkspace bool
 	// BestEffort runs a command even when a protection is missing (see
 	// above). Use it only after the user agreed to run unsandboxed.
 	BestEffort bool

@@ -41,6 +41,9 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	}
 
 	s := pr.best
+	if c.ReadOnlyWorkspace && !s.MountNS && s.Landlock == 0 {
+		return Output{}, fmt.Errorf("%w: the workspace cannot be made read-only on this machine: %s", ErrNotConfined, pr.prot.Writes.Detail)
+	}
 	if c.AllowNetwork {
 		s.NetNS = false
 	} else if !s.NetNS && s.Landlock >= 4 {
@@ -82,17 +85,24 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		MaxMemory:   c.maxMemory(),
 	}
 	// Counted from before its view is made (which may make placeholders)
-	// to after what it left is checked: what FactsOf keeps is stale
-	// meanwhile, and what it holds is removed only once no command of
-	// the workspace runs.
+	// until it has ended: what FactsOf keeps is stale meanwhile, and what
+	// it holds is removed only once no command of the workspace runs.
+	// What it left is checked after (checkLeft), Quiet, which waits for
+	// every command counted.
 	if err := commandStarted(ctx, ws); err != nil {
 		return Output{}, err
 	}
 	var handedOver []placeholder
-	swept := false
+	ended, handled := false, false
+	end := func() {
+		if !ended {
+			ended = true
+			commandEnded(ws)
+		}
+	}
 	defer func() {
-		commandEnded(ws)
-		if !swept {
+		end()
+		if !handled {
 			releasePlaceholders(ws, handedOver)
 		}
 	}()
@@ -111,16 +121,19 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	} else {
 		// No view of its own: the command sees the host's files, and
 		// Landlock alone keeps its writes in the workspace, its temp
-		// directory and the cache.
+		// directory and the cache (made here: Landlock can only let a
+		// command write in a folder that is there).
 		cache := c.CacheDir
-		if cache != "" {
-			if err := os.MkdirAll(cache, 0o700); err != nil {
-				return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
-			}
-		} else {
+		if cache == "" {
 			cache = filepath.Join(scratch.tmp, ".cache")
 		}
-		hc.Writable = []string{ws, scratch.tmp, cache}
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
+		}
+		hc.Writable = []string{scratch.tmp, cache}
+		if !c.ReadOnlyWorkspace {
+			hc.Writable = append(hc.Writable, ws)
+		}
 		env = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
 	if s.UserNS && os.Getuid() != 0 {
@@ -154,11 +167,15 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		// Checked once every command of the round has ended, and what
 		// was made to hold paths removed then.
 		cmd.Sweep.add(ws, hc.View.Plan)
-		swept = true
+		handled = true
 	} else if hc.View != nil {
 		// A repository the command made would run its settings' programs
-		// the next time the user runs git there.
-		for _, note := range disarmNewRepos(ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders) {
+		// the next time the user runs git there. Checked once it no
+		// longer counts as running: checkLeft waits for every command
+		// that does.
+		end()
+		handled = true
+		for _, note := range checkLeft(ctx, ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders, handedOver) {
 			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
 				out.Text += "\n"
 			}
@@ -281,6 +298,14 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		return v, err
 	}
 	plan.withoutPlaceholders()
+	if c.ReadOnlyWorkspace {
+		// The workspace first: made read-only with every mount under it
+		// (the pins too), then what is hidden covered as ever.
+		plan.ReadOnly = append([]string{ws}, plan.ReadOnly...)
+		for i := range v.Git {
+			v.Git[i].Writable = false
+		}
+	}
 	v.Plan = plan
 	return v, nil
 }

@@ -28,14 +28,15 @@ func MaybeRunHelper() {
 func Probe() Protections { return unconfinedProtections(notLinux) }
 
 // Run refuses with ErrNotConfined, or in BestEffort mode runs the command
-// as Local does and says that it was not sandboxed.
+// as Local does and says that it was not sandboxed (never when the
+// workspace must stay read-only).
 func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	pr := probeResult{prot: Probe()}
 	if c.adjust != nil {
 		c.adjust(&pr)
 	}
 	missing := strings.Join(words(pr.prot.missing(c.AllowNetwork)), "; ")
-	if !c.BestEffort {
+	if !c.BestEffort || c.ReadOnlyWorkspace {
 		return Output{}, fmt.Errorf("%w: %s", ErrNotConfined, missing)
 	}
 	out, err := Local{OutputLimit: c.OutputLimit, WaitDelay: c.WaitDelay}.Run(ctx, cmd)

@@ -22,3 +22,9 @@ func FactsKept(ws string) bool {
 	defer factsCache.Unlock()
 	return factsCache.m[ws] != nil
 }
+
+// The clean-up race tests' helpers (cleanup_race_test.go).
+var (
+	PlantRepo = plantRepo
+	Listing   = listing
+)

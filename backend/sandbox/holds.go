@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,13 +32,7 @@ func adoptHolds(scopes []string, made []placeholder) ([]placeholder, error) {
 	}
 	noted := notedHolds(notes)
 	// Folders before what is in them: let go of in the other order.
-	names := make([]string, 0, len(noted))
-	for name := range noted {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		return len(noted[a].Path) - len(noted[b].Path)
-	})
+	names := sortedHolds(noted)
 	var out []placeholder
 	for _, name := range names {
 		n := noted[name]
@@ -115,22 +111,18 @@ func (p *viewPlan) withoutPlaceholders() {
 // never through a link (removePlaceholder). Loupe calls it as it starts
 // and as it opens a workspace; what it cannot remove (a note of an older
 // Loupe that names no folder, a folder a command filled) is left to the
-// next command whose view covers it.
-func SweepPlaceholders() {
+// next command whose view covers it. Without the notes' lock it removes
+// nothing and says why.
+func SweepPlaceholders() error {
 	notes, unlock, err := holdsLock()
 	if err != nil {
-		return
+		return fmt.Errorf("%w; what a Loupe process that is gone left to hold paths stays until a command's view covers it", err)
 	}
 	defer unlock()
 	noted := notedHolds(notes)
 	// What is in a folder before the folder.
-	names := make([]string, 0, len(noted))
-	for name := range noted {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		return len(noted[b].Path) - len(noted[a].Path)
-	})
+	names := sortedHolds(noted)
+	slices.Reverse(names)
 	for _, name := range names {
 		n := noted[name]
 		d, i, ok := strings.Cut(name, "-")
@@ -158,4 +150,19 @@ func SweepPlaceholders() {
 		}
 		forgetHold(notes, dev, ino)
 	}
+	return nil
+}
+
+// sortedHolds is the names of the noted placeholders, a folder's before
+// what is in it (a shorter path first; the same length by name, so that
+// the order does not depend on the map's).
+func sortedHolds(noted map[string]holdNote) []string {
+	names := slices.Collect(maps.Keys(noted))
+	slices.SortFunc(names, func(a, b string) int {
+		if d := len(noted[a].Path) - len(noted[b].Path); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }

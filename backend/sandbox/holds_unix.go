@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,19 +26,15 @@ import (
 // exclusive lock of the folder, so that no process sees a placeholder
 // made and not noted yet.
 
-// holdsDir is that folder: $XDG_STATE_HOME/loupe/placeholders, else
-// ~/.local/state/loupe/placeholders. It is made when missing, and must be
-// a folder of the user's own, not a link.
+// holdsDir is that folder: placeholders in Loupe's state folder
+// (StateDir). It is made when missing, and must be a folder of the user's
+// own, not a link.
 func holdsDir() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" || !filepath.IsAbs(home) {
-			return "", errors.New("sandbox: no home folder to keep Loupe's placeholders in")
-		}
-		base = filepath.Join(home, ".local", "state")
+	state, err := StateDir()
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(base, "loupe", "placeholders")
+	dir := filepath.Join(state, "placeholders")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("sandbox: Loupe's placeholders folder: %w", err)
 	}

@@ -286,7 +286,7 @@ func TestPlaceholdersStayWhileACommandRuns(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(ws, ".githooks")); err != nil {
 		t.Errorf("the placeholder went before the second command's round ended: %v", err)
 	}
-	sw.Run()
+	sw.Run(context.Background())
 	if _, err := os.Lstat(filepath.Join(ws, ".githooks")); err == nil {
 		t.Error("the placeholder is left after the round")
 	}

@@ -99,7 +99,7 @@ func TestHooksFolderOfANewWorktreeInARound(t *testing.T) {
 	if out := run(`printf '#!/bin/sh\ntouch ` + marker + `\n' > wt/.githooks/pre-commit; echo "again=$?"`); strings.Contains(out, "again=0") {
 		t.Errorf("a later command of the round could rewrite the new worktree's hook: %q", out)
 	}
-	notes := sw.Run()
+	notes := sw.Run(context.Background())
 	t.Logf("after the round: %q", notes)
 	if !slicesContain(notes, "wt/.githooks") {
 		t.Errorf("the check after the round did not name wt/.githooks: %q", notes)

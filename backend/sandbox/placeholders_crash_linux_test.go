@@ -62,7 +62,9 @@ func TestAKilledLoupesPlaceholderGoesWhenLoupeStarts(t *testing.T) {
 			}
 		}
 
-		sandbox.SweepPlaceholders()
+		if err := sandbox.SweepPlaceholders(); err != nil {
+			t.Fatal(err)
+		}
 
 		_, err := os.Lstat(hooks)
 		switch {

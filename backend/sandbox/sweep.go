@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -100,15 +102,36 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 // Run checks what the round's commands left, once, and returns one
 // sentence per change it made (for the model and the user). Call it after
 // every command given this Sweep has ended; a Sweep is empty afterwards.
-func (s *Sweep) Run() []string {
+// ctx ends a wait for commands of other sessions (checkLeft).
+func (s *Sweep) Run(ctx context.Context) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var notes []string
 	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
 		b := s.ws[ws]
-		notes = append(notes, disarmNewRepos(ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable, b.folders)...)
-		releasePlaceholders(ws, b.held)
+		notes = append(notes, checkLeft(ctx, ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable, b.folders, b.held)...)
 	}
 	clear(s.ws)
+	return notes
+}
+
+// checkLeft checks what commands that have all ended left in ws
+// (disarmNewRepos), and hands back what was made to hold paths for them
+// (held). It does both Quiet: a command that still runs in a workspace
+// that overlaps ws (of another session, or another round) could swap a
+// folder the check is about to rename with a link, or put back what it
+// renamed; none runs meanwhile, and none starts. The caller must not be
+// counted as running (commandEnded first), or Quiet would wait for it.
+// If ctx ends before the others do, the placeholders go all the same and
+// the sentence returned says the check was not made.
+func checkLeft(ctx context.Context, ws string, repos map[string]gitRepo, absent []string, unreadable, folders map[string]bool, held []placeholder) []string {
+	release, err := Quiet(ctx, ws)
+	if err != nil {
+		releasePlaceholders(ws, held)
+		return []string{fmt.Sprintf("Loupe did not check %s for repositories or git settings the commands made, because it was stopped while waiting for other commands that still ran there; before you run git there, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", ws)}
+	}
+	defer release()
+	notes := disarmNewRepos(ws, repos, absent, unreadable, folders)
+	releasePlaceholders(ws, held)
 	return notes
 }

@@ -71,7 +71,7 @@ echo planted`
 			t.Errorf("write_file %s: %v, want refused (outside the workspace)", p, d.Verdict)
 		}
 	}
-	notes := sw.Run()
+	notes := sw.Run(context.Background())
 	t.Logf("after the round: %q", notes)
 	t.Logf("user's git submodule update --init: %s", hostGit(t, ws, "-c", "protocol.file.allow=always", "submodule", "update", "--init"))
 	if ran(t, marker) {

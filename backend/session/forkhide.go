@@ -32,7 +32,7 @@ func (f *ForkFiles) leftOut(rel string) bool {
 	if !f.leaveOut[rel] {
 		return false
 	}
-	f.NotCopied = append(f.NotCopied, FileNote{Path: rel, Note: "Loupe's own (its database or data folder), hidden from commands: not copied"})
+	f.NotCopied = append(f.NotCopied, FileNote{Path: rel, Note: "Loupe's own (its database, data folder or state folder), hidden from commands: not copied"})
 	return true
 }
 

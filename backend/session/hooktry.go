@@ -42,13 +42,10 @@ func (m *Manager) TryHooks(ctx context.Context, id string, hs []hooks.Hook) ([]h
 		return nil, fmt.Errorf("hooks are tried only in the sandbox, so that they cannot change the workspace, and here %s: Settings → Protections says what is missing", p.Summary())
 	}
 	confined.BestEffort = false
-	guard := confined.Guard
-	confined.Guard = func(rel string, isDir bool) sandbox.Access {
-		if guard != nil && guard(rel, isDir) == sandbox.Hidden {
-			return sandbox.Hidden
-		}
-		return sandbox.ReadOnly
-	}
+	// Read-only at its root too: a tried hook leaves the workspace as it
+	// is, and makes no file or folder in it. What the policy hides stays
+	// hidden.
+	confined.ReadOnlyWorkspace = true
 	evs, err := m.store.Events(ctx, id)
 	if err != nil {
 		return nil, err

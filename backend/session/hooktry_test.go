@@ -60,3 +60,51 @@ func TestTryHooksOnARecordedSession(t *testing.T) {
 		t.Fatalf("a bad hook: %v", err)
 	}
 }
+
+// A hook tried on a recorded session cannot make anything at the
+// workspace's root either (the read-only files under it are not enough:
+// a new name at the root is no file's): touch and mkdir fail there, and
+// the workspace holds nothing new.
+func TestTriedHooksCannotMakeFilesAtTheWorkspaceRoot(t *testing.T) {
+	w := openWindow(t, "try_hooks_root", "not saved", permission.ModeAuto, nil)
+	w.srv.Script(calls(call("call_1", "run_command", `{"command":"echo hi"}`)), text("Done."))
+	w.send("Go")
+	if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+		t.Fatalf("end = %+v", end)
+	}
+	before, err := os.ReadDir(w.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := []hooks.Hook{{Name: "scribble", Event: hooks.BeforeTool,
+		Command: `cat > /dev/null; touch x; echo "touch=$?"; mkdir d; echo "mkdir=$?"; : > "$PWD/y"; echo "write=$?"`}}
+	tried, err := w.m.TryHooks(context.Background(), w.id, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tried) != 1 || len(tried[0].Runs) != 1 {
+		t.Fatalf("tried = %+v", tried)
+	}
+	run := tried[0].Runs[0]
+	t.Logf("the hook's output: %q, stderr %q", run.Stdout, run.Stderr)
+	for _, what := range []string{"touch", "mkdir", "write"} {
+		if !strings.Contains(run.Stdout, what+"=") || strings.Contains(run.Stdout, what+"=0") {
+			t.Errorf("the tried hook's %s at the workspace's root did not fail: %q", what, run.Stdout)
+		}
+	}
+	after, err := os.ReadDir(w.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entryNames(after) != entryNames(before) {
+		t.Errorf("the workspace's root changed:\nbefore: %s\nafter:  %s", entryNames(before), entryNames(after))
+	}
+}
+
+func entryNames(es []os.DirEntry) string {
+	var n []string
+	for _, e := range es {
+		n = append(n, e.Name())
+	}
+	return strings.Join(n, " ")
+}

@@ -127,14 +127,17 @@ func (m *Manager) MCPServers(ctx context.Context, dir string) ([]mcp.ServerInfo,
 		}
 	}
 	all := mcp.Merge(global, local)
-	runner, workDir, cleanup, err := m.mcpRunner(ctx, dir)
-	if err != nil {
-		return nil, err
+	pool := m.runningPool(dir, all)
+	if pool == nil {
+		runner, workDir, cleanup, err := m.mcpRunner(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		pool = mcp.NewPool(all, m.mcpOptions(workDir, runner))
+		defer pool.Close()
+		pool.Start(ctx)
 	}
-	defer cleanup()
-	pool := mcp.NewPool(all, m.mcpOptions(workDir, runner))
-	defer pool.Close()
-	pool.Start(ctx)
 	infos := pool.Info(all, m.schemaCost(ctx))
 	for i := range infos {
 		if _, ok := local[infos[i].Name]; ok {
@@ -205,6 +208,14 @@ func (m *Manager) MCPLog(name string) string {
 // servers start to list them and stop again. A server that cannot start
 // offers nothing (its notice is the run's, when one starts).
 func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, error) {
+	servers, _, err := m.mcpServers(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if pool := m.runningPool(dir, servers); pool != nil {
+		ts, _ := pool.Tools()
+		return specsOf(ts), nil
+	}
 	runner, workDir, cleanup, err := m.mcpRunner(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -216,11 +227,15 @@ func (m *Manager) MCPSpecs(ctx context.Context, dir string) ([]llm.ToolSpec, err
 		return nil, err
 	}
 	defer pool.Close()
+	return specsOf(ts), nil
+}
+
+func specsOf(ts []tools.Tool) []llm.ToolSpec {
 	specs := make([]llm.ToolSpec, len(ts))
 	for i, t := range ts {
 		specs[i] = t.Spec()
 	}
-	return specs, nil
+	return specs
 }
 
 // mcpHTTP is the client MCP servers over HTTP are reached through: the

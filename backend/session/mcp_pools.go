@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/mcp"
@@ -38,8 +41,7 @@ func (m *Manager) sessionMCP(ctx context.Context, id, dir string, runner sandbox
 	if err != nil {
 		return nil, nil, notices, err
 	}
-	b, _ := json.Marshal(servers)
-	key := dir + "\x00" + string(b)
+	key := poolKey(dir, servers)
 	if c, ok := runner.(sandbox.Confined); ok {
 		e, _ := json.Marshal(c.Expose)
 		key += "\x00" + string(e)
@@ -65,6 +67,29 @@ func (m *Manager) sessionMCP(ctx context.Context, id, dir string, runner sandbox
 	m.pools.by[id] = &sessionPool{key: key, pool: pool}
 	ts, skipped := pool.Tools()
 	return pool, ts, append(notices, skipped...), nil
+}
+
+// poolKey names the servers of a run in dir as a pool was started with
+// them (sessionMCP adds what its runner exposes).
+func poolKey(dir string, servers mcp.Servers) string {
+	b, _ := json.Marshal(servers)
+	return dir + "\x00" + string(b)
+}
+
+// runningPool is a session's running pool of exactly these servers for a
+// run in dir, or nil: what Settings and the readiness check read rather
+// than start the same servers a second time beside it.
+func (m *Manager) runningPool(dir string, servers mcp.Servers) *mcp.Pool {
+	key := poolKey(dir, servers)
+	m.pools.mu.Lock()
+	defer m.pools.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(m.pools.by)) {
+		sp := m.pools.by[id]
+		if sp.key == key || strings.HasPrefix(sp.key, key+"\x00") {
+			return sp.pool
+		}
+	}
+	return nil
 }
 
 // closeMCP stops a session's servers (id "" : every session's).

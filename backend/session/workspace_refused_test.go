@@ -14,7 +14,8 @@ import (
 )
 
 // The folders of the home folder that start programs or hold credentials
-// (~/.config, ~/.ssh, ~/.local, …) are no workspace, by any way a folder
+// (~/.config, ~/.ssh, ~/.local, …) and Loupe's state folder (where every
+// Loupe process notes what it holds for its commands) are no workspace, by any way a folder
 // becomes one: a new session (the window's, `loupe run --workspace`), an
 // imported session's (its Undo and its runs), a fork's copy. Every entry
 // of the one list is walked through every one of them, the folder itself
@@ -24,22 +25,34 @@ func TestNoSessionWorksInAHomeFolderThatStartsProgramsOrHoldsKeys(t *testing.T) 
 	h := oneWriteRecorded(t)
 	home := filepath.Join(t.TempDir(), "home")
 	t.Setenv("HOME", home)
+	// Loupe's state folder, where XDG_STATE_HOME puts it: outside the
+	// home folder, so no entry of the list covers it.
+	xdgState := filepath.Join(t.TempDir(), "state")
+	t.Setenv("XDG_STATE_HOME", xdgState)
 	list := workspace.RefusedInHome()
 	for _, want := range []string{".config", ".ssh", ".local", ".gnupg", ".bashrc.d", ".profile.d", ".pki", ".kube", ".aws", ".docker"} {
 		if !strings.Contains(strings.Join(list, " ")+" ", want+" ") {
 			t.Errorf("the list of refused folders lacks ~/%s", want)
 		}
 	}
+	type refusedFolder struct{ dir, in string }
+	var folders []refusedFolder
 	for _, name := range list {
-		for _, dir := range []string{filepath.Join(home, name), filepath.Join(home, name, "project")} {
+		folders = append(folders, refusedFolder{filepath.Join(home, name), "~/" + name})
+	}
+	state := filepath.Join(xdgState, "loupe")
+	folders = append(folders, refusedFolder{state, state})
+	for _, f := range folders {
+		name := f.in
+		for _, dir := range []string{f.dir, filepath.Join(f.dir, "project")} {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			refused := func(how string, err error) {
 				t.Helper()
 				var re *workspace.RefusedError
-				if !errors.As(err, &re) || re.In != "~/"+name || !strings.Contains(err.Error(), "choose a project folder") {
-					t.Errorf("%s in %s: %v; want it refused as in ~/%s, saying what to do", how, dir, err, name)
+				if !errors.As(err, &re) || re.In != name || !strings.Contains(err.Error(), "choose a project folder") {
+					t.Errorf("%s in %s: %v; want it refused as in %s, saying what to do", how, dir, err, name)
 				}
 			}
 			_, err := workspace.Check(dir)

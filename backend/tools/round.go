@@ -48,8 +48,9 @@ func (r *Round) commandSweep() *sandbox.Sweep {
 // End does what the round's calls left for after all of them, and returns
 // one sentence per thing it did that the model and the user should know
 // (a repository a command made that Loupe renamed). Call it once every
-// call of the round has ended.
-func (r *Round) End() []string {
+// call of the round has ended. ctx ends a wait for commands of other
+// sessions that still run in the workspace (sandbox.Sweep.Run).
+func (r *Round) End(ctx context.Context) []string {
 	r.mu.Lock()
 	sw := r.sweep
 	r.sweep = nil
@@ -57,5 +58,5 @@ func (r *Round) End() []string {
 	if sw == nil {
 		return nil
 	}
-	return sw.Run()
+	return sw.Run(ctx)
 }

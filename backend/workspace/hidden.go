@@ -1,8 +1,12 @@
 package workspace
 
+import "github.com/loupe-dev/loupe/backend/sandbox"
+
 // Hidden lists the paths the commands' view hides wherever they are
 // (in the workspace, in an exposed path): Loupe's database with its -wal,
-// -shm and -journal, and Loupe's data folder. A fork's copy leaves out
+// -shm and -journal, Loupe's data folder and Loupe's state folder
+// (sandbox.StateDir: what every Loupe process holds for its commands is
+// noted there). A fork's copy leaves out
 // those that lie in the folder it copies: in the copy they would be
 // ordinary files, neither hidden nor protected there.
 func (w *Workspaces) Hidden() []string {
@@ -12,6 +16,9 @@ func (w *Workspaces) Hidden() []string {
 	}
 	if w.dataDir != "" {
 		out = append(out, w.dataDir)
+	}
+	if state, err := sandbox.StateDir(); err == nil {
+		out = append(out, state)
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/loupe-dev/loupe/backend/sandbox"
 )
 
 // refusedInHome lists the folders of the home folder that no workspace may
@@ -40,32 +42,44 @@ func RefusedInHome() []string { return append([]string(nil), refusedInHome...) }
 
 // Refused says what is wrong with abs (absolute; it need not exist yet, as
 // a fork's copy's folder) as a workspace because of where it is: in one of
-// the home folder's folders that start programs or hold credentials.
+// the home folder's folders that start programs or hold credentials, or in
+// Loupe's state folder (sandbox.StateDir, wherever XDG_STATE_HOME puts
+// it), where every Loupe process notes what it holds for its commands: a
+// model that could change those notes could have one process remove what
+// another's command has read-only.
 func Refused(abs string) error {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return nil
-	}
-	home = realPath(home)
 	real := realPath(abs)
-	for _, name := range refusedInHome {
-		dir := filepath.Join(home, name)
-		if real == dir || inside(dir, real) {
-			return &RefusedError{Dir: abs, In: "~/" + name}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		home = realPath(home)
+		for _, name := range refusedInHome {
+			dir := filepath.Join(home, name)
+			if real == dir || inside(dir, real) {
+				return &RefusedError{Dir: abs, In: "~/" + name}
+			}
+		}
+	}
+	if state, err := sandbox.StateDir(); err == nil {
+		if dir := realPath(state); real == dir || inside(dir, real) {
+			return &RefusedError{Dir: abs, In: state, State: true}
 		}
 	}
 	return nil
 }
 
 // RefusedError is a workspace in a folder of the home folder that starts
-// programs or holds credentials.
+// programs or holds credentials, or in Loupe's state folder.
 type RefusedError struct {
 	Dir string
-	// In is the folder of the list, as ~/name.
+	// In is the folder of the list, as ~/name, or the state folder.
 	In string
+	// State: In is Loupe's state folder.
+	State bool
 }
 
 func (e *RefusedError) Error() string {
+	if e.State {
+		return fmt.Sprintf("workspace %s is in %s, Loupe's state folder, where Loupe notes what it holds for the commands it runs; choose a project folder outside it", e.Dir, e.In)
+	}
 	return fmt.Sprintf("workspace %s is in %s, whose files start programs or hold keys and passwords, and a workspace's files are the model's to read and change; choose a project folder outside it", e.Dir, e.In)
 }
 

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ type Workspaces struct {
 // and dataDir Loupe's default data folder.
 func New(settings Settings, db, dataDir string) *Workspaces {
 	// What a crashed Loupe left to hold paths goes as Loupe starts.
-	sandbox.SweepPlaceholders()
+	sweepPlaceholders()
 	return &Workspaces{settings: settings, db: db, dataDir: dataDir}
 }
 
@@ -298,7 +299,7 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	}
 	// And as a session's workspace is opened: a Loupe that crashed since
 	// this one started left its placeholders there.
-	sandbox.SweepPlaceholders()
+	sweepPlaceholders()
 	st, err := w.state(ctx, dir)
 	if err != nil {
 		return permission.Policy{}, nil, nil, err
@@ -342,6 +343,16 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 		return pol, nil, nil, fmt.Errorf("permission settings: %w", err)
 	}
 	return pol, runner, notices, nil
+}
+
+// sweepPlaceholders removes what a Loupe process that is gone left to hold
+// paths, and logs why when it cannot: nothing is lost (the next command
+// whose view covers a placeholder takes it up), but the user's tree keeps
+// empty files and folders meanwhile.
+func sweepPlaceholders() {
+	if err := sandbox.SweepPlaceholders(); err != nil {
+		log.Printf("loupe: %v", err)
+	}
 }
 
 // cacheDir is a per-workspace folder that confined commands may write and

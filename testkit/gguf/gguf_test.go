@@ -505,3 +505,36 @@ func TestTemplateSelectsSummaryAndAfterCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A script with sub-agent steps: a conversation whose system prompt is a
+// sub-agent's picks them by its own assistant messages; the session's
+// own requests keep the main steps.
+func TestTemplateSelectsSubAgentSteps(t *testing.T) {
+	s := Script{Steps: make([]Step, 3), SubAgent: make([]Step, 2)}
+	var tool tmplTool
+	tool.Type = "function"
+	tool.Function.Name = "read_file"
+	tools := []tmplTool{tool}
+	user := tmplMsg{Role: "user", Content: "Find it"}
+	answer := tmplMsg{Role: "assistant", Content: "ok"}
+	sub := SubAgentMark + " of a coding agent."
+	for i, tt := range []struct {
+		system string
+		msgs   []tmplMsg
+		want   string
+	}{
+		{"Be brief.", []tmplMsg{user, answer}, Selector(1)},
+		{sub, []tmplMsg{user}, SubSelector(0)},
+		{sub, []tmplMsg{user, answer, user}, SubSelector(1)},
+		{sub, []tmplMsg{user, answer, answer}, selectorOver},
+		{"", []tmplMsg{user}, Selector(0)},
+	} {
+		got := render(t, s, tt.system, tools, tt.msgs)
+		if !strings.HasSuffix(got, "<|im_start|>assistant\n"+tt.want) {
+			t.Errorf("case %d: prompt ends %q, want selector %s", i, got[max(0, len(got)-60):], tt.want)
+		}
+	}
+	if _, err := s.build(); err != nil {
+		t.Fatal(err)
+	}
+}

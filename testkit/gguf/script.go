@@ -90,6 +90,12 @@ type Script struct {
 	// chosen like Steps by the assistant messages in it: a compaction
 	// makes that count drop, and these say what the model does then.
 	AfterCompaction []Step
+	// SubAgent are the steps of a sub-agent's conversation (its system
+	// prompt starts as SubAgentSystem does: "You are a sub-agent"), chosen
+	// like Steps by the assistant messages in it: a sub-agent's history
+	// starts afresh, so without these it would be asked Steps from the
+	// first again.
+	SubAgent []Step
 	// ContextLength is the context the model says it was trained for
 	// (llama.context_length, what /api/show reports and Ollama caps num_ctx
 	// at); 0 means 32768.
@@ -139,6 +145,13 @@ func Selector(k int) string { return fmt.Sprintf("<|step_%d|>", k) }
 
 // AfterSelector is Selector for AfterCompaction's steps.
 func AfterSelector(k int) string { return fmt.Sprintf("<|after_%d|>", k) }
+
+// SubSelector is Selector for SubAgent's steps.
+func SubSelector(k int) string { return fmt.Sprintf("<|sub_%d|>", k) }
+
+// SubAgentMark is how a sub-agent's system prompt starts (the engine's
+// agent.SubAgentSystem): what tells its requests apart.
+const SubAgentMark = "You are a sub-agent"
 
 const (
 	selectorOver    = "<|step_end|>"
@@ -231,6 +244,10 @@ func (s Script) build() (*vocab, error) {
 	for k := range s.AfterCompaction {
 		after[k] = v.add(AfterSelector(k), typeControl)
 	}
+	subs := make([]int, len(s.SubAgent))
+	for k := range s.SubAgent {
+		subs[k] = v.add(SubSelector(k), typeControl)
+	}
 	over := v.add(selectorOver, typeControl)
 	summary := v.add(selectorSummary, typeControl)
 
@@ -271,6 +288,9 @@ func (s Script) build() (*vocab, error) {
 	}
 	for k, st := range s.AfterCompaction {
 		all = append(all, step{st, after[k], fmt.Sprintf("step %d after compaction", k)})
+	}
+	for k, st := range s.SubAgent {
+		all = append(all, step{st, subs[k], fmt.Sprintf("step %d of the sub-agent", k)})
 	}
 	if s.Summary != "" {
 		all = append(all, step{Step{Answer: s.Summary}, summary, "the summary"})

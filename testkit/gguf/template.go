@@ -107,6 +107,10 @@ For each function call, return a json object with function name and arguments wi
 	if s.Summary != "" && !s.NoTools {
 		b.WriteString(`{{ if not .Tools }}` + selectorSummary + `{{ else }}`)
 	}
+	if len(s.SubAgent) > 0 {
+		fmt.Fprintf(&b, `{{ if eq (printf "%%.%ds" .System) %q }}{{ if lt (len $turns) %d }}<|sub_{{ len $turns }}|>{{ else }}%s{{ end }}{{ else }}`,
+			len(SubAgentMark), SubAgentMark, len(s.SubAgent), selectorOver)
+	}
 	if len(s.AfterCompaction) > 0 {
 		fmt.Fprintf(&b, `{{ if $compacted }}{{ if lt (len $turns) %d }}<|after_{{ len $turns }}|>{{ else }}%s{{ end }}{{ else }}`,
 			len(s.AfterCompaction), selectorOver)
@@ -114,6 +118,9 @@ For each function call, return a json object with function name and arguments wi
 	fmt.Fprintf(&b, `{{ if lt (len $turns) %d }}<|step_{{ len $turns }}|>{{ else }}%s{{ end }}`,
 		len(s.Steps), selectorOver)
 	if len(s.AfterCompaction) > 0 {
+		b.WriteString(`{{ end }}`)
+	}
+	if len(s.SubAgent) > 0 {
 		b.WriteString(`{{ end }}`)
 	}
 	if s.Summary != "" && !s.NoTools {

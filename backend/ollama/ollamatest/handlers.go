@@ -258,7 +258,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 // next takes the reply for a request: the queue first, then the responder,
 // else an error line that tells the test author the script ran out.
+//
+// A request for one token (options.num_predict 1) only measures its
+// prompt, as Loupe's schema-cost probe does: it gets that one token, cut
+// at the limit as Ollama cuts it, and leaves the script alone, so a
+// scripted scenario does not depend on when a probe runs.
 func (s *Server) next(req ChatRequest, seq int) Reply {
+	if n, ok := req.Options["num_predict"].(float64); ok && n == 1 {
+		return Reply{Chunks: []Chunk{{Content: "."}}, DoneReason: "length"}
+	}
 	s.mu.Lock()
 	if len(s.queue) > 0 {
 		r := s.queue[0]

@@ -144,6 +144,32 @@ func TestScriptRunsOut(t *testing.T) {
 	}
 }
 
+// A one-token request (a prompt-count probe) is answered with one token
+// cut at the limit and leaves the script for the scenario's own requests.
+func TestOneTokenProbeLeavesTheScript(t *testing.T) {
+	s := newWithModel(t)
+	s.Script(Text("scripted"))
+	probe := strings.Replace(chatBody, `"num_ctx":4096`, `"num_ctx":4096,"num_predict":1`, 1)
+	if probe == chatBody {
+		t.Fatal("the test body has no num_ctx to add num_predict beside")
+	}
+	var got []string
+	for _, body := range []string{probe, chatBody} {
+		var sb strings.Builder
+		var reason string
+		for _, l := range readLines(t, post(t, s.URL(), "/api/chat", body).Body) {
+			sb.WriteString(l["message"].(map[string]any)["content"].(string))
+			if r, ok := l["done_reason"].(string); ok {
+				reason = r
+			}
+		}
+		got = append(got, sb.String()+"/"+reason)
+	}
+	if strings.Join(got, "|") != "./length|scripted/stop" || s.Pending() != 0 {
+		t.Errorf("answers = %q, pending %d", got, s.Pending())
+	}
+}
+
 func TestQueueThenResponder(t *testing.T) {
 	s := newWithModel(t)
 	s.Script(Text("first"))

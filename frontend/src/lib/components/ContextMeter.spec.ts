@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { recording } from '../replay/recordings';
 import { buildTimeline } from '../timeline/group';
 import { requestMeter, sessionMeter, type MeterView } from '../timeline/meter';
-import { parseEvent, type TraceEvent } from '../types';
+import { parseEvent, type ModelResponseEvent, type TraceEvent } from '../types';
 import ContextMeter from './ContextMeter.svelte';
 import RequestCard from './RequestCard.svelte';
 import { roundMetrics } from '../timeline/metrics';
@@ -95,5 +95,19 @@ describe('the session meter', () => {
     // Esc closes it again.
     await fireEvent.keyDown(details.querySelector('summary')!, { key: 'Escape' });
     expect(details.open).toBe(false);
+  });
+
+  it("counts a sub-agent's tokens in the session's meter, apart from its own context (sub_agent)", () => {
+    const events = recording('sub_agent')
+      .steps.map((x) => (x.event === undefined ? null : parseEvent(x.event)))
+      .filter((e): e is TraceEvent => e != null);
+    const s = sessionMeter(buildTimeline(events).runs)!;
+    render(ContextMeter, { props: { meter: s.latest, variant: 'session', session: s } });
+    let took = 0;
+    for (const e of events) if (e.agent === 'call_1' && e.kind === 'model_response') took += e.payload.metrics!.prompt_eval_count + e.payload.metrics!.eval_count;
+    expect(text('session-meter-sub-agents')).toBe(`1 sub-agent took ${took.toLocaleString('en-US')} tokens in their own contexts, not in this one.`);
+    // The latest request is the parent's own: its prompt, not the sub-agent's.
+    const last = events.filter((e): e is ModelResponseEvent => !e.agent && e.kind === 'model_response').at(-1)!;
+    expect(s.latest.total).toBe(last.payload.context!.prompt);
   });
 });

@@ -100,6 +100,35 @@ describe('OverviewLane', () => {
     expect(tooltip()).toContain('Paused before the request (stepping), then step');
   });
 
+  it("draws a sub-agent as a band under its task call, says its goal and jumps to the task call's card", async () => {
+    const events = eventsOf('sub_agent');
+    const { onjump } = lane(events);
+    const task = buildTimeline(events).calls.get('call_1')!;
+    const [band] = screen.getAllByTestId('overview-sub-agent');
+    expect(screen.getAllByTestId('overview-sub-agent')).toHaveLength(1);
+    expect(band!.dataset['key']).toBe(task.key);
+    // In the task call's row, on the lane under its call's.
+    expect(rows()[0]!.contains(band!)).toBe(true);
+    const call = bars('call')[0]!;
+    const rect = band!.querySelector('rect')!;
+    expect(Number(rect.getAttribute('y'))).toBeGreaterThan(Number(call.getAttribute('y')));
+    expect(Number(rect.getAttribute('x'))).toBeGreaterThan(Number(call.getAttribute('x')));
+    // Its own model time and its list_dir call inside it.
+    const inner = [...band!.querySelectorAll('[data-testid="overview-sub-bar"]')].map((b) => b.getAttribute('data-kind'));
+    expect(inner.filter((k) => k === 'call')).toHaveLength(1);
+    expect(inner.filter((k) => k === 'prompt')).toHaveLength(2);
+    await fireEvent.mouseEnter(rect);
+    expect(tooltip()).toMatch(/^Sub-agent: What files are in the workspace\? Answer with their names\. \(2 rounds, 2,029 tokens, answered\)/);
+    await fireEvent.click(rect);
+    expect(onjump).toHaveBeenLastCalledWith(task.key);
+    const innerCall = band!.querySelector('[data-kind="call"]')!;
+    await fireEvent.mouseEnter(innerCall);
+    expect(tooltip()).toMatch(/^list_dir: 12 ms \(ok\).*Sub-agent: What files/);
+    await fireEvent.click(innerCall);
+    expect(onjump).toHaveBeenLastCalledWith(task.key);
+    expect(onjump).toHaveBeenCalledTimes(2);
+  });
+
   it('moves between rows with the arrow keys and jumps with Enter', async () => {
     const { onjump } = lane(eventsOf('tour'));
     const plot = screen.getByTestId('overview-plot');

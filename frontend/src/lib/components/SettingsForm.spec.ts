@@ -46,6 +46,19 @@ describe('SettingsForm', () => {
   });
 });
 
+describe('SettingsForm, sub-agents', () => {
+  it('leaves sub-agents off by default and saves them on', async () => {
+    const onsave = vi.fn();
+    render(SettingsForm, { props: {
+      ...formJudged, settings: saved, onsave, oncancel: () => {} } });
+    const on = screen.getByTestId('settings-sub-agents') as HTMLInputElement;
+    expect(on.checked).toBe(false);
+    await fireEvent.click(on);
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(onsave.mock.calls[0]![0]).toMatchObject({ sub_agents: true });
+  });
+});
+
 describe('SettingsForm, compaction', () => {
   it('compacts at 80 % keeping 2 rounds by default; saves it off, and refuses a share out of range', async () => {
     const onsave = vi.fn();

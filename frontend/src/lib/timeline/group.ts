@@ -291,7 +291,11 @@ export function buildTimeline(all: readonly TraceEvent[], prev?: Timeline, agent
     }
     for (const lane of subLanes(all, agent)) {
       const c = calls.get(lane.id.slice(lane.id.lastIndexOf('/') + 1));
-      if (c && c.name === 'task') c.sub = lane;
+      if (!c || c.name !== 'task') continue;
+      c.sub = lane;
+      // A sub-agent's pause is shown on its task call's card, in the lane:
+      // the one card of this timeline that holds it.
+      for (const e of lane.events) if (e.kind === 'checkpoint') checkpointCards.set(e.seq, c.key);
     }
   }
   runs.sort((a, b) => a.run - b.run);

@@ -1,9 +1,11 @@
 // The overview's facts: each round of the session read once, times in ms
 // from the round's start (model parts, calls on their sub-lanes, waits for a
-// person, markers), no pixels. The layout (overview-layout.ts) places them.
+// person, markers, the sub-agents its task calls started), no pixels. The
+// layout (overview-layout.ts) places them.
 import type { CheckpointEvent, PermissionEvent, TraceEvent } from '../types';
-import type { CallItem, RoundGroup, RunGroup, StepItem } from './group';
+import type { CallItem, RoundGroup, RunGroup, StepItem, SubAgentLane } from './group';
 import { nsToMs } from './metrics';
+import { subAgentCard } from './subagent';
 
 /** What a marker says happened; the worst one of a bucket is the one shown. */
 export type MarkerKind = 'error' | 'denied' | 'tool_error' | 'retry' | 'notice' | 'edit';
@@ -44,6 +46,46 @@ export interface RoundFacts {
   endMs: number;
   /** Tool sub-lanes used (0 with no calls). */
   toolLanes: number;
+  /** The sub-agents the round's task calls started, each on a band of its own under the tool lanes. */
+  subs: SubAgentFact[];
+  /** Sub-agent bands used (0 with none). */
+  subLanes: number;
+}
+
+/** A model part of a sub-agent's round, on its parent round's clock. */
+export interface SubModelFact {
+  kind: ModelPart;
+  startMs: number;
+  ms: number;
+}
+
+/**
+ * A sub-agent's nested run as its parent's round draws it: its span and,
+ * inside it, its own rounds read as the parent's are (model time, calls,
+ * waits, markers), all in ms from the parent round's start. Its cards are
+ * in the task call's nested lane, not in the session's list: every part of
+ * it jumps to `key`, the task call.
+ */
+export interface SubAgentFact {
+  /** The task call's card, which holds the nested lane. */
+  key: string;
+  /** The sub-run id (trace.Event.agent). */
+  id: string;
+  goal: string;
+  rounds: number;
+  /** Its prompt and output tokens (its own contexts, counted in the session's totals). */
+  tokens: number;
+  /** 'running', 'paused', or how its run ended. */
+  outcome: string;
+  startMs: number;
+  endMs: number;
+  /** 0-based band among the round's sub-agent bands. */
+  lane: number;
+  model: SubModelFact[];
+  calls: CallFact[];
+  gaps: GapFact[];
+  /** Its markers, labelled as its own. */
+  markers: MarkerFact[];
 }
 
 export type CallStatus = 'ok' | 'error' | 'denied' | 'invalid' | 'running' | 'waiting';
@@ -208,6 +250,7 @@ function factsOf(run: RunGroup, g: RoundGroup, asks: Map<string, PermissionEvent
   const markers: MarkerFact[] = [];
   const gaps: GapFact[] = [];
   const calls: CallFact[] = [];
+  const subs: SubAgentFact[] = [];
   for (const it of g.items) {
     if (it.kind === 'error') markers.push({ kind: 'error', key: it.key, atMs: rel(time(it.event)), label: `Error (${it.event.payload.code}): ${it.event.payload.message}` });
     if (it.kind === 'notice') {
@@ -219,7 +262,10 @@ function factsOf(run: RunGroup, g: RoundGroup, asks: Map<string, PermissionEvent
         label: `${retry ? 'Retry' : `Notice (${it.event.payload.code})`}: ${it.event.payload.message}`,
       });
     }
-    if (it.kind === 'call') calls.push(callFact(run, it, asks, rel, nowAt, gaps, markers));
+    if (it.kind === 'call') {
+      calls.push(callFact(run, it, asks, rel, nowAt, gaps, markers));
+      if (it.sub) subs.push(subFact(it.key, it.sub, rel, now));
+    }
   }
   for (const s of steps) {
     if (s.kind === 'edit') {
@@ -231,10 +277,12 @@ function factsOf(run: RunGroup, g: RoundGroup, asks: Map<string, PermissionEvent
   }
   const { lanes, count } = assignLanes(calls.map((c) => ({ start: c.startMs, end: Math.max(c.startMs + c.durMs, c.settledMs) })));
   calls.forEach((c, i) => (c.lane = lanes[i]!));
+  const bands = assignLanes(subs.map((x) => ({ start: x.startMs, end: x.endMs })));
+  subs.forEach((x, i) => (x.lane = bands.lanes[i]!));
   markers.sort((a, b) => a.atMs - b.atMs);
   gaps.sort((a, b) => a.startMs - b.startMs);
 
-  const ends = [modelEnd, rel(last), ...calls.map((c) => c.startMs + c.durMs), ...gaps.map((x) => x.endMs), ...markers.map((x) => x.atMs)];
+  const ends = [modelEnd, rel(last), ...calls.map((c) => c.startMs + c.durMs), ...gaps.map((x) => x.endMs), ...markers.map((x) => x.atMs), ...subs.map((x) => x.endMs)];
   const key = g.request ? `e:${g.request.seq}` : (cards[0] ?? g.key);
   return {
     key,
@@ -251,6 +299,56 @@ function factsOf(run: RunGroup, g: RoundGroup, asks: Map<string, PermissionEvent
     outputTokens: m && (m.eval_count > 0 || m.total_duration > 0) ? m.eval_count : null,
     endMs: Math.max(...ends),
     toolLanes: count,
+    subs,
+    subLanes: bands.count,
+  };
+}
+
+/**
+ * A sub-agent read as the overview reads a run: its own rounds' facts
+ * (from its own events), moved onto its parent round's clock. Its
+ * announcement (the sub_agent notice) is the band itself, not a marker.
+ */
+function subFact(taskKey: string, lane: SubAgentLane, rel: (t: number) => number, now: number | undefined): SubAgentFact {
+  const own = lane.events.filter((e) => e.agent === lane.id);
+  const card = subAgentCard(lane);
+  const quiet = new Set(own.filter((e) => e.kind === 'notice' && e.payload.code === 'sub_agent').map((e) => `e:${e.seq}`));
+  const model: SubModelFact[] = [];
+  const calls: CallFact[] = [];
+  const gaps: GapFact[] = [];
+  const markers: MarkerFact[] = [];
+  const startMs = rel(time(own[0]));
+  let endMs = Math.max(startMs, rel(time(lane.events[lane.events.length - 1])));
+  for (const f of roundFacts(lane.timeline.runs, { events: own, now })) {
+    const off = Number.isFinite(f.start) ? rel(f.start) : startMs;
+    if (f.model) {
+      let at = off;
+      for (const kind of ['load', 'prompt', 'eval', 'other'] as const) {
+        if (f.model[kind] > 0) model.push({ kind, startMs: at, ms: f.model[kind] });
+        at += f.model[kind];
+      }
+    }
+    for (const c of f.calls) calls.push({ ...c, key: taskKey, obsKey: null, startMs: off + c.startMs, settledMs: off + c.settledMs });
+    for (const x of f.gaps) gaps.push({ ...x, key: taskKey, startMs: off + x.startMs, endMs: off + x.endMs });
+    for (const m of f.markers) if (!quiet.has(m.key)) markers.push({ ...m, key: taskKey, atMs: off + m.atMs, label: `Sub-agent: ${m.label}` });
+    endMs = Math.max(endMs, off + f.endMs);
+  }
+  const running = card.outcome === 'running' || card.outcome === 'paused';
+  if (running && now != null) endMs = Math.max(endMs, rel(now));
+  return {
+    key: taskKey,
+    id: lane.id,
+    goal: card.goal,
+    rounds: card.rounds,
+    tokens: card.promptTokens + card.evalTokens,
+    outcome: card.outcome,
+    startMs,
+    endMs,
+    lane: 0,
+    model,
+    calls,
+    gaps,
+    markers,
   };
 }
 

@@ -1,7 +1,7 @@
 // The overview's layout: the rounds of a view window placed in a box of
 // pixels; when the window holds more rounds than fit, adjacent rounds are
 // added up into buckets.
-import type { CallFact, GapFact, MarkerFact, MarkerKind, ModelPart, RoundFacts } from './overview-facts';
+import type { CallFact, GapFact, MarkerFact, MarkerKind, ModelPart, RoundFacts, SubAgentFact } from './overview-facts';
 import { MARKER_RANK } from './overview-facts';
 import { clampView, type View } from './overview-view';
 export interface LayoutOptions {
@@ -49,6 +49,18 @@ export interface MarkerBar extends MarkerFact {
   count: number;
 }
 
+/** A sub-agent's band: its span, and its own parts placed on the row's clock (each jumps to the task call, `key`). */
+export interface SubAgentBar extends Omit<SubAgentFact, 'model' | 'calls' | 'gaps' | 'markers'> {
+  /** The row's lane it is drawn on (0 is the model's, then the tool lanes). */
+  band: number;
+  x: number;
+  w: number;
+  segments: Segment[];
+  calls: CallBar[];
+  gaps: GapBar[];
+  markers: MarkerBar[];
+}
+
 export interface OverviewRow {
   /** The card to jump to: the round's request (a bucket's first round's). */
   key: string;
@@ -61,10 +73,14 @@ export interface OverviewRow {
   segments: Segment[];
   calls: CallBar[];
   gaps: GapBar[];
-  /** A round's markers in time; a bucket's worst marker only (with the counts in `counts`). */
+  /** A round's markers in time; a bucket's worst marker only, its sub-agents' counted (with the counts in `counts`). */
   markers: MarkerBar[];
+  /** The markers of the row, its sub-agents' included. */
   counts: Partial<Record<MarkerKind, number>>;
-  /** 1 + tool sub-lanes for a round, 1 for a bucket. */
+  /** A round's sub-agents, a band each under its tool lanes (none for a bucket: `subs_n` counts them). */
+  subs: SubAgentBar[];
+  subs_n: number;
+  /** 1 + tool sub-lanes + sub-agent bands for a round, 1 for a bucket. */
   lanes: number;
   /** A round's prompt tokens; a bucket's largest. */
   promptTokens: number | null;
@@ -141,9 +157,9 @@ export function waitCutter(f: RoundFacts, cap: number): (t: number) => number {
 const MODEL_PARTS: ModelPart[] = ['load', 'prompt', 'eval', 'other'];
 
 interface Draft {
-  row: Omit<OverviewRow, 'segments' | 'calls' | 'gaps' | 'markers'>;
+  row: Omit<OverviewRow, 'segments' | 'calls' | 'gaps' | 'markers' | 'subs'>;
   spanMs: number;
-  place: (msPerPx: number) => Pick<OverviewRow, 'segments' | 'calls' | 'gaps' | 'markers'>;
+  place: (msPerPx: number) => Pick<OverviewRow, 'segments' | 'calls' | 'gaps' | 'markers' | 'subs'>;
 }
 
 function modelMs(f: RoundFacts): number | null {
@@ -156,6 +172,7 @@ function roundDraft(f: RoundFacts, i: number, cap: number, current: boolean): Dr
   const waitMs = union(f.gaps.map((g) => ({ start: g.startMs, end: g.endMs }))).reduce((s, x) => s + x.end - x.start, 0);
   const counts: Partial<Record<MarkerKind, number>> = {};
   for (const m of f.markers) counts[m.kind] = (counts[m.kind] ?? 0) + 1;
+  for (const x of f.subs) for (const m of x.markers) counts[m.kind] = (counts[m.kind] ?? 0) + 1;
   return {
     row: {
       key: f.key,
@@ -164,7 +181,8 @@ function roundDraft(f: RoundFacts, i: number, cap: number, current: boolean): Dr
       bucket: false,
       label: f.round === 0 ? `Run ${f.run}, before round 1` : `Run ${f.run}, round ${f.round}`,
       counts,
-      lanes: 1 + f.toolLanes,
+      subs_n: f.subs.length,
+      lanes: 1 + f.toolLanes + f.subLanes,
       promptTokens: f.promptTokens,
       outputTokens: f.outputTokens,
       modelMs: modelMs(f),
@@ -184,11 +202,25 @@ function roundDraft(f: RoundFacts, i: number, cap: number, current: boolean): Dr
           at += ms;
         }
       }
+      const calls = (cs: readonly CallFact[]): CallBar[] => cs.map((c) => ({ ...c, x: cut(c.startMs) / k, w: (cut(c.startMs + c.durMs) - cut(c.startMs)) / k }));
+      const gaps = (gs: readonly GapFact[]): GapBar[] =>
+        gs.map((g) => ({ ...g, x: cut(g.startMs) / k, w: (cut(g.endMs) - cut(g.startMs)) / k, cut: cut(g.endMs) - cut(g.startMs) < g.endMs - g.startMs - 1e-9 }));
+      const markers = (ms: readonly MarkerFact[]): MarkerBar[] => ms.map((m) => ({ ...m, x: cut(m.atMs) / k, count: 1 }));
       return {
         segments,
-        calls: f.calls.map((c) => ({ ...c, x: cut(c.startMs) / k, w: (cut(c.startMs + c.durMs) - cut(c.startMs)) / k })),
-        gaps: f.gaps.map((g) => ({ ...g, x: cut(g.startMs) / k, w: (cut(g.endMs) - cut(g.startMs)) / k, cut: cut(g.endMs) - cut(g.startMs) < g.endMs - g.startMs - 1e-9 })),
-        markers: f.markers.map((m) => ({ ...m, x: cut(m.atMs) / k, count: 1 })),
+        calls: calls(f.calls),
+        gaps: gaps(f.gaps),
+        markers: markers(f.markers),
+        subs: f.subs.map(({ model, ...x }) => ({
+          ...x,
+          band: 1 + f.toolLanes + x.lane,
+          x: cut(x.startMs) / k,
+          w: (cut(x.endMs) - cut(x.startMs)) / k,
+          segments: model.map((s) => ({ kind: s.kind, x: cut(s.startMs) / k, w: (cut(s.startMs + s.ms) - cut(s.startMs)) / k, ms: s.ms, key: x.key })),
+          calls: calls(x.calls),
+          gaps: gaps(x.gaps),
+          markers: markers(x.markers),
+        })),
       };
     },
   };
@@ -209,6 +241,7 @@ function bucketDraft(facts: readonly RoundFacts[], from: number, to: number, cap
   let prompt: number | null = null;
   let output: number | null = null;
   let calls = 0;
+  let subs = 0;
   const counts: Partial<Record<MarkerKind, number>> = {};
   const all: MarkerFact[] = [];
   for (let i = from; i <= to; i++) {
@@ -226,7 +259,9 @@ function bucketDraft(facts: readonly RoundFacts[], from: number, to: number, cap
     }
     if (f.promptTokens != null) prompt = Math.max(prompt ?? 0, f.promptTokens);
     if (f.outputTokens != null) output = (output ?? 0) + f.outputTokens;
-    for (const m of f.markers) {
+    subs += f.subs.length;
+    // A sub-agent's marker stands for its bucket too: it jumps to the task call.
+    for (const m of [...f.markers, ...f.subs.flatMap((x) => x.markers)]) {
       counts[m.kind] = (counts[m.kind] ?? 0) + 1;
       all.push(m);
     }
@@ -244,6 +279,7 @@ function bucketDraft(facts: readonly RoundFacts[], from: number, to: number, cap
       bucket: true,
       label: `${runs}, ${to - from + 1} rounds (${first.run}.${first.round}–${last.run}.${last.round})`,
       counts,
+      subs_n: subs,
       lanes: 1,
       promptTokens: prompt,
       outputTokens: output,
@@ -265,7 +301,7 @@ function bucketDraft(facts: readonly RoundFacts[], from: number, to: number, cap
       for (const p of MODEL_PARTS) add(p, parts[p]);
       add('tools', toolMs);
       add('wait', waitMs, waitShown);
-      return { segments, calls: [], gaps: [], markers: w ? [{ ...w, x: 0, count: counts[w.kind] ?? 1 }] : [] };
+      return { segments, calls: [], gaps: [], markers: w ? [{ ...w, x: 0, count: counts[w.kind] ?? 1 }] : [], subs: [] };
     },
   };
 }

@@ -1,7 +1,7 @@
 // What an overview row or part says when asked (the tooltip).
 import type { CallStatus, MarkerKind } from './overview-facts';
 import { MARKER_RANK } from './overview-facts';
-import type { CallBar, GapBar, MarkerBar, OverviewRow, Segment, SegmentKind } from './overview-layout';
+import type { CallBar, GapBar, MarkerBar, OverviewRow, Segment, SegmentKind, SubAgentBar } from './overview-layout';
 import { formatCount, formatDuration } from './metrics';
 const PART_NAMES: Record<SegmentKind, string> = {
   load: 'load',
@@ -35,6 +35,7 @@ export function describeRow(r: OverviewRow): string[] {
   const output = r.outputTokens == null ? 'unknown' : formatCount(r.outputTokens);
   lines.push(`Tokens: prompt ${prompt}${r.bucket ? ' at most' : ''} · output ${output}${r.bucket ? ' in all' : ''}`);
   if (r.calls_n > 0) lines.push(`Tools: ${plural(r.calls_n, 'call', 'calls')}, ${formatDuration(r.toolMs)}`);
+  if (r.subs_n > 0) lines.push(r.subs.length ? r.subs.map(subLine).join('; ') : plural(r.subs_n, 'sub-agent', 'sub-agents'));
   if (r.waitMs > 0) lines.push(`Waiting for you: ${formatDuration(r.waitMs)}`);
   const marks = (Object.keys(MARKER_RANK) as MarkerKind[]).filter((k) => r.counts[k]).map((k) => plural(r.counts[k]!, ...MARKER_NAMES[k]));
   if (marks.length) lines.push(marks.join(', '));
@@ -50,11 +51,26 @@ const CALL_STATUS: Record<CallStatus, string> = {
   waiting: 'not started',
 };
 
+/** The first line of a sub-agent's goal, cut to about 60 characters. */
+function goalExcerpt(goal: string, max = 60): string {
+  const line = goal.trim().split('\n')[0]!.trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/** "Sub-agent: <its goal>". */
+const subLabel = (s: Pick<SubAgentBar, 'goal'>): string => `Sub-agent: ${goalExcerpt(s.goal) || '(no goal)'}`;
+
+function subLine(s: SubAgentBar): string {
+  return `${subLabel(s)} (${plural(s.rounds, 'round', 'rounds')}, ${plural(s.tokens, 'token', 'tokens')}, ${s.outcome})`;
+}
+
 export type OverviewPart =
   | { kind: 'segment'; segment: Segment }
   | { kind: 'call'; call: CallBar }
   | { kind: 'gap'; gap: GapBar }
-  | { kind: 'marker'; marker: MarkerBar };
+  | { kind: 'marker'; marker: MarkerBar }
+  /** A sub-agent's band, or one of its own parts (`inner`). */
+  | { kind: 'sub'; sub: SubAgentBar; inner?: Exclude<OverviewPart, { kind: 'sub' }> };
 
 /** The line about one bar of a row. */
 export function describePart(p: OverviewPart): string {
@@ -67,5 +83,12 @@ export function describePart(p: OverviewPart): string {
       return `${p.gap.reason} · ${formatDuration(p.gap.endMs - p.gap.startMs)}${p.gap.cut ? ' (drawn shorter)' : ''}`;
     case 'marker':
       return p.marker.count > 1 ? `${p.marker.label} (and ${formatCount(p.marker.count - 1)} more)` : p.marker.label;
+    case 'sub':
+      return subLine(p.sub);
   }
+}
+
+/** What the tooltip says of a part, before the row's numbers: a sub-agent's own part, then the sub-agent. */
+export function partLines(p: OverviewPart): string[] {
+  return p.kind === 'sub' && p.inner ? [describePart(p.inner), describePart(p)] : [describePart(p)];
 }

@@ -5,9 +5,11 @@ import { EventLog } from '../testing/events';
 import { parseEvent, type TraceEvent } from '../types';
 import { buildTimeline } from './group';
 import { flattenCards } from './nav';
+import { subAgentCard } from './subagent';
 import {
   assignLanes,
   clampView,
+  describeRow,
   layoutOverview,
   panView,
   revealView,
@@ -35,7 +37,14 @@ function overviewOf(events: TraceEvent[], opts: { width?: number; height?: numbe
 
 /** Every key a row, bar, gap or marker jumps to. */
 function keysOf(o: Overview): string[] {
-  return o.rows.flatMap((r) => [r.key, ...r.segments.map((s) => s.key), ...r.calls.flatMap((c) => [c.key, ...(c.obsKey ? [c.obsKey] : [])]), ...r.gaps.map((g) => g.key), ...r.markers.map((m) => m.key)]);
+  return o.rows.flatMap((r) => [
+    r.key,
+    ...r.segments.map((s) => s.key),
+    ...r.calls.flatMap((c) => [c.key, ...(c.obsKey ? [c.obsKey] : [])]),
+    ...r.gaps.map((g) => g.key),
+    ...r.markers.map((m) => m.key),
+    ...r.subs.flatMap((b) => [b.key, ...b.segments.map((s) => s.key), ...b.calls.map((c) => c.key), ...b.gaps.map((g) => g.key), ...b.markers.map((m) => m.key)]),
+  ]);
 }
 
 describe('one round', () => {
@@ -148,7 +157,7 @@ describe('recorded scenarios', () => {
   });
 
   it('jumps only to cards the timeline has', () => {
-    for (const name of ['tour', 'parallel_calls', 'approve_command', 'step_edits', 'step_through', 'error_kinds', 'deny_protected', 'undo_turn', 'workspace', 'stop_paused']) {
+    for (const name of ['tour', 'parallel_calls', 'approve_command', 'step_edits', 'step_through', 'error_kinds', 'deny_protected', 'undo_turn', 'workspace', 'stop_paused', 'sub_agent', 'sub_agent_stepped']) {
       const events = eventsOf(recording(name));
       const ids = new Set(flattenCards(buildTimeline(events).runs).map((c) => c.id));
       const keys = keysOf(overviewOf(events));
@@ -172,6 +181,87 @@ describe('recorded scenarios', () => {
     const end = overviewOf(events, { current: `e:${runs[0]!.end!.seq}` });
     expect(end.rows[end.currentRow!]!.label).toBe(`Run 1, round ${runs[0]!.end!.payload.rounds}`);
     expect(overviewOf(events, { current: 'e:99999' }).currentRow).toBeNull();
+  });
+});
+
+describe('sub-agents (sub_agent, sub_agent_stepped)', () => {
+  const at = (e: TraceEvent | undefined) => Date.parse(e!.time);
+
+  it("draws a sub-agent as a band under its task call's round, from its first event to its last", () => {
+    const events = eventsOf(recording('sub_agent'));
+    const o = overviewOf(events, { width: 1000 });
+    const t = buildTimeline(events);
+    const task = t.calls.get('call_1')!;
+    expect(task.name).toBe('task');
+    const own = events.filter((e) => e.agent === 'call_1');
+    // The round of the task call holds the band; the parent's next round has none.
+    expect(o.rows.map((r) => r.subs.length)).toEqual([1, 0]);
+    const r = o.rows[0]!;
+    const b = r.subs[0]!;
+    const start = at(t.runs[0]!.rounds[0]!.request);
+    expect(b).toMatchObject({ key: task.key, id: 'call_1', goal: 'What files are in the workspace? Answer with their names.', rounds: 2, outcome: 'answered' });
+    expect(b.startMs).toBe(at(own[0]) - start);
+    expect(b.endMs).toBe(at(own.at(-1)) - start);
+    expect(b.x).toBeCloseTo(b.startMs / o.msPerPx);
+    expect(b.x + b.w).toBeCloseTo(b.endMs / o.msPerPx);
+    // Nested under its call: after the call began, before its result came back.
+    const call = r.calls[0]!;
+    expect(b.startMs).toBeGreaterThanOrEqual(call.startMs);
+    expect(b.endMs).toBeLessThanOrEqual(call.settledMs);
+    // Its band is the row's own lane, under the model's and the tool's.
+    expect(r.lanes).toBe(3);
+    expect(b.band).toBe(2);
+    // Inside it, its own rounds as the parent's are drawn: two answers' model time and its list_dir call.
+    expect(b.calls.map((c) => [c.name, c.status, c.startMs])).toEqual([['list_dir', 'ok', at(own.find((e) => e.kind === 'permission')) - start]]);
+    const requests = own.filter((e) => e.kind === 'model_request').map((e) => at(e) - start);
+    expect(b.segments.filter((s) => s.kind === 'load').map((s) => s.x * o.msPerPx)).toEqual(requests.map((ms) => expect.closeTo(ms, 6)));
+    // Its announcement is the band, not a marker.
+    expect(b.markers).toEqual([]);
+    expect(r.markers).toEqual([]);
+    // What it says, the tokens as its collapsed card counts them.
+    expect(describeRow(r)).toContain('Sub-agent: What files are in the workspace? Answer with their names. (2 rounds, 2,029 tokens, answered)');
+    expect(b.tokens).toBe(subAgentCard(task.sub!).promptTokens + subAgentCard(task.sub!).evalTokens);
+  });
+
+  it("draws a stepped sub-agent's pauses inside its band", () => {
+    const events = eventsOf(recording('sub_agent_stepped'));
+    const o = overviewOf(events);
+    const b = o.rows[0]!.subs[0]!;
+    const pauses = events.filter((e) => e.agent === 'call_1' && e.kind === 'checkpoint' && e.payload.state === 'paused');
+    expect(b.gaps).toHaveLength(pauses.length);
+    expect(b.gaps.map((g) => g.reason)).toContain('Paused before list_dir (stepping), then step');
+    // The parent's own pauses stay the parent's, and the band lies between stepping into the task and its result.
+    const parent = o.rows[0]!.gaps;
+    expect(o.rows.flatMap((r) => r.gaps)).toHaveLength(events.filter((e) => !e.agent && e.kind === 'checkpoint' && e.payload.state === 'paused').length);
+    const into = parent.find((g) => g.reason === 'Paused before task (stepping), then step_into')!;
+    const back = parent.find((g) => g.reason === 'Paused after the result of task (stepping), then continue')!;
+    expect(b.startMs).toBeGreaterThanOrEqual(into.endMs);
+    expect(b.endMs).toBeLessThanOrEqual(back.startMs);
+    for (const g of b.gaps) expect(g.startMs >= b.startMs && g.endMs <= b.endMs).toBe(true);
+  });
+
+  it('draws a running sub-agent to now', () => {
+    const events = eventsOf(recording('sub_agent'));
+    const cut = events.findIndex((e) => e.agent === 'call_1' && e.kind === 'tool_result');
+    const prefix = events.slice(0, cut);
+    const runs = buildTimeline(prefix).runs;
+    const now = at(prefix.at(-1)) + 2000;
+    const facts = roundFacts(runs, { events: prefix, now });
+    const b = facts[0]!.subs[0]!;
+    expect(b.outcome).toBe('running');
+    expect(b.endMs).toBe(now - at(runs[0]!.rounds[0]!.request));
+    expect(facts[0]!.endMs).toBeGreaterThanOrEqual(b.endMs);
+  });
+
+  it('counts its sub-agents in a bucket', () => {
+    const events = eventsOf(recording('sub_agent'));
+    // One row for both rounds.
+    const o = overviewOf(events, { height: 6 });
+    expect(o.bucketSize).toBe(2);
+    const r = o.rows[0]!;
+    expect(r.subs).toEqual([]);
+    expect(r.subs_n).toBe(1);
+    expect(describeRow(r)).toContain('1 sub-agent');
   });
 });
 

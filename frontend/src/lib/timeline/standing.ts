@@ -127,7 +127,7 @@ function loopStanding(events: readonly TraceEvent[]): RunStanding {
       }
       case 'checkpoint': {
         const cp = e.payload;
-        pause = cp.state === 'paused' ? pauseOf(cp, e.seq, e.run, e.round, results) : null;
+        pause = cp.state === 'paused' ? pauseOf(cp, e.seq, e.run, e.round, results, e.agent) : null;
         break;
       }
       case 'edit': {
@@ -151,8 +151,9 @@ function loopStanding(events: readonly TraceEvent[]): RunStanding {
 }
 
 /** The pause a paused checkpoint (or an edit's pause) holds. */
-function pauseOf(cp: CheckpointPayload, seq: number, run: number, round: number, results: ReadonlyMap<string, ToolResultPayload>): Pause {
+function pauseOf(cp: CheckpointPayload, seq: number, run: number, round: number, results: ReadonlyMap<string, ToolResultPayload>, agent?: string): Pause {
   const pause: Pause = { seq, point: cp.point, run, round };
+  if (agent) pause.agent = agent;
   if (cp.call_id) pause.call_id = cp.call_id;
   if (cp.tool) pause.tool = cp.tool;
   if (cp.request) pause.request = { ...cp.request, messages: (cp.request.messages ?? []).map((m) => ({ ...m })) };

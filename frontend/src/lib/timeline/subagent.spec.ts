@@ -103,3 +103,29 @@ describe('stepping into a sub-agent', () => {
     expect(standingOf(events)).toMatchObject({ open: false, pause: null });
   });
 });
+
+describe('a stepped-into sub-agent waits on its task call card', () => {
+  const events = eventsOf('sub_agent_stepped');
+
+  it('at every prefix where a sub-agent waits, its pause is on the task call card, and says whose it is', () => {
+    let seen = 0;
+    for (let n = 1; n <= events.length; n++) {
+      const prefix = events.slice(0, n);
+      const pause = standingOf(prefix).pause;
+      if (!pause) continue;
+      const t = buildTimeline(prefix);
+      const card = t.checkpointCards.get(pause.seq);
+      const paused = prefix.find((e) => e.seq === pause.seq)!;
+      if (paused.agent) {
+        seen++;
+        expect(pause.agent).toBe(paused.agent);
+        const task = taskCall(prefix)!;
+        expect(card, `the sub-agent's pause at seq ${pause.seq} has no card`).toBe(task.key);
+      } else {
+        expect(pause.agent).toBeUndefined();
+        expect(card).toBe(`e:${pause.seq}`);
+      }
+    }
+    expect(seen, 'the recording steps into its sub-agent').toBeGreaterThan(0);
+  });
+});

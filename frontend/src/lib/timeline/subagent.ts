@@ -2,7 +2,6 @@
 // how many rounds it took, its tokens, how it ended and its answer. Read
 // from its own events only (the lane), as everything the window says is
 // read from the log.
-import type { TraceEvent } from '../types';
 import type { SubAgentLane } from './group';
 
 export interface SubAgentCard {
@@ -68,17 +67,4 @@ export function subAgentCard(lane: SubAgentLane): SubAgentCard {
   }
   if (paused) card.outcome = 'paused';
   return card;
-}
-
-/** The tokens of every sub-agent of a log: what they add to the session's totals. */
-export function subAgentTokens(events: readonly TraceEvent[]): { prompt: number; eval: number } {
-  let prompt = 0;
-  let evalTokens = 0;
-  for (const e of events) {
-    if (e.agent && e.kind === 'model_response') {
-      prompt += e.payload.metrics?.prompt_eval_count ?? 0;
-      evalTokens += e.payload.metrics?.eval_count ?? 0;
-    }
-  }
-  return { prompt, eval: evalTokens };
 }

@@ -36,6 +36,8 @@ export interface Pause {
   round: number;
   call_id?: string;
   tool?: string;
+  /** The sub-agent's run that waits (trace.Event.agent: stepped into); absent for the session's own. */
+  agent?: string;
   /** The pending request (before_request). */
   request?: PendingRequest | null;
   /** The pending call's arguments (before_tool). */
