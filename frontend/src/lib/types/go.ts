@@ -161,6 +161,11 @@ export interface BoundApp {
   /** Tools lists the built-in tools in the order the model sees them, each
    * with whether it takes a path (and so can be named by a path rule). */
   Tools(): Promise<ToolInfo[] | null>;
+  /** TryHooks runs hooks as Settings holds them while they are edited (saved
+   * or not) against every recorded call of a stored session, and says what
+   * each would have decided (session.Manager.TryHooks: in the sandbox, the
+   * workspace read-only, the session unchanged). */
+  TryHooks(sessionID: string, hs: Hook[] | null): Promise<Tried[] | null>;
   /** TryRequest sends a recorded request again (as recorded, or edited, to
    * another model, temperature, num_ctx or host) and returns its answer
    * beside the recorded one, compared. The text streams on chanTry; CancelTry
@@ -2046,6 +2051,22 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonValue;
+}
+
+/** hooks.Tried: Tried is what the hooks would have said of one recorded call. */
+export interface Tried {
+  /** Seq is the call's tool_call event. */
+  seq: number;
+  run: number;
+  round: number;
+  call_id: string;
+  tool: string;
+  /** Decision is what the call's before_tool hooks came to: allow, deny,
+   * ask, or "" (they said nothing, or none ran for it). */
+  decision: string;
+  /** Runs are each hook's run on the call, as the timeline would have
+   * recorded them. */
+  runs: HookRun[] | null;
 }
 
 /** session.Try: Try asks for the request of the model_request event At of Session to be
