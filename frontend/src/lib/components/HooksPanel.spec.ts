@@ -77,6 +77,7 @@ describe('Settings → Hooks', () => {
     expect(calls[2]!.textContent).toMatch(/scribble \(after_edit\): failed_continued, exit 1/);
     expect(calls[2]!.querySelector('[data-testid="hooks-tried-stderr"]')!.textContent).toBe('stderr: README.md is read-only');
     expect(screen.queryByTestId('hooks-try-error')).toBeNull();
+    expect(screen.queryByTestId('hooks-tried-stale')).toBeNull();
     expect(onsave).not.toHaveBeenCalled();
 
     await fireEvent.click(screen.getByTestId('settings-save'));
@@ -86,6 +87,9 @@ describe('Settings → Hooks', () => {
       ['no rm', 'before_tool', 'run_command', guard.command, 'block'],
       ['scribble', 'after_edit', '', scribble.command, 'continue'],
     ]);
+    // Typed on after the try: the results say they are of the hooks as they were.
+    await fireEvent.input(screen.getByLabelText('Command of hook 1'), { target: { value: 'true' } });
+    expect(screen.getByTestId('hooks-tried-stale').textContent).toMatch(/changed since, so try again/);
   });
 
   it('shows Go\u2019s refusal of a hook as it said it, and no results', async () => {
