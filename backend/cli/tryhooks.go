@@ -93,7 +93,7 @@ func tryHooks(c *call, file string, jsonOut bool, db string) int {
 	if len(hs) == 0 {
 		return c.usage("no hooks to try: give --file, or add hooks in Settings")
 	}
-	if err := hooks.Validate("the hooks to try", hs); err != nil {
+	if err := hooks.Validate("this try", hs); err != nil {
 		return c.usage("%v", err)
 	}
 	m := session.NewManager(st, ollama.New(settings.ChooseHost("", set).Host, nil), nil, nil)

@@ -17,7 +17,7 @@ import (
 // call's input, in the session's workspace, in the sandbox with the whole
 // workspace read-only. Nothing is written to the session.
 func (m *Manager) TryHooks(ctx context.Context, id string, hs []hooks.Hook) ([]hooks.Tried, error) {
-	if err := hooks.Validate("the hooks to try", hs); err != nil {
+	if err := hooks.Validate("this try", hs); err != nil {
 		return nil, err
 	}
 	s, err := m.store.GetSession(ctx, id)

@@ -10,7 +10,7 @@ import { isRecord } from './json';
 
 /** What the window sends (commands) and reads (queries) that a recording may hold. */
 const COMMAND_METHODS = ['do', 'setWorkspace', 'saveSettings'];
-const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'checkModel', 'renderedPrompt', 'systemPrompt', 'listModelsOn'];
+const QUERY_METHODS = ['workspace', 'ruleLimits', 'openSession', 'eventPayload', 'checkModel', 'renderedPrompt', 'systemPrompt', 'listModelsOn', 'tryHooks'];
 
 /** What is wrong with a recorded App.Do command for the TS Command type. */
 function commandProblems(v: unknown, at: string): string[] {
