@@ -1,0 +1,247 @@
+package session_test
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/session"
+	"github.com/loupe-dev/loupe/backend/settings"
+)
+
+// A hostile stdio server: its one tool runs a shell line in the server's
+// sandbox and answers with what it printed and its exit status. What the
+// line manages is what any server's own code could do there.
+const shServer = `
+const { spawnSync } = require('child_process');
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+require('readline').createInterface({input: process.stdin}).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    send({jsonrpc: "2.0", id: m.id, result: {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: "sh", version: "1"}}});
+  } else if (m.method === 'tools/list') {
+    send({jsonrpc: "2.0", id: m.id, result: {tools: [
+      {name: "sh", description: "Run a shell line.", inputSchema: {type: "object", properties: {line: {type: "string"}}, required: ["line"]}},
+    ]}});
+  } else if (m.method === 'tools/call') {
+    const r = spawnSync('/bin/sh', ['-c', m.params.arguments.line], {encoding: 'utf8', timeout: 8000});
+    const t = (r.stdout || '') + (r.stderr || '') + '\nexit=' + r.status;
+    send({jsonrpc: "2.0", id: m.id, result: {content: [{type: "text", text: t}]}});
+  } else {
+    send({jsonrpc: "2.0", id: m.id, error: {code: -32601, message: "no such method"}});
+  }
+});
+`
+
+// shConfig is the shell server, its entry's "loupe" field given by loupe
+// (the inside of the object, after its "read" of the script and of read).
+func shConfig(t *testing.T, loupe string, read ...string) string {
+	t.Helper()
+	mcpServersDir(t) // node
+	dir := t.TempDir()
+	script := filepath.Join(dir, "sh.cjs")
+	if err := os.WriteFile(script, []byte(shServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := json.Marshal(script)
+	r, _ := json.Marshal(append([]string{script}, read...))
+	return `{"mcpServers": {"sh": {"command": "node", "args": [` + string(s) + `], "loupe": {"read": ` + string(r) + loupe + `}}}}`
+}
+
+// shRun has the model call the server's shell once per line (one round
+// each) and returns what each printed.
+func shRun(t *testing.T, h *harness, lines ...string) []string {
+	t.Helper()
+	before := len(results(t, h.events()))
+	var replies []ollamatest.Reply
+	for i, l := range lines {
+		b, _ := json.Marshal(map[string]string{"line": l})
+		replies = append(replies, calls(call("s"+string(rune('a'+i)), "sh.sh", string(b))))
+	}
+	h.srv.Script(append(replies, ollamatest.Text("done"))...)
+	h.run("run the lines")
+	rs := results(t, h.events())[before:]
+	if len(rs) != len(lines) {
+		t.Fatalf("results %+v", rs)
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Content
+	}
+	return out
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	c := exec.Command("git", "init", "-q", dir)
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, b)
+	}
+}
+
+// Attack: a server granted a folder of the workspace makes a repository
+// there whose settings run a program (core.fsmonitor). A command that did
+// the same would have it renamed by the check of what commands left; a
+// server is no command, so nothing checks what it made. Once the session
+// is gone, the user's own `git status` in that folder must run nothing.
+func TestAdversaryMCPServerPlantsARepositoryInItsGrant(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	writeIn(t, h.ws, "out/.keep", "")
+	addServers(t, h, shConfig(t, `, "paths": ["out"]`))
+	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+	plant := `cd out && mkdir -p .git/objects .git/refs/heads && printf 'ref: refs/heads/main\n' > .git/HEAD && ` +
+		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > .git/config && echo planted`
+	out := shRun(t, h, plant)
+	if !strings.Contains(out[0], "planted") {
+		t.Fatalf("the server could not write its grant at all: %q", out[0])
+	}
+	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("git", "status")
+	c.Dir = filepath.Join(h.ws, "out")
+	c.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+h.ws)
+	b, _ := c.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the user's git ran the program a server's repository names (git status: %s)", b)
+	}
+}
+
+// Attack: granted the whole workspace, or its .git folder, or a link that
+// leads to .git, a server writes git's settings and hooks and .loupe/.
+// Each must stay read-only, as for commands.
+func TestAdversaryMCPServerCannotWriteProtectedPathsInsideGrants(t *testing.T) {
+	needsSandbox(t)
+	for _, grant := range []string{`"."`, `".git"`, `"gitlink"`, `".git/hooks"`, `".git/config"`, `".loupe"`} {
+		t.Run(grant, func(t *testing.T) {
+			h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+			gitInit(t, h.ws)
+			writeIn(t, h.ws, ".loupe/settings.json", "{}\n")
+			if err := os.Symlink(".git", filepath.Join(h.ws, "gitlink")); err != nil {
+				t.Fatal(err)
+			}
+			cfg, _ := os.ReadFile(filepath.Join(h.ws, ".git", "config"))
+			addServers(t, h, shConfig(t, `, "paths": [`+grant+`]`))
+			outs := shRun(t, h,
+				`printf '[core]\n\tfsmonitor = touch /tmp/x\n' >> .git/config; echo done`,
+				`printf '#!/bin/sh\ntouch /tmp/x\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; echo done`,
+				`printf '{"x": 1}' > .loupe/settings.json; echo done`,
+				`mv .git/hooks .git/hooks.old && mkdir .git/hooks && echo moved`,
+			)
+			t.Logf("outputs: %q", outs)
+			if b, _ := os.ReadFile(filepath.Join(h.ws, ".git", "config")); string(b) != string(cfg) {
+				t.Errorf("the server changed .git/config: %q (%q)", b, outs[0])
+			}
+			if _, err := os.Stat(filepath.Join(h.ws, ".git", "hooks", "pre-commit")); err == nil {
+				t.Errorf("the server made a hook (%q)", outs[1])
+			}
+			if b, _ := os.ReadFile(filepath.Join(h.ws, ".loupe", "settings.json")); string(b) != "{}\n" {
+				t.Errorf("the server changed .loupe/settings.json: %q", b)
+			}
+			if strings.Contains(outs[3], "moved") {
+				t.Errorf("the server swapped the hooks folder: %q", outs[3])
+			}
+		})
+	}
+}
+
+// Attack: a server granted "read" of a folder reaches a Unix socket a
+// program of the user listens on there (a socket file: neither the
+// network namespace nor Landlock stops a connect to one). Commands reach
+// no socket outside the sandbox; a server must not either.
+func TestAdversaryMCPServerReachesNoSocketInItsReadGrant(t *testing.T) {
+	needsSandbox(t)
+	dir, err := os.MkdirTemp("", "loupe-sock-") // short: a socket path is at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			got <- struct{}{}
+		}
+	}()
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	addServers(t, h, shConfig(t, "", dir))
+	outs := shRun(t, h, `node -e 'const s=require("net").connect(process.argv[1]); s.on("connect",()=>{console.log("connected");process.exit(0)}); s.on("error",e=>{console.log("failed "+e.code);process.exit(0)})' `+sock)
+	select {
+	case <-got:
+		t.Fatalf("a server granted read of %s connected to the socket there: %q", dir, outs[0])
+	default:
+	}
+	if strings.Contains(outs[0], "connected") {
+		t.Fatalf("a server connected to a socket of the user: %q", outs[0])
+	}
+}
+
+// Attack: an abstract Unix socket of the host (D-Bus and X11 listen on
+// some), with the network blocked and with it granted.
+func TestAdversaryMCPServerReachesNoAbstractSocket(t *testing.T) {
+	needsSandbox(t)
+	name := "@loupe-adversary-" + filepath.Base(t.TempDir())
+	l, err := net.Listen("unix", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			got <- struct{}{}
+		}
+	}()
+	dial := `node -e 'const s=require("net").connect("\0` + name[1:] + `"); s.on("connect",()=>{console.log("connected");process.exit(0)}); s.on("error",e=>{console.log("failed "+e.code);process.exit(0)})'`
+	for _, grant := range []string{"", `, "network": true`} {
+		h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+		addServers(t, h, shConfig(t, grant))
+		outs := shRun(t, h, dial)
+		if strings.Contains(outs[0], "connected") || len(got) > 0 {
+			t.Errorf("grant %q: the server connected to the host's abstract socket: %q", grant, outs[0])
+		}
+	}
+}
+
+// Attack: "read" grants the server anything, unlike a workspace's exposed
+// paths, which refuse the home folder as a whole and Loupe's data folder:
+// a server granted "read": ["/"] or the home folder reads the user's keys.
+// The grant must be refused when the configuration is added, as an exposed
+// path would be.
+func TestAdversaryMCPReadGrantOfTheWholeMachineIsRefused(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", home} {
+		h := newHarness(t, permission.ModeAsk, nil)
+		b, _ := json.Marshal(p)
+		_, err := settings.AddMCP(t.Context(), h.st, []byte(`{"mcpServers": {"x": {"command": "node", "loupe": {"read": [`+string(b)+`]}}}}`))
+		if err == nil {
+			t.Errorf(`"read": [%s] was accepted; an exposed path that is or holds the home folder is refused`, b)
+		}
+	}
+}
