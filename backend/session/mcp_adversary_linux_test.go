@@ -245,3 +245,30 @@ func TestAdversaryMCPReadGrantOfTheWholeMachineIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Attack: granted the whole workspace, a server adds to the existing
+// repository's git folder a file it lacked that sends git elsewhere for
+// its settings (commondir), pointing at a folder the server wrote. For a
+// command, the check after the round renames such a file; nothing checks
+// a server. The user's `git status` afterwards must run nothing.
+func TestAdversaryMCPServerAddsACommondirInItsGrant(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	gitInit(t, h.ws)
+	addServers(t, h, shConfig(t, `, "paths": ["."]`))
+	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+	plant := `mkdir -p elsewhere/objects elsewhere/refs/heads && ` +
+		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > elsewhere/config && ` +
+		`echo ../elsewhere > .git/commondir && echo planted`
+	out := shRun(t, h, plant)
+	t.Logf("server: %q", out[0])
+	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("git", "status")
+	c.Dir = h.ws
+	b, _ := c.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the user's git ran the program the settings a server pointed .git at name (git status: %s)", b)
+	}
+}
