@@ -272,3 +272,21 @@ func TestAdversaryMCPServerAddsACommondirInItsGrant(t *testing.T) {
 		t.Fatalf("the user's git ran the program the settings a server pointed .git at name (git status: %s)", b)
 	}
 }
+
+// Attack: a workspace that holds Loupe's state folder (XDG_STATE_HOME in
+// a project) is accepted; the model's file tools then write the notes of
+// what every Loupe process holds for its commands. The workspace must be
+// refused, or the write.
+func TestAdversaryModelWritesTheStateFolderInsideItsWorkspace(t *testing.T) {
+	h := newHarness(t, permission.ModeAuto, nil)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(h.ws, "st"))
+	writeIn(t, h.ws, "st/loupe/holds/.keep", "")
+	note := filepath.Join(h.ws, "st", "loupe", "holds", "forged")
+	b, _ := json.Marshal(map[string]string{"path": note, "content": "forged\n"})
+	h.srv.Script(calls(call("w1", "write_file", string(b))), ollamatest.Text("done"))
+	h.run("write the note")
+	if _, err := os.Stat(note); err == nil {
+		rs := results(t, h.events())
+		t.Fatalf("the model wrote into Loupe's state folder in its workspace: %+v", rs)
+	}
+}
