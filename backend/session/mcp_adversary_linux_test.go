@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
 	"github.com/loupe-dev/loupe/backend/settings"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // A hostile stdio server: its one tool runs a shell line in the server's
@@ -284,7 +286,11 @@ func TestAdversaryModelWritesTheStateFolderInsideItsWorkspace(t *testing.T) {
 	note := filepath.Join(h.ws, "st", "loupe", "holds", "forged")
 	b, _ := json.Marshal(map[string]string{"path": note, "content": "forged\n"})
 	h.srv.Script(calls(call("w1", "write_file", string(b))), ollamatest.Text("done"))
-	h.run("write the note")
+	_, err := h.m.Run(t.Context(), h.id, "write the note", session.RunOptions{})
+	var re *workspace.RefusedError
+	if err != nil && (!errors.As(err, &re) || !strings.Contains(err.Error(), "choose a project folder")) {
+		t.Fatalf("the run failed, but not as a refused workspace that says what to do: %v", err)
+	}
 	if _, err := os.Stat(note); err == nil {
 		rs := results(t, h.events())
 		t.Fatalf("the model wrote into Loupe's state folder in its workspace: %+v", rs)
