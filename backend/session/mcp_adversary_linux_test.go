@@ -296,3 +296,28 @@ func TestAdversaryModelWritesTheStateFolderInsideItsWorkspace(t *testing.T) {
 		t.Fatalf("the model wrote into Loupe's state folder in its workspace: %+v", rs)
 	}
 }
+
+// A grant of a file (the docs: "files or folders inside the workspace")
+// lets the server write that file, and nothing beside it; a grant of a
+// protected file itself (.git/config) starts the server with it still
+// read-only.
+func TestAdversaryMCPGrantOfAFile(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	gitInit(t, h.ws)
+	cfg, _ := os.ReadFile(filepath.Join(h.ws, ".git", "config"))
+	addServers(t, h, shConfig(t, `, "paths": ["notes.txt", ".git/config"]`))
+	outs := shRun(t, h, `echo gamma >> notes.txt && echo wrote`, `echo x > README.md; printf '[core]\n\tfsmonitor = touch /tmp/x\n' >> .git/config; echo tried`)
+	if !strings.Contains(outs[0], "wrote") {
+		t.Fatalf("the server granted notes.txt could not write it: %q", outs[0])
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt")); string(b) != "alpha\nbeta\ngamma\n" {
+		t.Errorf("notes.txt holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "README.md")); strings.HasPrefix(string(b), "x") {
+		t.Errorf("the server wrote README.md beside its granted file: %q", outs[1])
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, ".git", "config")); string(b) != string(cfg) {
+		t.Errorf("the server changed .git/config: %q", outs[1])
+	}
+}
