@@ -367,8 +367,21 @@ func applyLandlock(s setup, writable []string) error {
 		landlock.RODirs("/"),
 		landlock.RWFiles(writableDevices...).IgnoreIfMissing(),
 	}
-	if len(writable) > 0 {
-		rules = append(rules, landlock.RWDirs(writable...).WithRefer())
+	// A file granted to a server is writable as a file: Landlock refuses
+	// directory rights on one.
+	var dirs, files []string
+	for _, p := range writable {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			files = append(files, p)
+		} else {
+			dirs = append(dirs, p)
+		}
+	}
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.RWDirs(dirs...).WithRefer())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...))
 	}
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
