@@ -321,3 +321,45 @@ func TestAdversaryMCPGrantOfAFile(t *testing.T) {
 		t.Errorf("the server changed .git/config: %q", outs[1])
 	}
 }
+
+// Attack: between two starts of a server, a command swaps its granted
+// folder for a link: to a folder outside the workspace (absolute or
+// relative), or to the repository's hooks. The server started again must
+// write none of them.
+func TestAdversaryMCPGrantSwappedForALinkBeforeARestart(t *testing.T) {
+	needsSandbox(t)
+	for _, to := range []string{"outside", "relative", "hooks"} {
+		t.Run(to, func(t *testing.T) {
+			h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+			gitInit(t, h.ws)
+			writeIn(t, h.ws, "out/.keep", "")
+			addServers(t, h, shConfig(t, `, "paths": ["out"]`))
+			if outs := shRun(t, h, `echo one > out/a && echo wrote`); !strings.Contains(outs[0], "wrote") {
+				t.Fatalf("the granted folder is not writable: %q", outs[0])
+			}
+			outside := t.TempDir()
+			target := map[string]string{"outside": outside, "hooks": filepath.Join(h.ws, ".git", "hooks")}[to]
+			if to == "relative" {
+				rel, err := filepath.Rel(h.ws, outside)
+				if err != nil {
+					t.Fatal(err)
+				}
+				target = rel
+			}
+			os.RemoveAll(filepath.Join(h.ws, "out"))
+			if err := os.Symlink(target, filepath.Join(h.ws, "out")); err != nil {
+				t.Fatal(err)
+			}
+			// A new entry: the server starts afresh.
+			addServers(t, h, shConfig(t, `, "paths": ["out"], "network": false`))
+			outs := shRun(t, h, `echo two > out/pre-commit; echo tried`)
+			t.Logf("after the swap: %q", outs[0])
+			if _, err := os.Stat(filepath.Join(outside, "pre-commit")); err == nil {
+				t.Errorf("the server wrote outside the workspace through the swapped link")
+			}
+			if _, err := os.Stat(filepath.Join(h.ws, ".git", "hooks", "pre-commit")); err == nil {
+				t.Errorf("the server wrote a hook through the swapped link")
+			}
+		})
+	}
+}
