@@ -363,3 +363,43 @@ func TestAdversaryMCPGrantSwappedForALinkBeforeARestart(t *testing.T) {
 		})
 	}
 }
+
+// What a server's view made to hold a path (an empty hooks folder for a
+// repository that had none) is gone once its session is, and a server
+// that could not start (its grant missing) leaves none behind.
+func TestAdversaryMCPServerLeavesNoPlaceholders(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	gitInit(t, h.ws)
+	hooks := filepath.Join(h.ws, ".git", "hooks")
+	os.RemoveAll(hooks)
+	writeIn(t, h.ws, "out/.keep", "")
+	addServers(t, h, shConfig(t, `, "paths": ["out"]`))
+	outs := shRun(t, h, `ls -d .git/hooks && mkdir .git/hooks/x; echo tried`)
+	t.Logf("server: %q", outs[0])
+	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Lstat(hooks); return err != nil }, "the hooks folder made for the server to go")
+
+	h2 := newHarness(t, permission.ModeAsk, nil)
+	gitInit(t, h2.ws)
+	hooks2 := filepath.Join(h2.ws, ".git", "hooks")
+	os.RemoveAll(hooks2)
+	addServers(t, h2, shConfig(t, `, "paths": ["missing"]`))
+	if _, err := h2.m.MCPServers(t.Context(), h2.ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(hooks2); err == nil {
+		t.Error("a server that could not start left its hooks placeholder")
+	}
+	// One whose program is not there: its view was made, then it exited.
+	addServers(t, h2, `{"mcpServers": {"sh": {"command": "no-such-program-loupe"}}}`)
+	infos, err := h2.m.MCPServers(t.Context(), h2.ws)
+	if err != nil || len(infos) != 1 || infos[0].Error == "" {
+		t.Fatalf("infos %+v, %v", infos, err)
+	}
+	if _, err := os.Lstat(hooks2); err == nil {
+		t.Error("a server whose program is missing left its hooks placeholder")
+	}
+}
