@@ -3,6 +3,7 @@ package session_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 // line manages is what any server's own code could do there.
 const shServer = `
 const { spawnSync } = require('child_process');
+if (process.env.ON_START) spawnSync('/bin/sh', ['-c', process.env.ON_START], {stdio: 'ignore', timeout: 8000});
 const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
 require('readline').createInterface({input: process.stdin}).on('line', (line) => {
   const m = JSON.parse(line);
@@ -401,5 +403,55 @@ func TestAdversaryMCPServerLeavesNoPlaceholders(t *testing.T) {
 	}
 	if _, err := os.Lstat(hooks2); err == nil {
 		t.Error("a server whose program is missing left its hooks placeholder")
+	}
+}
+
+// Settings → MCP servers lists the global servers outside any workspace:
+// they start in a temporary folder of their own. There too they run
+// confined (no write outside it, no host loopback), and the folder is
+// gone afterwards.
+func TestAdversaryMCPGlobalListingRunsServersConfined(t *testing.T) {
+	needsSandbox(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			got <- struct{}{}
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	outside := t.TempDir()
+	h := newHarness(t, permission.ModeAsk, nil)
+	onStart := fmt.Sprintf(`pwd > %[1]s/pwd; echo x > %[1]s/written; node -e 'require("net").connect(%[2]d, "127.0.0.1").on("connect", () => process.exit(0)).on("error", () => process.exit(1))'`, outside, port)
+	cfg := shConfig(t, "")
+	env, _ := json.Marshal(map[string]string{"ON_START": onStart})
+	cfg = strings.Replace(cfg, `"loupe":`, `"env": `+string(env)+`, "loupe":`, 1)
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "loupe-mcp-*"))
+	addServers(t, h, cfg)
+	infos, err := h.m.MCPServers(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 1 || infos[0].Error != "" || len(infos[0].Tools) != 1 {
+		t.Fatalf("infos %+v", infos)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("a server listed outside any workspace wrote outside its folder: %v", ents)
+	}
+	if len(got) > 0 {
+		t.Error("a server listed outside any workspace reached the host's loopback")
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "loupe-mcp-*"))
+	if len(after) > len(before) {
+		t.Errorf("the listing's folder is left: before %v, after %v", before, after)
 	}
 }
