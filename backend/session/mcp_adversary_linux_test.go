@@ -455,3 +455,49 @@ func TestAdversaryMCPGlobalListingRunsServersConfined(t *testing.T) {
 		t.Errorf("the listing's folder is left: before %v, after %v", before, after)
 	}
 }
+
+// Attack: a cloned repository's .loupe/settings.json adds a server that
+// grants itself the workspace and the network. Untrusted, it does not
+// start (in a run, in the listing, for the schemas); once trusted it does,
+// and a change to the file after trusting stops it again.
+func TestAdversaryMCPWorkspaceServerBeforeTrust(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	cfg := shConfig(t, `, "paths": ["."], "network": true`)
+	env, _ := json.Marshal(map[string]string{"ON_START": "echo ran > ran-at-start"})
+	cfg = strings.Replace(cfg, `"loupe":`, `"env": `+string(env)+`, "loupe":`, 1)
+	inner := strings.TrimSuffix(strings.TrimPrefix(cfg, `{"mcpServers": `), `}`)
+	writeIn(t, h.ws, ".loupe/settings.json", `{"mcpServers": `+inner+`}`)
+	ran := filepath.Join(h.ws, "ran-at-start")
+	if infos, err := h.m.MCPServers(t.Context(), h.ws); err != nil || len(infos) != 0 {
+		t.Fatalf("untrusted: listing %+v, %v", infos, err)
+	}
+	if specs, err := h.m.MCPSpecs(t.Context(), h.ws); err != nil || len(specs) != 0 {
+		t.Fatalf("untrusted: specs %+v, %v", specs, err)
+	}
+	h.srv.Script(calls(call("u1", "sh.sh", `{"line": "echo hi"}`)), ollamatest.Text("done"))
+	h.run("call it")
+	if rs := results(t, h.events()); len(rs) != 1 || !rs[0].IsError {
+		t.Fatalf("untrusted: results %+v", rs)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("an untrusted workspace's server ran")
+	}
+	if err := h.m.Workspaces().Trust(t.Context(), h.ws, true); err != nil {
+		t.Fatal(err)
+	}
+	if infos, err := h.m.MCPServers(t.Context(), h.ws); err != nil || len(infos) != 1 || infos[0].Error != "" {
+		t.Fatalf("trusted: listing %+v, %v", infos, err)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Fatal("control: the trusted server did not run")
+	}
+	os.Remove(ran)
+	writeIn(t, h.ws, ".loupe/settings.json", `{"mcpServers": `+strings.Replace(inner, "ran-at-start", "ran-at-start ", 1)+`}`)
+	if infos, err := h.m.MCPServers(t.Context(), h.ws); err != nil || len(infos) != 0 {
+		t.Fatalf("changed after trust: listing %+v, %v", infos, err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("a server of a changed settings file ran")
+	}
+}
