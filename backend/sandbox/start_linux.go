@@ -142,6 +142,12 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 		// Landlock alone: the server writes only in its temp folder and
 		// what it was granted.
 		cache := filepath.Join(scratch.tmp, ".cache")
+		// Made here: Landlock can only let it write a folder that is
+		// there.
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("sandbox: cache dir: %w", err)
+		}
 		hc.Writable = append([]string{scratch.tmp, cache}, granted...)
 		cenv = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
