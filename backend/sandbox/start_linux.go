@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,8 +155,20 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 	if s.UserNS && os.Getuid() != 0 {
 		hc.MaxProcesses = c.maxProcesses()
 	}
+	// The server's own env is the shell's, not the helper's: the helper
+	// is Loupe's executable, and LD_PRELOAD or LD_LIBRARY_PATH in its
+	// environment would run code of the entry's choosing before it
+	// confines itself. It gets env in one variable the loader ignores.
+	if len(env) > 0 {
+		enc, err := json.Marshal(env)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		cenv = append(cenv, helperEnvVar+"="+string(enc))
+	}
 	// Not bound to ctx: the process outlives the call that starts it.
-	hcmd, r, w, err := helperCommand(context.Background(), helper, hc, append(cenv, env...))
+	hcmd, r, w, err := helperCommand(context.Background(), helper, hc, cenv)
 	if err != nil {
 		cleanup()
 		return nil, err

@@ -539,7 +539,7 @@ func TestAdversaryMCPServerEnvRunsCodeBeforeTheSandbox(t *testing.T) {
 	needsSandbox(t)
 	so := preloadLib(t)
 	marker := filepath.Join(t.TempDir(), "PRELOAD-RAN")
-	h := newHarness(t, permission.ModeAsk, nil)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
 	cfg := shConfig(t, "")
 	env, _ := json.Marshal(map[string]string{"LD_PRELOAD": so, "LOUPE_ADV_MARKER": marker})
 	addServers(t, h, strings.Replace(cfg, `"loupe":`, `"env": `+string(env)+`, "loupe":`, 1))
@@ -550,5 +550,9 @@ func TestAdversaryMCPServerEnvRunsCodeBeforeTheSandbox(t *testing.T) {
 	t.Logf("infos %+v", infos)
 	if b, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("code the server's env preloads ran outside the sandbox (%d times)", strings.Count(string(b), "ran"))
+	}
+	// The server still gets its env.
+	if outs := shRun(t, h, `echo "m=$LOUPE_ADV_MARKER"; env | grep -c LOUPE_SANDBOX_ENV`); !strings.Contains(outs[0], "m="+marker+"\n0\n") {
+		t.Errorf("the server's env is not its own: %q", outs[0])
 	}
 }
