@@ -232,21 +232,22 @@ func TestAdversaryMCPServerReachesNoAbstractSocket(t *testing.T) {
 
 // Attack: "read" grants the server anything, unlike a workspace's exposed
 // paths, which refuse the home folder as a whole and Loupe's data folder:
-// a server granted "read": ["/"] or the home folder reads the user's keys.
-// The grant must be refused when the configuration is added, as an exposed
-// path would be.
-func TestAdversaryMCPReadGrantOfTheWholeMachineIsRefused(t *testing.T) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
+// a server granted "read": [the home folder] reads the user's keys (and,
+// granted the network too, sends them away). The grant must be refused,
+// when the configuration is added or when the server starts, as an
+// exposed path would be; at least the keys must stay out of reach.
+func TestAdversaryMCPReadGrantOfTheHomeFolderIsRefused(t *testing.T) {
+	needsSandbox(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeIn(t, home, ".ssh/id_ed25519", "PRIVATE-KEY-OF-THE-USER\n")
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	if _, err := settings.AddMCP(t.Context(), h.st, []byte(shConfig(t, "", home))); err != nil {
+		return // refused when added
 	}
-	for _, p := range []string{"/", home} {
-		h := newHarness(t, permission.ModeAsk, nil)
-		b, _ := json.Marshal(p)
-		_, err := settings.AddMCP(t.Context(), h.st, []byte(`{"mcpServers": {"x": {"command": "node", "loupe": {"read": [`+string(b)+`]}}}}`))
-		if err == nil {
-			t.Errorf(`"read": [%s] was accepted; an exposed path that is or holds the home folder is refused`, b)
-		}
+	outs := shRun(t, h, `cat ~/.ssh/id_ed25519`)
+	if strings.Contains(outs[0], "PRIVATE-KEY-OF-THE-USER") {
+		t.Fatalf(`a server granted "read": [%s] read the user's key: %q`, home, outs[0])
 	}
 }
 
