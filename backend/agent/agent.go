@@ -126,6 +126,10 @@ type Config struct {
 	// ToolSet is the id under which the session stores the tools' specs
 	// (0 when no tools are offered); requests refer to it.
 	ToolSet int
+	// ToolSets stores the specs of other tools a run offers (a sub-agent's,
+	// the run's own once a pause switched some off) for its requests to
+	// name, as ToolSet names the first; nil names none (ToolSet 0).
+	ToolSets func(ctx context.Context, specs []llm.ToolSpec) (int, error)
 	// MaxRounds caps model requests per run (default 50).
 	MaxRounds int
 	// MaxParallel bounds the calls of one answer that run at once

@@ -258,7 +258,7 @@ func (r *run) check(c *call) {
 		// hears exactly why, with the schema.
 		args = json.RawMessage(bad)
 	}
-	tool, cerr := r.a.seams.Tools.Check(c.Name, args)
+	tool, cerr := r.tools.Check(c.Name, args)
 	if cerr != nil {
 		c.tool = nil
 		c.outcome = &trace.ToolResult{CallID: c.ID, Name: c.Name, Content: cerr.Message, IsError: true, ErrorKind: cerr.Kind, Bytes: len(cerr.Message)}
@@ -402,7 +402,7 @@ func (r *run) beforeTool(ctx context.Context, c *call) (Command, error) {
 			return ErrNotHere
 		}
 		args := compactJSON(cmd.Args)
-		tool, cerr := r.a.seams.Tools.Check(c.Name, args)
+		tool, cerr := r.tools.Check(c.Name, args)
 		if cerr != nil {
 			return errors.New(cerr.Message)
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
 
@@ -55,8 +56,10 @@ type run struct {
 
 	num   int
 	round int
-	// specs are the tools offered, and toolsJSON the size of their JSON
-	// encoding (for the prompt estimate).
+	// tools are the tools offered now (the seams' until a pause switches
+	// some off, see use), specs and names theirs, and toolsJSON the size
+	// of their JSON encoding (for the prompt estimate).
+	tools     *tools.Registry
 	specs     []llm.ToolSpec
 	names     []string
 	toolsJSON int
@@ -116,12 +119,7 @@ func (a *Agent) begin() (*run, error) {
 	r.model = retrying{model: a.seams.Model, delays: r.cfg.retryDelays(), notice: r.notice}
 	r.perm = &permits{policy: r.cfg.Policy, approver: a.seams.Approver, onGrant: r.cfg.OnGrant, sessionID: r.cfg.SessionID, denied: personDenials(a.log)}
 	r.tasks = make(chan struct{}, r.cfg.SubAgents.maxParallel())
-	if a.seams.Tools != nil {
-		r.specs = a.seams.Tools.Specs()
-		r.names = a.seams.Tools.Names()
-	}
-	b, _ := json.Marshal(r.specs)
-	r.toolsJSON = len(b)
+	r.use(a.seams.Tools)
 	r.rate = trace.DefaultRate()
 	models := map[int64]string{}
 	for _, e := range a.log {
@@ -216,7 +214,7 @@ func (a *Agent) Resume(ctx context.Context) (trace.RunEnd, error) {
 	if err != nil {
 		return trace.RunEnd{}, err
 	}
-	at, err := r.resumePoint(a.log)
+	at, err := r.resumePoint(ctx, a.log)
 	if err != nil {
 		return trace.RunEnd{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
@@ -38,9 +39,13 @@ type Command struct {
 const ActionEdit = "edit"
 
 // RequestEdit changes a pending request: nil fields stay as they are.
+// System, Options and Tools hold for the rest of the run; Tools names the
+// tools to offer, among those the pause says the run can offer
+// (trace.Pending.Offer): the others are switched off.
 type RequestEdit struct {
 	System   *string       `json:"system,omitempty"`
 	Options  *llm.Options  `json:"options,omitempty"`
+	Tools    *[]string     `json:"tools,omitempty"`
 	Messages []MessageEdit `json:"messages,omitempty"`
 }
 
@@ -165,8 +170,8 @@ func reply(c Command, err error) {
 }
 
 // beforeRequest is the checkpoint before a request: the user may change
-// the system prompt and options (for the rest of the run) and the content
-// of history messages (from now on).
+// the system prompt, options and tools offered (for the rest of the run)
+// and the content of history messages (from now on).
 func (r *run) beforeRequest(ctx context.Context, mr *trace.ModelRequest) error {
 	s := &stop{cp: Checkpoint{Point: trace.PointBeforeRequest}}
 	s.show = func(cp *trace.Checkpoint) {
@@ -176,6 +181,20 @@ func (r *run) beforeRequest(ctx context.Context, mr *trace.ModelRequest) error {
 		pr := &trace.Pending{Model: mr.Model, System: mr.System, Options: mr.Options, Tools: append([]string{}, mr.ToolNames...), Messages: make([]trace.PendingMessage, len(sourced))}
 		for i, m := range sourced {
 			pr.Messages[i] = trace.PendingMessage{Seq: m.Seq, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		}
+		if all := r.a.seams.Tools; all != nil {
+			// What the tools can be switched among: every tool the run
+			// was given, less those it may not use (which it may still
+			// offer; their calls are refused).
+			pr.Offer = all.Names()
+			for _, n := range pr.Offer {
+				if why := r.perm.withheld(n); why != "" {
+					if pr.Withheld == nil {
+						pr.Withheld = map[string]string{}
+					}
+					pr.Withheld[n] = why
+				}
+			}
 		}
 		cp.Request = pr
 	}
@@ -205,6 +224,12 @@ func (r *run) editRequest(ctx context.Context, s *stop, mr *trace.ModelRequest, 
 	if e.Options != nil && *e.Options != pending.Options {
 		eds = append(eds, editOf(trace.EditOptions, 0, "", pending.Options, *e.Options))
 	}
+	if e.Tools != nil {
+		before, after := sortedNames(pending.Tools), sortedNames(*e.Tools)
+		if !slices.Equal(before, after) {
+			eds = append(eds, editOf(trace.EditTools, 0, "", before, after))
+		}
+	}
 	edited := make(map[int64]string, len(e.Messages))
 	for _, me := range e.Messages {
 		edited[me.Seq] = me.Content
@@ -221,8 +246,18 @@ func (r *run) editRequest(ctx context.Context, s *stop, mr *trace.ModelRequest, 
 		// Not in the request: WithEdit says so.
 		eds = append(eds, editOf(trace.EditMessage, seq, "", "", after))
 	}
-	if _, err := withEdits(s.paused, eds); err != nil {
+	final, err := withEdits(s.paused, eds)
+	if err != nil {
 		return err
+	}
+	// The tools the pause leaves are stored before any edit is recorded,
+	// so a failure to store them leaves the pause as it was.
+	var offered *tools.Registry
+	toolSet := r.cfg.ToolSet
+	if !slices.Equal(final.Request.Tools, pending.Tools) {
+		if offered, toolSet, err = r.toolSet(ctx, final.Request.Tools); err != nil {
+			return err
+		}
 	}
 	for _, ed := range eds {
 		before := s.paused.Request.System
@@ -236,9 +271,50 @@ func (r *run) editRequest(ctx context.Context, s *stop, mr *trace.ModelRequest, 
 			mr.System, r.cfg.System, r.cfg.Instructions = p.Request.System, p.Request.System, mr.Instructions
 		case trace.EditOptions:
 			mr.Options, r.cfg.Options = p.Request.Options, p.Request.Options
+		case trace.EditTools:
+			// For the rest of the run: its later requests offer these
+			// too, and a call of another is an unknown tool.
+			r.use(offered)
+			r.cfg.ToolSet = toolSet
+			mr.ToolSet, mr.ToolNames = toolSet, r.names
 		}
 	}
 	return nil
+}
+
+// sortedNames is names sorted, without repeats: a tools edit's value.
+func sortedNames(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// toolSet is the registry of the run's tools that offers the names alone,
+// and the id of its stored tool set (Config.ToolSets) for requests to
+// name.
+func (r *run) toolSet(ctx context.Context, names []string) (*tools.Registry, int, error) {
+	if r.a.seams.Tools == nil {
+		return nil, 0, nil
+	}
+	reg := r.a.seams.Tools.Subset(names...)
+	id := 0
+	if specs := reg.Specs(); len(specs) > 0 && r.cfg.ToolSets != nil {
+		var err error
+		if id, err = r.cfg.ToolSets(ctx, specs); err != nil {
+			return nil, 0, errStore{fmt.Errorf("store the tools offered: %w", err)}
+		}
+	}
+	return reg, id, nil
+}
+
+// use makes reg the tools the run offers from its next request on.
+func (r *run) use(reg *tools.Registry) {
+	r.tools, r.specs, r.names = reg, nil, nil
+	if reg != nil {
+		r.specs, r.names = reg.Specs(), reg.Names()
+	}
+	b, _ := json.Marshal(r.specs)
+	r.toolsJSON = len(b)
 }
 
 // withEdits is cp with each of eds applied in turn.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/llm"
+	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 	"github.com/loupe-dev/loupe/testkit/invariants"
@@ -433,4 +434,114 @@ func TestClosingWhileWorkingInterrupts(t *testing.T) {
 		}
 	}
 	invariants.Check(t, r.log.all())
+}
+
+// Switching tools off at a pause before a request holds for the rest of
+// the run: the model gets only the schemas left, in this request and the
+// next, a call of a tool switched off is an unknown tool and never runs,
+// and each request names a stored tool set that rebuilds what was sent.
+// A tool the run does not have, or one set to never, cannot be switched
+// on, and such a refusal writes nothing.
+func TestToolsSwitchedOffAtAPause(t *testing.T) {
+	ran := map[string]int{}
+	var mu sync.Mutex
+	counted := func(name string) fn {
+		f := echo(name)
+		inner := f.run
+		f.run = func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			mu.Lock()
+			ran[name]++
+			mu.Unlock()
+			return inner(ctx, args)
+		}
+		return f
+	}
+	r := newRig(t, counted("look"), counted("peek"), counted("risky"))
+	r.cfg.Policy.Tools = map[string]permission.ToolSetting{"risky": permission.ToolNever}
+	sets := map[int][]llm.ToolSpec{1: r.tools.Specs()}
+	r.cfg.ToolSets = func(_ context.Context, specs []llm.ToolSpec) (int, error) {
+		id := len(sets) + 1
+		sets[id] = specs
+		return id, nil
+	}
+	p := newStepper(func(c Checkpoint) bool { return c.Point == trace.PointBeforeRequest })
+	r.pauser = p
+	r.model.say(asks(tc("c1", "peek", `{"x":"a"}`), tc("c2", "look", `{"x":"b"}`)), text("Done."))
+	done := r.start(t.Context(), "Go")
+
+	c := p.next(t)
+	if got := c.Request; !slices.Equal(got.Offer, []string{"look", "peek", "risky"}) || got.Withheld["risky"] == "" || len(got.Withheld) != 1 {
+		t.Fatalf("the pause offers %v, withholds %v", got.Offer, got.Withheld)
+	}
+	only := []string{"look"}
+	if err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{Tools: &only}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(editsOf(t, r.log.all()), " "); got != `tools:["look"]` {
+		t.Fatalf("after switching tools off the log holds %s", got)
+	}
+	logged := len(r.log.all())
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"look", "web"}, "no tool named web"},
+		{[]string{"look", "risky"}, "risky (set to never) cannot be switched on"},
+	} {
+		err := p.send(t, Command{Action: ActionEdit, Request: &RequestEdit{Tools: &c.names}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("switching on %v: %v, want an error saying %q", c.names, err, c.want)
+		}
+	}
+	if n := len(r.log.all()); n != logged {
+		t.Fatalf("refused edits wrote %v", kinds(r.log.all()[logged:]))
+	}
+	p.send(t, Command{Action: trace.ActionContinue})
+
+	// The next request's pause still offers what the run can offer, and
+	// keeps the choice.
+	c = p.next(t)
+	if !slices.Equal(c.Request.Tools, only) || !slices.Equal(c.Request.Offer, []string{"look", "peek", "risky"}) {
+		t.Fatalf("the second pause offers %v of %v", c.Request.Tools, c.Request.Offer)
+	}
+	p.send(t, Command{Action: trace.ActionContinue})
+	wait(t, done)
+
+	sent := r.model.sent()
+	if len(sent) != 2 {
+		t.Fatalf("%d requests sent, want 2", len(sent))
+	}
+	for i, req := range sent {
+		var names []string
+		for _, s := range req.Tools {
+			names = append(names, s.Name)
+		}
+		if !slices.Equal(names, only) {
+			t.Errorf("request %d offered %v, want only %v", i+1, names, only)
+		}
+	}
+	if got := resultsOf(t, r.log.all()); !slices.Equal(got, []string{"c1:" + trace.ErrUnknownTool, "c2:ok"}) {
+		t.Fatalf("results = %v", got)
+	}
+	if ran["peek"] != 0 || ran["look"] != 1 {
+		t.Fatalf("tools ran %v", ran)
+	}
+	evs := r.log.all()
+	k := 0
+	for i, e := range evs {
+		if e.Kind != trace.KindModelRequest {
+			continue
+		}
+		mr, _ := trace.Decode[trace.ModelRequest](e)
+		if !slices.Equal(mr.ToolNames, only) || len(sets[mr.ToolSet]) != 1 {
+			t.Fatalf("request %d names tool set %d (%v)", e.Seq, mr.ToolSet, mr.ToolNames)
+		}
+		req, err := trace.Rebuild(evs, i, sets[mr.ToolSet])
+		want, _ := json.Marshal(sent[k])
+		if got, _ := json.Marshal(req); err != nil || string(got) != string(want) {
+			t.Fatalf("request %d rebuilt from the log (%v):\n%s\nsent:\n%s", e.Seq, err, got, want)
+		}
+		k++
+	}
+	invariants.Check(t, evs)
 }

@@ -42,18 +42,42 @@ func personDenials(log []trace.Event) map[string]string {
 // byPerson reports whether a decision's By names the user (permission.Answer).
 func byPerson(by string) bool { return by == "you" || strings.HasPrefix(by, "you ") }
 
-// deniedTool says why a sub-agent may not have the tool name ("": it may):
-// set to never, or refused by the user in this session.
-func (p *permits) deniedTool(name string) string {
+// refusal reports whether the run refuses the tool name whatever its
+// calls ask: it is set to never (by ""), or the user denied a call of it
+// in this session (by says who). Such a tool is not given to a sub-agent,
+// nor switched on at a pause.
+func (p *permits) refusal(name string) (refused bool, by string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.policy.Tools[name] == permission.ToolNever {
-		return name + " is set to never"
+		return true, ""
 	}
-	if by, ok := p.denied[name]; ok {
+	by, ok := p.denied[name]
+	return ok, by
+}
+
+// deniedTool says why a sub-agent may not have the tool name ("": it may).
+func (p *permits) deniedTool(name string) string {
+	switch refused, by := p.refusal(name); {
+	case !refused:
+		return ""
+	case by == "":
+		return name + " is set to never"
+	default:
 		return "denied to its parent by " + by + " in this session"
 	}
-	return ""
+}
+
+// withheld says why a pause may not switch the tool name on ("": it may).
+func (p *permits) withheld(name string) string {
+	switch refused, by := p.refusal(name); {
+	case !refused:
+		return ""
+	case by == "":
+		return "set to never"
+	default:
+		return "denied by " + by + " in this session"
+	}
 }
 
 // judge is the policy's verdict on a call of this run; a sub-agent's call

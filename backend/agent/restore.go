@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,9 +28,10 @@ type logged struct {
 
 // resumePoint reads from the log where its paused run waits, and sets the
 // run up to go on from there: its number and round, the system prompt and
-// options it was using (the last request's, with any edit since), and the
-// pause to wait at without recording it again.
-func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
+// options it was using (the last request's, with any edit since), the
+// tools it offers (as its last tools edit left them), and the pause to
+// wait at without recording it again.
+func (r *run) resumePoint(ctx context.Context, log []trace.Event) (*resumeAt, error) {
 	st := trace.StateOf(log)
 	if st.Paused == nil {
 		return nil, errors.New("agent: the session has no paused run to resume")
@@ -42,6 +44,8 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 	var answer *trace.ModelResponse
 	// pause is the last paused checkpoint of the run, as its edits leave it.
 	var pause *trace.Checkpoint
+	// chosen are the tools the run's last tools edit offers (nil: none).
+	var chosen []string
 	for _, e := range log {
 		if e.Run != r.num {
 			continue
@@ -74,6 +78,14 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 			// pause, which may be behind the one the run waits at:
 			// what the call runs with is what the edit left there.
 			ed, err := trace.Decode[trace.Edit](e)
+			if err == nil && ed.Target == trace.EditTools {
+				// Checked against its pause when it was made (WithEdit),
+				// and again by StateOf when it was made at this pause.
+				var names []string
+				if json.Unmarshal(ed.After, &names) == nil && names != nil {
+					chosen = names
+				}
+			}
 			if err != nil || pause == nil || ed.Target != trace.EditArgs {
 				continue
 			}
@@ -104,6 +116,14 @@ func (r *run) resumePoint(log []trace.Event) (*resumeAt, error) {
 		// rest of the run.
 		r.cfg.Instructions = r.cfg.Instructions.Kept(r.cfg.System, p.System)
 		r.cfg.System, r.cfg.Options = p.System, p.Options
+	}
+	if chosen != nil {
+		reg, id, err := r.toolSet(ctx, chosen)
+		if err != nil {
+			return nil, unwrapStore(err)
+		}
+		r.use(reg)
+		r.cfg.ToolSet = id
 	}
 	if st.Paused.Point != trace.PointBeforeRequest {
 		if answer == nil {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loupe-dev/loupe/backend/llm"
 	"github.com/loupe-dev/loupe/backend/tools"
 	"github.com/loupe-dev/loupe/backend/trace"
 )
@@ -33,9 +32,6 @@ type SubAgents struct {
 	// MaxDepth is how deep sub-agents nest: 1 (the default) gives a
 	// sub-agent no task tool, 2 lets it start one that has none, and so on.
 	MaxDepth int
-	// ToolSet stores a sub-agent's tool specs for its requests to name
-	// (as Config.ToolSet for the session's own); nil names none.
-	ToolSet func(ctx context.Context, specs []llm.ToolSpec) (int, error)
 }
 
 // SubAgentSystem is the system prompt of a sub-agent unless the session
@@ -81,7 +77,7 @@ const CodeSubAgent = "sub_agent"
 // this run was denied, and no task tool at the depth cap. A name it cannot
 // have is an error the model reads.
 func (r *run) subTools(asked []string) (*tools.Registry, error) {
-	have := r.a.seams.Tools
+	have := r.tools
 	if have == nil {
 		return nil, errors.New("no tools are offered in this session, so a sub-agent could do nothing")
 	}
@@ -143,8 +139,8 @@ func (r *run) delegate(ctx context.Context, c *call, in tools.TaskInput) (tools.
 	cfg.System, cfg.Instructions, cfg.MaxRounds, cfg.StartNotices = sub.system(), nil, sub.maxRounds(), nil
 	cfg.Compaction = Compaction{}
 	cfg.ToolSet = 0
-	if sub.ToolSet != nil {
-		if cfg.ToolSet, err = sub.ToolSet(ctx, reg.Specs()); err != nil {
+	if cfg.ToolSets != nil {
+		if cfg.ToolSet, err = cfg.ToolSets(ctx, reg.Specs()); err != nil {
 			return tools.Result{}, errStore{fmt.Errorf("store the sub-agent's tools: %w", err)}
 		}
 	}

@@ -24,8 +24,9 @@ type editCase struct {
 	point string
 	// do makes the edit at the pause at, through the manager.
 	do func(ctx context.Context, m *session.Manager, id string, p pausedAt) error
-	// seen is text the requests after the edit hold only if it was applied.
-	seen string
+	// seen is text the requests after the edit hold only if it was
+	// applied, unseen text they hold only if it was not.
+	seen, unseen string
 	// resumes is set for a command that ends the pause (skip): a restart
 	// comes before it, not after.
 	resumes bool
@@ -43,6 +44,12 @@ var editCases = []editCase{
 			opts := p.Request.Options
 			opts.NumCtx = 4096
 			_, err := m.Do(ctx, session.EditRequest{Session: id, At: p.Seq, Request: &agent.RequestEdit{Options: &opts}})
+			return err
+		}},
+	{name: "edit_request/tools", point: trace.PointBeforeRequest, seen: `"name":"read_file"`, unseen: `"name":"write_file"`,
+		do: func(ctx context.Context, m *session.Manager, id string, p pausedAt) error {
+			only := []string{"read_file"}
+			_, err := m.Do(ctx, session.EditRequest{Session: id, At: p.Seq, Request: &agent.RequestEdit{Tools: &only}})
 			return err
 		}},
 	{name: "edit_request/message", point: trace.PointBeforeRequest, seen: "Read notes.txt, please",
@@ -90,6 +97,9 @@ func TestEveryReaderOfAPauseAppliesItsEditsAlike(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(live, "\n"), c.seen) {
 				t.Errorf("no request holds the edit %q:\n%s", c.seen, strings.Join(live, "\n"))
+			}
+			if c.unseen != "" && strings.Contains(strings.Join(live, "\n"), c.unseen) {
+				t.Errorf("a request still holds %q after the edit:\n%s", c.unseen, strings.Join(live, "\n"))
 			}
 		})
 	}

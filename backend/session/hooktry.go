@@ -3,10 +3,12 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/loupe-dev/loupe/backend/hooks"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
@@ -19,6 +21,9 @@ func (m *Manager) TryHooks(ctx context.Context, id string, hs []hooks.Hook) ([]h
 		return nil, err
 	}
 	s, err := m.store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("there is no session %q to try the hooks on (it may have been deleted): pick another one", id)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +35,13 @@ func (m *Manager) TryHooks(ctx context.Context, id string, hs []hooks.Hook) ([]h
 	if !ok {
 		return nil, errors.New("hooks can only be tried in the sandbox")
 	}
+	// A run on a machine without the sandbox goes on unconfined (and asks
+	// before every command); a try must not: the hooks it runs were never
+	// switched on, and "read-only" is what it promises.
+	if p := sandbox.Probe(); !p.Sandboxed() {
+		return nil, fmt.Errorf("hooks are tried only in the sandbox, so that they cannot change the workspace, and here %s: Settings → Protections says what is missing", p.Summary())
+	}
+	confined.BestEffort = false
 	// Read-only at its root too: a tried hook leaves the workspace as it
 	// is, and makes no file or folder in it. What the policy hides stays
 	// hidden.

@@ -215,7 +215,7 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		RepeatLimit:      set.RepeatLimit,
 		Compaction:       agent.Compaction{On: set.Compact, AtPercent: set.CompactAtPercent, KeepRounds: set.CompactKeepRounds},
 		OnGrant:          func(g permission.Grant) error { return m.grants.keep(id, dir, g) },
-		SubAgents:        agent.SubAgents{ToolSet: m.subToolSet(id)},
+		ToolSets:         m.toolSet(id),
 	}
 	if !resume {
 		cfg.StartNotices = append(cfg.StartNotices, notices...)
@@ -267,16 +267,10 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 		// makes Ollama refuse the request; run as plain chat instead.
 		reg = reg.Subset()
 	}
-	if specs := reg.Specs(); len(specs) > 0 {
-		// The schemas are stored once per session; requests name them.
-		b, err := json.Marshal(specs)
-		if err == nil {
-			cfg.ToolSet, err = m.store.PutToolSet(ctx, id, b)
-		}
-		if err != nil {
-			release()
-			return nil, err
-		}
+	// The schemas are stored once per session; requests name them.
+	if cfg.ToolSet, err = cfg.ToolSets(ctx, reg.Specs()); err != nil {
+		release()
+		return nil, err
 	}
 
 	m.mu.Lock()

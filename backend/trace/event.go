@@ -497,6 +497,15 @@ type Pending struct {
 	Options  llm.Options      `json:"options"`
 	Tools    []string         `json:"tools"`
 	Messages []PendingMessage `json:"messages"`
+	// Offer is every tool the run can offer, in the order it offers them
+	// (the session's choice of tools), and Withheld says of those that may
+	// not be switched on at the pause why not (set to never, or denied in
+	// this session): what a tools edit chooses among. A tool withheld may
+	// still be offered (Tools), and switched off. Pauses recorded before
+	// tools could be switched at a pause have neither: nothing can be
+	// switched on there.
+	Offer    []string          `json:"offer,omitempty"`
+	Withheld map[string]string `json:"withheld,omitempty"`
 }
 
 // PendingMessage is one history message of a pending request, with the
@@ -515,14 +524,16 @@ const (
 	EditSystem  = "system"  // the system prompt, for the rest of the run
 	EditOptions = "options" // the request options, for the rest of the run
 	EditMessage = "message" // one history message's content, from now on
+	EditTools   = "tools"   // the tools offered, for the rest of the run
 	EditArgs    = "args"    // a call's arguments, before it runs
 	EditResult  = "result"  // a result's content, before it goes back
 )
 
 // Edit records a change the user made at a pause, with the value before
 // and after as JSON (a string for system, message and result; an object
-// for options and args). The history projection applies edits, so the
-// model sees the edited conversation from then on.
+// for options and args; the sorted list of the names offered for tools).
+// The history projection applies edits, so the model sees the edited
+// conversation from then on.
 type Edit struct {
 	Target string          `json:"target"`
 	Seq    int64           `json:"seq,omitempty"`

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
 // WithEdit is the paused checkpoint cp as the edit ed, made at that pause,
-// leaves it: the pending request with its system prompt, options or one
-// message changed (before_request), the call's arguments (before_tool),
+// leaves it: the pending request with its system prompt, options, tools
+// or one message changed (before_request), the call's arguments (before_tool),
 // the result's content (after_result). It is the one place an edit
 // changes what a paused run will do: the loop records each edit with what
 // it returns (Edit.Pause) and goes on from that, a restored run and the
@@ -23,7 +24,7 @@ func (cp Checkpoint) WithEdit(ed Edit) (Checkpoint, error) {
 		return cp, fmt.Errorf("trace: a %s edit of a checkpoint that is not paused", ed.Target)
 	}
 	switch ed.Target {
-	case EditSystem, EditOptions, EditMessage:
+	case EditSystem, EditOptions, EditTools, EditMessage:
 		if cp.Point != PointBeforeRequest || cp.Request == nil {
 			return cp, fmt.Errorf("trace: a %s edit at a %s pause: only the request before it is sent has one", ed.Target, cp.Point)
 		}
@@ -39,6 +40,16 @@ func (cp Checkpoint) WithEdit(ed Edit) (Checkpoint, error) {
 				return cp, fmt.Errorf("trace: options edit: %w", err)
 			}
 			req.Options = o
+		case EditTools:
+			var names []string
+			if err := json.Unmarshal(ed.After, &names); err != nil || names == nil {
+				return cp, fmt.Errorf("tools not changed: a tools edit is a list of tool names, like [\"read_file\"]")
+			}
+			tools, err := req.chooseTools(names)
+			if err != nil {
+				return cp, err
+			}
+			req.Tools = tools
 		case EditMessage:
 			var content string
 			if err := json.Unmarshal(ed.After, &content); err != nil {
@@ -74,6 +85,41 @@ func (cp Checkpoint) WithEdit(ed Edit) (Checkpoint, error) {
 		return cp, fmt.Errorf("trace: unknown edit target %q", ed.Target)
 	}
 	return cp, nil
+}
+
+// chooseTools is the tools the pending request offers once a tools edit
+// chose names, in the order the run offers them. A pause may narrow what
+// the run offers or give back what it left out, within what the run can
+// offer at all: a name the run has no tool of is refused, and so is
+// switching on one it withholds (set to never, denied in this session).
+func (p Pending) chooseTools(names []string) ([]string, error) {
+	var unknown, withheld []string
+	for _, n := range names {
+		switch {
+		case !slices.Contains(p.Offer, n):
+			unknown = append(unknown, n)
+		case slices.Contains(p.Tools, n):
+		case p.Withheld[n] != "":
+			withheld = append(withheld, n+" ("+p.Withheld[n]+")")
+		}
+	}
+	if len(unknown) > 0 {
+		can := "it offers no tools"
+		if len(p.Offer) > 0 {
+			can = "choose among " + strings.Join(p.Offer, ", ")
+		}
+		return nil, fmt.Errorf("tools not changed: this run has no tool named %s (%s; the session's tools are chosen before a run starts)", strings.Join(unknown, ", "), can)
+	}
+	if len(withheld) > 0 {
+		return nil, fmt.Errorf("tools not changed: %s cannot be switched on in this run; change that in Settings or in the session's tools before its next run", strings.Join(withheld, ", "))
+	}
+	out := []string{}
+	for _, n := range p.Offer {
+		if slices.Contains(names, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // FillEditPauses gives each edit event of a log written before edits

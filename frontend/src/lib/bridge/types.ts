@@ -1,4 +1,6 @@
 import type {
+  Hook,
+  Tried,
   MCPReach,
   MCPServerInfo,
   Adopt,
@@ -175,6 +177,12 @@ export interface Bridge {
    * can do on this machine, none started: for Protections.
    */
   mcpReach?(dir: string): Promise<MCPReach[]>;
+  /**
+   * Runs hooks as edited (saved or not) against every recorded call of a
+   * stored session, in the sandbox with the workspace read-only: what each
+   * would have decided. The session is not changed.
+   */
+  tryHooks?(sessionId: string, hooks: Hook[]): Promise<Tried[]>;
   /** Adds the servers of a pasted mcpServers configuration; resolves with their names. */
   addMCPServers?(pasted: string): Promise<string[]>;
   /** Removes a global MCP server. */

@@ -24,7 +24,9 @@ import {
   type Forked,
   type ForkPreview,
   type Protections,
+  type Hook,
   type MCPReach,
+  type Tried,
   type MCPServerInfo,
   type Rule,
   type RuleLimits,
@@ -300,6 +302,10 @@ export class WailsBridge implements Bridge {
 
   async protections(): Promise<Protections> {
     return call('Protections', () => app().Protections());
+  }
+
+  async tryHooks(sessionId: string, hooks: Hook[]): Promise<Tried[]> {
+    return list(await call('TryHooks', () => app().TryHooks(sessionId, hooks)));
   }
 
   async mcpReach(dir: string): Promise<MCPReach[]> {

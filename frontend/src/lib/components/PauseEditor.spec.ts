@@ -2,7 +2,9 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PauseDraft } from '../state/pause.svelte';
-import type { Pause } from '../types';
+import type { SessionState } from '../state/session.svelte';
+import { Stepping } from '../state/stepping.svelte';
+import type { Command, Pause } from '../types';
 import PauseEditor from './PauseEditor.svelte';
 
 afterEach(cleanup);
@@ -55,6 +57,30 @@ describe('PauseEditor', () => {
     await fireEvent.click(screen.getByTestId('pause-step'));
     await fireEvent.click(screen.getByTestId('pause-continue'));
     expect([cb.onapply.mock.calls.length, cb.onstep.mock.calls.length, cb.oncontinue.mock.calls.length]).toEqual([1, 1, 1]);
+  });
+
+  it('switches tools with a checklist and sends the change as a tools edit', async () => {
+    const pause: Pause = {
+      ...request,
+      request: { ...request.request!, tools: ['read_file', 'list_dir'], offer: ['read_file', 'list_dir', 'run_command'], withheld: { run_command: 'set to never' } },
+    };
+    const draft = new PauseDraft(pause);
+    const cur = { id: 's1', pauseDraft: draft } as unknown as SessionState;
+    const sent: Command[] = [];
+    const stepping = new Stepping(async (c) => (sent.push(c), {}), () => cur, vi.fn());
+    render(PauseEditor, { props: { draft, onapply: () => stepping.applyEdits(cur), onstep: vi.fn(), oncontinue: vi.fn(), onskip: vi.fn() } });
+    const box = (name: string) => screen.getAllByTestId('pause-tools-tool').find((l) => l.dataset.tool === name)!.querySelector('input')!;
+    expect([box('read_file').checked, box('list_dir').checked, box('run_command').checked]).toEqual([true, true, false]);
+    // A tool the run withholds cannot be switched on, and says why.
+    expect(box('run_command').disabled).toBe(true);
+    expect(screen.getAllByTestId('pause-tools-tool').find((l) => l.dataset.tool === 'run_command')!.textContent).toContain('set to never');
+    await fireEvent.click(box('list_dir'));
+    expect(screen.getByTestId('pause-dirty')).toBeTruthy();
+    await fireEvent.click(screen.getByTestId('pause-apply'));
+    await vi.waitFor(() => expect(sent).toEqual([{ do: 'edit_request', session: 's1', at: 11, request: { tools: ['read_file'] } }]));
+    // Sent: the pause now offers what was left on, and nothing waits to be sent.
+    expect(draft.pause.request?.tools).toEqual(['read_file']);
+    expect(draft.dirty).toBe(false);
   });
 
   it('edits a call\u2019s arguments and shows the backend\u2019s validation error until they change', async () => {

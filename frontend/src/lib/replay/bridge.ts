@@ -12,6 +12,8 @@ import {
   parseEvent,
   type Comparison,
   type Command,
+  type Hook,
+  type Tried,
   type Connection,
   type ModelCheck,
   type ReadinessReport,
@@ -383,6 +385,10 @@ export class ReplayBridge extends RecordingPlayer implements Bridge {
   async tools(): Promise<ToolInfo[]> {
     this.calls.push({ method: 'tools', args: [] });
     return structuredClone([...builtinTools]);
+  }
+
+  async tryHooks(sessionId: string, hooks: Hook[]): Promise<Tried[]> {
+    return list(this.query('tryHooks', [sessionId, hooks]) as Tried[] | null);
   }
 
   async workspace(dir: string): Promise<WorkspaceInfo> {

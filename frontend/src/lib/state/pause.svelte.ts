@@ -1,5 +1,5 @@
 // What the user is typing into the editor of a paused run, before it is
-// sent: the request's system prompt, options and messages, a call's
+// sent: the request's system prompt, options, tools and messages, a call's
 // arguments or the observation that skips it, a result. Kept in the
 // session state (not the component) so that Step from the keyboard sends
 // the same edits as the button.
@@ -24,6 +24,13 @@ export function sameJson(a: string, b: string): boolean {
   }
 }
 
+/** Same tool names, whatever the order. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const sa = [...new Set(a)].sort();
+  const sb = [...new Set(b)].sort();
+  return sa.length === sb.length && sa.every((n, i) => n === sb[i]);
+}
+
 /**
  * The edit of a pending request that the draft amounts to: only the parts
  * that differ. Null when nothing changed; throws an Error with a readable
@@ -31,7 +38,7 @@ export function sameJson(a: string, b: string): boolean {
  */
 export function requestEditOf(
   req: PendingRequest,
-  draft: { system: string; numCtx: string; temperature: string; messages: Readonly<Record<number, string>> },
+  draft: { system: string; numCtx: string; temperature: string; messages: Readonly<Record<number, string>>; tools?: readonly string[] },
 ): RequestEdit | null {
   const edit: RequestEdit = {};
   if (draft.system !== req.system) edit.system = draft.system;
@@ -47,6 +54,7 @@ export function requestEditOf(
     const options: Options = { ...req.options, num_ctx: numCtx, temperature };
     edit.options = options;
   }
+  if (draft.tools && !sameNames(draft.tools, req.tools ?? [])) edit.tools = [...draft.tools];
   const messages = (req.messages ?? []).flatMap((m) => {
     const v = draft.messages[m.seq];
     return v !== undefined && v !== m.content ? [{ seq: m.seq, content: v }] : [];
@@ -64,6 +72,8 @@ export class PauseDraft {
   temperature = $state('');
   /** Message content by the seq of the event it comes from. */
   messages = $state<Record<number, string>>({});
+  /** The tools to offer from this request on (for the rest of the run). */
+  tools = $state<string[]>([]);
   args = $state('');
   result = $state('');
   /** The observation that answers a skipped call. */
@@ -82,6 +92,7 @@ export class PauseDraft {
       this.numCtx = String(req.options.num_ctx);
       this.temperature = String(req.options.temperature);
       this.messages = Object.fromEntries((req.messages ?? []).map((m) => [m.seq, m.content]));
+      this.tools = [...(req.tools ?? [])];
     }
     this.args = jsonText(pause.args);
     this.result = pause.result?.content ?? '';
@@ -116,7 +127,12 @@ export class PauseDraft {
         const e = edit.messages?.find((x) => x.seq === m.seq);
         return e ? { ...m, content: e.content } : m;
       });
-      this.pause = { ...p, request: { ...p.request, system: edit.system ?? p.request.system, options: edit.options ?? p.request.options, messages } };
+      // The run offers tools in its own order (the pause's offer).
+      const tools = edit.tools ? (p.request.offer ?? edit.tools).filter((t) => edit.tools?.includes(t)) : p.request.tools;
+      this.pause = {
+        ...p,
+        request: { ...p.request, system: edit.system ?? p.request.system, options: edit.options ?? p.request.options, tools, messages },
+      };
     } else if (p.point === 'before_tool') {
       this.pause = { ...p, args: JSON.parse(this.args) as JsonValue };
     } else if (p.point === 'after_result' && p.result) {

@@ -108,6 +108,10 @@ describe('explain', () => {
     expect(explainObservation(r, true)).toContain('the model sees your version');
     expect(explainCheckpoint({ point: 'before_tool', state: 'paused', breakpoint: true })).toMatch(/^A breakpoint paused the loop before the call ran/);
     expect(explainEdit({ target: 'args', before: {}, after: {} })).toContain('checked against the tool\u2019s schema again');
+    expect(explainEdit({ target: 'tools', before: ['grep', 'read_file', 'run_command'], after: ['read_file'] })).toBe(
+      'You switched off grep and run_command while the run was paused. For the rest of the run the model gets only the schemas of read_file, and a call of another tool is refused as an unknown tool; the log keeps both lists.',
+    );
+    expect(explainEdit({ target: 'tools', before: ['read_file'], after: [] })).toContain('no tool schemas (it can only answer in text)');
     expect(explainNotice('loop_detected')).toContain('same call');
     expect(explainNotice('something_new')).toContain('harness made by itself');
     expect(explainEnd('round_cap')).toContain('limit');

@@ -305,6 +305,21 @@ const targetText: Record<string, string> = {
   result: 'the tool\u2019s result',
 };
 
+/** Names as a phrase: "a", "a and b", "a, b and c". */
+function listed(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 export function explainEdit(p: EditPayload): string {
+  if (p.target === 'tools') {
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+    const before = names(p.before);
+    const after = names(p.after);
+    const off = before.filter((n) => !after.includes(n));
+    const on = after.filter((n) => !before.includes(n));
+    const did = [off.length ? `switched off ${listed(off)}` : '', on.length ? `switched on ${listed(on)}` : ''].filter(Boolean).join(' and ');
+    const left = after.length ? `only the schemas of ${listed(after)}` : 'no tool schemas (it can only answer in text)';
+    return `You ${did || 'changed the tools offered'} while the run was paused. For the rest of the run the model gets ${left}, and a call of another tool is refused as an unknown tool; the log keeps both lists.`;
+  }
   return `You changed ${targetText[p.target] ?? p.target} while the run was paused. From then on the model sees the new version; the log keeps both.`;
 }

@@ -161,6 +161,11 @@ export interface BoundApp {
   /** Tools lists the built-in tools in the order the model sees them, each
    * with whether it takes a path (and so can be named by a path rule). */
   Tools(): Promise<ToolInfo[] | null>;
+  /** TryHooks runs hooks as Settings holds them while they are edited (saved
+   * or not) against every recorded call of a stored session, and says what
+   * each would have decided (session.Manager.TryHooks: in the sandbox, the
+   * workspace read-only, the session unchanged). */
+  TryHooks(sessionID: string, hs: Hook[] | null): Promise<Tried[] | null>;
   /** TryRequest sends a recorded request again (as recorded, or edited, to
    * another model, temperature, num_ctx or host) and returns its answer
    * beside the recorded one, compared. The text streams on chanTry; CancelTry
@@ -297,6 +302,7 @@ export const EDIT_TARGETS = {
   system: "system",
   options: "options",
   message: "message",
+  tools: "tools",
   args: "args",
   result: "result",
 } as const;
@@ -678,8 +684,9 @@ export interface EditArgsCommand {
 
 /** trace.Edit: Edit records a change the user made at a pause, with the value before
  * and after as JSON (a string for system, message and result; an object
- * for options and args). The history projection applies edits, so the
- * model sees the edited conversation from then on. */
+ * for options and args; the sorted list of the names offered for tools).
+ * The history projection applies edits, so the model sees the edited
+ * conversation from then on. */
 export interface EditPayload {
   target: string;
   seq?: number;
@@ -1276,6 +1283,15 @@ export interface PendingRequest {
   options: Options;
   tools: string[] | null;
   messages: PendingMessage[] | null;
+  /** Offer is every tool the run can offer, in the order it offers them
+   * (the session's choice of tools), and Withheld says of those that may
+   * not be switched on at the pause why not (set to never, or denied in
+   * this session): what a tools edit chooses among. A tool withheld may
+   * still be offered (Tools), and switched off. Pauses recorded before
+   * tools could be switched at a pause have neither: nothing can be
+   * switched on there. */
+  offer?: string[];
+  withheld?: Record<string, string>;
 }
 
 /** trace.Permission: Permission records who decided whether a call may run, or (Decision
@@ -1491,10 +1507,14 @@ export interface Reply {
   printed?: PrintedCall[];
 }
 
-/** agent.RequestEdit: RequestEdit changes a pending request: nil fields stay as they are. */
+/** agent.RequestEdit: RequestEdit changes a pending request: nil fields stay as they are.
+ * System, Options and Tools hold for the rest of the run; Tools names the
+ * tools to offer, among those the pause says the run can offer
+ * (trace.Pending.Offer): the others are switched off. */
 export interface RequestEdit {
   system?: string;
   options?: Options;
+  tools?: string[];
   messages?: MessageEdit[];
 }
 
@@ -2031,6 +2051,22 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonValue;
+}
+
+/** hooks.Tried: Tried is what the hooks would have said of one recorded call. */
+export interface Tried {
+  /** Seq is the call's tool_call event. */
+  seq: number;
+  run: number;
+  round: number;
+  call_id: string;
+  tool: string;
+  /** Decision is what the call's before_tool hooks came to: allow, deny,
+   * ask, or "" (they said nothing, or none ran for it). */
+  decision: string;
+  /** Runs are each hook's run on the call, as the timeline would have
+   * recorded them. */
+  runs: HookRun[] | null;
 }
 
 /** session.Try: Try asks for the request of the model_request event At of Session to be

@@ -7,9 +7,11 @@ import (
 	"github.com/loupe-dev/loupe/backend/llm"
 )
 
-// subToolSet stores the tool specs a sub-agent of session id is given, as
-// the session's own are (once per session, named by its requests).
-func (m *Manager) subToolSet(id string) func(ctx context.Context, specs []llm.ToolSpec) (int, error) {
+// toolSet stores a tool set of session id: the specs of the tools a run
+// offers, once per session (the same specs are stored once), for its
+// requests to name. 0 for no tools. A run's own, a sub-agent's and those a
+// pause leaves all go through it.
+func (m *Manager) toolSet(id string) func(ctx context.Context, specs []llm.ToolSpec) (int, error) {
 	return func(ctx context.Context, specs []llm.ToolSpec) (int, error) {
 		if len(specs) == 0 {
 			return 0, nil
