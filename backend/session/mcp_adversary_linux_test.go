@@ -90,35 +90,6 @@ func gitInit(t *testing.T, dir string) {
 	}
 }
 
-// Attack: a server granted a folder of the workspace makes a repository
-// there whose settings run a program (core.fsmonitor). A command that did
-// the same would have it renamed by the check of what commands left; a
-// server is no command, so nothing checks what it made. Once the session
-// is gone, the user's own `git status` in that folder must run nothing.
-func TestAdversaryMCPServerPlantsARepositoryInItsGrant(t *testing.T) {
-	needsSandbox(t)
-	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
-	writeIn(t, h.ws, "out/.keep", "")
-	addServers(t, h, shConfig(t, `, "paths": ["out"]`))
-	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
-	plant := `cd out && mkdir -p .git/objects .git/refs/heads && printf 'ref: refs/heads/main\n' > .git/HEAD && ` +
-		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > .git/config && echo planted`
-	out := shRun(t, h, plant)
-	if !strings.Contains(out[0], "planted") {
-		t.Fatalf("the server could not write its grant at all: %q", out[0])
-	}
-	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("git", "status")
-	c.Dir = filepath.Join(h.ws, "out")
-	c.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+h.ws)
-	b, _ := c.CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the user's git ran the program a server's repository names (git status: %s)", b)
-	}
-}
-
 // Attack: granted the whole workspace, or its .git folder, or a link that
 // leads to .git, a server writes git's settings and hooks and .loupe/.
 // Each must stay read-only, as for commands.
@@ -154,47 +125,6 @@ func TestAdversaryMCPServerCannotWriteProtectedPathsInsideGrants(t *testing.T) {
 				t.Errorf("the server swapped the hooks folder: %q", outs[3])
 			}
 		})
-	}
-}
-
-// Attack: a server granted "read" of a folder reaches a Unix socket a
-// program of the user listens on there (a socket file: neither the
-// network namespace nor Landlock stops a connect to one). Commands reach
-// no socket outside the sandbox; a server must not either.
-func TestAdversaryMCPServerReachesNoSocketInItsReadGrant(t *testing.T) {
-	needsSandbox(t)
-	dir, err := os.MkdirTemp("", "loupe-sock-") // short: a socket path is at most 107 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "agent.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	got := make(chan struct{}, 4)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			got <- struct{}{}
-		}
-	}()
-	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
-	addServers(t, h, shConfig(t, "", dir))
-	outs := shRun(t, h, `node -e 'const s=require("net").connect(process.argv[1]); s.on("connect",()=>{console.log("connected");process.exit(0)}); s.on("error",e=>{console.log("failed "+e.code);process.exit(0)})' `+sock)
-	select {
-	case <-got:
-		t.Fatalf("a server granted read of %s connected to the socket there: %q", dir, outs[0])
-	default:
-	}
-	if strings.Contains(outs[0], "connected") {
-		t.Fatalf("a server connected to a socket of the user: %q", outs[0])
 	}
 }
 
@@ -248,33 +178,6 @@ func TestAdversaryMCPReadGrantOfTheHomeFolderIsRefused(t *testing.T) {
 	outs := shRun(t, h, `cat ~/.ssh/id_ed25519`)
 	if strings.Contains(outs[0], "PRIVATE-KEY-OF-THE-USER") {
 		t.Fatalf(`a server granted "read": [%s] read the user's key: %q`, home, outs[0])
-	}
-}
-
-// Attack: granted the whole workspace, a server adds to the existing
-// repository's git folder a file it lacked that sends git elsewhere for
-// its settings (commondir), pointing at a folder the server wrote. For a
-// command, the check after the round renames such a file; nothing checks
-// a server. The user's `git status` afterwards must run nothing.
-func TestAdversaryMCPServerAddsACommondirInItsGrant(t *testing.T) {
-	needsSandbox(t)
-	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
-	gitInit(t, h.ws)
-	addServers(t, h, shConfig(t, `, "paths": ["."]`))
-	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
-	plant := `mkdir -p elsewhere/objects elsewhere/refs/heads && ` +
-		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > elsewhere/config && ` +
-		`echo ../elsewhere > .git/commondir && echo planted`
-	out := shRun(t, h, plant)
-	t.Logf("server: %q", out[0])
-	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("git", "status")
-	c.Dir = h.ws
-	b, _ := c.CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the user's git ran the program the settings a server pointed .git at name (git status: %s)", b)
 	}
 }
 
