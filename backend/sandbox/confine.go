@@ -121,7 +121,8 @@ type Confined struct {
 	// ReadOnlyWorkspace lets the command write nothing in the workspace,
 	// its root included (Guard alone judges only what is there), nor in
 	// the git folders outside it that a linked worktree's commands may
-	// write: a hook tried on a recorded session, which must leave the
+	// write, nor in the workspace's lasting cache (CacheDir is ignored):
+	// a hook tried on a recorded session, which must leave the
 	// workspace as it is. Where that cannot be had, Run refuses, even in
 	// BestEffort mode.
 	ReadOnlyWorkspace bool

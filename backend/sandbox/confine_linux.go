@@ -27,6 +27,12 @@ const helperReportTimeout = 10 * time.Second
 
 // Run runs c confined; see Confined.
 func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
+	if c.ReadOnlyWorkspace {
+		// The workspace's lasting cache is what later builds read: a
+		// command that must leave the workspace as it is writes none of
+		// it either (a server's view leaves it out likewise).
+		c.CacheDir = ""
+	}
 	helper, err := c.helperPath()
 	if err != nil {
 		return Output{}, err

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -43,6 +45,11 @@ type helperReport struct {
 	// PIDMax says the PID namespace's pid_max caps the process count.
 	PIDMax bool `json:"pid_max,omitempty"`
 }
+
+// helperEnvVar carries, as a JSON list, the variables a started process
+// (Confined.Start) adds to its shell's environment, which must not be the
+// helper's own.
+const helperEnvVar = "LOUPE_SANDBOX_ENV"
 
 // helperExitSetup is the helper's exit code when it could not confine
 // itself; the shell was not started.
@@ -102,6 +109,17 @@ func helperMain(args []string) int {
 		return 0
 	}
 
+	// The started process's own env (Confined.Start), set for the shell
+	// only.
+	env := os.Environ()
+	if enc, ok := os.LookupEnv(helperEnvVar); ok {
+		var extra []string
+		if err := json.Unmarshal([]byte(enc), &extra); err != nil {
+			report(helperReport{Error: "sandbox helper: " + helperEnvVar + ": " + err.Error()})
+			return helperExitSetup
+		}
+		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, helperEnvVar+"=") }), extra...)
+	}
 	shell := cfg.Shell
 	if shell == "" {
 		report(helperReport{Error: "sandbox helper: no shell given"})
@@ -109,7 +127,7 @@ func helperMain(args []string) int {
 	}
 	p, err := os.StartProcess(shell, []string{shell, "-c", cfg.Script}, &os.ProcAttr{
 		Dir:   cfg.Dir,
-		Env:   os.Environ(), // already scrubbed by the parent
+		Env:   env, // already scrubbed by the parent
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 	})
 	if err != nil {
@@ -367,8 +385,21 @@ func applyLandlock(s setup, writable []string) error {
 		landlock.RODirs("/"),
 		landlock.RWFiles(writableDevices...).IgnoreIfMissing(),
 	}
-	if len(writable) > 0 {
-		rules = append(rules, landlock.RWDirs(writable...).WithRefer())
+	// A file granted to a server is writable as a file: Landlock refuses
+	// directory rights on one.
+	var dirs, files []string
+	for _, p := range writable {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			files = append(files, p)
+		} else {
+			dirs = append(dirs, p)
+		}
+	}
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.RWDirs(dirs...).WithRefer())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...))
 	}
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {

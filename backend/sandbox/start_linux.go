@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,14 +143,32 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 		// Landlock alone: the server writes only in its temp folder and
 		// what it was granted.
 		cache := filepath.Join(scratch.tmp, ".cache")
+		// Made here: Landlock can only let it write a folder that is
+		// there.
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("sandbox: cache dir: %w", err)
+		}
 		hc.Writable = append([]string{scratch.tmp, cache}, granted...)
 		cenv = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
 	if s.UserNS && os.Getuid() != 0 {
 		hc.MaxProcesses = c.maxProcesses()
 	}
+	// The server's own env is the shell's, not the helper's: the helper
+	// is Loupe's executable, and LD_PRELOAD or LD_LIBRARY_PATH in its
+	// environment would run code of the entry's choosing before it
+	// confines itself. It gets env in one variable the loader ignores.
+	if len(env) > 0 {
+		enc, err := json.Marshal(env)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		cenv = append(cenv, helperEnvVar+"="+string(enc))
+	}
 	// Not bound to ctx: the process outlives the call that starts it.
-	hcmd, r, w, err := helperCommand(context.Background(), helper, hc, append(cenv, env...))
+	hcmd, r, w, err := helperCommand(context.Background(), helper, hc, cenv)
 	if err != nil {
 		cleanup()
 		return nil, err

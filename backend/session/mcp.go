@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -46,11 +47,18 @@ func (m *Manager) mcpServers(ctx context.Context, dir string) (mcp.Servers, []tr
 // paths, what the rules hide), but with the workspace read-only and no
 // network unless their entry grants it.
 func (m *Manager) mcpOptions(dir string, runner sandbox.Runner) mcp.Options {
-	return mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP(), Start: mcpStart(runner)}
+	return mcp.Options{Dir: dir, LogDir: MCPLogDir(m.store.Path()), CallTimeout: MCPCallTimeout, HTTPClient: m.mcpHTTP(), Start: m.mcpStart(runner)}
 }
 
-func mcpStart(runner sandbox.Runner) func(context.Context, []string, string, []string, mcp.Grant) (*sandbox.Process, error) {
+func (m *Manager) mcpStart(runner sandbox.Runner) func(context.Context, []string, string, []string, mcp.Grant) (*sandbox.Process, error) {
 	return func(ctx context.Context, argv []string, dir string, env []string, g mcp.Grant) (*sandbox.Process, error) {
+		// What a server may read beyond its view is held to the rule of
+		// the paths shown to commands: never the home folder or what holds it.
+		for _, p := range g.Read {
+			if err := m.ws.CheckShown(filepath.Clean(p), "an MCP server"); err != nil {
+				return nil, fmt.Errorf("its \"read\" grant: %w", err)
+			}
+		}
 		c, ok := runner.(sandbox.Confined)
 		if !ok {
 			return nil, errors.New("MCP servers run only in the sandbox of the workspace's commands")

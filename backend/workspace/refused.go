@@ -44,7 +44,7 @@ func RefusedInHome() []string { return append([]string(nil), refusedInHome...) }
 // a fork's copy's folder) as a workspace because of where it is: in one of
 // the home folder's folders that start programs or hold credentials, or in
 // Loupe's state folder (sandbox.StateDir, wherever XDG_STATE_HOME puts
-// it), where every Loupe process notes what it holds for its commands: a
+// it), or holding that folder, where every Loupe process notes what it holds for its commands: a
 // model that could change those notes could have one process remove what
 // another's command has read-only.
 func Refused(abs string) error {
@@ -59,8 +59,14 @@ func Refused(abs string) error {
 		}
 	}
 	if state, err := sandbox.StateDir(); err == nil {
-		if dir := realPath(state); real == dir || inside(dir, real) {
+		dir := realPath(state)
+		if real == dir || inside(dir, real) {
 			return &RefusedError{Dir: abs, In: state, State: true}
+		}
+		// A workspace that holds it (XDG_STATE_HOME in a project) gives
+		// the model's file tools the notes as much as one in it.
+		if inside(real, dir) {
+			return &RefusedError{Dir: abs, In: state, State: true, Holds: true}
 		}
 	}
 	return nil
@@ -74,9 +80,14 @@ type RefusedError struct {
 	In string
 	// State: In is Loupe's state folder.
 	State bool
+	// Holds: Dir holds In rather than lies in it.
+	Holds bool
 }
 
 func (e *RefusedError) Error() string {
+	if e.Holds {
+		return fmt.Sprintf("workspace %s holds %s, Loupe's state folder, where Loupe notes what it holds for the commands it runs; choose a project folder that does not", e.Dir, e.In)
+	}
 	if e.State {
 		return fmt.Sprintf("workspace %s is in %s, Loupe's state folder, where Loupe notes what it holds for the commands it runs; choose a project folder outside it", e.Dir, e.In)
 	}

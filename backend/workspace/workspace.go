@@ -163,6 +163,19 @@ func (w *Workspaces) SetNetwork(ctx context.Context, dir string, allow bool) err
 // SetExpose sets the host paths the workspace's commands may read
 // (read-only). Each must be an absolute path that exists, and none may be
 // or hold Loupe's data folder or the home folder as a whole.
+// CheckShown refuses a host path that may not be shown, read-only, to
+// what runs in the sandbox (whom: commands, an MCP server): one that is
+// or holds the home folder, or holds Loupe's data folder.
+func (w *Workspaces) CheckShown(p, whom string) error {
+	if err := notTooWide(p); err != nil {
+		return fmt.Errorf("%s cannot be shown to %s: it is or holds your home folder", p, whom)
+	}
+	if err := holdsDataDir(p, w.dataDir); err != nil {
+		return fmt.Errorf("%s cannot be shown to %s: it holds Loupe's data folder", p, whom)
+	}
+	return nil
+}
+
 func (w *Workspaces) SetExpose(ctx context.Context, dir string, paths []string) error {
 	abs, err := Check(dir)
 	if err != nil {
@@ -181,11 +194,8 @@ func (w *Workspaces) SetExpose(ctx context.Context, dir string, paths []string) 
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%s cannot be shown to commands: %w", p, err)
 		}
-		if err := notTooWide(p); err != nil {
-			return fmt.Errorf("%s cannot be shown to commands: it is or holds your home folder", p)
-		}
-		if err := holdsDataDir(p, w.dataDir); err != nil {
-			return fmt.Errorf("%s cannot be shown to commands: it holds Loupe's data folder", p)
+		if err := w.CheckShown(p, "commands"); err != nil {
+			return err
 		}
 		clean = append(clean, p)
 	}
