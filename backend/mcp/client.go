@@ -99,6 +99,7 @@ func command(ctx context.Context, name string, s Server, o Options) (cmd *exec.C
 		if err != nil {
 			return nil, nil, fmt.Errorf("server %s cannot start in the sandbox: %w", name, err)
 		}
+		proc.Who = "MCP server " + name
 		cmd = proc.Cmd
 	} else {
 		cmd = exec.Command(s.Command, s.Args...)
@@ -173,6 +174,11 @@ func (c *conn) close() {
 		_ = c.cs.Close()
 		return
 	}
+	if c.proc != nil && c.proc.Held() {
+		// Stopped between calls, it could not go by itself; let run
+		// again, it would change the workspace after its last check.
+		c.proc.Release()
+	}
 	// Closing stdin asks the server to go; what it started goes with the
 	// group. A process that has not gone is killed with its group; one that
 	// crashed has its group killed first (what it left behind).
@@ -193,6 +199,29 @@ func (c *conn) close() {
 	if c.proc != nil {
 		c.proc.Release()
 	}
+}
+
+// enter, leave and check are the confined process's (sandbox.Process):
+// a server granted paths of the workspace runs only between enter and
+// leave; nothing for a URL or unconfined server.
+func (c *conn) enter(ctx context.Context) error {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.Enter(ctx)
+}
+
+func (c *conn) leave() {
+	if c.proc != nil {
+		c.proc.Leave()
+	}
+}
+
+func (c *conn) check(ctx context.Context) []string {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.Check(ctx)
 }
 
 // alive reports whether the session is still up.

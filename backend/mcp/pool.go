@@ -52,6 +52,9 @@ const (
 // Notice codes.
 const (
 	CodeServerFailed  = "mcp_server_failed"
+	// CodeServerLeft: what a server granted paths left as it started
+	// (a repository of its own) and Loupe disarmed.
+	CodeServerLeft = "mcp_server_left"
 	CodeServerCrashed = "mcp_server_crashed"
 	CodeServerHung    = "mcp_server_hung"
 	CodeToolSkipped   = "mcp_tool_skipped"
@@ -119,8 +122,19 @@ func (p *Pool) Start(ctx context.Context) []trace.Notice {
 	wg.Wait()
 	var out []trace.Notice
 	for i, err := range errs {
+		s := p.servers[p.order[i]]
 		if err != nil {
-			out = append(out, trace.Notice{Code: CodeServerFailed, Message: p.servers[p.order[i]].failure(err)})
+			out = append(out, trace.Notice{Code: CodeServerFailed, Message: s.failure(err)})
+			continue
+		}
+		// What a server granted paths did as it started.
+		s.mu.Lock()
+		c := s.conn
+		s.mu.Unlock()
+		if c != nil {
+			for _, note := range c.check(ctx) {
+				out = append(out, trace.Notice{Code: CodeServerLeft, Message: note})
+			}
 		}
 	}
 	return out
@@ -158,6 +172,9 @@ func (s *server) ensure(ctx context.Context) error {
 		s.err = fmt.Errorf("its tools could not be listed: %w", err)
 		return s.err
 	}
+	// Ready: a server that may write the workspace runs from now on
+	// only for its calls (sandbox.Process.Enter).
+	c.leave()
 	s.conn, s.tools, s.err = c, ts, nil
 	s.startDur = time.Since(start)
 	s.starts++
@@ -184,9 +201,16 @@ func (s *server) refresh() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.p.opts.StartTimeout)
 	defer cancel()
-	if ts, err := listTools(ctx, s.conn.cs); err == nil {
+	if err := s.conn.enter(ctx); err != nil {
+		return
+	}
+	ts, err := listTools(ctx, s.conn.cs)
+	s.conn.leave()
+	if err == nil {
 		s.tools = ts
 	}
+	// What it did meanwhile is checked with the next call's round, or
+	// when it stops (sandbox.Process.Release).
 }
 
 // drop stops a connection that crashed or hung; the next call starts the
@@ -292,10 +316,34 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (t
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	if err := c.enter(cctx); err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		msg := fmt.Sprintf("MCP server %s could not run %s%s%s within %v: Loupe was changing the workspace meanwhile (an undo or a restore), or the server could not be woken (%v)", s.name, s.name, Sep, tool, timeout, err)
+		return tools.Result{Content: msg, IsError: true}, nil
+	}
 	res, err := c.cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	hung := err != nil && cctx.Err() != nil
+	c.leave()
+	// What it left in the workspace is checked once no call of the round
+	// runs (or now, outside a round); what the check did is said with the
+	// round's last result, as for commands.
+	notes := tools.AfterRound(ctx, c.check)
+	r, err := s.answer(ctx, c, tool, res, err, hung)
+	for _, n := range notes {
+		r.Content += "\n[loupe: " + n + "]"
+	}
+	return r, err
+}
+
+// answer is the result of a call that returned res or err.
+// hung: it did not answer within the call's time.
+func (s *server) answer(ctx context.Context, c *conn, tool string, res *sdk.CallToolResult, err error, hung bool) (tools.Result, error) {
 	if err == nil {
 		return resultOf(res), nil
 	}
+	timeout := s.p.opts.CallTimeout
 	full := s.name + Sep + tool
 	switch {
 	case ctx.Err() != nil:
@@ -303,7 +351,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (t
 		// server may be busy with the call still; it starts afresh.
 		s.drop(c)
 		return tools.Result{}, err
-	case cctx.Err() != nil:
+	case hung:
 		s.drop(c)
 		msg := fmt.Sprintf("%s did not answer within %v; MCP server %s was stopped and will be started again for the next call", full, timeout, s.name)
 		return tools.Result{Content: msg, IsError: true,

@@ -38,12 +38,19 @@ import (
 // hooks folders held then. It returns one sentence per change, for the
 // model and the user.
 func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
+	return disarmLeftBy("", ws, before, absent, unreadable, folders)
+}
+
+// disarmLeftBy is disarmNewRepos of what who left ("MCP server x"; "" for
+// the commands).
+func disarmLeftBy(who, ws string, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
+	c := &cleanup{ws: ws, who: who, before: before, unreadable: unreadable, folders: folders}
 	root, err := hands.Open(ws, nil)
 	if err != nil {
-		return []string{fmt.Sprintf("Loupe could not open the workspace to check what the commands left there (%v); do not run git there before you check it", err)}
+		return []string{fmt.Sprintf("Loupe could not open the workspace to check what %s left there (%v); do not run git there before you check it", c.all(), err)}
 	}
 	defer root.Close()
-	c := &cleanup{ws: ws, root: root, before: before, unreadable: unreadable, folders: folders}
+	c.root = root
 	c.settingsAdded()
 	if top, err := root.OpenDir("."); err == nil {
 		c.judge(nil, ".", top)
@@ -51,7 +58,7 @@ func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unrea
 		top.Close()
 		c.newHooksFolders()
 	} else {
-		c.say("Loupe could not read the workspace to check what the commands left there (%v); do not run git there before you check it", err)
+		c.say("Loupe could not read the workspace to check what %s left there (%v); do not run git there before you check it", c.all(), err)
 	}
 	c.walkShares()
 	c.removeAbsent(absent)
@@ -82,7 +89,7 @@ func (c *cleanup) walkShares() {
 			c.walk(top, 0)
 			top.Close()
 		} else {
-			c.say("Loupe could not read %s to check what the commands left there (%v); do not run git there before you check it", b, err)
+			c.say("Loupe could not read %s to check what %s left there (%v); do not run git there before you check it", b, c.all(), err)
 		}
 		c.at = ""
 		shared.Close()
@@ -96,6 +103,7 @@ const maxWalkDepth = 256
 
 type cleanup struct {
 	ws     string
+	who    string // what left it: "" for the commands (one, all)
 	root   *hands.Root
 	before map[string]gitRepo
 	notes  []string
@@ -120,6 +128,22 @@ func (c *cleanup) name(d *hands.Dir, name string) string {
 		return path.Join(d.Rel(), name)
 	}
 	return c.shown(filepath.Join(c.at, filepath.FromSlash(d.Rel()), name))
+}
+
+// one and all name what left what is checked, in a sentence: one of the
+// commands, or the commands.
+func (c *cleanup) one() string {
+	if c.who != "" {
+		return c.who
+	}
+	return "a command"
+}
+
+func (c *cleanup) all() string {
+	if c.who != "" {
+		return c.who
+	}
+	return "the commands"
 }
 
 func (c *cleanup) say(format string, args ...any) {
@@ -262,7 +286,7 @@ func (c *cleanup) disarmEntry(d *hands.Dir, name, why string) {
 			return
 		}
 		if err != nil {
-			c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", c.name(d, name), why, err)
+			c.say("%s left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", c.one(), c.name(d, name), why, err)
 			return
 		}
 		defer sub.Close()
@@ -287,14 +311,14 @@ func (c *cleanup) rename(d *hands.Dir, name, why string) {
 			moved = fmt.Sprintf("%s.loupe-disarmed-%d", name, i)
 		}
 		if err = d.Rename(name, d, moved); err == nil {
-			c.say("a command left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", rel, why, c.name(d, moved))
+			c.say("%s left %s, which could make git run a program (%s); Loupe renamed it to %s so that git does not use it", c.one(), rel, why, c.name(d, moved))
 			return
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
 	}
-	c.say("a command left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", rel, why, err)
+	c.say("%s left %s, which could make git run a program (%s), and Loupe could not disarm it: %v; do not run git there before you check it", c.one(), rel, why, err)
 }
 
 // walk looks at every folder under the held folder d (never through a
@@ -308,7 +332,7 @@ func (c *cleanup) rename(d *hands.Dir, name, why string) {
 func (c *cleanup) walk(d *hands.Dir, depth int) {
 	ents, err := d.ReadDir()
 	if err != nil && len(ents) == 0 {
-		c.say("Loupe could not list %s to check what the commands left there (%v); do not run git there before you check it", c.name(d, ""), err)
+		c.say("Loupe could not list %s to check what %s left there (%v); do not run git there before you check it", c.name(d, ""), c.all(), err)
 		return
 	}
 	for _, e := range ents {
@@ -553,7 +577,7 @@ func (c *cleanup) removeAbsent(absent []string) {
 			continue
 		}
 		if _, err := d.Lstat(name); err == nil && d.Remove(name) == nil {
-			c.say("a command created %s, beside Loupe's database; Loupe removed it", filepath.ToSlash(rel))
+			c.say("%s created %s, beside Loupe's database; Loupe removed it", c.one(), filepath.ToSlash(rel))
 		}
 		d.Close()
 	}

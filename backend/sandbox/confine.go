@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"strings"
@@ -330,10 +331,63 @@ type Process struct {
 	// NotConfined says which protections are missing (BestEffort); empty
 	// when the program gets every one a command gets.
 	NotConfined string
+	// Who names it in what Check says ("MCP server files"); "a started
+	// process" when empty.
+	Who string
 
 	confirm     func() error
 	release     func()
 	releaseOnce sync.Once
+	// Set for a process granted paths of the workspace (see Enter).
+	enter func(context.Context) error
+	leave func()
+	check func(context.Context) []string
+}
+
+// Enter lets the process run for a call: a process granted paths of the
+// workspace runs only between Enter and Leave, and counts meanwhile as a
+// command running in its workspace (so Quiet, an undo, waits for it, and
+// Enter waits while Loupe changes the workspace). Start returns it entered,
+// for its setup; Leave once it is ready. Calls may overlap: it stops at the
+// last Leave. For a process granted no paths, Enter and Leave do nothing:
+// it cannot change the workspace and runs throughout.
+func (p *Process) Enter(ctx context.Context) error {
+	if p.enter == nil {
+		return nil
+	}
+	return p.enter(ctx)
+}
+
+// Held says whether the process runs only between Enter and Leave (it
+// was granted paths): stopped between calls, it cannot end by itself.
+func (p *Process) Held() bool { return p.enter != nil }
+
+// Leave ends what Enter began: at the last one the process and everything
+// it started are stopped (or killed, if they would not stop), before it
+// stops counting as a running command.
+func (p *Process) Leave() {
+	if p.leave != nil {
+		p.leave()
+	}
+}
+
+func (p *Process) who() string {
+	if p.Who == "" {
+		return "a started process"
+	}
+	return p.Who
+}
+
+// Check looks, once no call runs (Quiet), for what the process left in
+// the paths it was granted since the last check: a repository it made, a
+// file added to a git folder that makes git run a program (the check of
+// what commands left, disarmNewRepos), and returns one sentence per
+// change Loupe made. Call it after the calls of a round, or after Leave.
+func (p *Process) Check(ctx context.Context) []string {
+	if p.check == nil {
+		return nil
+	}
+	return p.check(ctx)
 }
 
 // Confirm waits, once Cmd has started, until the program runs confined:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,7 +265,15 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 		}
 		v.Expose = append(v.Expose, abs)
 	}
-	var hide []string
+	// A socket in a folder the user shows to commands (or grants a
+	// server to read) would let them talk to the program outside that
+	// listens on it: Landlock and the network namespace do not govern a
+	// connect to a socket file. Each found is hidden, as in the
+	// workspace.
+	hide, err := socketsIn(c.Expose)
+	if err != nil {
+		return v, err
+	}
 	for _, h := range c.Hide {
 		hide = append(hide, h)
 		if real, err := filepath.EvalSymlinks(h); err == nil && real != h {
@@ -314,6 +323,42 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 	}
 	v.Plan = plan
 	return v, nil
+}
+
+// maxExposedEntries bounds the look for sockets in the folders shown to
+// commands.
+const maxExposedEntries = maxScanEntries
+
+// socketsIn lists the sockets under the paths (links not followed, as the
+// view shows them: a link's target is looked at where it is shown).
+func socketsIn(paths []string) ([]string, error) {
+	var out []string
+	n := 0
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			continue // gone: nothing shown
+		}
+		err = filepath.WalkDir(abs, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // what Loupe cannot list, a command cannot either
+			}
+			if n++; n > maxExposedEntries {
+				return fmt.Errorf("sandbox: the paths shown to commands hold more than %d files and folders to look through for sockets; show a smaller folder", maxExposedEntries)
+			}
+			if d.Type()&fs.ModeSocket != 0 {
+				out = append(out, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // pidMaxFor is the pid_max that lets about n processes run at once: the

@@ -125,6 +125,12 @@ func helperMain(args []string) int {
 		report(helperReport{Error: "sandbox helper: no shell given"})
 		return helperExitSetup
 	}
+	if os.Getpid() != 1 {
+		// Without a PID namespace of its own, an orphan of the shell is
+		// still the helper's (not init's), so the process tree under the
+		// helper is everything it started (freezeTree).
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
 	p, err := os.StartProcess(shell, []string{shell, "-c", cfg.Script}, &os.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   env, // already scrubbed by the parent

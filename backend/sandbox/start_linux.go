@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -174,8 +176,23 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil, err
 	}
 	p.Cmd = hcmd
+	var calls *heldCalls
+	if len(granted) > 0 {
+		// It may write the workspace: it runs only for calls, and its
+		// setup is the first (until the caller's first Leave).
+		calls = &heldCalls{ws: ws, n: 1, dirty: true, cmd: hcmd, setupEnded: endSetup}
+		if hc.View != nil {
+			calls.base = &hc.View.Plan
+			calls.replan = func() (viewPlan, error) { return c.basePlan(ws, home) }
+		}
+		p.enter = func(ctx context.Context) error { return calls.enter(ctx, p.who()) }
+		p.leave = calls.leave
+		p.check = func(ctx context.Context) []string { return calls.check(ctx, p.who()) }
+	}
 	p.confirm = func() error {
-		defer endSetup()
+		if calls == nil {
+			defer endSetup()
+		}
 		w.Close() // the helper has its own copy: its exit ends the read
 		defer r.Close()
 		if _, err := readReport(r); err != nil {
@@ -184,6 +201,9 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil
 	}
 	p.release = func() {
+		if calls != nil {
+			calls.end()
+		}
 		if hcmd.Process != nil {
 			_ = killGroup(hcmd.Process)
 			// The placeholders go only once the view that needs them
@@ -191,11 +211,184 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 			// it is a zombie only once everything there has exited.
 			exited(hcmd.Process.Pid, 2*time.Second)
 		}
+		if calls != nil {
+			// Its last run not checked yet (it stopped while nobody was
+			// to call Check): checked now, and said in its log.
+			for _, note := range calls.check(context.Background(), p.who()) {
+				if hcmd.Stderr != nil {
+					fmt.Fprintf(hcmd.Stderr, "--- Loupe: %s\n", note)
+				}
+			}
+		}
 		w.Close()
 		r.Close()
 		cleanup()
 	}
 	return p, nil
+}
+
+// heldCalls is a started process granted paths of the workspace, which
+// runs only while a call is under way (Process.Enter).
+type heldCalls struct {
+	ws  string
+	cmd *exec.Cmd
+	// setupEnded ends the count of the setup as a running command (the
+	// first call).
+	setupEnded func()
+
+	mu sync.Mutex
+	// n is how many calls are under way; the process is stopped at 0.
+	n int
+	// dirty: it ran since the last check.
+	dirty, ended bool
+	// pending are the notes of checks made before an Enter.
+	pending []string
+	// base is what the workspace held when the process last started to
+	// run (Start, or an Enter that woke it): a repository or git file not
+	// in it is what the process made. nil
+	// without a view of its own (Landlock alone), where, as for a
+	// command, nothing is checked.
+	base   *viewPlan
+	replan func() (viewPlan, error)
+}
+
+// freezeWithin bounds the wait for a stopped process's threads to stop;
+// past it the process is killed.
+const freezeWithin = 5 * time.Second
+
+func (h *heldCalls) enter(ctx context.Context, who string) error {
+	// What it left when it last ran is checked before it runs again (the
+	// base is then made anew): the notes wait for the next Check.
+	h.mu.Lock()
+	unchecked := h.n == 0 && h.dirty && h.base != nil
+	h.mu.Unlock()
+	if unchecked {
+		notes := h.checkLeft(ctx, who)
+		h.mu.Lock()
+		h.pending = append(h.pending, notes...)
+		h.mu.Unlock()
+	}
+	// Counted as a running command, and not while Loupe changes the
+	// workspace.
+	if err := commandStarted(ctx, h.ws); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ended {
+		commandEnded(h.ws)
+		return errors.New("sandbox: the process has been stopped for good")
+	}
+	if h.n == 0 && h.replan != nil {
+		// What the workspace holds as it starts to run again is what
+		// the next check compares with: what changed while it was
+		// stopped (a repository the user made) is not its doing.
+		if nb, err := h.replan(); err == nil {
+			h.base = &nb
+		}
+	}
+	h.n++
+	h.dirty = true
+	if h.n == 1 && h.cmd.Process != nil {
+		thawTree(h.cmd.Process.Pid)
+	}
+	return nil
+}
+
+func (h *heldCalls) leave() {
+	h.mu.Lock()
+	if h.n > 0 {
+		h.n--
+		if h.n == 0 && h.cmd.Process != nil {
+			if err := freezeTree(h.cmd.Process.Pid, freezeWithin); err != nil {
+				// What does not stop cannot be trusted to wait.
+				_ = killGroup(h.cmd.Process)
+			}
+		}
+		h.mu.Unlock()
+		h.countEnded()
+		return
+	}
+	h.mu.Unlock()
+}
+
+// countEnded ends one call's count as a running command: the first is
+// the setup's, counted since Start.
+func (h *heldCalls) countEnded() {
+	h.mu.Lock()
+	first := h.setupEnded
+	h.setupEnded = nil
+	h.mu.Unlock()
+	if first != nil {
+		first()
+		return
+	}
+	commandEnded(h.ws)
+}
+
+// end is Release's: no call runs after it, and what is still counted
+// stops counting (the process is being killed, stopped or not).
+func (h *heldCalls) end() {
+	h.mu.Lock()
+	h.ended = true
+	n := h.n
+	h.n = 0
+	h.mu.Unlock()
+	for range n {
+		h.countEnded()
+	}
+}
+
+// check is Process.Check: what the checks before an Enter found, and
+// what a check now finds.
+func (h *heldCalls) check(ctx context.Context, who string) []string {
+	notes := h.checkLeft(ctx, who)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	notes = append(h.pending, notes...)
+	h.pending = nil
+	return notes
+}
+
+func (h *heldCalls) checkLeft(ctx context.Context, who string) []string {
+	h.mu.Lock()
+	if !h.dirty || h.base == nil {
+		h.mu.Unlock()
+		return nil
+	}
+	h.mu.Unlock()
+	// Quiet: no call of it runs (each counts as a command), so it is
+	// stopped, and no command of the workspace runs either.
+	release, err := Quiet(ctx, h.ws)
+	if err != nil {
+		return []string{fmt.Sprintf("Loupe did not check %s for repositories or git settings %s made, because it was stopped while waiting for commands that still ran there; before you run git there, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", h.ws, who)}
+	}
+	defer release()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b := h.base
+	notes := disarmLeftBy(who, h.ws, b.repos, b.absent, b.unreadable, b.folders)
+	h.dirty = false
+	return notes
+}
+
+// basePlan is what a check compares with: the plan of a view of ws made
+// now, what was made to hold paths for it let go at once (no view is
+// mounted with it).
+func (c Confined) basePlan(ws, home string) (viewPlan, error) {
+	scratch, err := newCommandDir()
+	if err != nil {
+		return viewPlan{}, err
+	}
+	defer removeAll(scratch.root)
+	c.CacheDir = ""
+	v, err := c.view(ws, home, scratch)
+	if err != nil {
+		return viewPlan{}, err
+	}
+	releasePlaceholders(ws, v.Plan.placeholders)
+	v.Plan.placeholders = nil
+	return v.Plan, nil
 }
 
 // grantedPaths resolves the paths a server was granted: relative ones

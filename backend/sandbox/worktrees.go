@@ -125,7 +125,7 @@ func (c *cleanup) disarmHooksFolder(p, tree string) {
 	}
 	why := "git takes programs from it: the settings name it for the working tree " + c.shown(tree) + " (core.hooksPath or init.templateDir), and it was not held read-only while the commands ran"
 	if err != nil {
-		c.say("a command left %s, which could make git run a program (%s), and Loupe could not check it: %v; do not run git there before you check it", filepath.ToSlash(rel), why, err)
+		c.say("%s left %s, which could make git run a program (%s), and Loupe could not check it: %v; do not run git there before you check it", c.one(), filepath.ToSlash(rel), why, err)
 		return
 	}
 	defer d.Close()

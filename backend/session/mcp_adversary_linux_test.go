@@ -9,8 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/loupe-dev/loupe/backend/mcp"
 	"github.com/loupe-dev/loupe/backend/ollama/ollamatest"
 	"github.com/loupe-dev/loupe/backend/permission"
 	"github.com/loupe-dev/loupe/backend/session"
@@ -459,4 +462,176 @@ func TestAdversaryMCPServerEnvRunsCodeBeforeTheSandbox(t *testing.T) {
 	if outs := shRun(t, h, `echo "m=$LOUPE_ADV_MARKER"; env | grep -c LOUPE_SANDBOX_ENV`); !strings.Contains(outs[0], "m="+marker+"\n0\n") {
 		t.Errorf("the server's env is not its own: %q", outs[0])
 	}
+}
+
+// plantLine makes, in folder dir of the workspace, a repository whose
+// settings run a program that touches marker (core.fsmonitor).
+func plantLine(dir, marker string) string {
+	return `mkdir -p ` + dir + `/.git/objects ` + dir + `/.git/refs/heads && printf 'ref: refs/heads/main\n' > ` + dir + `/.git/HEAD && ` +
+		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > ` + dir + `/.git/config`
+}
+
+// userGitRunsNothing runs the user's `git status` in dir of ws after the
+// session is gone, and fails if it ran the program marker names.
+func userGitRunsNothing(t *testing.T, h *harness, dir, marker string) {
+	t.Helper()
+	if _, err := h.m.Do(t.Context(), session.Delete{Session: h.id}); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("git", "status")
+	c.Dir = filepath.Join(h.ws, dir)
+	c.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(h.ws))
+	b, _ := c.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the user's git ran the program a server's repository names (git status: %s)", b)
+	}
+}
+
+// Attack: a server granted a folder of the workspace makes a repository
+// there whose settings run a program (core.fsmonitor). A command that did
+// the same has it renamed by the check after the round; a server's calls
+// are checked the same way, and the round's last result says what Loupe
+// did. Once the session is gone, the user's own `git status` in that
+// folder runs nothing.
+func TestAdversaryMCPServerPlantsARepositoryInItsGrant(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	writeIn(t, h.ws, "out/.keep", "")
+	addServers(t, h, shConfig(t, `, "paths": ["out"]`))
+	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+	out := shRun(t, h, plantLine("out", marker)+` && echo planted`)
+	if !strings.Contains(out[0], "planted") {
+		t.Fatalf("the server could not write its grant at all: %q", out[0])
+	}
+	if !strings.Contains(out[0], "MCP server sh left out/.git") || !strings.Contains(out[0], "Loupe renamed it") {
+		t.Errorf("the result does not say what Loupe disarmed: %q", out[0])
+	}
+	userGitRunsNothing(t, h, "out", marker)
+}
+
+// Attack: the same repository made by what the server left running in
+// the background after its call answered, once the check has passed, and
+// made as the server starts (before any call). A server granted paths
+// runs only for its calls: the background writer is stopped until the
+// next call (and that call's round is checked), and what it made at start
+// is checked before the run's first request.
+func TestAdversaryMCPServerPlantsAfterItsCallOrAtItsStart(t *testing.T) {
+	needsSandbox(t)
+	t.Run("after its call", func(t *testing.T) {
+		h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+		writeIn(t, h.ws, "out/.keep", "")
+		addServers(t, h, shConfig(t, `, "paths": ["out"]`))
+		marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+		line := `(sleep 1; ` + plantLine("out", marker) + `; touch out/late) > /dev/null 2>&1 & echo started`
+		if out := shRun(t, h, line); !strings.Contains(out[0], "started") {
+			t.Fatalf("%q", out[0])
+		}
+		time.Sleep(2500 * time.Millisecond)
+		if _, err := os.Stat(filepath.Join(h.ws, "out", "late")); err == nil {
+			t.Fatal("what the server left running wrote the workspace between its calls")
+		}
+		userGitRunsNothing(t, h, "out", marker)
+	})
+	t.Run("at its start", func(t *testing.T) {
+		h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+		writeIn(t, h.ws, "out/.keep", "")
+		marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+		cfg := shConfig(t, `, "paths": ["out"]`)
+		env, _ := json.Marshal(map[string]string{"ON_START": plantLine("out", marker)})
+		addServers(t, h, strings.Replace(cfg, `"loupe":`, `"env": `+string(env)+`, "loupe":`, 1))
+		h.srv.Script(ollamatest.Text("nothing to do"))
+		h.run("hello")
+		var said bool
+		ns := noticesOf(h.events(), mcp.CodeServerLeft)
+		for _, n := range ns {
+			said = said || strings.Contains(n.Message, "MCP server sh left out/.git")
+		}
+		if !said {
+			t.Errorf("no notice says what the server left as it started: %+v", ns)
+		}
+		userGitRunsNothing(t, h, "out", marker)
+	})
+}
+
+// Attack: granted the whole workspace, a server adds to the existing
+// repository's git folder a file it lacked that sends git elsewhere for
+// its settings (commondir), pointing at a folder the server wrote. The
+// check after its call renames it, as for a command; the user's `git
+// status` afterwards runs nothing.
+func TestAdversaryMCPServerAddsACommondirInItsGrant(t *testing.T) {
+	needsSandbox(t)
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	gitInit(t, h.ws)
+	addServers(t, h, shConfig(t, `, "paths": ["."]`))
+	marker := filepath.Join(t.TempDir(), "FSMONITOR-RAN")
+	plant := `mkdir -p elsewhere/objects elsewhere/refs/heads && ` +
+		`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > elsewhere/config && ` +
+		`echo ../elsewhere > .git/commondir && echo planted`
+	out := shRun(t, h, plant)
+	if !strings.Contains(out[0], "planted") || !strings.Contains(out[0], ".git/commondir") {
+		t.Errorf("server: %q", out[0])
+	}
+	userGitRunsNothing(t, h, ".", marker)
+}
+
+// Attack: a server granted "read" of a folder reaches a Unix socket a
+// program of the user listens on there (a socket file: neither the
+// network namespace nor Landlock stops a connect to one). The view hides
+// every socket in the folders it shows, as in the workspace; a command
+// shown the same folder (Settings → Workspace) reaches it no more.
+func TestAdversaryMCPServerReachesNoSocketInItsReadGrant(t *testing.T) {
+	needsSandbox(t)
+	dir, err := os.MkdirTemp("", "loupe-sock-") // short: a socket path is at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.MkdirAll(filepath.Join(dir, "deep", "er"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var got atomic.Int32
+	var socks []string
+	for _, name := range []string{"agent.sock", "deep/er/db.sock"} {
+		sock := filepath.Join(dir, name)
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+				got.Add(1)
+			}
+		}()
+		socks = append(socks, sock)
+	}
+	dial := func(sock string) string {
+		return `node -e 'const s=require("net").connect(process.argv[1]); s.on("connect",()=>{console.log("connected");process.exit(0)}); s.on("error",e=>{console.log("failed "+e.code);process.exit(0)})' ` + sock
+	}
+	h := newHarness(t, permission.ModeAsk, allowTools("sh.*"))
+	writeIn(t, h.ws, "readme.txt", "x\n")
+	addServers(t, h, shConfig(t, "", dir))
+	outs := shRun(t, h, dial(socks[0]), dial(socks[1]), `cat `+dir+`/../`+filepath.Base(dir)+`/deep/er/../../agent.sock; ls `+dir)
+	for i, o := range outs[:2] {
+		if strings.Contains(o, "connected") {
+			t.Errorf("a server granted read of %s connected to %s: %q", dir, socks[i], o)
+		}
+	}
+	if !strings.Contains(outs[2], "agent.sock") {
+		t.Errorf("the folder granted to read is not shown: %q", outs[2])
+	}
+	if n := got.Load(); n > 0 {
+		t.Fatalf("the user's listeners took %d connections from the sandbox", n)
+	}
+	// Control: the same dial from outside connects.
+	c, err := net.Dial("unix", socks[1])
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	c.Close()
 }

@@ -16,6 +16,9 @@ import (
 type Round struct {
 	mu    sync.Mutex
 	sweep *sandbox.Sweep
+	// checks are the checks of what other tools' processes left (an MCP
+	// server granted paths: sandbox.Process.Check), run after the sweep.
+	checks []func(context.Context) []string
 }
 
 // NewRound returns a Round with nothing to do yet.
@@ -45,6 +48,21 @@ func (r *Round) commandSweep() *sandbox.Sweep {
 	return r.sweep
 }
 
+// AfterRound has check (what a tool's process left in the workspace) run
+// once every call of ctx's round has ended, with the commands' check, and
+// returns nil; outside a round it runs check at once and returns what it
+// says.
+func AfterRound(ctx context.Context, check func(context.Context) []string) []string {
+	r := roundOf(ctx)
+	if r == nil {
+		return check(ctx)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checks = append(r.checks, check)
+	return nil
+}
+
 // End does what the round's calls left for after all of them, and returns
 // one sentence per thing it did that the model and the user should know
 // (a repository a command made that Loupe renamed). Call it once every
@@ -52,11 +70,15 @@ func (r *Round) commandSweep() *sandbox.Sweep {
 // sessions that still run in the workspace (sandbox.Sweep.Run).
 func (r *Round) End(ctx context.Context) []string {
 	r.mu.Lock()
-	sw := r.sweep
-	r.sweep = nil
+	sw, checks := r.sweep, r.checks
+	r.sweep, r.checks = nil, nil
 	r.mu.Unlock()
-	if sw == nil {
-		return nil
+	var notes []string
+	if sw != nil {
+		notes = sw.Run(ctx)
 	}
-	return sw.Run(ctx)
+	for _, check := range checks {
+		notes = append(notes, check(ctx)...)
+	}
+	return notes
 }
