@@ -48,8 +48,15 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 	}
 
 	s := pr.best
-	if c.ReadOnlyWorkspace && !s.MountNS && s.Landlock == 0 {
-		return Output{}, fmt.Errorf("%w: the workspace cannot be made read-only on this machine: %s", ErrNotConfined, pr.prot.Writes.Detail)
+	if c.ReadOnlyWorkspace && !s.MountNS {
+		// Only a view of its own leaves the workspace as it is: Landlock
+		// alone governs what may be written, not a file's mode or times
+		// (chmod, touch -d pass it).
+		why := pr.prot.Writes.Detail
+		if s.Landlock > 0 {
+			why = "commands get no mount namespace here, and Landlock alone cannot stop a change of a file's mode or times"
+		}
+		return Output{}, fmt.Errorf("%w: the workspace cannot be made read-only on this machine: %s", ErrNotConfined, why)
 	}
 	if c.AllowNetwork {
 		s.NetNS = false
@@ -137,10 +144,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		if err := os.MkdirAll(cache, 0o700); err != nil {
 			return Output{}, fmt.Errorf("sandbox: cache dir: %w", err)
 		}
-		hc.Writable = []string{scratch.tmp, cache}
-		if !c.ReadOnlyWorkspace {
-			hc.Writable = append(hc.Writable, ws)
-		}
+		hc.Writable = []string{scratch.tmp, cache, ws}
 		env = commandEnv(os.Environ(), ws, home, scratch.tmp, cache)
 	}
 	if s.UserNS && os.Getuid() != 0 {
