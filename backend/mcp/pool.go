@@ -51,10 +51,10 @@ const (
 
 // Notice codes.
 const (
-	CodeServerFailed  = "mcp_server_failed"
+	CodeServerFailed = "mcp_server_failed"
 	// CodeServerLeft: what a server granted paths left as it started
 	// (a repository of its own) and Loupe disarmed.
-	CodeServerLeft = "mcp_server_left"
+	CodeServerLeft    = "mcp_server_left"
 	CodeServerCrashed = "mcp_server_crashed"
 	CodeServerHung    = "mcp_server_hung"
 	CodeToolSkipped   = "mcp_tool_skipped"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loupe-dev/loupe/backend/place"
 	"io"
 	"io/fs"
 	"os"
@@ -244,7 +245,7 @@ func dirInWorkspace(dir, ws0, ws string) (string, error) {
 func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) {
 	v := viewConfig{Root: scratch.view, Tmp: scratch.tmp, Workspace: ws}
 	if home != "" && home != "/" {
-		if _, inside := within(ws, home); inside {
+		if place.Holds(ws, home) {
 			return v, fmt.Errorf("sandbox: the workspace %s holds the home directory; choose a project folder", ws)
 		}
 		v.Home, v.HomeDir = home, scratch.home
@@ -289,7 +290,7 @@ func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) 
 	// command that could write there could have one process remove
 	// what another's command has read-only.
 	if d, err := holdsDir(); err == nil {
-		if _, inside := within(ws, d); inside {
+		if place.Holds(ws, d) {
 			return v, fmt.Errorf("sandbox: the workspace %s holds Loupe's own state folder %s; choose a project folder that does not", ws, d)
 		}
 	}

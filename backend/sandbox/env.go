@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/loupe-dev/loupe/backend/place"
 	"path/filepath"
 	"strings"
 )
@@ -119,20 +120,8 @@ func cleanPath(path, ws string) string {
 	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
-// insideWorkspace says whether dir is the workspace ws or under it, as
-// written or with its symlinks resolved.
+// insideWorkspace says whether dir is the workspace ws or under it,
+// judged by place (links, case, bind mounts), not by spelling.
 func insideWorkspace(dir, ws string) bool {
-	if ws == "" {
-		return false
-	}
-	cands := []string{dir}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		cands = append(cands, real)
-	}
-	for _, c := range cands {
-		if _, ok := within(ws, c); ok {
-			return true
-		}
-	}
-	return false
+	return ws != "" && place.Holds(ws, dir)
 }

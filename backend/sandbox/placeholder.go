@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"github.com/loupe-dev/loupe/backend/place"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -240,18 +241,18 @@ func heldFor(h pendingHold) bool {
 		if overlaps(w, h.ws) {
 			return true
 		}
-		if _, ok := within(w, at); ok {
+		if place.Holds(w, at) {
 			return true
 		}
 	}
 	return false
 }
 
-// overlaps says whether one of the folders a and b holds the other.
+// overlaps says whether one of the folders a and b holds the other, by
+// where they are (place.Holds): two sessions may name one folder through a
+// link, or a bind mount, and a yes only makes one wait for the other.
 func overlaps(a, b string) bool {
-	_, in := within(a, b)
-	_, out := within(b, a)
-	return in || out
+	return place.Holds(a, b) || place.Holds(b, a)
 }
 
 // holdsPendingUnder says whether a placeholder still waiting lies inside

@@ -19,7 +19,8 @@ import (
 // of one process) see each other's placeholders as read-only mounts, and
 // removing one takes the mount away from every command that has it. Many
 // commands of an outer workspace, two folders of it and a workspace beside
-// it start and end at once, each making a placeholder in the folder all
+// it start and end at once (the outer one and a folder of it also named
+// through a link, as a second session may name them), each making a placeholder in the folder all
 // three nested ones share; each checks that every placeholder it found
 // when it started is still there when it ends. The workspace beside is
 // the control for the other way: its placeholder goes as soon as its own
@@ -31,7 +32,15 @@ func TestPlaceholdersWaitForEveryOverlappingWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	beside := t.TempDir()
-	nested := []string{outer, filepath.Join(outer, "a"), shared}
+	link := filepath.Join(t.TempDir(), "outer")
+	if err := os.Symlink(outer, link); err != nil {
+		t.Fatal(err)
+	}
+	type workspace struct{ ws, shared string }
+	nested := []workspace{
+		{outer, shared}, {filepath.Join(outer, "a"), shared}, {shared, shared},
+		{link, filepath.Join(link, "a", "b")}, {filepath.Join(link, "a"), filepath.Join(link, "a", "b")},
+	}
 	var mu sync.Mutex
 	var failures []string
 	fail := func(f string, args ...any) {
@@ -69,8 +78,8 @@ func TestPlaceholdersWaitForEveryOverlappingWorkspace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 60 {
-				ws := nested[(w+i)%len(nested)]
-				command(ws, shared, fmt.Sprintf("h-%d-%d", w, i))
+				n := nested[(w+i)%len(nested)]
+				command(n.ws, n.shared, fmt.Sprintf("h-%d-%d", w, i))
 			}
 		}()
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 
 // Quiet, what Loupe's own changes of a workspace's files take: it waits
 // for every command running in a workspace that is the folder, holds it
-// or lies in it, and none of those starts until it is let go; a command
+// or lies in it, however it is spelled (through a link too), and none of those starts until it is let go; a command
 // beside it is neither waited for nor held back; a command that wants to
 // start while Quiet waits lets it in first; its wait ends with its
 // context.
@@ -18,8 +19,12 @@ func TestQuietWaitsForEveryOverlappingCommandAndHoldsTheirStart(t *testing.T) {
 	ws := t.TempDir()
 	inner, beside := filepath.Join(ws, "pkg"), t.TempDir()
 	short := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, 150*time.Millisecond) }
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
 
-	for _, running := range []string{ws, inner, filepath.Dir(ws)} {
+	for _, running := range []string{ws, inner, filepath.Dir(ws), link, filepath.Join(link, "pkg")} {
 		if err := commandStarted(ctx, running); err != nil {
 			t.Fatal(err)
 		}

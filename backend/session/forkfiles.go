@@ -3,11 +3,11 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/loupe-dev/loupe/backend/place"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/loupe-dev/loupe/backend/hands"
 	"github.com/loupe-dev/loupe/backend/permission"
@@ -239,7 +239,7 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errForkFolder, err)
 	}
-	if insideOf(ws, abs) {
+	if place.Holds(ws, abs) {
 		return nil, fmt.Errorf("%w: %s is inside the workspace it would copy; choose a folder outside %s", errForkFolder, abs, ws)
 	}
 	if err := workspace.Refused(abs); err != nil {
@@ -411,31 +411,4 @@ func kindName(t fs.FileMode) string {
 		return "device"
 	}
 	return "special file"
-}
-
-// insideOf reports whether path is base or lies under it, with links
-// resolved as far as path exists: a folder reached through a link to the
-// workspace is inside it, and "..then" is a name in it, not a way out.
-func insideOf(base, path string) bool {
-	if b, err := filepath.EvalSymlinks(base); err == nil {
-		base = b
-	}
-	path = resolvedAsFarAsItExists(path)
-	r, err := filepath.Rel(base, path)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
-}
-
-// resolvedAsFarAsItExists resolves the links of the longest part of the
-// absolute path p that exists and puts the rest back on it.
-func resolvedAsFarAsItExists(p string) string {
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(dir) == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }

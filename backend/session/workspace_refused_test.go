@@ -19,7 +19,9 @@ import (
 // becomes one: a new session (the window's, `loupe run --workspace`), an
 // imported session's (its Undo and its runs), a fork's copy. Every entry
 // of the one list is walked through every one of them, the folder itself
-// and one in it.
+// and one in it, each also spelled another way: in other case (the same
+// folder on a disk that folds case) and through a link. (A bind mount is
+// the third spelling; place's own test walks it.)
 func TestNoSessionWorksInAHomeFolderThatStartsProgramsOrHoldsKeys(t *testing.T) {
 	ctx := context.Background()
 	h := oneWriteRecorded(t)
@@ -44,7 +46,15 @@ func TestNoSessionWorksInAHomeFolderThatStartsProgramsOrHoldsKeys(t *testing.T) 
 	folders = append(folders, refusedFolder{state, state})
 	for _, f := range folders {
 		name := f.in
-		for _, dir := range []string{f.dir, filepath.Join(f.dir, "project")} {
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(f.dir, link); err != nil {
+			t.Fatal(err)
+		}
+		otherCase := filepath.Join(filepath.Dir(f.dir), strings.ToUpper(filepath.Base(f.dir)))
+		for _, dir := range []string{f.dir, filepath.Join(f.dir, "project"), filepath.Join(otherCase, "project"), filepath.Join(link, "project")} {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,8 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
+	"github.com/loupe-dev/loupe/backend/place"
 	"os"
 	"path/filepath"
 
@@ -48,24 +48,20 @@ func RefusedInHome() []string { return append([]string(nil), refusedInHome...) }
 // model that could change those notes could have one process remove what
 // another's command has read-only.
 func Refused(abs string) error {
-	real := realPath(abs)
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		home = realPath(home)
 		for _, name := range refusedInHome {
-			dir := filepath.Join(home, name)
-			if real == dir || inside(dir, real) {
+			if place.Holds(filepath.Join(home, name), abs) {
 				return &RefusedError{Dir: abs, In: "~/" + name}
 			}
 		}
 	}
 	if state, err := sandbox.StateDir(); err == nil {
-		dir := realPath(state)
-		if real == dir || inside(dir, real) {
+		if place.Holds(state, abs) {
 			return &RefusedError{Dir: abs, In: state, State: true}
 		}
 		// A workspace that holds it (XDG_STATE_HOME in a project) gives
 		// the model's file tools the notes as much as one in it.
-		if inside(real, dir) {
+		if place.Holds(abs, state) {
 			return &RefusedError{Dir: abs, In: state, State: true, Holds: true}
 		}
 	}
@@ -92,20 +88,4 @@ func (e *RefusedError) Error() string {
 		return fmt.Sprintf("workspace %s is in %s, Loupe's state folder, where Loupe notes what it holds for the commands it runs; choose a project folder outside it", e.Dir, e.In)
 	}
 	return fmt.Sprintf("workspace %s is in %s, whose files start programs or hold keys and passwords, and a workspace's files are the model's to read and change; choose a project folder outside it", e.Dir, e.In)
-}
-
-// realPath is p with its links resolved, as far as it exists: a folder
-// about to be made is resolved through the folders it will be made in.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return p
-	}
-	parent := filepath.Dir(p)
-	if parent == p {
-		return p
-	}
-	return filepath.Join(realPath(parent), filepath.Base(p))
 }

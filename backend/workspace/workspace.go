@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/loupe-dev/loupe/backend/place"
 	"log"
 	"os"
 	"path/filepath"
@@ -427,13 +428,10 @@ func notTooWide(abs string) error {
 		return fmt.Errorf("workspace %s is the whole file system; choose a project folder", abs)
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		if h, err := filepath.EvalSymlinks(home); err == nil {
-			home = h
-		}
-		if home == real {
+		if place.Same(home, real) {
 			return fmt.Errorf("workspace %s is your home folder, which holds your keys, settings and other projects; choose a project folder inside it", abs)
 		}
-		if inside(real, home) {
+		if place.Holds(real, home) {
 			return fmt.Errorf("workspace %s holds your home folder (%s); choose a project folder", abs, home)
 		}
 	}
@@ -448,24 +446,11 @@ func holdsDataDir(ws, dataDir string) error {
 	if dataDir == "" {
 		return nil
 	}
-	if r, err := filepath.EvalSymlinks(dataDir); err == nil {
-		dataDir = r
-	}
-	real, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		real = ws
-	}
-	if real == dataDir || inside(real, dataDir) {
+	if place.Holds(ws, dataDir) {
 		return fmt.Errorf("workspace %s holds Loupe's data folder (%s), where sessions and settings are kept; choose a project folder that does not", ws, dataDir)
 	}
-	if inside(dataDir, real) {
+	if place.Holds(dataDir, ws) {
 		return fmt.Errorf("workspace %s is in Loupe's data folder (%s), where sessions and settings are kept; choose a project folder outside it", ws, dataDir)
 	}
 	return nil
-}
-
-// inside says whether p is strictly under dir.
-func inside(dir, p string) bool {
-	r, err := filepath.Rel(dir, p)
-	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
