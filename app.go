@@ -87,6 +87,9 @@ type App struct {
 	pulls ollama.Pulls
 	// tries are the requests sent again under way (app_try.go).
 	tries session.Tries
+	// waits are the Undos, Restores and fork copies waiting for commands
+	// to end (app_files.go).
+	waits fileWaits
 
 	// stopIndex ends the indexing of older events for search, and
 	// indexDone is closed once it has (shutdown waits for it before the
@@ -346,7 +349,13 @@ func (a *App) Do(cmd json.RawMessage) (session.Outcome, error) {
 	if err != nil {
 		return session.Outcome{}, err
 	}
-	return withManager(a, func(m *session.Manager) (session.Outcome, error) { return m.Do(a.ctx, c) })
+	ctx := a.ctx
+	if id, ok := filesOf(c); ok {
+		var done func()
+		ctx, done = a.waiting(id)
+		defer done()
+	}
+	return withManager(a, func(m *session.Manager) (session.Outcome, error) { return m.Do(ctx, c) })
 }
 
 // RawRequest is the exact body sent to Ollama for a model_request event.

@@ -63,12 +63,16 @@ func (a *App) PreviewFork(id string, at int64) (session.ForkPreview, error) {
 // ForkSession makes a session whose log is the session's up to an event,
 // linked to it, working where the fork says (session.Manager.Fork).
 func (a *App) ForkSession(f session.Fork) (session.Forked, error) {
-	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.Fork(a.ctx, f) })
+	ctx, done := a.waiting(f.Session)
+	defer done()
+	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.Fork(ctx, f) })
 }
 
 // RunFromHere is "Run from here on…": a fork in a copy of the workspace,
 // on the model the fork names, whose run goes on at once
 // (session.Manager.RunFrom).
 func (a *App) RunFromHere(f session.Fork) (session.Forked, error) {
-	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.RunFrom(a.ctx, f) })
+	ctx, done := a.waiting(f.Session)
+	defer done()
+	return withManager(a, func(m *session.Manager) (session.Forked, error) { return m.RunFrom(ctx, f) })
 }

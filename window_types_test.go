@@ -90,7 +90,7 @@ func windowTypes() ([]byte, error) {
 	// The bound methods (every exported method of App: Wails binds them
 	// all), with what they take and return.
 	g.Methods("BoundApp", (*App)(nil))
-	g.Add(trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{}, permission.Call{}, session.TryDelta{}, session.Forked{}, session.ForkPreview{})
+	g.Add(trace.Event{}, trace.Cut{}, agent.Delta{}, ollama.PullProgress{}, FilesWaiting{}, permission.Call{}, session.TryDelta{}, session.Forked{}, session.ForkPreview{})
 	// Each kind of command (session.Command), the union the window sends,
 	// told apart by do, and each kind's fields (what DecodeCommand takes).
 	g.Require(session.Needed)

@@ -40,17 +40,6 @@ func wake() {
 	activity.changed = make(chan struct{})
 }
 
-// busy says whether a key of m (a workspace, "" for one not known) that
-// counts overlaps ws ("" overlaps every one). The caller holds the lock.
-func busy(m map[string]int, ws string) bool {
-	for w, n := range m {
-		if n > 0 && (w == "" || ws == "" || overlaps(w, ws)) {
-			return true
-		}
-	}
-	return false
-}
-
 // hold is this process's hold of one placeholder: the shared lock on its
 // note (holds_unix.go), and how many of the commands' lists of
 // placeholders (pending or running) name it.
@@ -65,7 +54,7 @@ type hold struct {
 // or until ctx is done.
 func commandStarted(ctx context.Context, ws string) error {
 	activity.Lock()
-	for busy(activity.quiet, ws) || busy(activity.wanted, ws) {
+	for counted(activity.quiet, ws)+counted(activity.wanted, ws) > 0 {
 		ch := activity.changed
 		activity.Unlock()
 		select {
@@ -100,7 +89,8 @@ func commandEnded(ws string) {
 // to such a folder is under way; then, until release is called, no such
 // command starts (each waits in commandStarted). What Loupe judges of the
 // folder (is this a repository, is this a link) stays true while it acts
-// on it. ctx ends the wait.
+// on it. ctx ends the wait; while it waits, the report WithWaitReport put
+// in ctx hears how many it waits for.
 func Quiet(ctx context.Context, dir string) (release func(), err error) {
 	ws, err := filepath.Abs(dir)
 	if err != nil {
@@ -109,23 +99,38 @@ func Quiet(ctx context.Context, dir string) (release func(), err error) {
 	if r, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = r
 	}
+	report, _ := ctx.Value(waitReportKey{}).(func(int))
+	told := 0
+	tell := func(n int) {
+		if report != nil && n != told {
+			told = n
+			report(n)
+		}
+	}
 	activity.Lock()
 	activity.wanted[ws]++
-	for busy(activity.running, ws) || busy(activity.quiet, ws) {
+	for {
+		n := counted(activity.running, ws) + counted(activity.quiet, ws)
+		if n == 0 {
+			break
+		}
 		ch := activity.changed
 		activity.Unlock()
+		tell(n)
 		select {
 		case <-ctx.Done():
 			activity.Lock()
 			unmark(activity.wanted, ws)
 			wake()
 			activity.Unlock()
+			tell(0)
 			return nil, ctx.Err()
 		case <-ch:
 		}
 		activity.Lock()
 	}
 	unmark(activity.wanted, ws)
+	defer tell(0)
 	activity.quiet[ws]++
 	activity.Unlock()
 	var once sync.Once
@@ -137,6 +142,29 @@ func Quiet(ctx context.Context, dir string) (release func(), err error) {
 			wake()
 		})
 	}, nil
+}
+
+type waitReportKey struct{}
+
+// WithWaitReport gives ctx a report that Quiet tells, while it waits, how
+// many commands (and changes of Loupe's own to an overlapping folder) it
+// still waits for, each time that number changes, and 0 once it waits no
+// more: what the window shows as "Waiting for 2 commands to end".
+func WithWaitReport(ctx context.Context, report func(waiting int)) context.Context {
+	return context.WithValue(ctx, waitReportKey{}, report)
+}
+
+// counted is how many of m's counts (by workspace, "" for one not known)
+// are of a folder that overlaps ws ("" overlaps every one). The caller
+// holds the lock.
+func counted(m map[string]int, ws string) int {
+	total := 0
+	for w, n := range m {
+		if n > 0 && (w == "" || ws == "" || overlaps(w, ws)) {
+			total += n
+		}
+	}
+	return total
 }
 
 func unmark(m map[string]int, ws string) {

@@ -81,3 +81,73 @@ func TestQuietWaitsForEveryOverlappingCommandAndHoldsTheirStart(t *testing.T) {
 	}
 	commandEnded("")
 }
+
+// While Quiet waits it says how many it waits for, each time that changes
+// (what the window shows as "Waiting for 2 commands to end"), and 0 once
+// it goes on or stops waiting.
+func TestQuietSaysHowManyCommandsItWaitsFor(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	heard := make(chan int, 16)
+	report := WithWaitReport(ctx, func(n int) { heard <- n })
+	next := func(want int) {
+		t.Helper()
+		select {
+		case n := <-heard:
+			if n != want {
+				t.Fatalf("Quiet said it waits for %d, want %d", n, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Quiet said nothing; want %d", want)
+		}
+	}
+	for _, running := range []string{ws, filepath.Join(ws, "pkg")} {
+		if err := commandStarted(ctx, running); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan func(), 1)
+	go func() {
+		release, err := Quiet(report, ws)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- release
+	}()
+	next(2)
+	commandEnded(ws)
+	next(1)
+	commandEnded(filepath.Join(ws, "pkg"))
+	next(0)
+	(<-got)()
+
+	// Stopped while it waits: it says 0 and gives the context's error.
+	if err := commandStarted(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithCancel(report)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Quiet(c, ws)
+		done <- err
+	}()
+	next(1)
+	cancel()
+	next(0)
+	if err := <-done; err == nil {
+		t.Error("Quiet stopped waiting without an error")
+	}
+	commandEnded(ws)
+
+	// Nothing to wait for: nothing said.
+	release, err := Quiet(report, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	select {
+	case n := <-heard:
+		t.Errorf("Quiet waited for nothing and said %d", n)
+	default:
+	}
+}

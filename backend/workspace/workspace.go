@@ -275,6 +275,9 @@ func (w *Workspaces) Hands(ctx context.Context, dir string) (*hands.Root, error)
 		return nil, err
 	}
 	release, err := sandbox.Quiet(ctx, dir)
+	if errors.Is(err, context.Canceled) {
+		return nil, fmt.Errorf("stopped waiting for the commands that run in %s to end; nothing was changed: %w", dir, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the commands that run in %s to end: %w", dir, err)
 	}

@@ -89,6 +89,22 @@ describe('approvals', () => {
 });
 
 describe('undo', () => {
+  it('says how many commands an Undo waits for, and Stop waiting ends the wait', slow, async () => {
+    const replay = play('undo_turn');
+    await openSession();
+    // Another session's command runs in the folder: Undo waits (Go's
+    // sandbox.Quiet says how many it waits for on loupe:files-waiting).
+    replay.filesWait({ session: 'session-1', commands: 2 });
+    const bar = await screen.findByTestId('files-waiting');
+    expect(bar.textContent).toContain('Waiting for 2 commands to end in the folder of');
+    replay.filesWait({ session: 'session-1', commands: 1 });
+    await waitFor(() => expect(screen.getByTestId('files-waiting').textContent).toContain('Waiting for 1 command to end'));
+    await fireEvent.click(screen.getByTestId('files-waiting-stop'));
+    expect(replay.callsOf('stopWaiting')).toEqual([['session-1']]);
+    replay.filesWait({ session: 'session-1', commands: 0 });
+    await waitFor(() => expect(screen.queryByTestId('files-waiting')).toBeNull());
+  });
+
   it('cannot undo while a run is going; then undoes a turn: a restore card says so, and the turn shows as undone', slow, async () => {
     const replay = play('undo_turn');
     await openSession();

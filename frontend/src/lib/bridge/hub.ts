@@ -1,7 +1,7 @@
 // The event side of the bridge: one queue for every runtime channel,
 // flushed once per animation frame, with timeline events de-duplicated by
 // (session_id, seq). Kept apart from Wails so tests can drive it.
-import type { Delta, PullProgress, TraceEvent, TryDelta } from '../types';
+import type { Delta, FilesWaiting, PullProgress, TraceEvent, TryDelta } from '../types';
 import type { Listener, Unsubscribe } from './types';
 
 export interface ChannelPayloads {
@@ -9,6 +9,7 @@ export interface ChannelPayloads {
   deltas: Delta;
   pulls: PullProgress;
   tries: TryDelta;
+  waits: FilesWaiting;
 }
 
 export type Channel = keyof ChannelPayloads;
@@ -60,6 +61,7 @@ export class EventHub {
     deltas: new Set(),
     pulls: new Set(),
     tries: new Set(),
+    waits: new Set(),
   };
   #queue: Queued[] = [];
   #scheduled = false;

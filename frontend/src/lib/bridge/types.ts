@@ -18,6 +18,7 @@ import type {
   Outcome,
   PendingDelete,
   PullProgress,
+  FilesWaiting,
   Protections,
   ReadinessReport,
   RenderedPrompt,
@@ -232,6 +233,14 @@ export interface Bridge {
   deleteModel(name: string): Promise<void>;
   /** Progress of the pulls under way. */
   onPull(fn: Listener<PullProgress>): Unsubscribe;
+  /**
+   * How many commands (of other sessions in the same folder, or calls of
+   * its MCP servers) a session's Undo, Restore or fork copy waits for to
+   * end; 0 once it waits no more.
+   */
+  onFilesWaiting(fn: Listener<FilesWaiting>): Unsubscribe;
+  /** Ends those waits of the session: each fails, having changed nothing; false when none was under way. */
+  stopWaiting(session: string): Promise<boolean>;
   /** Stops listening to the backend (the page is going away). */
   close(): void;
 

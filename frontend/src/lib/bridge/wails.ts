@@ -47,6 +47,7 @@ import {
   type WorkspaceChange,
   type WorkspaceInfo,
   type PullProgress,
+  type FilesWaiting,
   list,
   settingsOf,
   comparisonOf,
@@ -112,6 +113,11 @@ export class WailsBridge implements Bridge {
       EventsOnMultiple(
         CHANNELS.pull,
         (p: PullProgress) => this.#hub.push('pulls', p),
+        -1,
+      ),
+      EventsOnMultiple(
+        CHANNELS.waiting,
+        (w: FilesWaiting) => this.#hub.push('waits', w),
         -1,
       ),
       EventsOnMultiple(
@@ -358,6 +364,14 @@ export class WailsBridge implements Bridge {
 
   onPull(fn: Listener<PullProgress>): Unsubscribe {
     return this.#hub.on('pulls', fn);
+  }
+
+  onFilesWaiting(fn: Listener<FilesWaiting>): Unsubscribe {
+    return this.#hub.on('waits', fn);
+  }
+
+  async stopWaiting(session: string): Promise<boolean> {
+    return call('StopWaiting', () => app().StopWaiting(session));
   }
 
   openURL(url: string): void {

@@ -22,6 +22,7 @@ import {
   type ModelInfo,
   type Outcome,
   type PullProgress,
+  type FilesWaiting,
   type Try,
   type TryDelta,
   type TryResult,
@@ -141,6 +142,24 @@ export class ReplayBridge extends RecordingPlayer implements Bridge {
 
   onPull(fn: Listener<PullProgress>): Unsubscribe {
     return this.hub.on('pulls', fn);
+  }
+
+  /** Waits a spec plays (filesWait): the recordings' Undos and Restores waited for nothing. */
+  onFilesWaiting(fn: Listener<FilesWaiting>): Unsubscribe {
+    return this.hub.on('waits', fn);
+  }
+
+  #waiting = new Map<string, number>();
+
+  /** A wait the spec plays: a session's Undo waits for commands of another session in its folder. */
+  filesWait(w: FilesWaiting): void {
+    this.#waiting.set(w.session, w.commands);
+    this.hub.push('waits', w);
+  }
+
+  async stopWaiting(session: string): Promise<boolean> {
+    this.calls.push({ method: 'stopWaiting', args: [session] });
+    return (this.#waiting.get(session) ?? 0) > 0;
   }
 
   /** A recording holds no second answer: trying a request is refused, saying so. */

@@ -147,6 +147,7 @@ export class LoupeApp {
     offs.push(() => clearInterval(clock));
     offs.push(this.#status.watch());
     offs.push(this.pulls.watch());
+    offs.push(this.safety.watchWaits());
     offs.push(this.network.watch());
     offs.push(this.search.watch());
     offs.push(this.imports.listen());

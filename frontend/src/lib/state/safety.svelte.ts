@@ -25,6 +25,12 @@ export class SafetyState {
   restoring = $state(false);
   /** A restore waits for the user's yes: files changed outside Loupe. */
   restoreConfirm = $state.raw<RestoreConfirm | null>(null);
+  /**
+   * How many commands each session's Undo, Restore or fork copy waits for
+   * to end (of other sessions in the same folder, or its MCP servers'
+   * calls), by session; a session that waits for none is absent.
+   */
+  waits = $state.raw<Record<string, number>>({});
   /** The built-in tools, as the registry lists them (App.Tools); empty until known. */
   tools = $state.raw<readonly ToolInfo[]>([]);
   /** How each rule reads and what is wrong with it, as Go judges it (App.CheckRule), by limitsKey; filled by loadRuleChecks. */
@@ -44,6 +50,27 @@ export class SafetyState {
     this.#bridge = bridge;
     this.#currentId = currentId;
     this.#notify = notify;
+  }
+
+  /** Listens to the waits for commands to end; returns what stops it. */
+  watchWaits(): () => void {
+    return this.#bridge.onFilesWaiting((batch) => {
+      const next = { ...this.waits };
+      for (const w of batch) {
+        if (w.commands > 0) next[w.session] = w.commands;
+        else delete next[w.session];
+      }
+      this.waits = next;
+    });
+  }
+
+  /** Ends the session's waits: its Undo, Restore or fork copy fails, having changed nothing. */
+  async stopWaiting(session: string): Promise<void> {
+    try {
+      await this.#bridge.stopWaiting(session);
+    } catch (e) {
+      this.#notify(`Could not stop waiting: ${message(e)}`, 'error');
+    }
   }
 
   async loadProtections(): Promise<void> {

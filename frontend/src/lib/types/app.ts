@@ -117,11 +117,12 @@ export function settingsOf(v: SettingsWire): Settings {
   return { ...v, tools: { ...(v.tools ?? {}) }, rules: v.rules ?? [], hosts: v.hosts ?? [] };
 }
 
-/** Names of the runtime events the backend emits: the log's events, the streamed text, and pulls' progress. */
+/** Names of the runtime events the backend emits: the log's events, the streamed text, pulls' progress, tries' answers, files dropped, and waits for commands to end. */
 export const CHANNELS = {
   event: 'loupe:event',
   delta: 'loupe:delta',
   pull: 'loupe:pull',
   try: 'loupe:try',
   dropped: 'loupe:files-dropped',
+  waiting: 'loupe:files-waiting',
 } as const;

@@ -154,6 +154,10 @@ export interface BoundApp {
   StartOllama(): Promise<StatusInfo>;
   /** Status checks Ollama (quickly) and reports the database. */
   Status(): Promise<StatusInfo>;
+  /** StopWaiting ends the waits of the session id's Undo, Restore or fork's
+   * copy for commands to end; each fails then, having changed nothing. It
+   * reports whether one was under way. */
+  StopWaiting(id: string): Promise<boolean>;
   /** SystemPrompt is the whole system prompt a run would send, from the
    * template given (Settings' field, saved or not) in the workspace given
    * (with its AGENTS.md), or with a placeholder for the folder when "". */
@@ -760,6 +764,14 @@ export interface FileChange {
 export interface FileNote {
   path: string;
   note: string;
+}
+
+/** main.FilesWaiting: FilesWaiting says that putting back or copying the files of a session
+ * waits for Commands commands (of other sessions, or calls of its MCP
+ * servers) to end in its workspace; 0 once it waits no more. */
+export interface FilesWaiting {
+  session: string;
+  commands: number;
 }
 
 /** trace.Fit: Fit is what a prompt needed against the context it was given: Loupe's

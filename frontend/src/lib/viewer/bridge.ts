@@ -223,6 +223,12 @@ export class ViewerBridge implements Bridge {
   onPull(): Unsubscribe {
     return () => {};
   }
+  onFilesWaiting(): Unsubscribe {
+    return () => {};
+  }
+  stopWaiting(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
   close(): void {}
   onEvents(_fn: Listener<never>): Unsubscribe {
     // A replay's log is whole from the start: no event comes later.
