@@ -10,10 +10,12 @@
 // such question goes through Holds, so a new spelling is closed once for
 // all of them.
 //
-// Holds leans to yes: a name that differs only in case counts as the same
-// folder even on a disk that tells them apart. That is right where a yes
-// refuses (a workspace, a copy, a PATH entry) and wrong where a yes would
-// allow: never use it to let a path in.
+// Case is left to the disk: where it folds case, ~/.SSH opens the folder
+// ~/.ssh, and the identity of the two says so; where it does not, ~/library
+// is a folder of its own and not ~/Library. Holds is for questions where a
+// yes refuses or makes one wait (a workspace, a copy, a PATH entry, a
+// command and an undo of overlapping folders): a path it cannot resolve
+// is judged as spelled.
 package place
 
 import (
@@ -42,18 +44,16 @@ func Resolve(p string) string {
 // Same says whether a and b are one folder or file.
 func Same(a, b string) bool {
 	a, b = Resolve(a), Resolve(b)
-	return a == b || strings.EqualFold(a, b) || sameFile(a, b)
+	return a == b || sameFile(a, b)
 }
 
 // Holds says whether p is dir or lies under it: by the spelling of the
-// resolved paths, with case folded (a name that differs only in case may
-// be the same folder, and refusing one that is not costs little), or by
-// the identity of dir and one of p's ancestors that exists (a bind mount,
-// a disk that also folds what strings.EqualFold does not, as Unicode
-// normalisation).
+// resolved paths, or by the identity of dir and one of p's ancestors that
+// exists (a bind mount; on a disk that folds case or normalises Unicode,
+// a name spelled otherwise).
 func Holds(dir, p string) bool {
 	dir, p = Resolve(dir), Resolve(p)
-	if under(dir, p) || under(strings.ToLower(dir), strings.ToLower(p)) {
+	if under(dir, p) {
 		return true
 	}
 	d, err := os.Stat(dir)

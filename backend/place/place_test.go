@@ -9,14 +9,15 @@ import (
 )
 
 // Every second spelling of a folder that this machine can make: a link
-// to it or through a parent, a name differing only in case, a tail that
-// does not exist yet, a ".." that leaves it, a name that only starts like
-// it, and "..then", which is a name in it.
+// to it or through a parent, a tail that does not exist yet, a ".." that
+// leaves it, a name that only starts like it, and "..then", which is a
+// name in it. On this disk, which tells case apart, ~/library is a folder
+// of its own: a project there is not in ~/Library.
 func TestHoldsJudgesThePlaceNotTheSpelling(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	ssh := filepath.Join(home, ".ssh")
-	for _, d := range []string{ssh, filepath.Join(root, "elsewhere")} {
+	for _, d := range []string{ssh, filepath.Join(root, "elsewhere"), filepath.Join(home, "Library"), filepath.Join(home, "library")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -31,8 +32,7 @@ func TestHoldsJudgesThePlaceNotTheSpelling(t *testing.T) {
 		{ssh, filepath.Join(ssh, "proj"), true},
 		{ssh, filepath.Join(root, "keys", "proj"), true},
 		{ssh, filepath.Join(root, "h", ".ssh", "a", "b"), true},
-		{ssh, filepath.Join(home, ".SSH", "proj"), true},
-		{filepath.Join(home, ".SSH"), filepath.Join(ssh, "proj"), true},
+		{filepath.Join(home, "Library"), filepath.Join(home, "library", "proj"), false},
 		{ssh, filepath.Join(home, ".sshx"), false},
 		{ssh, filepath.Join(ssh, "..", "x"), false},
 		{ssh, filepath.Join(ssh, "..then"), true},
@@ -43,7 +43,7 @@ func TestHoldsJudgesThePlaceNotTheSpelling(t *testing.T) {
 			t.Errorf("Holds(%s, %s) = %v, want %v", tc.dir, tc.p, got, tc.holds)
 		}
 	}
-	if !Same(filepath.Join(root, "keys"), ssh) || !Same(filepath.Join(home, ".SSH"), ssh) || Same(home, ssh) {
+	if !Same(filepath.Join(root, "keys"), ssh) || Same(filepath.Join(home, "Library"), filepath.Join(home, "library")) || Same(home, ssh) {
 		t.Error("Same judged a link, a case or a parent wrongly")
 	}
 }
