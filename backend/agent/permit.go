@@ -142,7 +142,7 @@ func (r *run) decide(ctx context.Context, c *call, v verdict) (bool, error) {
 	var guard tools.Guard = v.guard
 	if v.asks() {
 		args := argsObject(c.Args)
-		req := permission.Request{SessionID: r.cfg.SessionID, CallID: c.ID, Tool: c.Name, Args: args,
+		req := permission.Request{SessionID: r.cfg.SessionID, Agent: r.agent, CallID: c.ID, Tool: c.Name, Args: args,
 			Call: &v.call, Reasons: v.d.Reasons, OnceOnly: v.d.OnceOnly}
 		if pv, ok := c.tool.(tools.Previewer); ok {
 			if disp, err := pv.Preview(ctx, args); err == nil {

@@ -66,12 +66,16 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 
 // Request is a question to the user about one call.
 type Request struct {
-	SessionID string          `json:"session_id"`
-	CallID    string          `json:"call_id"`
-	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
-	Display   trace.Display   `json:"display"`
-	Summary   string          `json:"summary"`
+	SessionID string `json:"session_id"`
+	// Agent is the sub-agent's loop that asks (trace.Event.Agent), "" for
+	// the session's own: each loop's model names its calls itself, so
+	// two loops of one run may both ask about "call_1" at once.
+	Agent   string          `json:"agent,omitempty"`
+	CallID  string          `json:"call_id"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Display trace.Display   `json:"display"`
+	Summary string          `json:"summary"`
 	// Call is what the policy decided on; the broker builds the grant for
 	// a remembered answer from it. Without it only "once" can be answered.
 	Call *Call `json:"call,omitempty"`
@@ -103,7 +107,7 @@ var ErrUnknownRequest = errors.New("permission: no such pending request (already
 // stays open.
 var ErrOnceOnly = errors.New("permission: this can only be answered for this call (it touches something protected)")
 
-// Broker holds pending questions, one per call of a session. Request
+// Broker holds pending questions, one per call of a session's loop. Request
 // blocks until the first answer or until ctx is done; later answers are
 // refused. The window learns of a question from the log (the loop records
 // an ask event), and answers it by session and call.
@@ -112,7 +116,7 @@ type Broker struct {
 	pending map[questionKey]*pending
 }
 
-type questionKey struct{ session, call string }
+type questionKey struct{ session, agent, call string }
 
 type pending struct {
 	req Request
@@ -127,7 +131,7 @@ func NewBroker() *Broker { return &Broker{pending: map[questionKey]*pending{}} }
 // returned error is asked's, or ctx's when the run stopped before anyone
 // answered.
 func (b *Broker) Request(ctx context.Context, r Request, asked func() error) (Answer, error) {
-	k := questionKey{r.SessionID, r.CallID}
+	k := questionKey{r.SessionID, r.Agent, r.CallID}
 	p := &pending{req: r, ch: make(chan Answer, 1)}
 	b.mu.Lock()
 	b.pending[k] = p
@@ -155,15 +159,16 @@ func (b *Broker) remove(k questionKey, p *pending) {
 }
 
 // Reply delivers the user's reply to the question about call callID of
-// session sessionID, and how long it counts; the first answer wins. For
+// the loop agent ("" for the session's own, else a sub-agent's) of session
+// sessionID, and how long it counts; the first answer wins. For
 // ScopeSession and ScopeWorkspace the answer carries the Grant to remember
 // (built from the request's Call). A request that is OnceOnly or has no
 // Call refuses a longer scope and stays pending.
-func (b *Broker) Reply(sessionID, callID string, allow bool, scope Scope) error {
+func (b *Broker) Reply(sessionID, agent, callID string, allow bool, scope Scope) error {
 	if !scope.Valid() {
 		return fmt.Errorf("permission: unknown scope %q (use once, session or workspace)", scope)
 	}
-	k := questionKey{sessionID, callID}
+	k := questionKey{sessionID, agent, callID}
 	b.mu.Lock()
 	p, ok := b.pending[k]
 	if !ok {

@@ -289,19 +289,19 @@ func TestGrants(t *testing.T) {
 	cmd := runCmd("go test ./... && rm -rf build")
 	write := Call{Tool: "write_file", Paths: []string{"a[1].go"}}
 
-	once := ask(cmd, false, func(id string) { must(t, b.Reply("s", id, true, ScopeOnce)) })
+	once := ask(cmd, false, func(id string) { must(t, b.Reply("s", "", id, true, ScopeOnce)) })
 	if !once.Allow || once.By != "you" || once.Scope != ScopeOnce || once.Grant != nil {
 		t.Fatalf("once: %+v", once)
 	}
-	sess := ask(cmd, false, func(id string) { must(t, b.Reply("s", id, true, ScopeSession)) })
+	sess := ask(cmd, false, func(id string) { must(t, b.Reply("s", "", id, true, ScopeSession)) })
 	if sess.By != "you (for this session)" || sess.Grant == nil || sess.Grant.Scope != ScopeSession {
 		t.Fatalf("session: %+v", sess)
 	}
-	wsA := ask(write, false, func(id string) { must(t, b.Reply("s", id, true, ScopeWorkspace)) })
+	wsA := ask(write, false, func(id string) { must(t, b.Reply("s", "", id, true, ScopeWorkspace)) })
 	if wsA.By != "you (always for this workspace)" || wsA.Grant == nil {
 		t.Fatalf("workspace: %+v", wsA)
 	}
-	no := ask(Call{Tool: "write_file", Paths: []string{"b.go"}}, false, func(id string) { must(t, b.Reply("s", id, false, ScopeSession)) })
+	no := ask(Call{Tool: "write_file", Paths: []string{"b.go"}}, false, func(id string) { must(t, b.Reply("s", "", id, false, ScopeSession)) })
 
 	p := Policy{Mode: ModeAsk, Grants: []Grant{*sess.Grant, *wsA.Grant, *no.Grant}}
 	for _, tc := range []struct {
@@ -346,14 +346,14 @@ func TestGrants(t *testing.T) {
 		done <- a
 	}()
 	<-opened
-	if err := b.Reply("s", "env", true, ScopeSession); !errors.Is(err, ErrOnceOnly) {
+	if err := b.Reply("s", "", "env", true, ScopeSession); !errors.Is(err, ErrOnceOnly) {
 		t.Fatalf("session answer for a protected path: %v", err)
 	}
-	if err := b.Reply("s", "env", true, "forever"); err == nil {
+	if err := b.Reply("s", "", "env", true, "forever"); err == nil {
 		t.Fatal("unknown scope accepted")
 	}
 	// The refused answers left the question open: this one closes it.
-	must(t, b.Reply("s", "env", true, ScopeOnce))
+	must(t, b.Reply("s", "", "env", true, ScopeOnce))
 	if a := <-done; !a.Allow || a.Grant != nil {
 		t.Fatalf("once answer: %+v", a)
 	}

@@ -105,9 +105,13 @@ type StopCall struct {
 // workspace).
 type Answer struct {
 	Session string `json:"session" need:"which session?"`
-	CallID  string `json:"call_id,omitempty" need:"which call?"`
-	Allow   bool   `json:"allow,omitempty"`
-	Scope   string `json:"scope,omitempty"`
+	// Agent is the loop that asks: "" for the session's own, else the
+	// sub-agent's (its events' agent), whose model may name a call as
+	// another loop's does.
+	Agent  string `json:"agent,omitempty"`
+	CallID string `json:"call_id,omitempty" need:"which call?"`
+	Allow  bool   `json:"allow,omitempty"`
+	Scope  string `json:"scope,omitempty"`
 }
 
 // SetStepping turns Step mode on or off.
@@ -494,7 +498,7 @@ func (c StopCall) run(ctx context.Context, m *Manager) (Outcome, error) {
 }
 
 func (c Answer) run(ctx context.Context, m *Manager) (Outcome, error) {
-	return Outcome{}, m.answer(c.Session, c.CallID, c.Allow, permission.Scope(c.Scope))
+	return Outcome{}, m.answer(c.Session, c.Agent, c.CallID, c.Allow, permission.Scope(c.Scope))
 }
 
 func (c SetStepping) run(ctx context.Context, m *Manager) (Outcome, error) {
@@ -567,11 +571,11 @@ func (c Compact) run(ctx context.Context, m *Manager) (Outcome, error) {
 // answer approves or denies the call a session's run asks about, and
 // remembers the answer for the scope: once, for the session, or always for
 // the workspace.
-func (m *Manager) answer(id, callID string, allow bool, scope permission.Scope) error {
+func (m *Manager) answer(id, agent, callID string, allow bool, scope permission.Scope) error {
 	if m.broker == nil {
 		return errors.New("nobody can be asked here: the run answers its questions itself")
 	}
-	return m.broker.Reply(id, callID, allow, scope)
+	return m.broker.Reply(id, agent, callID, allow, scope)
 }
 
 // stopCall stops one running call of the session's run (a command that

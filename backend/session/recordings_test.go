@@ -739,6 +739,35 @@ func TestRecordings(t *testing.T) {
 		w.save()
 	})
 
+	// A sub-agent's command asks: the question is its loop's (agent), and
+	// the window answers it in the sub-agent's lane, naming that loop.
+	t.Run("sub_agent_asks", func(t *testing.T) {
+		w := openWindow(t, "sub_agent_asks", "A sub-agent given run_command asks before it runs a command; the user approves it in the sub-agent's lane.", permission.ModeAsk, withSubAgents(nil))
+		pc := &parentAndChild{
+			parent: []ollamatest.Reply{
+				say("A helper can write it.", call("call_1", "task", `{"prompt":"Write hi to hi.txt with a command.","tools":["run_command"]}`)),
+				text("The helper wrote hi.txt."),
+			},
+			child: []ollamatest.Reply{
+				calls(call("call_1", "run_command", `{"command":"echo hi > hi.txt"}`)),
+				text("wrote hi.txt"),
+			},
+		}
+		w.srv.Respond(pc.respond)
+		w.send("Ask a helper to write hi.txt")
+		q := w.untilAsked()
+		w.rec.Mark("sub-agent asks")
+		w.mustDo(session.Answer{Session: w.id, Agent: "call_1", CallID: q.CallID, Allow: true, Scope: string(permission.ScopeOnce)})
+		if end := w.untilEnded(); end.Reason != trace.EndAnswered {
+			t.Fatalf("end = %+v", end)
+		}
+		if got := w.read("hi.txt"); got != "hi\n" {
+			t.Fatalf("hi.txt = %q", got)
+		}
+		w.rec.Mark("end")
+		w.save()
+	})
+
 	// Step mode steps into a sub-agent: it pauses at its own rounds, then
 	// the parent takes its answer.
 	t.Run("sub_agent_stepped", func(t *testing.T) {

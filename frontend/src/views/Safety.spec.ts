@@ -73,6 +73,24 @@ describe('approvals', () => {
     expect(within(screen.getByTestId('card-call')).getByTestId('permission').textContent).toContain('Denied by you');
   });
 
+  it("asks about a sub-agent's command in the sub-agent's lane, and the answer names that loop", slow, async () => {
+    const replay = play('sub_agent_asks');
+    await openSession();
+    await send('Ask a helper to write hi.txt');
+    const asks = await screen.findByTestId('sub-agent-asks');
+    // The sub-agent's model calls its command "call_1", as the parent's
+    // task call is: the question is shown once, in the lane, not on the
+    // task call's own card.
+    expect(screen.getAllByTestId('approval-card')).toHaveLength(1);
+    const card = within(asks).getByTestId('approval-card');
+    expect(card.textContent).toContain('echo hi > hi.txt');
+    await fireEvent.click(within(card).getByTestId('approve-button'));
+    await ended();
+    await played(replay);
+    expect(replay.commandsOf('answer')).toEqual([{ do: 'answer', session: 'session-1', agent: 'call_1', call_id: 'call_1', allow: true, scope: 'once' }]);
+    expect(screen.queryByTestId('approval-card')).toBeNull();
+  });
+
   it('remembers "always for this workspace" in the workspace, where it can be forgotten', slow, async () => {
     const replay = play('approve_for_workspace');
     await openSession();

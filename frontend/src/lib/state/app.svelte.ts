@@ -402,6 +402,10 @@ export class LoupeApp {
     return this.#commands.answer(a, allow, scope);
   }
 
+  approvalsOfLane(laneId: string): Approval[] {
+    return this.#commands.approvalsOfLane(laneId);
+  }
+
   approvalForCall(callId: string): Approval | undefined {
     return this.#commands.approvalForCall(callId);
   }

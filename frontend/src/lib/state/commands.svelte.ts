@@ -214,7 +214,7 @@ export class Commands {
     this.answering = new Set([...this.answering, a.id]);
     try {
       // The answer is an event: the question closes when it arrives.
-      await this.do({ do: 'answer', session: a.session_id, call_id: a.call_id, allow, scope });
+      await this.do({ do: 'answer', session: a.session_id, ...(a.agent ? { agent: a.agent } : {}), call_id: a.call_id, allow, scope });
     } catch (e) {
       this.#notify(`Could not answer: ${message(e)}`, 'error');
     } finally {
@@ -224,8 +224,13 @@ export class Commands {
     }
   }
 
-  /** The open question about a call of the current session, if any. */
+  /** The open question about a call of the current session's own loop, if any. */
   approvalForCall(callId: string): Approval | undefined {
-    return this.#router.current?.asks.find((a) => a.call_id === callId);
+    return this.#router.current?.asks.find((a) => a.call_id === callId && !a.agent);
+  }
+
+  /** The open questions of the sub-agent of the task call laneId (its lane's). */
+  approvalsOfLane(laneId: string): Approval[] {
+    return this.#router.current?.asks.filter((a) => a.agent === laneId) ?? [];
   }
 }

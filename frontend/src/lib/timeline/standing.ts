@@ -111,8 +111,9 @@ function loopStanding(events: readonly TraceEvent[]): RunStanding {
         }
         const call = calls.get(p.call_id);
         asks.set(p.call_id, {
-          id: `${e.session_id}/${p.call_id}`,
+          id: e.agent ? `${e.session_id}/${e.agent}/${p.call_id}` : `${e.session_id}/${p.call_id}`,
           session_id: e.session_id,
+          ...(e.agent ? { agent: e.agent } : {}),
           call_id: p.call_id,
           seq: e.seq,
           tool: p.tool,

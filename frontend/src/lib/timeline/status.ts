@@ -41,7 +41,7 @@ export function callContextOf(st: RunStanding, run: Pick<RunGroup, 'run' | 'end'
   const here = st.open && st.run === run.run && run.end == null;
   const pause = here ? st.pause : null;
   return {
-    approvalPending: here && st.asks.some((a) => a.call_id === callId),
+    approvalPending: here && st.asks.some((a) => a.call_id === callId && !a.agent),
     runEnded: run.end != null || (st.run === run.run && !st.open),
     pausedBefore: pause?.point === 'before_tool' && pause.call_id === callId,
     pausedAfter: pause?.point === 'after_result' && pause.call_id === callId,

@@ -51,9 +51,11 @@ export interface Pause {
  * event, with the call's arguments. It is answered by session and call.
  */
 export interface Approval {
-  /** session_id/call_id: the question's key in the UI. */
+  /** session_id/call_id, or session_id/agent/call_id for a sub-agent's: the question's key in the UI. */
   id: string;
   session_id: string;
+  /** The sub-agent's loop that asks (its events' agent); absent for the session's own. Its model names its calls as it likes: "call_1" may be the parent's too. */
+  agent?: string;
   call_id: string;
   /** The ask event. */
   seq: number;

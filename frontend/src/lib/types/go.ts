@@ -215,7 +215,7 @@ export const COMMAND_FIELDS = {
   send: ['session', 'text'],
   stop: ['session'],
   stop_call: ['session', 'call_id'],
-  answer: ['session', 'call_id', 'allow', 'scope'],
+  answer: ['session', 'agent', 'call_id', 'allow', 'scope'],
   set_stepping: ['session', 'on'],
   set_breakpoints: ['session', 'breakpoints'],
   step: ['session', 'at', 'into'],
@@ -390,6 +390,10 @@ export interface Adopt {
  * workspace). */
 export interface AnswerCommand {
   session: string;
+  /** Agent is the loop that asks: "" for the session's own, else the
+   * sub-agent's (its events' agent), whose model may name a call as
+   * another loop's does. */
+  agent?: string;
   call_id: string;
   allow?: boolean;
   scope?: string;
