@@ -28,10 +28,10 @@ type FilesWaiting struct {
 	Commands int    `json:"commands"`
 }
 
-// fileWaits are the waits under way, each one's stop by session.
+// fileWaits are the waits under way: each one's stop, by session.
 type fileWaits struct {
 	mu    sync.Mutex
-	stops map[string][]*context.CancelFunc
+	stops map[string]map[*context.CancelFunc]bool
 }
 
 // waiting gives a context for putting back or copying the files of the
@@ -47,27 +47,20 @@ func (a *App) waiting(id string) (ctx context.Context, done func()) {
 			runtime.EventsEmit(a.ctx, chanFilesWaiting, FilesWaiting{Session: id, Commands: n})
 		}
 	})
-	w := &a.waits
+	w, stop := &a.waits, &cancel
 	w.mu.Lock()
 	if w.stops == nil {
-		w.stops = map[string][]*context.CancelFunc{}
+		w.stops = map[string]map[*context.CancelFunc]bool{}
 	}
-	stop := &cancel
-	w.stops[id] = append(w.stops[id], stop)
+	if w.stops[id] == nil {
+		w.stops[id] = map[*context.CancelFunc]bool{}
+	}
+	w.stops[id][stop] = true
 	w.mu.Unlock()
 	return ctx, func() {
 		w.mu.Lock()
-		list := w.stops[id]
-		for i, s := range list {
-			if s == stop {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
+		if delete(w.stops[id], stop); len(w.stops[id]) == 0 {
 			delete(w.stops, id)
-		} else {
-			w.stops[id] = list
 		}
 		w.mu.Unlock()
 		over.Store(true)
@@ -82,7 +75,7 @@ func (a *App) StopWaiting(id string) bool {
 	w := &a.waits
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, stop := range w.stops[id] {
+	for stop := range w.stops[id] {
 		(*stop)()
 	}
 	return len(w.stops[id]) > 0

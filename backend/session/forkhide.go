@@ -2,6 +2,8 @@ package session
 
 import (
 	"path/filepath"
+
+	"github.com/loupe-dev/loupe/backend/place"
 )
 
 // What a fork's copy leaves out of the folder it copies: the paths the
@@ -12,13 +14,13 @@ import (
 // leaveOutOf sets what the copy of ws leaves out: those of hidden that lie
 // in it, by their path in it.
 func (f *ForkFiles) leaveOutOf(ws string, hidden []string) {
-	real := resolved(ws)
+	real := place.Resolve(ws)
 	f.leaveOut = map[string]bool{}
 	for _, h := range hidden {
 		if h == "" {
 			continue
 		}
-		r, err := filepath.Rel(real, resolved(h))
+		r, err := filepath.Rel(real, place.Resolve(h))
 		if err != nil || r == "." || !filepath.IsLocal(r) {
 			continue
 		}
@@ -34,16 +36,4 @@ func (f *ForkFiles) leftOut(rel string) bool {
 	}
 	f.NotCopied = append(f.NotCopied, FileNote{Path: rel, Note: "Loupe's own (its database, data folder or state folder), hidden from commands: not copied"})
 	return true
-}
-
-// resolved is p with its links resolved as far as it exists.
-func resolved(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	if d := filepath.Dir(p); d != p {
-		return filepath.Join(resolved(d), filepath.Base(p))
-	}
-	return p
 }
