@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // activity is what this process knows of the commands it runs: how many
@@ -48,49 +50,110 @@ type hold struct {
 	refs int
 }
 
+// sharedCounts is what one Loupe process does, by folder, as the others
+// see it (activity_shared_unix.go): its commands running, the folders its
+// own process changes now, and those it waits to change.
+type sharedCounts struct {
+	Running map[string]int `json:"running,omitempty"`
+	Quiet   map[string]int `json:"quiet,omitempty"`
+	Wanted  map[string]int `json:"wanted,omitempty"`
+}
+
+// othersPoll is how often a wait held up by another Loupe process looks
+// again: nothing wakes it when that process's counts change.
+const othersPoll = 100 * time.Millisecond
+
 // commandStarted notes a command starting in the workspace ws ("" when the
-// runner does not know it: it counts for every workspace). It first waits
-// until Loupe's own process changes no folder that overlaps ws (Quiet),
-// or until ctx is done.
+// runner does not know it: it counts for every workspace of this process).
+// It first waits until no Loupe process (this one or another) changes a
+// folder that overlaps ws or waits to (Quiet), or until ctx is done. It
+// fails when what other Loupe processes do is unknown (Loupe's state
+// folder cannot be used): the command does not run.
 func commandStarted(ctx context.Context, ws string) error {
 	activity.Lock()
-	for counted(activity.quiet, ws)+counted(activity.wanted, ws) > 0 {
+	for {
+		n, byOthers := 0, 0
+		decide := func(others []sharedCounts) bool {
+			for _, o := range others {
+				byOthers += counted(o.Quiet, ws) + counted(o.Wanted, ws)
+			}
+			n = counted(activity.quiet, ws) + counted(activity.wanted, ws) + byOthers
+			if n > 0 {
+				return false
+			}
+			activity.count++
+			activity.running[ws]++
+			return true
+		}
+		if ws == "" {
+			// Its workspace is not known: this process's own affair
+			// (writeActivity).
+			decide(nil)
+		} else if err := shareActivity(decide); err != nil {
+			activity.Unlock()
+			return fmt.Errorf("%w; the command did not run, because Loupe could not see what other Loupe processes do in its folder", err)
+		}
+		if n == 0 {
+			wake()
+			activity.Unlock()
+			return nil
+		}
 		ch := activity.changed
 		activity.Unlock()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-ch:
+		if err := await(ctx, ch, byOthers > 0); err != nil {
+			return err
 		}
 		activity.Lock()
 	}
-	defer activity.Unlock()
-	activity.count++
-	activity.running[ws]++
-	wake()
+}
+
+// await waits until ctx is done (its error), ch is closed, or, when
+// another process holds the caller up, for othersPoll.
+func await(ctx context.Context, ch <-chan struct{}, others bool) error {
+	var poll <-chan time.Time
+	if others {
+		t := time.NewTimer(othersPoll)
+		defer t.Stop()
+		poll = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+	case <-poll:
+	}
 	return nil
 }
 
-// commandEnded notes the end of a command commandStarted noted.
+// commandEnded notes the end of a command commandStarted noted. Should
+// the other processes not hear of it (the state folder went), they wait
+// longer than they need to, never less.
 func commandEnded(ws string) {
 	activity.Lock()
 	defer activity.Unlock()
 	activity.count++
-	if activity.running[ws]--; activity.running[ws] <= 0 {
-		delete(activity.running, ws)
+	unmark(activity.running, ws)
+	if ws != "" {
+		_ = shareActivity(changed)
 	}
 	wake()
 }
 
+// changed is a decision of shareActivity's that only tells the others
+// what this process changed already.
+func changed([]sharedCounts) bool { return true }
+
 // Quiet is how Loupe's own process changes the files of the folder dir
 // (undo and restore, a fork's copy, the clean-up of a crashed write): it
 // waits until no command runs in a workspace that holds dir, lies in it or
-// is dir, whichever session it is of, and until no other change of Loupe's
-// to such a folder is under way; then, until release is called, no such
-// command starts (each waits in commandStarted). What Loupe judges of the
-// folder (is this a repository, is this a link) stays true while it acts
-// on it. ctx ends the wait; while it waits, the report WithWaitReport put
-// in ctx hears how many it waits for.
+// is dir, whichever session and whichever Loupe process (the window, a
+// `loupe run`) it is of, and until no other change of Loupe's to such a
+// folder is under way; then, until release is called, no such command
+// starts (each waits in commandStarted). What Loupe judges of the folder
+// (is this a repository, is this a link) stays true while it acts on it.
+// ctx ends the wait; while it waits, the report WithWaitReport put in ctx
+// hears how many it waits for. It fails when what other Loupe processes
+// do is unknown (Loupe's state folder cannot be used): nothing is changed.
 func Quiet(ctx context.Context, dir string) (release func(), err error) {
 	ws, err := filepath.Abs(dir)
 	if err != nil {
@@ -107,31 +170,47 @@ func Quiet(ctx context.Context, dir string) (release func(), err error) {
 			report(n)
 		}
 	}
+	defer tell(0)
 	activity.Lock()
 	activity.wanted[ws]++
-	for {
-		n := counted(activity.running, ws) + counted(activity.quiet, ws)
+	giveUp := func(err error) error {
+		unmark(activity.wanted, ws)
+		_ = shareActivity(changed)
+		wake()
+		activity.Unlock()
+		return err
+	}
+	for first := true; ; first = false {
+		n, byOthers := 0, 0
+		err := shareActivity(func(others []sharedCounts) bool {
+			for _, o := range others {
+				byOthers += counted(o.Running, ws) + counted(o.Quiet, ws)
+			}
+			n = counted(activity.running, ws) + counted(activity.quiet, ws) + byOthers
+			if n > 0 {
+				// Wanted, which holds back new commands of the
+				// others too once they hear of it.
+				return first
+			}
+			unmark(activity.wanted, ws)
+			activity.quiet[ws]++
+			return true
+		})
+		if err != nil {
+			return nil, giveUp(fmt.Errorf("%w; nothing was changed, because Loupe could not see what other Loupe processes do in %s", err, ws))
+		}
 		if n == 0 {
 			break
 		}
 		ch := activity.changed
 		activity.Unlock()
 		tell(n)
-		select {
-		case <-ctx.Done():
+		if err := await(ctx, ch, byOthers > 0); err != nil {
 			activity.Lock()
-			unmark(activity.wanted, ws)
-			wake()
-			activity.Unlock()
-			tell(0)
-			return nil, ctx.Err()
-		case <-ch:
+			return nil, giveUp(err)
 		}
 		activity.Lock()
 	}
-	unmark(activity.wanted, ws)
-	defer tell(0)
-	activity.quiet[ws]++
 	activity.Unlock()
 	var once sync.Once
 	return func() {
@@ -139,6 +218,7 @@ func Quiet(ctx context.Context, dir string) (release func(), err error) {
 			activity.Lock()
 			defer activity.Unlock()
 			unmark(activity.quiet, ws)
+			_ = shareActivity(changed)
 			wake()
 		})
 	}, nil

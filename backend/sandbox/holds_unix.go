@@ -27,16 +27,34 @@ import (
 // made and not noted yet.
 
 // holdsDir is that folder: placeholders in Loupe's state folder
-// (StateDir). It is made when missing, and must be a folder of the user's
-// own, not a link.
-func holdsDir() (string, error) {
+// (StateDir).
+func holdsDir() (string, error) { return stateFolder("placeholders") }
+
+// holdsLock takes the folder's exclusive lock (waiting for it) and
+// returns the folder and how to let go.
+func holdsLock() (dir string, unlock func(), err error) {
+	dir, err = holdsDir()
+	if err != nil {
+		return "", nil, err
+	}
+	unlock, err = lockFolder(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("sandbox: Loupe's placeholders lock: %w", err)
+	}
+	return dir, unlock, nil
+}
+
+// stateFolder is the folder name in Loupe's state folder where Loupe
+// processes tell each other what they hold or do. It is made when
+// missing, and must be a folder of the user's own, not a link.
+func stateFolder(name string) (string, error) {
 	state, err := StateDir()
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(state, "placeholders")
+	dir := filepath.Join(state, name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("sandbox: Loupe's placeholders folder: %w", err)
+		return "", fmt.Errorf("sandbox: Loupe's %s folder: %w", name, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
@@ -48,17 +66,13 @@ func holdsDir() (string, error) {
 	return dir, nil
 }
 
-// holdsLock takes the folder's exclusive lock (waiting for it) and
-// returns the folder and how to let go. Its own file each time: flocks
-// of two opens conflict within one process too.
-func holdsLock() (dir string, unlock func(), err error) {
-	dir, err = holdsDir()
-	if err != nil {
-		return "", nil, err
-	}
+// lockFolder takes the exclusive lock of such a folder (its file "lock"),
+// waiting for it. Its own open each time: flocks of two opens conflict
+// within one process too.
+func lockFolder(dir string) (unlock func(), err error) {
 	fd, err := unix.Open(filepath.Join(dir, "lock"), unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return "", nil, fmt.Errorf("sandbox: Loupe's placeholders lock: %w", err)
+		return nil, err
 	}
 	for {
 		err = unix.Flock(fd, unix.LOCK_EX)
@@ -68,9 +82,9 @@ func holdsLock() (dir string, unlock func(), err error) {
 	}
 	if err != nil {
 		unix.Close(fd)
-		return "", nil, fmt.Errorf("sandbox: Loupe's placeholders lock: %w", err)
+		return nil, err
 	}
-	return dir, func() { unix.Close(fd) }, nil
+	return func() { unix.Close(fd) }, nil
 }
 
 // holdNote is what a placeholder's file in the folder says.
