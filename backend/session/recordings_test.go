@@ -745,11 +745,11 @@ func TestRecordings(t *testing.T) {
 		w := openWindow(t, "sub_agent_asks", "A sub-agent given run_command asks before it runs a command; the user approves it in the sub-agent's lane.", permission.ModeAsk, withSubAgents(nil))
 		pc := &parentAndChild{
 			parent: []ollamatest.Reply{
-				say("A helper can write it.", call("call_1", "task", `{"prompt":"Write hi to hi.txt with a command.","tools":["run_command"]}`)),
+				say("A helper can write it.", call("call_1", "task", `{"prompt":"Write hi to hi.txt with a command that prints it.","tools":["run_command"]}`)),
 				text("The helper wrote hi.txt."),
 			},
 			child: []ollamatest.Reply{
-				calls(call("call_1", "run_command", `{"command":"echo hi > hi.txt"}`)),
+				calls(call("call_1", "run_command", `{"command":"echo hi | tee hi.txt"}`)),
 				text("wrote hi.txt"),
 			},
 		}

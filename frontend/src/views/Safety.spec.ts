@@ -83,7 +83,7 @@ describe('approvals', () => {
     // task call's own card.
     expect(screen.getAllByTestId('approval-card')).toHaveLength(1);
     const card = within(asks).getByTestId('approval-card');
-    expect(card.textContent).toContain('echo hi > hi.txt');
+    expect(card.textContent).toContain('echo hi | tee hi.txt');
     await fireEvent.click(within(card).getByTestId('approve-button'));
     await ended();
     await played(replay);

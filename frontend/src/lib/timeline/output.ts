@@ -35,8 +35,14 @@ export const OUTPUT_KEEP = 64 * 1024;
 
 const encoder = new TextEncoder();
 
-export function outputKey(sessionId: string, callId: string): string {
-  return `${sessionId}\u0000${callId}`;
+/**
+ * A running call's key: its session, its loop (the agent of its events, ""
+ * for the session's own) and its id. Two loops' models may both name a
+ * call call_1 (a task call and its sub-agent's first call do): by id
+ * alone, the sub-agent's output would show on its parent's card.
+ */
+export function outputKey(sessionId: string, callId: string, agent = ''): string {
+  return `${sessionId}\u0000${agent}\u0000${callId}`;
 }
 
 /** Appends the output deltas to their calls' output. Returns the same map when none is one. */
@@ -45,7 +51,7 @@ export function applyOutput(map: OutputMap, deltas: readonly Delta[]): OutputMap
   for (const d of deltas) {
     if (!d.call_id) continue;
     next ??= new Map(map);
-    const k = outputKey(d.session_id, d.call_id);
+    const k = outputKey(d.session_id, d.call_id, d.agent);
     const cur = next.get(k) ?? { run: d.run, segments: [], chars: 0, omitted: 0, dropped: 0 };
     const segments = [...cur.segments];
     let chars = cur.chars;
@@ -80,13 +86,13 @@ export function settleOutput(map: OutputMap, events: readonly TraceEvent[]): Out
   let next: Map<string, CallOutput> | null = null;
   for (const e of events) {
     if (e.kind === 'tool_result') {
-      const k = outputKey(e.session_id, e.payload.call_id);
+      const k = outputKey(e.session_id, e.payload.call_id, e.agent);
       if ((next ?? map).has(k)) {
         next ??= new Map(map);
         next.delete(k);
       }
     } else if (e.kind === 'run_end') {
-      const prefix = `${e.session_id}\u0000`;
+      const prefix = `${e.session_id}\u0000${e.agent ?? ''}\u0000`;
       for (const [k, o] of next ?? map) {
         if (k.startsWith(prefix) && o.run === e.run) {
           next ??= new Map(map);

@@ -132,6 +132,12 @@ export interface FactsOptions {
    * is drawn.
    */
   events?: readonly TraceEvent[];
+  /**
+   * Whose runs these are: "" for the session's own loop, a sub-agent's
+   * lane id for its. Only that loop's questions are its calls' (two
+   * loops may name a call call_1).
+   */
+  agent?: string;
   /** What "now" is for a wait or a call still going (ms since the epoch); by default the round's last event. */
   now?: number;
   /**
@@ -180,11 +186,11 @@ export function assignLanes(spans: readonly { start: number; end: number }[]): {
   return { lanes, count: laneEnd.length };
 }
 
-/** The questions of the log by run and call id (the first ask of each). */
-function asksOf(events: readonly TraceEvent[] | undefined): Map<string, PermissionEvent> {
+/** The questions of one loop of the log by run and call id (the first ask of each). */
+function asksOf(events: readonly TraceEvent[] | undefined, agent: string): Map<string, PermissionEvent> {
   const m = new Map<string, PermissionEvent>();
   for (const e of events ?? []) {
-    if (e.kind === 'permission' && e.payload.decision === 'ask') {
+    if (e.kind === 'permission' && e.payload.decision === 'ask' && (e.agent ?? '') === agent) {
       const k = `${e.run}:${e.payload.call_id}`;
       if (!m.has(k)) m.set(k, e);
     }
@@ -319,7 +325,7 @@ function subFact(taskKey: string, lane: SubAgentLane, rel: (t: number) => number
   const markers: MarkerFact[] = [];
   const startMs = rel(time(own[0]));
   let endMs = Math.max(startMs, rel(time(lane.events[lane.events.length - 1])));
-  for (const f of roundFacts(lane.timeline.runs, { events: own, now })) {
+  for (const f of roundFacts(lane.timeline.runs, { events: own, agent: lane.id, now })) {
     const off = Number.isFinite(f.start) ? rel(f.start) : startMs;
     if (f.model) {
       let at = off;
@@ -396,7 +402,7 @@ function callFact(
 
 /** Every round of the runs, in order, as the log tells it. Round 0 (before a run's first request) only when it holds cards. */
 export function roundFacts(runs: readonly RunGroup[], opts: FactsOptions = {}): RoundFacts[] {
-  const asks = asksOf(opts.events);
+  const asks = asksOf(opts.events, opts.agent ?? '');
   const out: RoundFacts[] = [];
   for (const run of runs) {
     const kept = run.end ? opts.cache?.get(run) : undefined;

@@ -39,7 +39,9 @@ export interface CallContext {
  */
 export function callContextOf(st: RunStanding, run: Pick<RunGroup, 'run' | 'end'>, callId: string): CallContext {
   const here = st.open && st.run === run.run && run.end == null;
-  const pause = here ? st.pause : null;
+  // A sub-agent's pause or question is its own loop's: its calls may
+  // share this loop's ids.
+  const pause = here && !st.pause?.agent ? st.pause : null;
   return {
     approvalPending: here && st.asks.some((a) => a.call_id === callId && !a.agent),
     runEnded: run.end != null || (st.run === run.run && !st.open),
