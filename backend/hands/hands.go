@@ -30,6 +30,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,6 +73,20 @@ func Open(dir string, protected Protected) (*Root, error) {
 
 // Dir is the path the root was opened at, for messages.
 func (r *Root) Dir() string { return r.dir }
+
+// Is says whether the folder the root holds is the one fi describes (an
+// os.Stat of it): what was judged by path is what was opened.
+func (r *Root) Is(fi fs.FileInfo) bool {
+	want, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(r.fd, &st); err != nil {
+		return false
+	}
+	return uint64(st.Dev) == uint64(want.Dev) && st.Ino == want.Ino
+}
 
 // Close releases the handle, and what AtClose was given. Dirs opened
 // from it stay usable.

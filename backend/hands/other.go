@@ -26,6 +26,7 @@ func Open(dir string, protected Protected) (*Root, error) {
 }
 
 func (r *Root) Dir() string                                  { return r.dir }
+func (r *Root) Is(fs.FileInfo) bool                          { return false }
 func (r *Root) Close() error                                 { return nil }
 func (r *Root) AtClose(func())                               {}
 func (r *Root) Protected(string) (string, bool)              { return "", false }

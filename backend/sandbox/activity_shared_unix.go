@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,10 +72,19 @@ func shareActivity(decide func(others []sharedCounts) bool) error {
 			return err
 		}
 	}
+	// What decide changes stands only once the others can read it: a
+	// count they never hear of would hold this process's own folders up
+	// (a quiet never let go) or let theirs go (a command they do not
+	// wait for).
+	running, quiet, wanted := maps.Clone(activity.running), maps.Clone(activity.quiet), maps.Clone(activity.wanted)
 	if !decide(othersActivity(dir)) {
 		return nil
 	}
-	return writeActivity()
+	if err := writeActivity(); err != nil {
+		activity.running, activity.quiet, activity.wanted = running, quiet, wanted
+		return err
+	}
+	return nil
 }
 
 // othersActivity is what the files of the other live processes say.
@@ -100,9 +111,13 @@ func othersActivity(dir string) []sharedCounts {
 		}
 		f := os.NewFile(uintptr(fd), e.Name())
 		var c sharedCounts
-		if err := json.NewDecoder(f).Decode(&c); err == nil {
-			out = append(out, c)
+		if err := json.NewDecoder(f).Decode(&c); err != nil {
+			// A live process whose counts cannot be read (its last
+			// write failed half way): it may run a command, or change
+			// a folder, anywhere.
+			c = sharedCounts{Running: map[string]int{"": 1}, Quiet: map[string]int{"": 1}}
 		}
+		out = append(out, c)
 		f.Close()
 	}
 	return out
@@ -122,7 +137,11 @@ func writeActivity() error {
 	if err := unix.Ftruncate(fd, 0); err != nil {
 		return fmt.Errorf("sandbox: Loupe's activity file: %w", err)
 	}
-	if _, err := unix.Pwrite(fd, b, 0); err != nil {
+	n, err := unix.Pwrite(fd, b, 0)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
 		return fmt.Errorf("sandbox: Loupe's activity file: %w", err)
 	}
 	return nil

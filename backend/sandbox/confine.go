@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os/exec"
 	"strings"
 	"sync"
@@ -94,6 +95,13 @@ type Confined struct {
 	// Workspace is the directory the command may write in. Empty means
 	// the Command's Dir.
 	Workspace string
+	// Checked is the workspace folder as it was when Loupe judged it
+	// (workspace.Check, as a run is assembled). When set, a command
+	// runs only in that very folder: one another command has since
+	// swapped for a link (to ~/.ssh, to another project) is refused,
+	// on the host as the command starts and again in its view once the
+	// folder is mounted (the swap could come between the two).
+	Checked fs.FileInfo
 	// AllowNetwork lets the command use the network (a per-workspace
 	// setting). False blocks it.
 	AllowNetwork bool

@@ -65,16 +65,9 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		s.LandlockNet = true
 	}
 
-	ws := c.Workspace
-	if ws == "" {
-		ws = cmd.Dir
-	}
-	ws, err = filepath.Abs(ws)
-	if err == nil {
-		ws, err = filepath.EvalSymlinks(ws)
-	}
+	ws, err := c.workspaceNow(cmd.Dir)
 	if err != nil {
-		return Output{}, fmt.Errorf("sandbox: workspace: %w", err)
+		return Output{}, err
 	}
 	dir, err := dirInWorkspace(cmd.Dir, c.Workspace, ws)
 	if err != nil {
@@ -217,6 +210,29 @@ func (c Confined) helperPath() (string, error) {
 	return exe, nil
 }
 
+// workspaceNow is the workspace (Workspace, else dir) with its links
+// resolved now, refused unless it is the folder that was judged
+// (Checked): the view mounts it, and the view checks the mount again.
+func (c Confined) workspaceNow(dir string) (string, error) {
+	ws := c.Workspace
+	if ws == "" {
+		ws = dir
+	}
+	ws, err := filepath.Abs(ws)
+	if err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if c.Checked != nil {
+		if fi, err := os.Stat(ws); err != nil || !os.SameFile(fi, c.Checked) {
+			return "", fmt.Errorf("sandbox: the workspace %s is no longer the folder Loupe checked when the run began (it now leads to %s: another command replaced it, or made it a link); the command did not run. Look at what is at %s, then start a new run", c.Workspace, ws, c.Workspace)
+		}
+	}
+	return ws, nil
+}
+
 // dirInWorkspace gives the command's working directory in the view: dir
 // (given under the workspace as given, ws0, or as resolved, ws), with the
 // workspace's symlinks resolved. A directory outside the workspace is
@@ -244,6 +260,9 @@ func dirInWorkspace(dir, ws0, ws string) (string, error) {
 // view assembles the file system the command sees (see viewConfig).
 func (c Confined) view(ws, home string, scratch commandDir) (viewConfig, error) {
 	v := viewConfig{Root: scratch.view, Tmp: scratch.tmp, Workspace: ws}
+	if c.Checked != nil {
+		v.WorkspaceDev, v.WorkspaceIno = fileID(c.Checked)
+	}
 	if home != "" && home != "/" {
 		if place.Holds(ws, home) {
 			return v, fmt.Errorf("sandbox: the workspace %s holds the home directory; choose a project folder", ws)

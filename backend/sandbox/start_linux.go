@@ -57,16 +57,9 @@ func (c Confined) Start(ctx context.Context, argv []string, dir string, env []st
 	} else if !s.NetNS && s.Landlock >= 4 {
 		s.LandlockNet = true
 	}
-	ws := c.Workspace
-	if ws == "" {
-		ws = dir
-	}
-	ws, err = filepath.Abs(ws)
-	if err == nil {
-		ws, err = filepath.EvalSymlinks(ws)
-	}
+	ws, err := c.workspaceNow(dir)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+		return nil, err
 	}
 	wd, err := dirInWorkspace(dir, c.Workspace, ws)
 	if err != nil {

@@ -31,6 +31,12 @@ type viewConfig struct {
 	// Workspace is the workspace, symlinks resolved, mounted read-write
 	// at its own path.
 	Workspace string `json:"workspace"`
+	// WorkspaceDev and WorkspaceIno are the folder Loupe judged
+	// (Confined.Checked): the mounted workspace must be it, or the
+	// command does not run (a swap after the host's check). Zero: not
+	// checked.
+	WorkspaceDev uint64 `json:"workspace_dev,omitempty"`
+	WorkspaceIno uint64 `json:"workspace_ino,omitempty"`
 	// WorkspaceReadOnly mounts the workspace read-only but for Grants
 	// (a long-lived process: an MCP server, see Confined.Start).
 	WorkspaceReadOnly bool     `json:"workspace_read_only,omitempty"`
@@ -183,6 +189,12 @@ func buildRoot(v viewConfig) (pidMax, privateProc bool, err error) {
 	if v.Workspace != "" {
 		if err := bindInto(v.Workspace, at(v.Workspace), true, v.WorkspaceReadOnly); err != nil {
 			return pidMax, privateProc, fmt.Errorf("workspace: %w", err)
+		}
+		if v.WorkspaceDev != 0 || v.WorkspaceIno != 0 {
+			var st unix.Stat_t
+			if err := unix.Stat(at(v.Workspace), &st); err != nil || uint64(st.Dev) != v.WorkspaceDev || st.Ino != v.WorkspaceIno {
+				return pidMax, privateProc, fmt.Errorf("the workspace %s was replaced while the command's view was made; the command did not run", v.Workspace)
+			}
 		}
 		for _, g := range v.Grants {
 			if err := bindInto(g, at(g), true, false); err != nil {

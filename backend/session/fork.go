@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/backend/store"
 	"github.com/loupe-dev/loupe/backend/trace"
+	"github.com/loupe-dev/loupe/backend/workspace"
 )
 
 // Fork is what a fork is made with: the session and the event it forks at
@@ -196,6 +197,9 @@ func (m *Manager) fork(ctx context.Context, parent store.Session, f Fork, evs, s
 	// The parent's folder is where the fork works, or what it copies:
 	// one that is gone is said before anything is made.
 	root, err := m.ws.Hands(ctx, parent.Workspace)
+	if errors.Is(err, workspace.ErrStoppedWaiting) {
+		return Forked{}, fmt.Errorf("%w; no fork was made", err)
+	}
 	if err != nil {
 		return Forked{}, fmt.Errorf("the folder of “%s” (%s) cannot be opened (%v): a fork works in it or in a copy of it, so nothing was made", parent.Title, parent.Workspace, err)
 	}

@@ -295,3 +295,20 @@ func TestImportTheSameSessionTwice(t *testing.T) {
 		t.Fatalf("search finds %v, want both imported sessions", found)
 	}
 }
+
+// A session file whose folder is spelled with ".." after a link keeps it
+// cleaned: the folder the window shows is the one Loupe judges and opens
+// (to the kernel, "p/l/.." is the folder above where l leads).
+func TestImportKeepsTheFolderCleaned(t *testing.T) {
+	ex := recordedExport(t)
+	want := ex.Session.Workspace
+	ex.Session.Workspace = filepath.Join(want, "l") + "/.."
+	st := tempStore(t)
+	res, err := session.Import(context.Background(), st, bytes.NewReader(encodeExport(t, ex)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Session.Workspace != want {
+		t.Fatalf("the imported session's folder is %q, want %q", res.Session.Workspace, want)
+	}
+}

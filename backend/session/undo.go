@@ -104,6 +104,9 @@ func (u undo) restore(ctx context.Context, id string, toSeq int64, run int, forc
 	// and refuses protected paths: a command of a later turn may have
 	// turned a file undo puts back into a link to .git/config.
 	root, err := u.ws.Hands(ctx, s.Workspace)
+	if errors.Is(err, workspace.ErrStoppedWaiting) {
+		return RestoreResult{}, err // the user's choice, said as it is
+	}
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}

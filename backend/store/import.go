@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/loupe-dev/loupe/backend/trace"
@@ -47,6 +48,7 @@ func (s *Store) BeginImport(ctx context.Context, in Session, stepping string) (*
 	}
 	in.CreatedAt = fromNanos(in.CreatedAt.UnixNano())
 	in.UpdatedAt = fromNanos(in.UpdatedAt.UnixNano())
+	in.Workspace = importedFolder(in.Workspace)
 	tx, err := s.w.BeginTx(ctx, nil) // IMMEDIATE: see Append
 	if err != nil {
 		return nil, fmt.Errorf("store: import: %w", err)
@@ -146,6 +148,7 @@ func (im *Import) Finish(updated time.Time, lastReason string) (Session, error) 
 // learns of its session as it reads it: its title, folder, model, when
 // it began, and where it comes from.
 func (im *Import) Describe(in Session) error {
+	in.Workspace = importedFolder(in.Workspace)
 	if _, err := im.tx.ExecContext(im.ctx, `UPDATE sessions SET title = ?, workspace = ?, model = ?, created_at = ?, source = ?, source_id = ? WHERE id = ?`,
 		in.Title, in.Workspace, in.Model, in.CreatedAt.UnixNano(), in.Source, in.SourceID, im.id); err != nil {
 		return fmt.Errorf("store: import: %w", err)
@@ -179,4 +182,15 @@ func (im *Import) Rollback() {
 	}
 	im.done = true
 	_ = im.tx.Rollback()
+}
+
+// importedFolder is a session file's folder as Loupe keeps it: cleaned,
+// so that it names the folder Loupe judges and opens ("~/p/l/.." is
+// "~/p" to every check, but to the kernel it is the folder above where
+// the link l leads).
+func importedFolder(ws string) string {
+	if filepath.IsAbs(ws) {
+		return filepath.Clean(ws)
+	}
+	return ws
 }

@@ -259,6 +259,11 @@ func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Gran
 	return w.update(ctx, dir, func(st *state) { st.Grants = append(st.Grants, g) })
 }
 
+// ErrStoppedWaiting is Hands' error when the wait for the commands of the
+// folder ended (the user chose Stop waiting): nothing was changed, and
+// nothing went wrong.
+var ErrStoppedWaiting = errors.New("stopped waiting")
+
 // Hands opens dir for what Loupe's own process changes in it (undo and
 // restore, a fork's copy of it, the clean-up of a crashed write): links
 // are never followed, and the paths the tools' policy protects (the
@@ -269,23 +274,42 @@ func (w *Workspaces) Remember(ctx context.Context, dir string, g permission.Gran
 // judged of a path (a repository's file, a link) stays true while it is
 // acted on. ctx ends the wait.
 func (w *Workspaces) Hands(ctx context.Context, dir string) (*hands.Root, error) {
-	// Checked at every use, not only when a session is made here: an
-	// imported session names a folder no one chose on this machine.
-	if _, err := w.CheckNew(dir); err != nil {
-		return nil, err
-	}
+	// Quiet first: while it holds, no command of a workspace that holds
+	// dir, lies in it or is it runs, so what is judged next stays what
+	// is opened (a command of a session in the folder above could
+	// otherwise swap dir for a link to ~/.ssh while Loupe waited for it).
 	release, err := sandbox.Quiet(ctx, dir)
 	if errors.Is(err, context.Canceled) {
-		return nil, fmt.Errorf("stopped waiting for the commands that run in %s to end; nothing was changed: %w", dir, err)
+		return nil, fmt.Errorf("%w for the commands that run in %s to end; nothing was changed", ErrStoppedWaiting, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the commands that run in %s to end: %w", dir, err)
 	}
-	pol := permission.Policy{Workspace: dir, ProtectedFiles: []string{w.db}}
-	root, err := hands.Open(dir, pol.ProtectedCheck())
+	// Checked at every use, not only when a session is made here: an
+	// imported session names a folder no one chose on this machine.
+	abs, err := w.CheckNew(dir)
 	if err != nil {
 		release()
 		return nil, err
+	}
+	judged, err := os.Stat(abs)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+	}
+	// What was judged is opened: the path Check cleaned (the kernel
+	// would follow a link before a "..", Check does not), and only the
+	// folder it judged.
+	pol := permission.Policy{Workspace: abs, ProtectedFiles: []string{w.db}}
+	root, err := hands.Open(abs, pol.ProtectedCheck())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if !root.Is(judged) {
+		root.Close()
+		release()
+		return nil, fmt.Errorf("workspace %s changed while Loupe opened it; nothing was changed", abs)
 	}
 	root.AtClose(release)
 	return root, nil
@@ -308,7 +332,8 @@ type Run struct {
 func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permission.Policy, sandbox.Runner, []trace.Notice, error) {
 	// As Hands: a run of an imported session starts in a folder no one
 	// chose here.
-	if _, err := Check(dir); err != nil {
+	abs, err := Check(dir)
+	if err != nil {
 		return permission.Policy{}, nil, nil, err
 	}
 	// And as a session's workspace is opened: a Loupe that crashed since
@@ -337,9 +362,15 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	if err := holdsDataDir(dir, w.dataDir); err != nil {
 		return pol, nil, nil, err
 	}
+	// The folder judged: each command runs in it or not at all.
+	judged, err := os.Stat(abs)
+	if err != nil {
+		return pol, nil, nil, fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+	}
 	prot := sandbox.Probe()
 	runner := sandbox.Confined{
 		Workspace:    dir,
+		Checked:      judged,
 		AllowNetwork: st.AllowNetwork || (pol.Trusted && ws.AllowNetwork),
 		// The view has none of these unless they are in the workspace or
 		// an exposed path; wherever they are, they are covered.

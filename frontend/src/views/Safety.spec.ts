@@ -114,7 +114,8 @@ describe('undo', () => {
     // sandbox.Quiet says how many it waits for on loupe:files-waiting).
     replay.filesWait({ session: 'session-1', commands: 2 });
     const bar = await screen.findByTestId('files-waiting');
-    expect(bar.textContent).toContain('Waiting for 2 commands to end in the folder of');
+    expect(bar.textContent).toContain('Waiting for 2 commands to end in /home/me/project before changing files there');
+    expect(bar.textContent).toContain('loupe run in a terminal');
     replay.filesWait({ session: 'session-1', commands: 1 });
     await waitFor(() => expect(screen.getByTestId('files-waiting').textContent).toContain('Waiting for 1 command to end'));
     await fireEvent.click(screen.getByTestId('files-waiting-stop'));

@@ -192,7 +192,9 @@ export class SafetyState {
       else this.#notify(`Put back ${n === 1 ? '1 file' : `${n} files`}: ${(res.restored ?? []).join(', ')}${left}`);
     } catch (e) {
       this.restoreConfirm = null;
-      this.#notify(`Could not restore the files: ${message(e)}`, 'error');
+      // Stop waiting is the user's choice, not a failure (workspace.ErrStoppedWaiting).
+      if (message(e).startsWith('stopped waiting')) this.#notify('Stopped waiting: no file was changed.');
+      else this.#notify(`Could not restore the files: ${message(e)}`, 'error');
     } finally {
       this.restoring = false;
     }

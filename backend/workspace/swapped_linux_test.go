@@ -1,0 +1,227 @@
+package workspace_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/backend/permission"
+	"github.com/loupe-dev/loupe/backend/sandbox"
+	"github.com/loupe-dev/loupe/backend/workspace"
+)
+
+// memSettings keeps a workspace's settings in memory.
+type memSettings struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memSettings) GetSetting(_ context.Context, key string, dst any) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[key]
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(b, dst)
+}
+
+func (s *memSettings) PutSetting(_ context.Context, key string, v any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := json.Marshal(v)
+	s.m[key] = b
+	return err
+}
+
+// nested is a home with ~/.ssh, a project ~/proj (session A's), a folder
+// in it ~/proj/pkg (session B's) and another project ~/other.
+type nested struct {
+	home, ssh, proj, pkg, other string
+	w                           *workspace.Workspaces
+}
+
+func newNested(t *testing.T) nested {
+	t.Helper()
+	base := t.TempDir()
+	n := nested{home: filepath.Join(base, "home")}
+	n.ssh, n.proj, n.other = filepath.Join(n.home, ".ssh"), filepath.Join(n.home, "proj"), filepath.Join(n.home, "other")
+	n.pkg = filepath.Join(n.proj, "pkg")
+	t.Setenv("HOME", n.home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
+	for _, d := range []string{n.ssh, n.pkg, n.other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(n.ssh, "id_ed25519"), []byte("PRIVATE-KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(base, "data")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	n.w = workspace.New(&memSettings{m: map[string][]byte{}}, filepath.Join(data, "loupe.db"), data)
+	return n
+}
+
+func (n nested) runner(t *testing.T, dir string) sandbox.Runner {
+	t.Helper()
+	_, r, _, err := n.w.Assemble(context.Background(), dir, workspace.Run{Mode: permission.ModeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Session B's Undo waits (Quiet) for a command of session A, whose
+// workspace holds B's; that command replaces B's folder with a link to
+// ~/.ssh before it ends. What Loupe's hands open is judged after the
+// wait, so the link is refused and nothing is written there.
+func TestHandsJudgeTheFolderAfterWaitingForTheCommandsThere(t *testing.T) {
+	if !sandbox.Probe().Sandboxed() {
+		t.Skip("commands are not confined here")
+	}
+	n := newNested(t)
+	ctx := context.Background()
+	a := n.runner(t, n.proj)
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Run(ctx, sandbox.Command{Dir: n.proj, Script: ": > started; sleep 1; mv pkg pkg.real && ln -s " + n.ssh + " pkg", Timeout: 30 * time.Second})
+		done <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(n.proj, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("session A's command never started")
+		}
+	}
+	root, err := n.w.Hands(ctx, n.pkg)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err == nil {
+		root.WriteFile("authorized_keys", []byte("attacker\n"))
+		root.Close()
+		t.Fatalf("Loupe's hands opened %s, now a link to ~/.ssh", n.pkg)
+	}
+	if !strings.Contains(err.Error(), ".ssh") {
+		t.Errorf("the refusal does not say where the folder leads: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(n.ssh, "authorized_keys")); err == nil {
+		t.Fatal("something was written into ~/.ssh")
+	}
+}
+
+// A workspace spelled with ".." after a link (an imported session's, as
+// its file spells it) is judged as Check cleans it, and opened so: the
+// kernel, which follows the link before the "..", is never handed the
+// spelling.
+func TestHandsOpenTheFolderCheckJudged(t *testing.T) {
+	n := newNested(t)
+	autostart := filepath.Join(n.home, ".config", "autostart")
+	if err := os.MkdirAll(autostart, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(autostart, filepath.Join(n.proj, "l")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := n.w.Hands(context.Background(), n.proj+"/l/..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := root.WriteFile("written.txt", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(n.proj, "written.txt")); err != nil {
+		t.Fatalf("the write did not land in the folder judged, %s: %v", n.proj, err)
+	}
+	if _, err := os.Stat(filepath.Join(n.home, ".config", "written.txt")); err == nil {
+		t.Fatal("the write landed in ~/.config")
+	}
+}
+
+// A run's commands run in the folder judged when the run began, or not at
+// all: while another session's command keeps swapping the run's folder
+// with a link to another project (accepted as a workspace of its own), no
+// command of the run ever writes there, and each one refused says why.
+func TestCommandsRunOnlyInTheFolderJudgedAsTheRunBegan(t *testing.T) {
+	if !sandbox.Probe().Sandboxed() {
+		t.Skip("commands are not confined here")
+	}
+	n := newNested(t)
+	ctx := context.Background()
+	b := n.runner(t, n.pkg)
+
+	// Swapped once, for good: refused on the host, before any view.
+	real := n.pkg + ".real"
+	if err := os.Rename(n.pkg, real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(n.ssh, n.pkg); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(ctx, sandbox.Command{Dir: n.pkg, Script: "cat id_ed25519; : > config", Timeout: 30 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "no longer the folder Loupe checked") {
+		t.Fatalf("a command ran in the swapped folder: %v %q", err, out.Text)
+	}
+	if strings.Contains(out.Text, "PRIVATE-KEY") {
+		t.Fatal("the command read ~/.ssh")
+	}
+	os.Remove(n.pkg)
+	if err := os.Rename(real, n.pkg); err != nil {
+		t.Fatal(err)
+	}
+
+	// Swapped back and forth all along: every command runs in pkg or
+	// not at all (refused on the host, or in its view once mounted).
+	stop := make(chan struct{})
+	var swaps sync.WaitGroup
+	swaps.Add(1)
+	go func() {
+		defer swaps.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if os.Rename(n.pkg, real) == nil {
+				_ = os.Symlink(n.other, n.pkg)
+				time.Sleep(2 * time.Millisecond)
+				_ = os.Remove(n.pkg)
+				_ = os.Rename(real, n.pkg)
+			}
+			time.Sleep(15 * time.Millisecond)
+		}
+	}()
+	ran, refused, inView := 0, 0, 0
+	for i := 0; i < 100; i++ {
+		_, err := b.Run(ctx, sandbox.Command{Script: ": > from-b", Timeout: 30 * time.Second})
+		switch {
+		case err == nil:
+			ran++
+		case strings.Contains(err.Error(), "replaced while the command's view was made"):
+			inView++
+		default:
+			refused++
+		}
+	}
+	close(stop)
+	swaps.Wait()
+	t.Logf("%d commands ran, %d were refused as they started, %d once their view was made", ran, refused, inView)
+	if _, err := os.Stat(filepath.Join(n.other, "from-b")); err == nil {
+		t.Fatal("a command of the run wrote into the other project its folder was swapped for")
+	}
+	if ran == 0 {
+		t.Fatal("no command ran at all: the test swapped too often to show anything")
+	}
+}
