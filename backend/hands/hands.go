@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -81,11 +82,24 @@ func (r *Root) Is(fi fs.FileInfo) bool {
 	if !ok {
 		return false
 	}
+	dev, ino, err := r.ID()
+	return err == nil && dev == uint64(want.Dev) && ino == want.Ino
+}
+
+// Where is the path of the folder the root holds as the kernel names it
+// now (links resolved): what to judge it by once it is held, whatever the
+// path it was opened at leads to since.
+func (r *Root) Where() (string, error) {
+	return os.Readlink("/proc/self/fd/" + strconv.Itoa(r.fd))
+}
+
+// ID is the device and inode of the folder the root holds.
+func (r *Root) ID() (dev, ino uint64, err error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(r.fd, &st); err != nil {
-		return false
+		return 0, 0, &fs.PathError{Op: "stat", Path: r.dir, Err: err}
 	}
-	return uint64(st.Dev) == uint64(want.Dev) && st.Ino == want.Ino
+	return uint64(st.Dev), st.Ino, nil
 }
 
 // Close releases the handle, and what AtClose was given. Dirs opened

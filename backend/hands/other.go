@@ -27,6 +27,8 @@ func Open(dir string, protected Protected) (*Root, error) {
 
 func (r *Root) Dir() string                                  { return r.dir }
 func (r *Root) Is(fs.FileInfo) bool                          { return false }
+func (r *Root) ID() (uint64, uint64, error)                  { return 0, 0, errUnsupported }
+func (r *Root) Where() (string, error)                       { return "", errUnsupported }
 func (r *Root) Close() error                                 { return nil }
 func (r *Root) AtClose(func())                               {}
 func (r *Root) Protected(string) (string, bool)              { return "", false }

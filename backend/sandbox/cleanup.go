@@ -37,19 +37,24 @@ import (
 // they started (by absolute path, as planWorkspace notes it), folders the
 // hooks folders held then. It returns one sentence per change, for the
 // model and the user.
-func disarmNewRepos(ws string, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
-	return disarmLeftBy("", ws, before, absent, unreadable, folders)
+func disarmNewRepos(ws string, folder [2]uint64, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
+	return disarmLeftBy("", ws, folder, before, absent, unreadable, folders)
 }
 
 // disarmLeftBy is disarmNewRepos of what who left ("MCP server x"; "" for
 // the commands).
-func disarmLeftBy(who, ws string, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
+func disarmLeftBy(who, ws string, folder [2]uint64, before map[string]gitRepo, absent []string, unreadable, folders map[string]bool) []string {
 	c := &cleanup{ws: ws, who: who, before: before, unreadable: unreadable, folders: folders}
 	root, err := hands.Open(ws, nil)
 	if err != nil {
 		return []string{fmt.Sprintf("Loupe could not open the workspace to check what %s left there (%v); do not run git there before you check it", c.all(), err)}
 	}
 	defer root.Close()
+	// The folder they ran in, or none: a path swapped for a link since
+	// would have the check walk, and rename in, a folder they never saw.
+	if dev, ino, err := root.ID(); folder != ([2]uint64{}) && (err != nil || [2]uint64{dev, ino} != folder) {
+		return []string{fmt.Sprintf("Loupe did not check what %s left in %s, because that path no longer leads to the folder they ran in (it was replaced, or made a link, meanwhile); before you run git in that folder or where the path leads now, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", c.all(), ws)}
+	}
 	c.root = root
 	c.settingsAdded()
 	if top, err := root.OpenDir("."); err == nil {

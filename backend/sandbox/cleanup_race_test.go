@@ -84,7 +84,7 @@ func TestCleanupUnderASwapper(t *testing.T) {
 	disarmed := 0
 	const rounds = 3000
 	for i := 0; i < rounds; i++ {
-		for _, n := range disarmNewRepos(ws, plan.repos, nil, nil, plan.folders) {
+		for _, n := range disarmNewRepos(ws, plan.folder, plan.repos, nil, nil, plan.folders) {
 			if strings.Contains(n, "Loupe renamed it") {
 				disarmed++
 			}

@@ -180,7 +180,7 @@ func (c Confined) Run(ctx context.Context, cmd Command) (Output, error) {
 		// that does.
 		end()
 		handled = true
-		for _, note := range checkLeft(ctx, ws, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders, handedOver) {
+		for _, note := range checkLeft(ctx, ws, hc.View.Plan.folder, hc.View.Plan.repos, hc.View.Plan.absent, hc.View.Plan.unreadable, hc.View.Plan.folders, handedOver) {
 			if !strings.HasSuffix(out.Text, "\n") && out.Text != "" {
 				out.Text += "\n"
 			}
@@ -227,7 +227,11 @@ func (c Confined) workspaceNow(dir string) (string, error) {
 	}
 	if c.Checked != nil {
 		if fi, err := os.Stat(ws); err != nil || !os.SameFile(fi, c.Checked) {
-			return "", fmt.Errorf("sandbox: the workspace %s is no longer the folder Loupe checked when the run began (it now leads to %s: another command replaced it, or made it a link); the command did not run. Look at what is at %s, then start a new run", c.Workspace, ws, c.Workspace)
+			where := ""
+			if ws != filepath.Clean(c.Workspace) {
+				where = "; it leads to " + ws + " now"
+			}
+			return "", fmt.Errorf("sandbox: the workspace %s is no longer the folder this run began in (it was replaced since: deleted and made again, or swapped for a link%s); the command did not run. If you replaced it, send your message again: a new run works in the folder as it is now", c.Workspace, where)
 		}
 	}
 	return ws, nil

@@ -72,7 +72,7 @@ func TestPlaceholderOfAnotherProcessCountsAsAbsent(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			notes2 := disarmNewRepos(ws, plan.repos, plan.absent, plan.unreadable, plan.folders)
+			notes2 := disarmNewRepos(ws, plan.folder, plan.repos, plan.absent, plan.unreadable, plan.folders)
 			t.Logf("check after the round: %q", notes2)
 			renamed := len(notes2) == 1 && strings.Contains(notes2[0], ".git/hooks.loupe-disarmed")
 			if filled != renamed {

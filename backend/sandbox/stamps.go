@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"io/fs"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -71,4 +73,12 @@ func (s stamps) racy(start time.Time) bool {
 		}
 	}
 	return false
+}
+
+// FolderID names the file fi describes by its device and inode: two
+// spellings of one folder have one, a folder replaced by another of the
+// same name a new one.
+func FolderID(fi fs.FileInfo) string {
+	dev, ino := fileID(fi)
+	return strconv.FormatUint(dev, 10) + ":" + strconv.FormatUint(ino, 10)
 }

@@ -360,7 +360,7 @@ func (h *heldCalls) checkLeft(ctx context.Context, who string) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	b := h.base
-	notes := disarmLeftBy(who, h.ws, b.repos, b.absent, b.unreadable, b.folders)
+	notes := disarmLeftBy(who, h.ws, b.folder, b.repos, b.absent, b.unreadable, b.folders)
 	h.dirty = false
 	return notes
 }

@@ -37,6 +37,9 @@ type sweepBase struct {
 	// folders: the hooks folders every command of the round found
 	// named (viewPlan.folders).
 	folders map[string]bool
+	// folder is the folder the round's first command ran in
+	// (viewPlan.folder).
+	folder [2]uint64
 }
 
 // NewSweep returns an empty Sweep for one round.
@@ -48,7 +51,7 @@ func (s *Sweep) add(ws string, plan viewPlan) {
 	defer s.mu.Unlock()
 	b := s.ws[ws]
 	if b == nil {
-		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}, unreadable: maps.Clone(plan.unreadable), folders: maps.Clone(plan.folders)}
+		b = &sweepBase{repos: map[string]gitRepo{}, absent: map[string]bool{}, unreadable: maps.Clone(plan.unreadable), folders: maps.Clone(plan.folders), folder: plan.folder}
 		for p, r := range plan.repos {
 			r.present = maps.Clone(r.present)
 			r.todos = maps.Clone(r.todos)
@@ -109,7 +112,7 @@ func (s *Sweep) Run(ctx context.Context) []string {
 	var notes []string
 	for _, ws := range slices.Sorted(maps.Keys(s.ws)) {
 		b := s.ws[ws]
-		notes = append(notes, checkLeft(ctx, ws, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable, b.folders, b.held)...)
+		notes = append(notes, checkLeft(ctx, ws, b.folder, b.repos, slices.Sorted(maps.Keys(b.absent)), b.unreadable, b.folders, b.held)...)
 	}
 	clear(s.ws)
 	return notes
@@ -124,14 +127,14 @@ func (s *Sweep) Run(ctx context.Context) []string {
 // counted as running (commandEnded first), or Quiet would wait for it.
 // If ctx ends before the others do, the placeholders go all the same and
 // the sentence returned says the check was not made.
-func checkLeft(ctx context.Context, ws string, repos map[string]gitRepo, absent []string, unreadable, folders map[string]bool, held []placeholder) []string {
+func checkLeft(ctx context.Context, ws string, folder [2]uint64, repos map[string]gitRepo, absent []string, unreadable, folders map[string]bool, held []placeholder) []string {
 	release, err := Quiet(ctx, ws)
 	if err != nil {
 		releasePlaceholders(ws, held)
 		return []string{fmt.Sprintf("Loupe did not check %s for repositories or git settings the commands made, because it was stopped while waiting for other commands that still ran there; before you run git there, look for .git folders and files you did not make (git would run the programs their settings name) and remove them", ws)}
 	}
 	defer release()
-	notes := disarmNewRepos(ws, repos, absent, unreadable, folders)
+	notes := disarmNewRepos(ws, folder, repos, absent, unreadable, folders)
 	releasePlaceholders(ws, held)
 	return notes
 }

@@ -98,6 +98,11 @@ type viewPlan struct {
 	// the check after the round finds for a working tree and that is
 	// not among them, the commands could have filled (newHooksFolders).
 	folders map[string]bool
+	// folder is the workspace folder the plan was made of (device and
+	// inode of the folder opened): the check after the command checks
+	// that folder or says it could not (the path may lead elsewhere by
+	// then). Loupe's own, never sent to the helper.
+	folder [2]uint64
 }
 
 // Len is how many mounts the plan makes.
@@ -137,6 +142,9 @@ func planWorkspace(ws string, guard PathGuard, hide []string) (plan viewPlan, er
 		return viewPlan{}, fmt.Errorf("sandbox: open the workspace: %w", err)
 	}
 	defer root.Close()
+	if dev, ino, err := root.ID(); err == nil {
+		plan.folder = [2]uint64{dev, ino}
+	}
 	// What is made here is released if the plan fails (the command does
 	// not run), else by the caller after the command or the round.
 	var held []placeholder

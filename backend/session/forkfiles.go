@@ -251,6 +251,12 @@ func copyWorkspace(src *hands.Root, ws, folder string, at int64, res *ForkFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s cannot be opened: %v", errForkFolder, filepath.Dir(abs), err)
 	}
+	// Judged again as held: the path to it may lead elsewhere since (a
+	// command of a session whose folder holds it swapped it for a link).
+	if real, err := parent.Where(); err != nil || place.Holds(ws, filepath.Join(real, filepath.Base(abs))) || workspace.Refused(filepath.Join(real, filepath.Base(abs))) != nil {
+		parent.Close()
+		return nil, fmt.Errorf("%w: %s changed while Loupe opened it (it leads to %s now); choose a folder outside the workspace and Loupe's own folders", errForkFolder, filepath.Dir(abs), real)
+	}
 	top, err := parent.OpenDir(".")
 	if err != nil {
 		parent.Close()

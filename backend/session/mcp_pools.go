@@ -45,6 +45,12 @@ func (m *Manager) sessionMCP(ctx context.Context, id, dir string, runner sandbox
 	if c, ok := runner.(sandbox.Confined); ok {
 		e, _ := json.Marshal(c.Expose)
 		key += "\x00" + string(e)
+		// And the folder judged: servers started in a folder the user
+		// has since replaced (deleted and cloned again) would serve
+		// the one that is gone.
+		if c.Checked != nil {
+			key += "\x00" + sandbox.FolderID(c.Checked)
+		}
 	}
 	m.pools.mu.Lock()
 	defer m.pools.mu.Unlock()

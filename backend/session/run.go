@@ -241,6 +241,12 @@ func (m *Manager) setUp(ctx context.Context, id, text string, resume bool, opt R
 	if err != nil {
 		return nil, fmt.Errorf("the workspace folder cannot be opened: %w", err)
 	}
+	// The file tools work in the folder the commands do: the one judged
+	// as the run was assembled, not one a command swapped in since.
+	if c, ok := runner.(sandbox.Confined); ok && c.Checked != nil && !ws.Is(c.Checked) {
+		ws.Close()
+		return nil, fmt.Errorf("the workspace %s changed while the run began (another command replaced it, or made it a link); look at what is there, then send again", s.Workspace)
+	}
 	ws.Track(m.seenFor(id))
 	all := tools.Builtins(ws, runner)
 	if set.SubAgents {

@@ -53,6 +53,13 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 // Dir is the workspace's absolute path.
 func (w *Workspace) Dir() string { return w.dir }
 
+// Is says whether the folder the workspace holds open is the one fi
+// describes (an os.Stat of it).
+func (w *Workspace) Is(fi os.FileInfo) bool {
+	st, err := w.root.Stat(".")
+	return err == nil && os.SameFile(st, fi)
+}
+
 // Close releases the workspace's directory handle.
 func (w *Workspace) Close() error { return w.root.Close() }
 

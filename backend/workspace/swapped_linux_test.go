@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -170,7 +171,7 @@ func TestCommandsRunOnlyInTheFolderJudgedAsTheRunBegan(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := b.Run(ctx, sandbox.Command{Dir: n.pkg, Script: "cat id_ed25519; : > config", Timeout: 30 * time.Second})
-	if err == nil || !strings.Contains(err.Error(), "no longer the folder Loupe checked") {
+	if err == nil || !strings.Contains(err.Error(), "no longer the folder this run began in") {
 		t.Fatalf("a command ran in the swapped folder: %v %q", err, out.Text)
 	}
 	if strings.Contains(out.Text, "PRIVATE-KEY") {
@@ -223,5 +224,109 @@ func TestCommandsRunOnlyInTheFolderJudgedAsTheRunBegan(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Fatal("no command ran at all: the test swapped too often to show anything")
+	}
+}
+
+// A run is assembled in one folder: while another session's command keeps
+// swapping the run's folder with a link to ~/.ssh, every run that is
+// assembled at all has its commands bound to the real folder, never to
+// ~/.ssh (it was judged, and its settings read, through one handle).
+func TestARunIsAssembledInTheFolderItJudged(t *testing.T) {
+	n := newNested(t)
+	ssh, err := os.Stat(n.ssh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := n.pkg + ".real"
+	stop := make(chan struct{})
+	var swaps sync.WaitGroup
+	swaps.Add(1)
+	go func() {
+		defer swaps.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if os.Rename(n.pkg, real) == nil {
+				_ = os.Symlink(n.ssh, n.pkg)
+				time.Sleep(500 * time.Microsecond)
+				_ = os.Remove(n.pkg)
+				_ = os.Rename(real, n.pkg)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	assembled, refused := 0, 0
+	why := map[string]int{}
+	for i := 0; i < 2000; i++ {
+		_, r, _, err := n.w.Assemble(context.Background(), n.pkg, workspace.Run{Mode: permission.ModeAuto})
+		if err != nil {
+			refused++
+			why[strings.ReplaceAll(err.Error(), n.home, "~")]++
+			continue
+		}
+		assembled++
+		if c, ok := r.(sandbox.Confined); !ok || c.Checked == nil || os.SameFile(c.Checked, ssh) {
+			close(stop)
+			swaps.Wait()
+			t.Fatalf("a run was assembled to work in ~/.ssh (try %d)", i)
+		}
+	}
+	close(stop)
+	swaps.Wait()
+	t.Logf("%d runs assembled, %d refused: %v", assembled, refused, why)
+	if assembled == 0 {
+		t.Fatal("no run was assembled at all: the test swapped too often to show anything")
+	}
+}
+
+// The check after a command looks at the folder the command ran in, or at
+// none: when the path was swapped for a link to another project while the
+// command ran, the check does not walk (and rename in) the project the
+// link leads to, and the command's output says it did not check and what
+// to do.
+func TestTheCheckAfterACommandLooksAtTheFolderItRanIn(t *testing.T) {
+	if !sandbox.Probe().Sandboxed() {
+		t.Skip("commands are not confined here")
+	}
+	n := newNested(t)
+	if out, err := exec.Command("git", "init", "-q", n.other).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(n.other, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := n.runner(t, n.pkg)
+	done := make(chan sandbox.Output, 1)
+	go func() {
+		out, err := b.Run(context.Background(), sandbox.Command{Script: ": > started; sleep 1", Timeout: 30 * time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(n.pkg, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	// What a command of the session in ~/proj would do meanwhile.
+	if err := os.Rename(n.pkg, n.pkg+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(n.other, n.pkg); err != nil {
+		t.Fatal(err)
+	}
+	out := <-done
+	if _, err := os.Stat(filepath.Join(n.other, ".git", "HEAD")); err != nil {
+		t.Fatalf("the check renamed the repository of the project the link leads to: %v\n%s", err, out.Text)
+	}
+	if !strings.Contains(out.Text, "no longer leads to the folder they ran in") {
+		t.Fatalf("the command's output does not say the check was not made:\n%s", out.Text)
 	}
 }

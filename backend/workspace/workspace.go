@@ -332,8 +332,15 @@ type Run struct {
 func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permission.Policy, sandbox.Runner, []trace.Notice, error) {
 	// As Hands: a run of an imported session starts in a folder no one
 	// chose here.
-	abs, err := Check(dir)
+	// Judged, read and given to the commands as one folder, held open
+	// (a command of a session in the folder above could otherwise swap
+	// it for a link between two of these).
+	held, err := holdFolder(dir)
 	if err != nil {
+		return permission.Policy{}, nil, nil, err
+	}
+	defer held.Close()
+	if _, err := Check(held.real); err != nil {
 		return permission.Policy{}, nil, nil, err
 	}
 	// And as a session's workspace is opened: a Loupe that crashed since
@@ -347,7 +354,7 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 	pol.ProtectedFiles = []string{w.db}
 	pol.Grants = append(append([]permission.Grant(nil), st.Grants...), run.Grants...)
 	var notices []trace.Notice
-	ws, err := permission.LoadWorkspaceSettings(dir)
+	ws, err := permission.LoadWorkspaceSettings(held.via())
 	switch {
 	case err != nil:
 		notices = append(notices, trace.Notice{Code: "workspace_settings", Message: err.Error()})
@@ -359,14 +366,15 @@ func (w *Workspaces) Assemble(ctx context.Context, dir string, run Run) (permiss
 		notices = append(notices, trace.Notice{Code: "workspace_untrusted",
 			Message: "this workspace has .loupe/settings.json; its deny and ask rules apply, and its allow rules, commands and network are ignored until you trust the workspace (Settings → Workspace)"})
 	}
-	if err := holdsDataDir(dir, w.dataDir); err != nil {
+	if err := holdsDataDir(held.real, w.dataDir); err != nil {
 		return pol, nil, nil, err
 	}
-	// The folder judged: each command runs in it or not at all.
-	judged, err := os.Stat(abs)
-	if err != nil {
-		return pol, nil, nil, fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+	// What was judged by its path is the folder held, or nothing runs.
+	if !held.still() {
+		return pol, nil, nil, fmt.Errorf("workspace %s changed while the run began (another command replaced it, or made it a link); look at what is there, then send again", dir)
 	}
+	// The folder judged: each command runs in it or not at all.
+	judged := held.info
 	prot := sandbox.Probe()
 	runner := sandbox.Confined{
 		Workspace:    dir,
