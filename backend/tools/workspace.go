@@ -88,6 +88,13 @@ func (w *Workspace) rel(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("path is empty")
 	}
+	// What the policy judged of the path (by the workspace's path: its
+	// repositories, their hooks folders) is of the folder held open: a
+	// workspace path swapped for a link mid-run would have the judgement
+	// made of one folder and the write done in another.
+	if fi, err := os.Stat(w.dir); err != nil || !w.Is(fi) {
+		return "", fmt.Errorf("the workspace %s is no longer the folder this run works in (it was replaced, or made a link, since the run began); the file tools stop here: look at what is there, then send your message again", w.dir)
+	}
 	if strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("path %q contains a NUL byte", p)
 	}
