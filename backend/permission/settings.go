@@ -82,6 +82,12 @@ func LoadWorkspaceSettings(dir string) (WorkspaceSettings, error) {
 		return WorkspaceSettings{}, fmt.Errorf("workspace settings: open workspace %s: %w", dir, err)
 	}
 	defer root.Close()
+	return LoadWorkspaceSettingsIn(root)
+}
+
+// LoadWorkspaceSettingsIn is LoadWorkspaceSettings of the folder root
+// holds: what else is read of that folder is read of the same one.
+func LoadWorkspaceSettingsIn(root *hands.Root) (WorkspaceSettings, error) {
 	name := workspaceSettingsFile
 	fail := func(format string, args ...any) (WorkspaceSettings, error) {
 		return WorkspaceSettings{}, fmt.Errorf("workspace settings %s ignored: %s", name, fmt.Sprintf(format, args...))

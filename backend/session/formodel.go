@@ -17,8 +17,16 @@ import (
 // would not be refused by the user's deny rules, the workspace file's deny
 // rules or the protected paths. A file missing is fs.ErrNotExist.
 func readForModel(set settings.Settings, workspace, rel string, max int64) ([]byte, error) {
+	// One folder, held open, for the rules and the file: by path twice,
+	// a swap between could have the rules of one folder judge the read of
+	// another's file.
+	root, err := hands.Open(workspace, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	pol := permission.Policy{Mode: permission.ModeAuto, Rules: set.Rules, Workspace: workspace}
-	if ws, err := permission.LoadWorkspaceSettings(workspace); err == nil {
+	if ws, err := permission.LoadWorkspaceSettingsIn(root); err == nil {
 		// Its deny rules count trusted or not; Trusted stays unset, so
 		// its allow rules do not.
 		pol.WorkspaceSettings = ws
@@ -26,11 +34,6 @@ func readForModel(set settings.Settings, workspace, rel string, max int64) ([]by
 	if d := pol.Decide(permission.Call{Tool: "read_file", Paths: []string{rel}}); d.Verdict == permission.Refuse {
 		return nil, fmt.Errorf("a read of it is refused (%s), so Loupe does not read it for the model either", d.By)
 	}
-	root, err := hands.Open(workspace, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	top, err := root.OpenDir(".")
 	if err != nil {
 		return nil, err
