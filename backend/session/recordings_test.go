@@ -296,9 +296,11 @@ func (w *window) change(c workspace.Change) error {
 	return w.command("setWorkspace", func() (any, error) { return w.m.Workspaces().Apply(context.Background(), w.ws, c) }, w.ws, c)
 }
 
-func (w *window) trustWorkspace(trust bool) {
+// trustWorkspace trusts the settings file as the window does: the one
+// shown, by its digest.
+func (w *window) trustWorkspace(trust bool, shown workspace.Info) {
 	w.t.Helper()
-	w.must(w.change(workspace.Change{Trust: &trust}))
+	w.must(w.change(workspace.Change{Trust: &trust, Seen: shown.Digest}))
 }
 
 func (w *window) setWorkspaceNetwork(allow bool) {
@@ -1125,8 +1127,7 @@ func TestRecordings(t *testing.T) {
 		w.send("Hi")
 		w.untilEnded()
 		w.rec.Mark("run done")
-		w.workspace()
-		w.trustWorkspace(true)
+		w.trustWorkspace(true, w.workspace())
 		if !w.workspace().Trusted {
 			t.Fatal("not trusted after trusting")
 		}

@@ -61,7 +61,10 @@ type Info struct {
 	HasSettings   bool                         `json:"has_settings"`
 	SettingsError string                       `json:"settings_error,omitempty"`
 	Settings      permission.WorkspaceSettings `json:"settings"`
-	AllowNetwork  bool                         `json:"allow_network"`
+	// Digest is the SHA-256 of the settings file as it was read for
+	// this Info: what the window sends back with Trust (Change.Seen).
+	Digest       string `json:"digest,omitempty"`
+	AllowNetwork bool   `json:"allow_network"`
 	// Expose lists host paths the workspace's commands may read (a
 	// toolchain under the home directory, say); nothing else outside the
 	// workspace and the system's directories is visible to them.
@@ -128,7 +131,7 @@ func (w *Workspaces) Info(ctx context.Context, dir string) (Info, error) {
 	case err != nil:
 		info.HasSettings, info.SettingsError = true, err.Error()
 	case ws.Path != "":
-		info.HasSettings, info.Settings = true, ws
+		info.HasSettings, info.Settings, info.Digest = true, ws, ws.Digest
 		info.Trusted = st.TrustedDigest != "" && st.TrustedDigest == ws.Digest
 	}
 	return info, nil
@@ -137,12 +140,23 @@ func (w *Workspaces) Info(ctx context.Context, dir string) (Info, error) {
 // Trust trusts (or stops trusting) the workspace's settings file
 // as it is now. Until then, it cannot grant permissions or add commands.
 func (w *Workspaces) Trust(ctx context.Context, dir string, trust bool) error {
+	return w.trust(ctx, dir, trust, "")
+}
+
+// trust is Trust of the file the user was shown (seen, its digest; ""
+// for whatever it holds now): a command of another session may rewrite
+// the file between the showing and the click, and the user trusts what
+// they read, not what is there by then.
+func (w *Workspaces) trust(ctx context.Context, dir string, trust bool, seen string) error {
 	info, err := w.Info(ctx, dir)
 	if err != nil {
 		return err
 	}
 	if trust && info.SettingsError != "" {
 		return fmt.Errorf("cannot trust it: %s", info.SettingsError)
+	}
+	if trust && seen != "" && info.Settings.Digest != seen {
+		return fmt.Errorf("not trusted: %s changed since it was shown to you; read it again before you trust it", workspaceSettingsName(info))
 	}
 	return w.update(ctx, info.Dir, func(st *state) {
 		st.TrustedDigest = ""
@@ -218,6 +232,10 @@ type Change struct {
 	// Trust trusts (true) or stops trusting its .loupe/settings.json as
 	// it is now.
 	Trust *bool `json:"trust,omitempty"`
+	// Seen is, with Trust, the digest of the settings file the user was
+	// shown (Info.Settings.Digest): if the file reads otherwise now, it
+	// is not trusted.
+	Seen string `json:"seen,omitempty"`
 	// Network lets its commands use the network, or not.
 	Network *bool `json:"network,omitempty"`
 	// Expose replaces the host paths its commands may also read.
@@ -240,7 +258,7 @@ func (w *Workspaces) Apply(ctx context.Context, dir string, c Change) (Info, err
 	var err error
 	switch {
 	case c.Trust != nil:
-		err = w.Trust(ctx, dir, *c.Trust)
+		err = w.trust(ctx, dir, *c.Trust, c.Seen)
 	case c.Network != nil:
 		err = w.SetNetwork(ctx, dir, *c.Network)
 	case c.Expose != nil:
@@ -495,4 +513,12 @@ func holdsDataDir(ws, dataDir string) error {
 		return fmt.Errorf("workspace %s is in Loupe's data folder (%s), where sessions and settings are kept; choose a project folder outside it", ws, dataDir)
 	}
 	return nil
+}
+
+// workspaceSettingsName names the settings file of info, for messages.
+func workspaceSettingsName(info Info) string {
+	if info.Settings.Path != "" {
+		return info.Settings.Path
+	}
+	return ".loupe/settings.json"
 }

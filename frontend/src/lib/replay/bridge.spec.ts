@@ -105,9 +105,10 @@ describe('ReplayBridge', () => {
   it('answers reads with the last answer before where it is, and outside changes happen when the spec says', async () => {
     const replay = new ReplayBridge(recording('workspace'));
     await replay.do({ do: 'send', session: 'session-1', text: 'Hi' });
-    expect((await replay.workspace('/home/me/project')).trusted).toBe(false);
-    // A change answers with the workspace as it then is.
-    expect((await replay.setWorkspace('/home/me/project', { trust: true })).trusted).toBe(true);
+    const shown = await replay.workspace('/home/me/project');
+    expect(shown.trusted).toBe(false);
+    // A change answers with the workspace as it then is (trust names the file shown).
+    expect((await replay.setWorkspace('/home/me/project', { trust: true, seen: shown.digest! })).trusted).toBe(true);
     expect((await replay.workspace('/home/me/project')).trusted).toBe(true);
     replay.outside();
     expect((await replay.workspace('/home/me/project')).trusted).toBe(false);

@@ -60,9 +60,14 @@ export class WorkspaceState {
     return refused == null;
   }
 
-  /** Trusts the settings file as it is now (or stops trusting it). */
+  /**
+   * Trusts the settings file as it was shown (or stops trusting it): Go
+   * refuses if it reads otherwise now (another session's command may have
+   * rewritten it since).
+   */
   setTrusted(trust: boolean): Promise<boolean> {
-    return this.#change(() => this.#bridge.setWorkspace(this.dir, { trust }));
+    const seen = this.info?.digest;
+    return this.#change(() => this.#bridge.setWorkspace(this.dir, trust && seen ? { trust, seen } : { trust }));
   }
 
   setNetwork(allow: boolean): Promise<boolean> {

@@ -103,7 +103,7 @@ export function commandJSON(c: Command): Record<string, JsonValue> {
  * exactly one of workspace.Change's fields (Go takes any of them), checked
  * above to be a workspace.Change.
  */
-export type WorkspaceChange = { trust: boolean } | { network: boolean } | { expose: string[] } | { forget_grants: true };
+export type WorkspaceChange = { trust: boolean; seen?: string } | { network: boolean } | { expose: string[] } | { forget_grants: true };
 
 /**
  * settings.Settings as the window holds it: the lists and the map Go may

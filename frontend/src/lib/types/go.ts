@@ -2216,6 +2216,10 @@ export interface WorkspaceChangeFields {
   /** Trust trusts (true) or stops trusting its .loupe/settings.json as
    * it is now. */
   trust?: boolean;
+  /** Seen is, with Trust, the digest of the settings file the user was
+   * shown (Info.Settings.Digest): if the file reads otherwise now, it
+   * is not trusted. */
+  seen?: string;
   /** Network lets its commands use the network, or not. */
   network?: boolean;
   /** Expose replaces the host paths its commands may also read. */
@@ -2237,6 +2241,9 @@ export interface WorkspaceInfo {
   has_settings: boolean;
   settings_error?: string;
   settings: WorkspaceSettings;
+  /** Digest is the SHA-256 of the settings file as it was read for
+   * this Info: what the window sends back with Trust (Change.Seen). */
+  digest?: string;
   allow_network: boolean;
   /** Expose lists host paths the workspace's commands may read (a
    * toolchain under the home directory, say); nothing else outside the
