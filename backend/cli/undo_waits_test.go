@@ -70,8 +70,13 @@ func TestAnUndoInTheWindowWaitsForALoupeRunsCommandInTheSameFolder(t *testing.T)
 	if _, err := os.Stat(filepath.Join(e.ws, "ended.txt")); err != nil {
 		t.Fatal("Undo changed the folder while loupe run's command still ran there")
 	}
-	if n := <-heard; n != 1 {
-		t.Fatalf("Undo said it waits for %d commands, want 1", n)
+	select {
+	case n := <-heard:
+		if n != 1 {
+			t.Fatalf("Undo said it waits for %d commands, want 1", n)
+		}
+	default:
+		t.Fatal("Undo waited and said nothing of what it waited for")
 	}
 	if _, err := os.Stat(filepath.Join(e.ws, "a.txt")); !os.IsNotExist(err) {
 		t.Fatalf("Undo did not take a.txt away: %v", err)

@@ -80,6 +80,49 @@ func (n nested) runner(t *testing.T, dir string) sandbox.Runner {
 	return r
 }
 
+// keepSwapping is what a command of the session in ~/proj can do to the
+// folder inside it until stop is called: swap pkg for a link to to, for
+// swapped, then put it back, for between, over and over.
+func (n nested) keepSwapping(to string, swapped, between time.Duration) (stop func()) {
+	real := n.pkg + ".real"
+	done := make(chan struct{})
+	var swaps sync.WaitGroup
+	swaps.Add(1)
+	go func() {
+		defer swaps.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if os.Rename(n.pkg, real) == nil {
+				_ = os.Symlink(to, n.pkg)
+				time.Sleep(swapped)
+				_ = os.Remove(n.pkg)
+				_ = os.Rename(real, n.pkg)
+			}
+			time.Sleep(between)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); swaps.Wait() }) }
+}
+
+// waitForFile waits (up to 20 s) for path, which a command makes as it
+// starts.
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared: the command did not start", path)
+		}
+	}
+}
+
 // Session B's Undo waits (Quiet) for a command of session A, whose
 // workspace holds B's; that command replaces B's folder with a link to
 // ~/.ssh before it ends. What Loupe's hands open is judged after the
@@ -96,14 +139,7 @@ func TestHandsJudgeTheFolderAfterWaitingForTheCommandsThere(t *testing.T) {
 		_, err := a.Run(ctx, sandbox.Command{Dir: n.proj, Script: ": > started; sleep 1; mv pkg pkg.real && ln -s " + n.ssh + " pkg", Timeout: 30 * time.Second})
 		done <- err
 	}()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(n.proj, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("session A's command never started")
-		}
-	}
+	waitForFile(t, filepath.Join(n.proj, "started"))
 	root, err := n.w.Hands(ctx, n.pkg)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -184,26 +220,7 @@ func TestCommandsRunOnlyInTheFolderJudgedAsTheRunBegan(t *testing.T) {
 
 	// Swapped back and forth all along: every command runs in pkg or
 	// not at all (refused on the host, or in its view once mounted).
-	stop := make(chan struct{})
-	var swaps sync.WaitGroup
-	swaps.Add(1)
-	go func() {
-		defer swaps.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if os.Rename(n.pkg, real) == nil {
-				_ = os.Symlink(n.other, n.pkg)
-				time.Sleep(2 * time.Millisecond)
-				_ = os.Remove(n.pkg)
-				_ = os.Rename(real, n.pkg)
-			}
-			time.Sleep(15 * time.Millisecond)
-		}
-	}()
+	stop := n.keepSwapping(n.other, 2*time.Millisecond, 15*time.Millisecond)
 	ran, refused, inView := 0, 0, 0
 	for i := 0; i < 100; i++ {
 		_, err := b.Run(ctx, sandbox.Command{Script: ": > from-b", Timeout: 30 * time.Second})
@@ -216,8 +233,7 @@ func TestCommandsRunOnlyInTheFolderJudgedAsTheRunBegan(t *testing.T) {
 			refused++
 		}
 	}
-	close(stop)
-	swaps.Wait()
+	stop()
 	t.Logf("%d commands ran, %d were refused as they started, %d once their view was made", ran, refused, inView)
 	if _, err := os.Stat(filepath.Join(n.other, "from-b")); err == nil {
 		t.Fatal("a command of the run wrote into the other project its folder was swapped for")
@@ -237,27 +253,8 @@ func TestARunIsAssembledInTheFolderItJudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := n.pkg + ".real"
-	stop := make(chan struct{})
-	var swaps sync.WaitGroup
-	swaps.Add(1)
-	go func() {
-		defer swaps.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if os.Rename(n.pkg, real) == nil {
-				_ = os.Symlink(n.ssh, n.pkg)
-				time.Sleep(500 * time.Microsecond)
-				_ = os.Remove(n.pkg)
-				_ = os.Rename(real, n.pkg)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
+	stop := n.keepSwapping(n.ssh, 500*time.Microsecond, 2*time.Millisecond)
+	defer stop()
 	assembled, refused := 0, 0
 	why := map[string]int{}
 	for i := 0; i < 2000; i++ {
@@ -269,13 +266,10 @@ func TestARunIsAssembledInTheFolderItJudged(t *testing.T) {
 		}
 		assembled++
 		if c, ok := r.(sandbox.Confined); !ok || c.Checked == nil || os.SameFile(c.Checked, ssh) {
-			close(stop)
-			swaps.Wait()
 			t.Fatalf("a run was assembled to work in ~/.ssh (try %d)", i)
 		}
 	}
-	close(stop)
-	swaps.Wait()
+	stop()
 	t.Logf("%d runs assembled, %d refused: %v", assembled, refused, why)
 	if assembled == 0 {
 		t.Fatal("no run was assembled at all: the test swapped too often to show anything")
@@ -307,14 +301,7 @@ func TestTheCheckAfterACommandLooksAtTheFolderItRanIn(t *testing.T) {
 		}
 		done <- out
 	}()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(n.pkg, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started")
-		}
-	}
+	waitForFile(t, filepath.Join(n.pkg, "started"))
 	// What a command of the session in ~/proj would do meanwhile.
 	if err := os.Rename(n.pkg, n.pkg+".real"); err != nil {
 		t.Fatal(err)

@@ -303,31 +303,31 @@ func (w *Workspaces) Hands(ctx context.Context, dir string) (*hands.Root, error)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the commands that run in %s to end: %w", dir, err)
 	}
-	// Checked at every use, not only when a session is made here: an
-	// imported session names a folder no one chose on this machine.
-	abs, err := w.CheckNew(dir)
+	// Held open, then judged by its own path and opened as that folder
+	// (as Assemble does, held.go).
+	held, err := holdFolder(dir)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	judged, err := os.Stat(abs)
+	defer held.Close()
+	// Checked at every use, not only when a session is made here: an
+	// imported session names a folder no one chose on this machine.
+	abs, err := w.CheckNew(held.real)
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("workspace %s cannot be opened: %w", abs, err)
+		return nil, err
 	}
-	// What was judged is opened: the path Check cleaned (the kernel
-	// would follow a link before a "..", Check does not), and only the
-	// folder it judged.
 	pol := permission.Policy{Workspace: abs, ProtectedFiles: []string{w.db}}
 	root, err := hands.Open(abs, pol.ProtectedCheck())
 	if err != nil {
 		release()
 		return nil, err
 	}
-	if !root.Is(judged) {
+	if !root.Is(held.info) {
 		root.Close()
 		release()
-		return nil, fmt.Errorf("workspace %s changed while Loupe opened it; nothing was changed", abs)
+		return nil, fmt.Errorf("workspace %s changed while Loupe opened it; nothing was changed", dir)
 	}
 	root.AtClose(release)
 	return root, nil
